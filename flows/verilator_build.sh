@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Builds the Verilator simulation of a fabric top `sg_top` together with the stepgen harness.
+#
+# usage: flows/verilator_build.sh <out_dir> <top.sv> [--trace] [extra .sv files...]
+#
+#   <out_dir>   build folder; the binary is <out_dir>/obj_dir/Vfabric, the verilator/make
+#               log is <out_dir>/verilator_build.log
+#   <top.sv>    file holding module sg_top
+#   --trace     compile FST tracing in (--trace-fst, -DSTEPGEN_TRACE); needed for "trace" in
+#               run.json. Costs simulation speed, so only when asked.
+#   extra files further .sv/.v files; *_pkg.sv files are put first (Verilator needs packages
+#               before their users). The folder of every file and rtl_templates/ are include
+#               directories.
+#
+# On success prints the binary's absolute path on stdout (exit 0). On failure prints the
+# verilator/make output on stderr and exits non-zero. Environment: VERILATOR (default
+# verilator), STEPGEN_VERILATOR_JOBS (default 2).
+set -euo pipefail
+
+usage() { echo "usage: $0 <out_dir> <top.sv> [--trace] [extra .sv files...]" >&2; exit 2; }
+[ $# -ge 2 ] || usage
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+out="$1"; shift
+top="$1"; shift
+trace=0
+pkgs=()
+others=()
+for a in "$@"; do
+  case "$a" in
+    --trace) trace=1 ;;
+    -*) echo "verilator_build.sh: unknown option $a" >&2; usage ;;
+    *_pkg.sv) pkgs+=("$(realpath "$a")") ;;
+    *) others+=("$(realpath "$a")") ;;
+  esac
+done
+[ -f "$top" ] || { echo "verilator_build.sh: no such file: $top" >&2; exit 2; }
+top="$(realpath "$top")"
+for f in ${pkgs[@]+"${pkgs[@]}"} ${others[@]+"${others[@]}"}; do
+  [ -f "$f" ] || { echo "verilator_build.sh: no such file: $f" >&2; exit 2; }
+done
+
+mkdir -p "$out"
+out="$(realpath "$out")"
+log="$out/verilator_build.log"
+
+# Include directories: every source's folder plus rtl_templates/ (for sg_beat.svh etc.).
+incs=()
+declare -A seen=()
+for f in ${pkgs[@]+"${pkgs[@]}"} "$top" ${others[@]+"${others[@]}"}; do
+  d="$(dirname "$f")"
+  if [ -z "${seen[$d]+x}" ]; then seen[$d]=1; incs+=("-I$d"); fi
+done
+[ -d "$root/rtl_templates" ] && incs+=("-I$root/rtl_templates")
+
+makeflags="OPT_FAST=-O2"
+command -v ccache >/dev/null 2>&1 && makeflags="$makeflags OBJCACHE=ccache"
+cflags="-std=c++17 -I$root/sim"
+vflags=()
+if [ "$trace" = 1 ]; then
+  vflags+=(--trace-fst)
+  cflags="$cflags -DSTEPGEN_TRACE"
+fi
+
+VERILATOR="${VERILATOR:-verilator}"
+cmd=("$VERILATOR" --cc --exe --build -j "${STEPGEN_VERILATOR_JOBS:-2}"
+     -O3 --x-assign fast --x-initial fast --output-split 5000 -Wno-fatal
+     -MAKEFLAGS "$makeflags"
+     --prefix Vfabric --top-module sg_top --Mdir "$out/obj_dir" -o Vfabric
+     -CFLAGS "$cflags"
+     ${vflags[@]+"${vflags[@]}"} "${incs[@]}"
+     ${pkgs[@]+"${pkgs[@]}"} "$top" ${others[@]+"${others[@]}"}
+     "$root/sim/harness/harness_main.cpp" "$root/sim/common/dram.cpp" "$root/sim/common/npy.cpp")
+
+if ! "${cmd[@]}" >"$log" 2>&1; then
+  cat "$log" >&2
+  echo "verilator_build.sh: build failed (log: $log)" >&2
+  exit 1
+fi
+bin="$out/obj_dir/Vfabric"
+[ -x "$bin" ] || { cat "$log" >&2; echo "verilator_build.sh: $bin was not produced" >&2; exit 1; }
+nwarn=$(grep -c '^%Warning' "$log" || true)
+[ "$nwarn" = 0 ] || echo "verilator_build.sh: $nwarn verilator warning(s), see $log" >&2
+echo "$bin"

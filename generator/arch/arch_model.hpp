@@ -1,0 +1,90 @@
+#pragma once
+// ArchModel: the fabric an architecture YAML describes (schema: arch/README.md).
+// Plain data; produced by loadArch, never mutated afterwards.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+/// Kind of a grid site.
+enum class UnitKind { Compute, Memory, AddressGen, Empty };
+
+/// Multiplier format of a compute unit (docs/hardware.md section 2).
+enum class NumberFormat { Fp32, Bf16Fp32 };
+
+/// Compute unit (PCU) parameters shared by every CU of the fabric.
+struct ComputeUnitParams {
+  int lanes = 16;                  ///< MAC lanes (multiply-accumulates per cycle)
+  int flopsPerCycle = 32;          ///< must equal 2 * lanes
+  std::vector<std::string> functions;  ///< subset of matmul, silu, mul, add, accum, retile
+  NumberFormat format = NumberFormat::Bf16Fp32;
+  int64_t bufferBytes = 16384;     ///< local operand memory, bytes
+};
+
+/// Memory unit (PMU) parameters.
+struct MemoryUnitParams {
+  int64_t capacityBytes = 65536;   ///< bytes
+  int banks = 4;
+  int bytesPerCycle = 64;          ///< bytes/cycle, each of read and write side
+};
+
+/// Off-chip memory: DRAM channels served to the address generators.
+struct OffChipParams {
+  int channels = 2;
+  int bytesPerRequest = 64;        ///< bytes; fixed at 64 by the AG piece walk
+  int latency = 40;                ///< cycles from accept to data
+  int initiationInterval = 2;      ///< cycles between requests on one channel
+  int startup = 100;               ///< cycles before the first request is served
+  int outstanding = 16;            ///< beats in flight per AG
+  int addressBits = 32;
+};
+
+/// Interconnect between units.
+struct LinkParams {
+  std::string topology = "neighborhood";  ///< "neighborhood" (reach-limited) or "crossbar"
+  int reach = 3;                   ///< Manhattan distance a link spans (crossbar: unlimited)
+  int widthBits = 512;             ///< data bits per beat (multiple of 512)
+  int fifoDepth = 2;               ///< beats per input FIFO
+};
+
+/// One grid site.
+struct UnitSite {
+  UnitKind kind = UnitKind::Empty;
+  int x = 0;  ///< column
+  int y = 0;  ///< row
+  SourceLoc loc;
+};
+
+/// The whole fabric. Units are listed row-major (y outer, x inner); UnitId indexes `units`.
+struct ArchModel {
+  std::string name;
+  SourceLoc loc;        ///< the file
+  int cols = 0, rows = 0;
+  int contexts = 2;     ///< configuration contexts per unit, >= 2
+  ComputeUnitParams cu;
+  MemoryUnitParams mu;
+  OffChipParams offchip;
+  LinkParams link;
+  std::vector<UnitSite> units;
+
+  /// Words (32-bit) per beat.
+  int wordsPerBeat() const { return link.widthBits / 32; }
+  /// Link bandwidth, bytes/cycle.
+  int linkBytes() const { return link.widthBits / 8; }
+  /// Off-chip bandwidth, bytes/cycle = channels * bytesPerRequest / II.
+  double offchipBytesPerCycle() const {
+    return double(offchip.channels) * offchip.bytesPerRequest / offchip.initiationInterval;
+  }
+};
+
+/// Reads and checks an architecture YAML file.
+/// Errors (DiagError, with file:line:col): A-1xx unknown/missing keys, wrong types,
+/// impossible values (see support/diag_ids.md).
+ArchModel loadArch(const std::string& path);
+
+const char* unitKindName(UnitKind k);
+
+}  // namespace stepgen

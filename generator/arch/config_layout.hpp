@@ -1,0 +1,70 @@
+#pragma once
+// ConfigLayout: bit position of every configuration field of every unit and context
+// (architecture.md "The contract that three parts share"). Derived from the ArchModel only.
+// The bitstream writer packs with it, emitConfigPackage gives the RTL the same offsets
+// (sg_cfg_pkg.sv), and the decoder reads bitstreams back with it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/arch_model.hpp"
+
+namespace stepgen {
+
+/// One field of a unit kind's per-context configuration vector.
+struct ConfigField {
+  std::string name;  ///< lower_snake, e.g. "in0_src"; the RTL constant is <KIND>_<NAME>_LSB/_W
+  int lsb = 0;       ///< bit offset inside one context's vector
+  int width = 0;     ///< bits
+};
+
+/// Fields of one unit kind (the same for every context).
+struct KindLayout {
+  UnitKind kind = UnitKind::Empty;
+  std::vector<ConfigField> fields;
+  int bits = 0;       ///< bits per context
+  int inPorts = 0;    ///< input stream ports of this kind
+  const ConfigField& field(const std::string& name) const;  ///< throws std::out_of_range
+};
+
+/// Where one unit's configuration lives in the bitstream.
+struct UnitConfigSlot {
+  int unit = 0;         ///< index into ArchModel::units
+  UnitKind kind = UnitKind::Empty;
+  int wordBase = 0;     ///< first 32-bit word
+  int words = 0;        ///< words = ceil(contexts * bits / 32)
+};
+
+/// The whole layout: per-kind fields and per-unit word ranges, in grid order.
+struct ConfigLayout {
+  int contexts = 2;
+  int srcBits = 0;      ///< width of an input-port source select (0 = unconnected)
+  int bufAddrBits = 0;  ///< CU local-memory word address width
+  int muAddrBits = 0;   ///< MU word address width
+  KindLayout ag, cu, mu;
+  std::vector<UnitConfigSlot> slots;  ///< one per non-empty unit, grid order
+  int totalWords = 0;
+
+  const KindLayout& kindLayout(UnitKind k) const;
+  /// Slot of a unit, or nullptr for empty sites.
+  const UnitConfigSlot* slot(int unit) const;
+  /// Absolute bit of field f of context ctx of unit (bitstream bit index).
+  int64_t bitOf(int unit, int ctx, const ConfigField& f) const;
+};
+
+/// Candidate source units of each unit's input ports: the non-empty units (other than the
+/// unit itself) within Manhattan distance link.reach (every unit for a crossbar), in grid
+/// order. Select value i+1 picks candidate i; 0 means unconnected.
+std::vector<std::vector<int>> sourceCandidates(const ArchModel& a);
+
+/// Builds the layout of an architecture. Pure function of `a`.
+ConfigLayout buildConfigLayout(const ArchModel& a);
+
+/// Text of the SystemVerilog package sg_cfg_pkg with <KIND>_<FIELD>_LSB / _W localparams
+/// and <KIND>_BITS, for the templates. Deterministic.
+std::string emitConfigPackage(const ConfigLayout& l);
+
+/// CU operation codes (field cu.func); shared by mapper, model and RTL (via the package).
+enum class CuFunc : int { None = 0, Matmul = 1, Silu = 2, Mul = 3, Add = 4, Accum = 5, Retile = 6 };
+
+}  // namespace stepgen

@@ -1,0 +1,323 @@
+// buildConfig: turns a mapping into configuration field values; encode/decode/text.
+#include "bitstream/config_image.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "ir/attrs.hpp"
+
+namespace stepgen {
+
+namespace {
+
+int64_t dimValue(const StepGraph& g, const SymExpr& e) {
+  auto v = e.evaluate(g.symbols);
+  if (!v) throw DiagError("M-308", g.loc, fmt::format("dimension '{}' is not static; this version maps static shapes only", e.toString()));
+  return *v;
+}
+
+struct TileDims {
+  int64_t rows = 0, cols = 0;
+  int64_t words() const { return rows * cols; }
+};
+
+TileDims tileOf(const StepGraph& g, const ElemType& e) {
+  if (e.kind != ElemType::Kind::Tile || e.tile.size() != 2)
+    throw std::logic_error("internal error: expected a tile element");
+  return {dimValue(g, e.tile[0]), dimValue(g, e.tile[1])};
+}
+
+class ConfigBuilder {
+ public:
+  ConfigBuilder(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a, const ConfigLayout& l)
+      : g_(g), s_(s), m_(m), a_(a), l_(l), img_(emptyImage(l)), cands_(sourceCandidates(a)) {}
+
+  ConfigImage run() {
+    for (size_t op = 0; op < g_.ops.size(); ++op) {
+      const OpPlacement& p = m_.ops[op];
+      if (p.unit < 0) continue;
+      const Op& o = g_.ops[op];
+      set(p, "enable", 1);
+      switch (a_.units[p.unit].kind) {
+        case UnitKind::AddressGen: configAg(o, p); break;
+        case UnitKind::Compute: configCu(int(op), o, p); break;
+        case UnitKind::Memory: configMu(o, p); break;
+        default: break;
+      }
+    }
+    for (const Route& r : m_.routes) {
+      const auto& c = cands_[r.dstUnit];
+      auto it = std::find(c.begin(), c.end(), r.srcUnit);
+      if (it == c.end()) throw std::logic_error("internal error: route source is not a candidate");
+      OpPlacement dst{r.dstUnit, r.ctx, -1};
+      set(dst, fmt::format("in{}_src", r.dstPort), uint64_t(it - c.begin()) + 1);
+      uint64_t map = 0;
+      for (int s = 0; s < 8; ++s) map |= uint64_t(r.stopMap[s]) << (3 * s);
+      set(dst, fmt::format("in{}_stopmap", r.dstPort), map);
+    }
+    return img_;
+  }
+
+ private:
+  const StepGraph& g_;
+  const ShapeResult& s_;
+  const Mapping& m_;
+  const ArchModel& a_;
+  const ConfigLayout& l_;
+  ConfigImage img_;
+  std::vector<std::vector<int>> cands_;
+
+  int slotIndex(int unit) const {
+    for (size_t i = 0; i < l_.slots.size(); ++i)
+      if (l_.slots[i].unit == unit) return int(i);
+    throw std::logic_error("internal error: unit without slot");
+  }
+
+  void set(const OpPlacement& p, const std::string& field, uint64_t v) {
+    const KindLayout& k = l_.kindLayout(a_.units[p.unit].kind);
+    for (size_t f = 0; f < k.fields.size(); ++f) {
+      if (k.fields[f].name != field) continue;
+      if (k.fields[f].width < 64 && (v >> k.fields[f].width) != 0)
+        throw std::logic_error(fmt::format("internal error: value {} does not fit field {} ({} bits)", v, field, k.fields[f].width));
+      img_.values[slotIndex(p.unit)][p.ctx][f] = v;
+      return;
+    }
+    throw std::logic_error("internal error: unknown field " + field);
+  }
+
+  void limit(const Op& o, const char* what, int64_t v, int64_t max) {
+    if (v > max || v < 0)
+      throw DiagError("M-307", o.loc, fmt::format("operator '{}': {} = {} is outside the unit's range 0..{}", o.name, what, v, max));
+  }
+
+  int64_t wordsPerBeat() const { return a_.wordsPerBeat(); }
+
+  int64_t beats(const Op& o, const TileDims& t, const char* what) {
+    if (t.words() % wordsPerBeat() != 0)
+      throw DiagError("M-305", o.loc,
+                      fmt::format("operator '{}': {} tile {}x{} = {} words is not a whole number of {}-word beats", o.name,
+                                  what, t.rows, t.cols, t.words(), wordsPerBeat()));
+    int64_t b = t.words() / wordsPerBeat();
+    limit(o, "beats per tile", b, 65535);
+    return b;
+  }
+
+  void configAg(const Op& o, const OpPlacement& p) {
+    bool store = o.kind == OpKind::LinearOffChipStore;
+    auto ti = g_.findTensor(attrString(o, "tensor"));
+    if (!ti) throw std::logic_error("internal error: unknown tensor survived loading");
+    const Tensor& t = g_.tensors[*ti];
+    int64_t cols = dimValue(g_, t.shape.at(1));
+    std::vector<int64_t> tile;
+    if (store && !o.attrs.count("tile")) {
+      TileDims td = tileOf(g_, s_.types.at(o.inputs.at(0).v).elem);
+      tile = {td.rows, td.cols};
+    } else {
+      tile = attrIntList(g_, o, "tile");
+    }
+    auto iter = attrIntList(g_, o, "iter");
+    auto strides = attrIntMatrix(g_, o, "strides");
+    if (iter.size() > 4 || iter.empty())
+      throw DiagError("M-307", o.attrs.at("iter").loc, fmt::format("operator '{}': the address generator walks 1..4 levels, not {}", o.name, iter.size()));
+    if ((tile.at(1) * 4) % 64 != 0)
+      throw DiagError("M-305", o.loc,
+                      fmt::format("operator '{}': tile rows of {} bytes are not whole 64-byte DRAM pieces", o.name, tile[1] * 4));
+    int64_t ppr = tile[1] * 4 / 64;
+    int64_t piecesPerBeat = a_.linkBytes() / 64;
+    if ((tile[0] * ppr) % piecesPerBeat != 0)
+      throw DiagError("M-305", o.loc,
+                      fmt::format("operator '{}': a tile of {} pieces is not a whole number of {}-piece beats", o.name,
+                                  tile[0] * ppr, piecesPerBeat));
+    set(p, "store", store ? 1 : 0);
+    set(p, "rank", iter.size() - 1);
+    set(p, "base", uint64_t(t.baseAddress));
+    for (size_t lv = 0; lv < 4; ++lv) {
+      // Level 0 is the innermost iter entry.
+      int64_t n = lv < iter.size() ? iter[iter.size() - 1 - lv] : 1;
+      limit(o, "iteration count", n, 65535);
+      set(p, fmt::format("n{}", lv), uint64_t(n));
+      int64_t stride = 0;
+      if (lv < iter.size()) {
+        const auto& st = strides.at(iter.size() - 1 - lv);
+        stride = (st.at(0) * tile[0] * cols + st.at(1) * tile[1]) * 4;
+      }
+      limit(o, "stride", stride, (int64_t(1) << a_.offchip.addressBits) - 1);
+      set(p, fmt::format("s{}", lv), uint64_t(stride));
+    }
+    set(p, "rows", uint64_t(tile[0]));
+    set(p, "ppr", uint64_t(ppr));
+    set(p, "row_stride", uint64_t(cols * 4));
+  }
+
+  TileDims inputTile(int op, int port) const {
+    for (const Route& r : m_.routes)
+      if (r.dstOp == op && r.dstPort == port) return tileOf(g_, s_.types.at(r.stream.v).elem);
+    throw std::logic_error("internal error: unrouted input port");
+  }
+
+  void checkBuffer(const Op& o, int64_t words, int64_t capWords, const char* unit) {
+    if (words > capWords)
+      throw DiagError("M-302", o.loc,
+                      fmt::format("graph too big for the fabric: operator '{}' needs {} bytes of {} memory (double-buffered "
+                                  "tiles), the unit has {} bytes",
+                                  o.name, words * 4, unit, capWords * 4));
+  }
+
+  void configCu(int op, const Op& o, const OpPlacement& p) {
+    const int64_t bufWords = a_.cu.bufferBytes / 4;
+    std::string fn = attrString(o, "fn");
+    if (o.kind == OpKind::Map && fn == "matmul") {
+      TileDims ta = inputTile(op, 0), tb = inputTile(op, 1);
+      int64_t M = ta.rows, K = ta.cols, N = tb.cols;
+      if (N & (N - 1))
+        throw DiagError("M-305", o.loc, fmt::format("operator '{}': matmul output columns {} must be a power of two", o.name, N));
+      TileDims to{M, N};
+      checkBuffer(o, 2 * (M * K + K * N + M * N), bufWords, "compute-unit");
+      int log2n = 0;
+      while ((int64_t(1) << log2n) < N) ++log2n;
+      set(p, "func", int(CuFunc::Matmul));
+      set(p, "mn", uint64_t(M * N));
+      limit(o, "K", K, 65535);
+      set(p, "k", uint64_t(K));
+      set(p, "log2n", uint64_t(log2n));
+      int64_t passes = (M * N + a_.cu.lanes - 1) / a_.cu.lanes;
+      limit(o, "passes", passes, 65535);
+      set(p, "passes", uint64_t(passes));
+      set(p, "a_beats", uint64_t(beats(o, ta, "left operand")));
+      set(p, "b_beats", uint64_t(beats(o, tb, "right operand")));
+      set(p, "o_beats", uint64_t(beats(o, to, "output")));
+      set(p, "a_base0", 0);
+      set(p, "a_base1", uint64_t(M * K));
+      set(p, "b_base0", uint64_t(2 * M * K));
+      set(p, "b_base1", uint64_t(2 * M * K + K * N));
+      set(p, "o_base0", uint64_t(2 * M * K + 2 * K * N));
+      set(p, "o_base1", uint64_t(2 * M * K + 2 * K * N + M * N));
+      return;
+    }
+    TileDims t = inputTile(op, 0);
+    set(p, "o_beats", uint64_t(beats(o, t, "input")));
+    if (o.kind == OpKind::Map) {
+      CuFunc f = fn == "silu" ? CuFunc::Silu : fn == "mul" ? CuFunc::Mul : fn == "add" ? CuFunc::Add : CuFunc::None;
+      if (f == CuFunc::None) throw DiagError("M-304", o.loc, fmt::format("operator '{}': Map function '{}' has no hardware", o.name, fn));
+      set(p, "func", int(f));
+      return;
+    }
+    set(p, "func", int(fn == "retile" ? CuFunc::Retile : CuFunc::Accum));
+    set(p, "accum_b", uint64_t(attrInt(g_, o, "b")));
+    checkBuffer(o, 2 * t.words(), bufWords, "compute-unit");
+    set(p, "o_base0", 0);
+    set(p, "o_base1", uint64_t(t.words()));
+  }
+
+  void configMu(const Op& o, const OpPlacement& p) {
+    const StreamType& in = s_.types.at(o.inputs.at(0).v);
+    TileDims t = tileOf(g_, in.elem);
+    int64_t b = 0, repeat = 1, words = t.words();
+    if (o.kind == OpKind::RepeatStatic) {
+      repeat = attrInt(g_, o, "n");
+    } else {
+      b = attrInt(g_, o, "b");
+      for (int64_t d = 0; d < b; ++d) words *= dimValue(g_, in.shape.at(in.shape.size() - 1 - d));
+      const Stream& ref = g_.stream(o.outputs.at(0));
+      if (ref.consumers.size() != 1 || g_.op(ref.consumers[0]).kind != OpKind::Streamify)
+        throw DiagError("M-306", o.loc, fmt::format("operator '{}': a Bufferize must feed exactly one Streamify", o.name));
+      repeat = attrInt(g_, g_.op(ref.consumers[0]), "repeat");
+    }
+    limit(o, "repeat", repeat, 65535);
+    checkBuffer(o, 2 * words, a_.mu.capacityBytes / 4, "memory-unit");
+    beats(o, t, "buffered");
+    set(p, "b", uint64_t(b));
+    set(p, "repeat", uint64_t(repeat));
+    set(p, "half_words", uint64_t(words));
+  }
+};
+
+}  // namespace
+
+ConfigImage emptyImage(const ConfigLayout& l) {
+  ConfigImage img;
+  for (const auto& s : l.slots)
+    img.values.emplace_back(l.contexts, std::vector<uint64_t>(l.kindLayout(s.kind).fields.size(), 0));
+  return img;
+}
+
+ConfigImage buildConfig(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
+                        const ConfigLayout& l) {
+  return ConfigBuilder(g, s, m, a, l).run();
+}
+
+std::vector<uint32_t> encodeBitstream(const ConfigImage& img, const ConfigLayout& l) {
+  std::vector<uint32_t> w(l.totalWords, 0);
+  for (size_t si = 0; si < l.slots.size(); ++si) {
+    const auto& kl = l.kindLayout(l.slots[si].kind);
+    for (int c = 0; c < l.contexts; ++c)
+      for (size_t f = 0; f < kl.fields.size(); ++f) {
+        uint64_t v = img.values.at(si).at(c).at(f);
+        int width = kl.fields[f].width;
+        if (width < 64 && (v >> width)) throw std::logic_error("internal error: config value wider than its field");
+        int64_t bit = l.bitOf(l.slots[si].unit, c, kl.fields[f]);
+        for (int i = 0; i < width; ++i)
+          if ((v >> i) & 1) w[(bit + i) / 32] |= uint32_t(1) << ((bit + i) % 32);
+      }
+  }
+  return w;
+}
+
+ConfigImage decodeBitstream(const std::vector<uint32_t>& w, const ConfigLayout& l) {
+  if (int(w.size()) != l.totalWords)
+    throw std::runtime_error(fmt::format("bitstream has {} words, the architecture's layout needs {}", w.size(), l.totalWords));
+  ConfigImage img = emptyImage(l);
+  for (size_t si = 0; si < l.slots.size(); ++si) {
+    const auto& kl = l.kindLayout(l.slots[si].kind);
+    for (int c = 0; c < l.contexts; ++c)
+      for (size_t f = 0; f < kl.fields.size(); ++f) {
+        int64_t bit = l.bitOf(l.slots[si].unit, c, kl.fields[f]);
+        uint64_t v = 0;
+        for (int i = 0; i < kl.fields[f].width; ++i)
+          if ((w[(bit + i) / 32] >> ((bit + i) % 32)) & 1) v |= uint64_t(1) << i;
+        img.values[si][c][f] = v;
+      }
+  }
+  return img;
+}
+
+std::string unitInstanceName(const ArchModel& a, int unit) {
+  const UnitSite& s = a.units.at(unit);
+  const char* k = s.kind == UnitKind::Compute ? "cu" : s.kind == UnitKind::Memory ? "mu" : s.kind == UnitKind::AddressGen ? "ag" : "none";
+  return fmt::format("u_{}_x{}_y{}", k, s.x, s.y);
+}
+
+std::string configText(const ConfigImage& img, const ConfigLayout& l, const ArchModel& a) {
+  std::vector<std::string> lines;
+  for (size_t si = 0; si < l.slots.size(); ++si) {
+    const auto& kl = l.kindLayout(l.slots[si].kind);
+    for (int c = 0; c < l.contexts; ++c)
+      for (size_t f = 0; f < kl.fields.size(); ++f)
+        if (uint64_t v = img.values[si][c][f])
+          lines.push_back(fmt::format("{} ctx{} {} = {}", unitInstanceName(a, l.slots[si].unit), c, kl.fields[f].name, v));
+  }
+  std::sort(lines.begin(), lines.end());
+  std::string out = fmt::format("# stepgen configuration for architecture '{}': {} words\n", a.name, l.totalWords);
+  for (const auto& s : lines) out += s + "\n";
+  return out;
+}
+
+std::vector<uint8_t> wordsToBytes(const std::vector<uint32_t>& w) {
+  std::vector<uint8_t> b;
+  for (uint32_t x : w)
+    for (int i = 0; i < 4; ++i) b.push_back(uint8_t(x >> (8 * i)));
+  return b;
+}
+
+std::vector<uint32_t> bytesToWords(const std::vector<uint8_t>& b) {
+  if (b.size() % 4) throw std::runtime_error("bitstream size is not a multiple of 4 bytes");
+  std::vector<uint32_t> w(b.size() / 4);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = uint32_t(b[4 * i]) | uint32_t(b[4 * i + 1]) << 8 | uint32_t(b[4 * i + 2]) << 16 | uint32_t(b[4 * i + 3]) << 24;
+  return w;
+}
+
+}  // namespace stepgen

@@ -1,0 +1,45 @@
+#pragma once
+// ConfigImage: the value of every configuration field of every unit and context, and its
+// packed form (the bitstream). Layout: arch/config_layout.hpp; format: docs/hardware.md s.5.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/config_layout.hpp"
+#include "map/mapping.hpp"
+
+namespace stepgen {
+
+/// values[slot][ctx][field] in the order of ConfigLayout::slots and KindLayout::fields.
+struct ConfigImage {
+  std::vector<std::vector<std::vector<uint64_t>>> values;
+  bool operator==(const ConfigImage& o) const { return values == o.values; }
+};
+
+/// All-zero image (every unit disabled) shaped by the layout.
+ConfigImage emptyImage(const ConfigLayout& l);
+
+/// Field values for a mapped graph. Errors (DiagError): M-302 operand/buffer tiles larger
+/// than a unit's memory (bytes named), M-305 a tile that is not whole beats / 64-byte
+/// pieces, M-307 a walk deeper than the AG's 4 levels or a count above 65535.
+ConfigImage buildConfig(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
+                        const ConfigLayout& l);
+
+/// Packs the image: bit `bitOf(unit, ctx, field)` upward, little-endian 32-bit words.
+/// Values wider than their field are an internal error (std::logic_error).
+std::vector<uint32_t> encodeBitstream(const ConfigImage& img, const ConfigLayout& l);
+/// Inverse of encodeBitstream. Throws std::runtime_error if the word count differs.
+ConfigImage decodeBitstream(const std::vector<uint32_t>& words, const ConfigLayout& l);
+
+/// Readable text: one line per non-zero field, sorted by unit name, context and field,
+/// e.g. `u_cu_x1_y0 ctx0 func = 1`. Deterministic.
+std::string configText(const ConfigImage& img, const ConfigLayout& l, const ArchModel& a);
+
+/// Instance name of a unit from its grid position, e.g. u_cu_x1_y2.
+std::string unitInstanceName(const ArchModel& a, int unit);
+
+/// Bytes <-> words (little-endian) for the .bin file.
+std::vector<uint8_t> wordsToBytes(const std::vector<uint32_t>& w);
+std::vector<uint32_t> bytesToWords(const std::vector<uint8_t>& b);
+
+}  // namespace stepgen

@@ -1,0 +1,25 @@
+#pragma once
+// buildSwigluGraph: writes the STeP graph YAML of one SwiGLU FFN layer,
+// out = (silu(x Wg) * (x Wu)) Wd, with the schedule of step.md section 3 (x re-read once
+// per F tile, each weight read once per batch tile, partial products accumulated over F).
+#include <cstdint>
+#include <string>
+
+namespace stepgen {
+
+/// Sizes of one SwiGLU layer (all in elements; tensors are fp32, row-major).
+struct SwigluParams {
+  int64_t batch = 64;    ///< B: rows of x and out
+  int64_t hidden = 256;  ///< D: columns of x and out, rows of Wg/Wu, columns of Wd
+  int64_t ffn = 512;     ///< F: columns of Wg/Wu, rows of Wd
+  int64_t tileB = 16;    ///< tb: batch rows per tile (must divide batch)
+  int64_t tileF = 16;    ///< tf: FFN columns per tile (must divide ffn); the hidden tile is D
+};
+
+/// Graph YAML text (docs/graph_format.md) for the layer: tensors x [B,D], wg [D,F],
+/// wu [D,F], wd [F,D] (inputs) and out [B,D] (output); 16 ops, 16 streams. Deterministic:
+/// the same parameters always give the same bytes.
+/// Throws DiagError G-120 if a size is < 1 or a tile does not divide its dimension.
+std::string buildSwigluGraph(const SwigluParams& p);
+
+}  // namespace stepgen

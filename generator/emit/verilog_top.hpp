@@ -1,0 +1,30 @@
+#pragma once
+// Emits the fabric's top module: a function of the architecture alone (architecture.md).
+#include <string>
+#include <vector>
+
+#include "arch/arch_model.hpp"
+#include "arch/config_layout.hpp"
+
+namespace stepgen {
+
+/// One emitted file (name relative to the RTL output folder, text).
+struct RtlFile {
+  std::string name;
+  std::string text;
+};
+
+/// Input stream ports of the fabric in grid order: "u_cu_x1_y0.in0", ... The bit index of
+/// a port in the top's dbg_port_* vectors is its index here.
+std::vector<std::string> fabricPortNames(const ArchModel& a, const ConfigLayout& l);
+
+/// All files of the fabric, in compile order: sg_cfg_pkg.sv (generated), the hand-written
+/// templates copied from rtl_templates/ (read from `templateDir`), and `<arch>_top.sv`
+/// (module sg_top, ports in docs/hardware.md section 6). Deterministic.
+/// Throws std::runtime_error if a template file cannot be read.
+std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const std::string& templateDir);
+
+/// Template files the fabric instantiates, in compile order (packages first).
+const std::vector<std::string>& templateFiles();
+
+}  // namespace stepgen

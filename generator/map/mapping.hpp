@@ -1,0 +1,52 @@
+#pragma once
+// Mapping: where every STeP operator runs on the fabric and how its streams are routed.
+// Produced by mapGraph (map/mapper.cpp) from the graph, its inferred types and the arch.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/arch_model.hpp"
+#include "ir/graph.hpp"
+#include "passes/shape_check.hpp"
+
+namespace stepgen {
+
+/// Identity stop map: stop level s stays s (docs/hardware.md section 4).
+using StopMap = std::array<int, 8>;
+StopMap identityStopMap();
+
+/// How an operator is realised. Placed ops occupy (unit, context); absorbed ops
+/// (Zip, Broadcast, Promote, Flatten, Streamify fused into its Bufferize) have unit = -1.
+struct OpPlacement {
+  int unit = -1;
+  int ctx = 0;
+  int hostOp = -1;  ///< absorbed ops: the placed op that realises them, if any
+};
+
+/// One hardware link: the output of `srcUnit` feeding input port `dstPort` of `dstUnit`.
+struct Route {
+  int srcOp = -1, dstOp = -1;  ///< placed ops at the two ends
+  int srcUnit = -1, dstUnit = -1, dstPort = 0, ctx = 0;
+  StreamId stream;             ///< the graph stream entering the consumer (after absorbed ops)
+  StopMap stopMap = identityStopMap();  ///< Promote/Flatten folded along the way
+  int distance = 0;            ///< Manhattan distance, <= link.reach
+  int fifoDepth = 0;           ///< beats (the arch's link.fifo_depth)
+};
+
+/// The result of mapping.
+struct Mapping {
+  std::vector<OpPlacement> ops;  ///< indexed by OpId
+  std::vector<Route> routes;     ///< sorted by (dstUnit, dstPort)
+  int unitsUsed = 0;
+};
+
+/// Places ops (deterministic greedy: topological order, nearest free unit of the needed
+/// kind, ties to the lowest grid index), routes every stream within link.reach, and checks
+/// capacities. Errors (DiagError): M-301 no free unit of the kind an op needs, M-302 tile or
+/// buffer larger than a unit's memory, M-303 stream longer than link.reach (unroutable),
+/// M-304 a function the compute units do not have, M-305 a tile that is not a whole number
+/// of beats or 64-byte pieces.
+Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel& a);
+
+}  // namespace stepgen

@@ -1,0 +1,866 @@
+// Shape check: infers the type of every stream of a StepGraph from its operators and
+// reports shape errors (step.md sections 1-2; operator table in docs/graph_format.md).
+//
+// Ops are visited in dependency order (Kahn's algorithm, lowest op index first among the
+// ready ones, so the order is deterministic); an op whose input types are unknown because
+// of an earlier error is skipped silently, so one mistake gives one diagnostic.
+//
+// Diagnostic ids (all collected, then thrown together as one DiagError):
+//   S-201 wrong number of input or output streams for the operator
+//   S-202 missing attribute
+//   S-203 malformed attribute (not an integer / list / expression, unknown fn, bad tensor)
+//   S-204 unknown tensor
+//   S-205 dependency cycle between operators
+//   S-206 stream without producer
+//   S-207 operator not supported by the shape check
+//   S-210 Map/Zip input shapes differ
+//   S-211 element type not accepted by the operator
+//   S-212 matmul inner dimensions differ
+//   S-213 mul/add tiles differ
+//   S-215 Streamify input is not a reference stream
+//   S-220 declared stream type differs from the inferred one
+//   S-221 b / lo / hi negative or above the stream rank (or lo > hi)
+//   S-230 tensor shape not divisible by the tile
+//   S-231 load/store walk leaves the tensor
+//   S-232 strides do not match iter
+//   S-233 store input shape differs from iter
+//   S-234 store input tile differs from the store's tile
+//   S-250 dimension not static (evalDim)
+//   S-299 internal error
+#include "passes/shape_check.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <set>
+#include <stdexcept>
+
+namespace stepgen {
+
+namespace {
+
+const char* kindName(OpKind k) {
+  switch (k) {
+    case OpKind::LinearOffChipLoad: return "LinearOffChipLoad";
+    case OpKind::LinearOffChipStore: return "LinearOffChipStore";
+    case OpKind::RandomOffChipLoad: return "RandomOffChipLoad";
+    case OpKind::RandomOffChipStore: return "RandomOffChipStore";
+    case OpKind::Bufferize: return "Bufferize";
+    case OpKind::Streamify: return "Streamify";
+    case OpKind::RepeatStatic: return "RepeatStatic";
+    case OpKind::Broadcast: return "Broadcast";
+    case OpKind::Map: return "Map";
+    case OpKind::Accum: return "Accum";
+    case OpKind::Scan: return "Scan";
+    case OpKind::FlatMap: return "FlatMap";
+    case OpKind::Promote: return "Promote";
+    case OpKind::Flatten: return "Flatten";
+    case OpKind::Reshape: return "Reshape";
+    case OpKind::Expand: return "Expand";
+    case OpKind::Zip: return "Zip";
+    case OpKind::Partition: return "Partition";
+    case OpKind::Reassemble: return "Reassemble";
+    case OpKind::EagerMerge: return "EagerMerge";
+    case OpKind::Parallelize: return "Parallelize";
+  }
+  return "?";
+}
+
+std::string joinDims(const std::vector<SymExpr>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ", ";
+    s += v[i].toString();
+  }
+  return s;
+}
+
+Proof combine(Proof a, Proof b) {
+  if (a == Proof::No || b == Proof::No) return Proof::No;
+  if (a == Proof::Unknown || b == Proof::Unknown) return Proof::Unknown;
+  return Proof::Yes;
+}
+
+const char* differWord(Proof p) { return p == Proof::No ? "differ" : "cannot be proven equal"; }
+
+struct WalkSpec {
+  std::vector<SymExpr> iter;
+  std::vector<std::pair<SymExpr, SymExpr>> strides;  // (tile-row step, tile-col step) per level
+};
+
+class Checker {
+ public:
+  explicit Checker(const StepGraph& g) : g_(g) {
+    cons_.values = g.symbols;
+    types_.resize(g.streams.size());
+    producerOf_.assign(g.streams.size(), -1);
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      for (StreamId s : g.ops[i].outputs)
+        if (validStream(s) && producerOf_[size_t(s.v)] < 0) producerOf_[size_t(s.v)] = int(i);
+  }
+
+  ShapeResult run() {
+    visitInDependencyOrder();
+    // Streams that nothing produces and nobody reported yet.
+    for (size_t s = 0; s < g_.streams.size(); ++s) {
+      if (producerOf_[s] < 0 && !reportedNoProducer_.count(int(s)))
+        error("S-206", g_.streams[s].loc, "stream '" + g_.streams[s].name + "' has no producer");
+    }
+    if (!diags_.empty()) throw DiagError(diags_);
+    ShapeResult r;
+    r.types.reserve(types_.size());
+    for (size_t s = 0; s < types_.size(); ++s) {
+      if (!types_[s])
+        throw DiagError("S-299", g_.streams[s].loc,
+                        "internal error: no type inferred for stream '" + g_.streams[s].name + "'");
+      r.types.push_back(*types_[s]);
+    }
+    return r;
+  }
+
+ private:
+  const StepGraph& g_;
+  SymConstraints cons_;
+  std::vector<Diagnostic> diags_;
+  std::vector<std::optional<StreamType>> types_;
+  std::vector<int> producerOf_;
+  std::set<int> reportedNoProducer_;
+
+  // ------------------------------------------------------------------ helpers
+  bool validStream(StreamId s) const { return s.v >= 0 && size_t(s.v) < g_.streams.size(); }
+
+  void error(const std::string& id, const SourceLoc& loc, const std::string& msg, std::vector<DiagNote> notes = {}) {
+    diags_.push_back(Diagnostic{id, loc, msg, std::move(notes)});
+  }
+
+  std::string opLabel(const Op& op) const {
+    std::string k = kindName(op.kind);
+    if (op.kind == OpKind::Map || op.kind == OpKind::Accum) {
+      auto it = op.attrs.find("fn");
+      if (it != op.attrs.end() && !it->second.isList && !it->second.scalar.empty())
+        k += "(" + it->second.scalar + ")";
+    }
+    return k + " '" + op.name + "'";
+  }
+  std::string streamName(StreamId s) const {
+    return validStream(s) ? "'" + g_.streams[size_t(s.v)].name + "'" : "<invalid stream>";
+  }
+  std::string streamDesc(StreamId s) const {
+    std::string d = "stream " + streamName(s);
+    if (validStream(s) && types_[size_t(s.v)]) d += " " + formatStreamType(*types_[size_t(s.v)]);
+    return d;
+  }
+
+  const Attr* attr(const Op& op, const std::string& key) const {
+    auto it = op.attrs.find(key);
+    return it == op.attrs.end() ? nullptr : &it->second;
+  }
+  SourceLoc attrLoc(const Op& op, const std::string& key) const {
+    const Attr* a = attr(op, key);
+    return (a && (a->loc.line > 0 || !a->loc.file.empty())) ? a->loc : op.loc;
+  }
+
+  const Attr* requireAttr(const Op& op, const std::string& key) {
+    const Attr* a = attr(op, key);
+    if (!a) error("S-202", op.loc, opLabel(op) + ": missing attribute '" + key + "'");
+    return a;
+  }
+
+  std::optional<SymExpr> parseExpr(const Op& op, const std::string& key, const Attr& a) {
+    if (a.isList) {
+      error("S-203", a.loc.line > 0 ? a.loc : op.loc,
+            opLabel(op) + ": attribute '" + key + "' must be a scalar expression, not a list");
+      return std::nullopt;
+    }
+    try {
+      return SymExpr::parse(a.scalar);
+    } catch (const std::invalid_argument& e) {
+      error("S-203", a.loc.line > 0 ? a.loc : op.loc, opLabel(op) + ": attribute '" + key + "': " + e.what());
+      return std::nullopt;
+    }
+  }
+
+  std::optional<std::string> stringAttr(const Op& op, const std::string& key) {
+    const Attr* a = requireAttr(op, key);
+    if (!a) return std::nullopt;
+    if (a->isList || a->scalar.empty()) {
+      error("S-203", attrLoc(op, key), opLabel(op) + ": attribute '" + key + "' must be a name");
+      return std::nullopt;
+    }
+    return a->scalar;
+  }
+
+  std::optional<SymExpr> exprAttr(const Op& op, const std::string& key) {
+    const Attr* a = requireAttr(op, key);
+    if (!a) return std::nullopt;
+    return parseExpr(op, key, *a);
+  }
+
+  /// An integer attribute (b, lo, hi); expressions of bound symbols are accepted.
+  std::optional<int64_t> intAttr(const Op& op, const std::string& key) {
+    auto e = exprAttr(op, key);
+    if (!e) return std::nullopt;
+    auto v = e->evaluate(g_.symbols);
+    if (!v) {
+      error("S-203", attrLoc(op, key),
+            opLabel(op) + ": attribute '" + key + "' must be an integer, got '" + e->toString() + "'");
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  std::optional<std::vector<SymExpr>> exprListAttr(const Op& op, const std::string& key, size_t wantSize = 0) {
+    const Attr* a = requireAttr(op, key);
+    if (!a) return std::nullopt;
+    if (!a->isList) {
+      error("S-203", attrLoc(op, key), opLabel(op) + ": attribute '" + key + "' must be a list");
+      return std::nullopt;
+    }
+    std::vector<SymExpr> out;
+    bool ok = true;
+    for (const Attr& x : a->list) {
+      auto e = parseExpr(op, key, x);
+      if (!e) {
+        ok = false;
+        continue;
+      }
+      out.push_back(*e);
+    }
+    if (!ok) return std::nullopt;
+    if (wantSize && out.size() != wantSize) {
+      error("S-203", attrLoc(op, key),
+            opLabel(op) + ": attribute '" + key + "' must have " + std::to_string(wantSize) + " entries, has " +
+                std::to_string(out.size()));
+      return std::nullopt;
+    }
+    if (!wantSize && out.empty()) {
+      error("S-203", attrLoc(op, key), opLabel(op) + ": attribute '" + key + "' must not be empty");
+      return std::nullopt;
+    }
+    return out;
+  }
+
+  /// A stream rank parameter (b, lo, hi) in [0, maxValue]; reports S-221 otherwise.
+  bool checkRankParam(const Op& op, const std::string& key, int64_t v, int64_t maxValue, StreamId in) {
+    if (v < 0) {
+      error("S-221", attrLoc(op, key), opLabel(op) + ": " + key + " = " + std::to_string(v) + " is negative");
+      return false;
+    }
+    if (v > maxValue) {
+      error("S-221", attrLoc(op, key),
+            opLabel(op) + ": " + key + " = " + std::to_string(v) + " exceeds the rank " + std::to_string(maxValue) +
+                " of input " + streamDesc(in));
+      return false;
+    }
+    return true;
+  }
+
+  bool arity(const Op& op, size_t nin, size_t noutMin, size_t noutMax) {
+    bool ok = true;
+    if (op.inputs.size() != nin) {
+      error("S-201", attrLoc(op, "in"),
+            opLabel(op) + ": takes " + std::to_string(nin) + " input stream(s), has " + std::to_string(op.inputs.size()));
+      ok = false;
+    }
+    if (op.outputs.size() < noutMin || op.outputs.size() > noutMax) {
+      std::string want = noutMin == noutMax ? std::to_string(noutMin) : "at least " + std::to_string(noutMin);
+      error("S-201", attrLoc(op, "out"),
+            opLabel(op) + ": produces " + want + " output stream(s), has " + std::to_string(op.outputs.size()));
+      ok = false;
+    }
+    for (StreamId s : op.inputs)
+      if (!validStream(s)) {
+        error("S-201", attrLoc(op, "in"), opLabel(op) + ": input stream id " + std::to_string(s.v) + " is invalid");
+        ok = false;
+      }
+    for (StreamId s : op.outputs)
+      if (!validStream(s)) {
+        error("S-201", attrLoc(op, "out"), opLabel(op) + ": output stream id " + std::to_string(s.v) + " is invalid");
+        ok = false;
+      }
+    return ok;
+  }
+
+  /// Types of all inputs, or nullopt if one is unknown (an earlier error; stay silent).
+  std::optional<std::vector<StreamType>> inputTypes(const Op& op) {
+    std::vector<StreamType> v;
+    for (StreamId s : op.inputs) {
+      if (!types_[size_t(s.v)]) return std::nullopt;
+      v.push_back(*types_[size_t(s.v)]);
+    }
+    return v;
+  }
+
+  Proof dimEq(const SymExpr& a, const SymExpr& b) const { return provablyEqual(a, b, cons_); }
+  Proof dimsEq(const std::vector<SymExpr>& a, const std::vector<SymExpr>& b) const {
+    if (a.size() != b.size()) return Proof::No;
+    Proof p = Proof::Yes;
+    for (size_t i = 0; i < a.size() && p != Proof::No; ++i) p = combine(p, dimEq(a[i], b[i]));
+    return p;
+  }
+  Proof elemEq(const ElemType& a, const ElemType& b) const {
+    if (a.kind != b.kind) return Proof::No;
+    Proof p = Proof::Yes;
+    if (a.kind == ElemType::Kind::Tile && a.dtype != b.dtype) return Proof::No;
+    if (a.kind == ElemType::Kind::Tile || a.kind == ElemType::Kind::Reference) p = dimsEq(a.tile, b.tile);
+    if (a.kind == ElemType::Kind::Tuple || a.kind == ElemType::Kind::Reference) {
+      if (a.parts.size() != b.parts.size()) return Proof::No;
+      for (size_t i = 0; i < a.parts.size() && p != Proof::No; ++i) p = combine(p, elemEq(a.parts[i], b.parts[i]));
+    }
+    return p;
+  }
+  Proof typeEq(const StreamType& a, const StreamType& b) const { return combine(dimsEq(a.shape, b.shape), elemEq(a.elem, b.elem)); }
+
+  std::optional<int> findTensor(const std::string& name) const {
+    for (size_t i = 0; i < g_.tensors.size(); ++i)
+      if (g_.tensors[i].name == name) return int(i);
+    return std::nullopt;
+  }
+
+  void setOutput(const Op& op, StreamId s, StreamType t) {
+    const Stream& st = g_.streams[size_t(s.v)];
+    if (st.declared) {
+      Proof p = typeEq(*st.declared, t);
+      if (p != Proof::Yes) {
+        error("S-220", st.loc,
+              "stream '" + st.name + "' is declared as " + formatStreamType(*st.declared) + " but " + opLabel(op) +
+                  " produces " + formatStreamType(t) + (p == Proof::No ? "" : " (cannot prove them equal)"),
+              {DiagNote{op.loc, "the producer of stream '" + st.name + "', " + opLabel(op) + ", is here"}});
+      }
+    }
+    types_[size_t(s.v)] = std::move(t);
+  }
+
+  // ------------------------------------------------------------------ dependency order
+  void visitInDependencyOrder() {
+    const size_t n = g_.ops.size();
+    std::vector<int> indeg(n, 0);
+    std::vector<std::vector<int>> succ(n);
+    for (size_t i = 0; i < n; ++i) {
+      for (StreamId s : g_.ops[i].inputs) {
+        if (!validStream(s)) continue;
+        int p = producerOf_[size_t(s.v)];
+        if (p < 0) {
+          if (reportedNoProducer_.insert(s.v).second)
+            error("S-206", attrLoc(g_.ops[i], "in"),
+                  "stream '" + g_.streams[size_t(s.v)].name + "' read by " + opLabel(g_.ops[i]) + " has no producer");
+          continue;
+        }
+        ++indeg[i];
+        succ[size_t(p)].push_back(int(i));
+      }
+    }
+    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+    for (size_t i = 0; i < n; ++i)
+      if (indeg[i] == 0) ready.push(int(i));
+    std::vector<bool> done(n, false);
+    while (!ready.empty()) {
+      int i = ready.top();
+      ready.pop();
+      done[size_t(i)] = true;
+      inferOp(g_.ops[size_t(i)]);
+      for (int j : succ[size_t(i)])
+        if (--indeg[size_t(j)] == 0) ready.push(j);
+    }
+    reportCycles(done);
+  }
+
+  void reportCycles(const std::vector<bool>& done) {
+    const size_t n = g_.ops.size();
+    std::vector<bool> inReported(n, false);
+    for (size_t start = 0; start < n; ++start) {
+      if (done[start] || inReported[start]) continue;
+      // Walk backwards through not-done producers until a node repeats.
+      std::vector<int> path;
+      std::vector<StreamId> via;  // via[k]: stream from path[k+1] (producer) into path[k]
+      std::vector<int> pos(n, -1);
+      int v = int(start);
+      bool found = false;
+      while (true) {
+        if (inReported[size_t(v)]) break;
+        if (pos[size_t(v)] >= 0) {
+          found = true;
+          break;
+        }
+        pos[size_t(v)] = int(path.size());
+        path.push_back(v);
+        int next = -1;
+        StreamId through;
+        for (StreamId s : g_.ops[size_t(v)].inputs) {
+          if (!validStream(s)) continue;
+          int p = producerOf_[size_t(s.v)];
+          if (p >= 0 && !done[size_t(p)]) {
+            next = p;
+            through = s;
+            break;
+          }
+        }
+        if (next < 0) break;  // cannot happen for a not-done op; be safe
+        via.push_back(through);
+        v = next;
+      }
+      if (!found) {
+        for (int x : path) inReported[size_t(x)] = true;  // downstream of a reported cycle
+        continue;
+      }
+      // Cycle: bp = path[pos[v]..], each bp[j] consuming stream bvia[j] made by bp[j+1]
+      // (the last one by bp[0]). Print it forwards: producer -(stream)-> consumer.
+      const size_t p0 = size_t(pos[size_t(v)]);
+      std::vector<int> bp(path.begin() + long(p0), path.end());
+      std::vector<StreamId> bvia(via.begin() + long(p0), via.end());
+      const size_t L = bp.size();
+      std::string msg = "operators form a dependency cycle: ";
+      std::vector<DiagNote> notes;
+      for (size_t k = 0; k < L; ++k) {
+        const Op& o = g_.ops[size_t(bp[L - 1 - k])];
+        // cyc[k] = bp[L-1-k] feeds cyc[k+1] = bp[L-2-k] (cyc[L-1] = bp[0] feeds bp[L-1]).
+        StreamId edge = bvia[(L - 2 - k + 2 * L) % L];
+        msg += opLabel(o) + " -(" + streamName(edge) + ")-> ";
+        notes.push_back(DiagNote{o.loc, opLabel(o) + " is part of the cycle"});
+      }
+      std::vector<int> cyc(bp.rbegin(), bp.rend());
+      msg += opLabel(g_.ops[size_t(cyc[0])]);
+      error("S-205", g_.ops[size_t(cyc[0])].loc, msg, notes);
+      for (int x : path) inReported[size_t(x)] = true;
+    }
+  }
+
+  // ------------------------------------------------------------------ operators
+  void inferOp(const Op& op) {
+    switch (op.kind) {
+      case OpKind::LinearOffChipLoad: return inferLoad(op);
+      case OpKind::LinearOffChipStore: return inferStore(op);
+      case OpKind::Bufferize: return inferBufferize(op);
+      case OpKind::Streamify: return inferStreamify(op);
+      case OpKind::RepeatStatic: return inferRepeat(op);
+      case OpKind::Broadcast: return inferBroadcast(op);
+      case OpKind::Zip: return inferZip(op);
+      case OpKind::Map: return inferMap(op);
+      case OpKind::Accum: return inferAccum(op);
+      case OpKind::Promote: return inferPromote(op);
+      case OpKind::Flatten: return inferFlatten(op);
+      default:
+        error("S-207", op.loc, opLabel(op) + ": operator not supported by the shape check yet");
+        return;
+    }
+  }
+
+  /// The strides attribute: one [dr, dc] pair per iter level.
+  std::optional<std::vector<std::pair<SymExpr, SymExpr>>> stridesAttr(const Op& op, size_t levels) {
+    const Attr* a = requireAttr(op, "strides");
+    if (!a) return std::nullopt;
+    if (!a->isList) {
+      error("S-203", attrLoc(op, "strides"), opLabel(op) + ": attribute 'strides' must be a list of [dr, dc] pairs");
+      return std::nullopt;
+    }
+    std::vector<std::pair<SymExpr, SymExpr>> out;
+    for (const Attr& pair : a->list) {
+      if (!pair.isList || pair.list.size() != 2) {
+        error("S-203", pair.loc.line > 0 ? pair.loc : attrLoc(op, "strides"),
+              opLabel(op) + ": each entry of 'strides' must be a pair [tile-row step, tile-col step]");
+        return std::nullopt;
+      }
+      auto r = parseExpr(op, "strides", pair.list[0]);
+      auto c = parseExpr(op, "strides", pair.list[1]);
+      if (!r || !c) return std::nullopt;
+      out.emplace_back(*r, *c);
+    }
+    if (out.size() != levels) {
+      error("S-232", attrLoc(op, "strides"),
+            opLabel(op) + ": 'strides' has " + std::to_string(out.size()) + " entries but 'iter' has " +
+                std::to_string(levels) + " levels");
+      return std::nullopt;
+    }
+    return out;
+  }
+
+  /// Checks that the tensor is divisible by the tile and that the walk stays inside it.
+  void checkTensorWalk(const Op& op, const Tensor& t, const std::vector<SymExpr>& tile, const WalkSpec& w) {
+    if (t.shape.size() != 2 || tile.size() != 2) {
+      error("S-203", attrLoc(op, "tensor"),
+            opLabel(op) + ": tensor '" + t.name + "' " + formatShape(t.shape) + " and tile " + formatShape(tile) +
+                " must both be 2-D");
+      return;
+    }
+    bool divisible = true;
+    static const char* const kDimName[2] = {"rows", "columns"};
+    for (int i = 0; i < 2; ++i) {
+      Proof p = provablyDivides(tile[size_t(i)], t.shape[size_t(i)], cons_);
+      if (p != Proof::Yes) {
+        divisible = false;
+        std::string why = p == Proof::No ? "is not divisible by" : "cannot be proven divisible by";
+        std::string vals;
+        auto tv = t.shape[size_t(i)].evaluate(g_.symbols);
+        auto dv = tile[size_t(i)].evaluate(g_.symbols);
+        if (tv && dv) vals = " (" + std::to_string(*tv) + " % " + std::to_string(*dv) + " != 0)";
+        error("S-230", attrLoc(op, "tile"),
+              opLabel(op) + ": tensor '" + t.name + "' of shape " + formatShape(t.shape) + " " + why + " tile " +
+                  formatShape(tile) + ": " + kDimName[i] + " " + t.shape[size_t(i)].toString() + " vs " +
+                  tile[size_t(i)].toString() + vals,
+              {DiagNote{t.loc, "tensor '" + t.name + "' is declared here"}});
+      }
+    }
+    if (!divisible) return;
+    // The walk: evaluate with the symbol values; skip when not static (later stages report).
+    auto rows = t.shape[0].evaluate(g_.symbols), cols = t.shape[1].evaluate(g_.symbols);
+    auto tr = tile[0].evaluate(g_.symbols), tc = tile[1].evaluate(g_.symbols);
+    if (!rows || !cols || !tr || !tc || *tr <= 0 || *tc <= 0) return;
+    int64_t nTileRows = *rows / *tr, nTileCols = *cols / *tc;
+    int64_t maxR = 0, minR = 0, maxC = 0, minC = 0;
+    for (size_t k = 0; k < w.iter.size(); ++k) {
+      auto n = w.iter[k].evaluate(g_.symbols);
+      auto dr = w.strides[k].first.evaluate(g_.symbols);
+      auto dc = w.strides[k].second.evaluate(g_.symbols);
+      if (!n || !dr || !dc) return;
+      if (*n <= 0) return;  // empty walk
+      int64_t er = (*n - 1) * *dr, ec = (*n - 1) * *dc;
+      (er > 0 ? maxR : minR) += er;
+      (ec > 0 ? maxC : minC) += ec;
+    }
+    if (maxR >= nTileRows || maxC >= nTileCols || minR < 0 || minC < 0) {
+      bool low = minR < 0 || minC < 0;
+      int64_t r = low ? minR : maxR, c = low ? minC : maxC;
+      std::string walk;
+      for (size_t k = 0; k < w.iter.size(); ++k) {
+        if (k) walk += ", ";
+        walk += "[" + w.strides[k].first.toString() + ", " + w.strides[k].second.toString() + "]";
+      }
+      error("S-231", attrLoc(op, "strides"),
+            opLabel(op) + ": the walk iter " + formatShape(w.iter) + " strides [" + walk + "] leaves tensor '" +
+                t.name + "' " + formatShape(t.shape) + ": it reaches tile (" + std::to_string(r) + ", " +
+                std::to_string(c) + ") but the tensor has " + std::to_string(nTileRows) + " x " +
+                std::to_string(nTileCols) + " tiles of " + formatShape(tile),
+            {DiagNote{t.loc, "tensor '" + t.name + "' is declared here"}});
+    }
+  }
+
+  std::optional<WalkSpec> walkAttrs(const Op& op) {
+    auto iter = exprListAttr(op, "iter");
+    if (!iter) return std::nullopt;
+    auto strides = stridesAttr(op, iter->size());
+    if (!strides) return std::nullopt;
+    return WalkSpec{*iter, *strides};
+  }
+
+  const Tensor* tensorAttr(const Op& op) {
+    auto name = stringAttr(op, "tensor");
+    if (!name) return nullptr;
+    auto t = findTensor(*name);
+    if (!t) {
+      error("S-204", attrLoc(op, "tensor"), opLabel(op) + ": unknown tensor '" + *name + "'");
+      return nullptr;
+    }
+    return &g_.tensors[size_t(*t)];
+  }
+
+  void inferLoad(const Op& op) {
+    if (!arity(op, 0, 1, 1)) return;
+    const Tensor* t = tensorAttr(op);
+    auto tile = exprListAttr(op, "tile", 2);
+    auto walk = walkAttrs(op);
+    if (!t || !tile || !walk) return;
+    checkTensorWalk(op, *t, *tile, *walk);
+    StreamType out;
+    out.shape = walk->iter;
+    out.elem.kind = ElemType::Kind::Tile;
+    out.elem.dtype = t->dtype;
+    out.elem.tile = *tile;
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferStore(const Op& op) {
+    if (!arity(op, 1, 0, 0)) return;
+    const Tensor* t = tensorAttr(op);
+    auto walk = walkAttrs(op);
+    std::optional<std::vector<SymExpr>> tileAttr;
+    if (attr(op, "tile")) tileAttr = exprListAttr(op, "tile", 2);
+    auto in = inputTypes(op);
+    if (!t || !walk || !in || (attr(op, "tile") && !tileAttr)) return;
+    const StreamType& it = (*in)[0];
+    if (it.elem.kind != ElemType::Kind::Tile || it.elem.tile.size() != 2) {
+      error("S-211", attrLoc(op, "in"), opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " must carry 2-D tiles");
+      return;
+    }
+    bool ok = true;
+    Proof ps = dimsEq(it.shape, walk->iter);
+    if (ps != Proof::Yes) {
+      error("S-233", attrLoc(op, "iter"),
+            opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " and iter " + formatShape(walk->iter) +
+                " (shape " + formatShape(it.shape) + " vs " + formatShape(walk->iter) + ") " + differWord(ps));
+      ok = false;
+    }
+    std::vector<SymExpr> tile = it.elem.tile;
+    if (tileAttr) {
+      Proof pt = dimsEq(it.elem.tile, *tileAttr);
+      if (pt != Proof::Yes) {
+        error("S-234", attrLoc(op, "tile"),
+              opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " has tile " + formatShape(it.elem.tile) +
+                  " but the store writes tile " + formatShape(*tileAttr) + " (tiles " + differWord(pt) + ")");
+        ok = false;
+      }
+      tile = *tileAttr;
+    }
+    if (!ok) return;
+    checkTensorWalk(op, *t, tile, *walk);
+  }
+
+  void inferBufferize(const Op& op) {
+    if (!arity(op, 1, 1, 1)) return;
+    auto b = intAttr(op, "b");
+    auto in = inputTypes(op);
+    if (!b || !in) return;
+    const StreamType& it = (*in)[0];
+    if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
+    size_t keep = it.shape.size() - size_t(*b);
+    StreamType out;
+    out.shape.assign(it.shape.begin(), it.shape.begin() + long(keep));
+    out.elem.kind = ElemType::Kind::Reference;
+    out.elem.dtype = it.elem.dtype;
+    out.elem.tile.assign(it.shape.begin() + long(keep), it.shape.end());
+    out.elem.parts = {it.elem};
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferStreamify(const Op& op) {
+    if (!arity(op, 1, 1, 1)) return;
+    auto n = exprAttr(op, "repeat");
+    auto in = inputTypes(op);
+    if (!n || !in) return;
+    const StreamType& it = (*in)[0];
+    if (it.elem.kind != ElemType::Kind::Reference || it.elem.parts.size() != 1) {
+      error("S-215", attrLoc(op, "in"),
+            opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " is not a reference stream (made by Bufferize)");
+      return;
+    }
+    StreamType out;
+    out.shape = it.shape;
+    out.shape.push_back(*n);
+    out.shape.insert(out.shape.end(), it.elem.tile.begin(), it.elem.tile.end());
+    out.elem = it.elem.parts[0];
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferRepeat(const Op& op) {
+    if (!arity(op, 1, 1, 1)) return;
+    auto n = exprAttr(op, "n");
+    auto in = inputTypes(op);
+    if (!n || !in) return;
+    StreamType out = (*in)[0];
+    out.shape.push_back(*n);
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferBroadcast(const Op& op) {
+    if (!arity(op, 1, 1, SIZE_MAX)) return;
+    auto in = inputTypes(op);
+    if (!in) return;
+    for (StreamId s : op.outputs) setOutput(op, s, (*in)[0]);
+  }
+
+  /// Checks that all inputs have the same shape (Zip, and a Map given several inputs).
+  bool sameShapes(const Op& op, const std::vector<StreamType>& in) {
+    for (size_t i = 1; i < in.size(); ++i) {
+      Proof p = dimsEq(in[0].shape, in[i].shape);
+      if (p != Proof::Yes) {
+        error("S-210", attrLoc(op, "in"),
+              opLabel(op) + ": input shapes " + differWord(p) + ": " + streamDesc(op.inputs[0]) + " vs " +
+                  streamDesc(op.inputs[i]));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void inferZip(const Op& op) {
+    if (!arity(op, 2, 1, 1)) return;
+    auto in = inputTypes(op);
+    if (!in || !sameShapes(op, *in)) return;
+    StreamType out;
+    out.shape = (*in)[0].shape;
+    out.elem.kind = ElemType::Kind::Tuple;
+    out.elem.parts = {(*in)[0].elem, (*in)[1].elem};
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  static bool isTile2(const ElemType& e) { return e.kind == ElemType::Kind::Tile && e.tile.size() == 2; }
+
+  void inferMap(const Op& op) {
+    auto fn = stringAttr(op, "fn");
+    if (fn && *fn != "matmul" && *fn != "silu" && *fn != "mul" && *fn != "add") {
+      error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (matmul, silu, mul, add)");
+      fn.reset();
+    }
+    if (op.inputs.empty() || op.inputs.size() > 2) {
+      error("S-201", attrLoc(op, "in"),
+            opLabel(op) + ": takes 1 input stream (or 2, zipped), has " + std::to_string(op.inputs.size()));
+      return;
+    }
+    if (!arity(op, op.inputs.size(), 1, 1) || !fn) return;
+    auto in = inputTypes(op);
+    if (!in || !sameShapes(op, *in)) return;
+    // The element the function sees: the input's, or the implicit tuple of two inputs.
+    ElemType e = (*in)[0].elem;
+    std::string inDesc = streamDesc(op.inputs[0]);
+    if (in->size() == 2) {
+      e = ElemType{};
+      e.kind = ElemType::Kind::Tuple;
+      e.parts = {(*in)[0].elem, (*in)[1].elem};
+      inDesc += " zipped with " + streamDesc(op.inputs[1]);
+    }
+    StreamType out;
+    out.shape = (*in)[0].shape;
+    if (*fn == "silu") {
+      if (!isTile2(e)) {
+        error("S-211", attrLoc(op, "in"), opLabel(op) + ": silu takes a stream of tiles, got " + inDesc);
+        return;
+      }
+      out.elem = e;
+    } else {
+      if (e.kind != ElemType::Kind::Tuple || e.parts.size() != 2 || !isTile2(e.parts[0]) || !isTile2(e.parts[1])) {
+        error("S-211", attrLoc(op, "in"),
+              opLabel(op) + ": " + *fn + " takes a zipped pair of tiles, got " + inDesc);
+        return;
+      }
+      const ElemType& a = e.parts[0];
+      const ElemType& b = e.parts[1];
+      if (*fn == "matmul") {
+        Proof p = dimEq(a.tile[1], b.tile[0]);
+        if (p != Proof::Yes) {
+          error("S-212", attrLoc(op, "in"),
+                opLabel(op) + ": inner dimensions " + differWord(p) + ": a is tile " + formatShape(a.tile) + " (K = " +
+                    a.tile[1].toString() + "), b is tile " + formatShape(b.tile) + " (rows = " + b.tile[0].toString() +
+                    "); input " + inDesc);
+          return;
+        }
+        out.elem.kind = ElemType::Kind::Tile;
+        out.elem.dtype = a.dtype;
+        out.elem.tile = {a.tile[0], b.tile[1]};
+      } else {
+        Proof p = combine(dimsEq(a.tile, b.tile), a.dtype == b.dtype ? Proof::Yes : Proof::No);
+        if (p != Proof::Yes) {
+          error("S-213", attrLoc(op, "in"),
+                opLabel(op) + ": " + *fn + " of different tiles: " + formatElemType(a) + " vs " + formatElemType(b) +
+                    " (" + differWord(p) + "); input " + inDesc);
+          return;
+        }
+        out.elem = a;
+      }
+    }
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferAccum(const Op& op) {
+    if (!arity(op, 1, 1, 1)) return;
+    auto fn = stringAttr(op, "fn");
+    if (fn && *fn != "add" && *fn != "retile") {
+      error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (add, retile)");
+      fn.reset();
+    }
+    auto b = intAttr(op, "b");
+    auto in = inputTypes(op);
+    if (!fn || !b || !in) return;
+    const StreamType& it = (*in)[0];
+    if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
+    if (!isTile2(it.elem)) {
+      error("S-211", attrLoc(op, "in"), opLabel(op) + ": takes a stream of tiles, got " + streamDesc(op.inputs[0]));
+      return;
+    }
+    size_t keep = it.shape.size() - size_t(*b);
+    StreamType out;
+    out.shape.assign(it.shape.begin(), it.shape.begin() + long(keep));
+    out.elem = it.elem;
+    if (*fn == "retile") {
+      SymExpr rows = it.elem.tile[0];
+      for (size_t k = keep; k < it.shape.size(); ++k) rows = rows * it.shape[k];
+      out.elem.tile[0] = rows;
+    }
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferPromote(const Op& op) {
+    if (!arity(op, 1, 1, 1)) return;
+    auto b = intAttr(op, "b");
+    auto in = inputTypes(op);
+    if (!b || !in) return;
+    const StreamType& it = (*in)[0];
+    if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
+    StreamType out = it;
+    out.shape.insert(out.shape.end() - long(*b), SymExpr::constant(1));
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferFlatten(const Op& op) {
+    if (!arity(op, 1, 1, 1)) return;
+    auto lo = intAttr(op, "lo");
+    auto hi = intAttr(op, "hi");
+    auto in = inputTypes(op);
+    if (!lo || !hi || !in) return;
+    const StreamType& it = (*in)[0];
+    bool ok = checkRankParam(op, "lo", *lo, it.rank(), op.inputs[0]);
+    ok = checkRankParam(op, "hi", *hi, it.rank(), op.inputs[0]) && ok;
+    if (!ok) return;
+    if (*lo > *hi) {
+      error("S-221", attrLoc(op, "lo"),
+            opLabel(op) + ": lo = " + std::to_string(*lo) + " is above hi = " + std::to_string(*hi) + " for input " +
+                streamDesc(op.inputs[0]));
+      return;
+    }
+    // Dims lo..hi counted from the inner end are vector indices [size-1-hi, size-1-lo].
+    const long n = long(it.shape.size());
+    const long first = n - 1 - long(*hi), last = n - 1 - long(*lo);
+    SymExpr prod = it.shape[size_t(first)];
+    for (long k = first + 1; k <= last; ++k) prod = prod * it.shape[size_t(k)];
+    StreamType out = it;
+    out.shape.clear();
+    out.shape.insert(out.shape.end(), it.shape.begin(), it.shape.begin() + first);
+    out.shape.push_back(prod);
+    out.shape.insert(out.shape.end(), it.shape.begin() + last + 1, it.shape.end());
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+};
+
+}  // namespace
+
+ShapeResult checkShapes(const StepGraph& g) { return Checker(g).run(); }
+
+std::string formatShape(const std::vector<SymExpr>& shape) { return "[" + joinDims(shape) + "]"; }
+
+std::string formatElemType(const ElemType& e) {
+  switch (e.kind) {
+    case ElemType::Kind::Tile:
+      return std::string("tile") + (e.dtype == "fp32" || e.dtype.empty() ? "" : "<" + e.dtype + ">") + " " +
+             formatShape(e.tile);
+    case ElemType::Kind::Selector: return "selector";
+    case ElemType::Kind::Reference:
+      return "ref " + formatShape(e.tile) + (e.parts.empty() ? "" : " of " + formatElemType(e.parts[0]));
+    case ElemType::Kind::Tuple: {
+      std::string s = "(";
+      for (size_t i = 0; i < e.parts.size(); ++i) {
+        if (i) s += ", ";
+        s += formatElemType(e.parts[i]);
+      }
+      return s + ")";
+    }
+  }
+  return "?";
+}
+
+std::string formatStreamType(const StreamType& t) { return formatShape(t.shape) + " x " + formatElemType(t.elem); }
+
+int64_t evalDim(const SymExpr& e, const SymEnv& env) {
+  if (auto v = e.evaluate(env)) return *v;
+  std::string why;
+  if (e.isRagged()) {
+    why = "it is ragged";
+  } else {
+    std::string unbound;
+    for (const auto& s : e.symbols())
+      if (!env.count(s)) unbound += (unbound.empty() ? "" : ", ") + s;
+    why = unbound.empty() ? "a division is not exact (or overflows) under the symbol values"
+                          : "symbol(s) " + unbound + " have no value";
+  }
+  throw DiagError("S-250", SourceLoc{}, "dimension '" + e.toString() + "' is not static: " + why);
+}
+
+}  // namespace stepgen

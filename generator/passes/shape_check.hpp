@@ -1,0 +1,52 @@
+#pragma once
+// Shape check (step.md sections 1-2, docs/graph_format.md "Operators"): infers the
+// StreamType of every stream of a StepGraph from its operators, in dependency order, and
+// reports every shape error of the graph at once (ids S-201..S-299).
+//
+// Element types produced:
+//  - Tile: tile = [rows, cols], dtype from the loaded tensor;
+//  - Tuple (Zip): parts = {a, b};
+//  - Reference (Bufferize): tile = the buffer's shape [D_{b-1}..D_0], parts = {the
+//    element type of the buffered stream}.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace stepgen {
+
+/// Result of checkShapes: the inferred type of every stream.
+struct ShapeResult {
+  std::vector<StreamType> types;  ///< indexed by StreamId::v
+};
+
+/// Infers every stream's type (shape [D_N..D_0] and element) from the operators of `g`
+/// (LinearOffChipLoad/Store, Bufferize, Streamify, RepeatStatic, Broadcast, Zip,
+/// Map(matmul|silu|mul|add), Accum(add|retile), Promote, Flatten; step.md section 2) and
+/// checks it. Ops are processed in dependency order whatever their order in g.ops.
+/// Symbolic dims are compared with provablyEqual/provablyDivides under g.symbols.
+/// Throws one DiagError carrying every error found (ids listed in shape_check.cpp):
+/// S-201 wrong number of inputs/outputs, S-202 missing attribute, S-203 malformed attribute,
+/// S-204 unknown tensor, S-205 dependency cycle, S-206 stream without producer,
+/// S-207 operator not supported, S-210 Map/Zip input shapes differ, S-211 element type not
+/// accepted, S-212 matmul inner dims differ, S-213 mul/add tiles differ, S-215 Streamify of
+/// a non-reference, S-220 declared stream type differs from the inferred one,
+/// S-221 b/lo/hi negative or above the rank, S-230 tensor not divisible by the tile,
+/// S-231 load/store walk leaves the tensor, S-232 strides do not match iter,
+/// S-233 store input shape differs from iter, S-234 store input tile differs from `tile`.
+ShapeResult checkShapes(const StepGraph& g);
+
+/// Renders a shape as "[B/tb, F/tf]".
+std::string formatShape(const std::vector<SymExpr>& shape);
+/// Renders an element type: "tile [tb, D]", "tile<bf16> [16, 16]", "(tile [a, b], tile [b, c])",
+/// "ref [F/tf] of tile [tb, tf]", "selector".
+std::string formatElemType(const ElemType& e);
+/// Renders a stream type as "[B/tb, F/tf] x tile [tb, D]" (shape outermost first, step.md 1).
+std::string formatStreamType(const StreamType& t);
+
+/// Value of a dimension under the symbol values `env`. Throws DiagError S-250 (no location)
+/// when the dimension is not static: an unbound symbol, an inexact division, or ragged.
+int64_t evalDim(const SymExpr& e, const SymEnv& env);
+
+}  // namespace stepgen

@@ -1,0 +1,65 @@
+// sg_fifo: valid/ready FIFO of DEPTH entries of WIDTH bits (docs/hardware.md section 4).
+//
+// * in_ready  = !full  and out_valid = !empty, both straight from registers (full_q,
+//   empty_q), so neither depends combinationally on the other side's valid or ready.
+// * out_data is the head entry (a mux of registers); it is meaningful while out_valid.
+// * A beat enters on a rising edge with in_valid && in_ready and leaves with
+//   out_valid && out_ready. A full FIFO does not accept even when it is popped in the same
+//   cycle (in_ready is the registered !full). Latency: a beat written at edge t is visible
+//   at the output in the cycle after t.
+// * DEPTH >= 1 (any value, not only powers of two). Reset: active-low, synchronous.
+module sg_fifo #(
+  parameter int WIDTH = 8,
+  parameter int DEPTH = 2
+) (
+  input  logic             clk,
+  input  logic             rst_n,
+  input  logic             in_valid,
+  output logic             in_ready,
+  input  logic [WIDTH-1:0] in_data,
+  output logic             out_valid,
+  input  logic             out_ready,
+  output logic [WIDTH-1:0] out_data
+);
+  localparam int AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;  // pointer bits
+  localparam int CW = $clog2(DEPTH + 1);                // count bits (0..DEPTH)
+  localparam logic [AW-1:0] LAST = AW'(DEPTH - 1);
+
+  logic [WIDTH-1:0] mem [0:DEPTH-1];
+  logic [AW-1:0] wr_ptr, rd_ptr;
+  logic [CW-1:0] count, count_next;
+  logic full_q, empty_q;
+  logic push, pop;
+
+  assign in_ready = !full_q;
+  assign out_valid = !empty_q;
+  assign out_data = mem[rd_ptr];
+  assign push = in_valid && !full_q;
+  assign pop = out_ready && !empty_q;
+
+  always_comb begin
+    count_next = count;
+    if (push && !pop) count_next = count + CW'(1);
+    else if (pop && !push) count_next = count - CW'(1);
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      wr_ptr <= '0;
+      rd_ptr <= '0;
+      count <= '0;
+      full_q <= 1'b0;
+      empty_q <= 1'b1;
+    end else begin
+      if (push) wr_ptr <= (wr_ptr == LAST) ? '0 : wr_ptr + AW'(1);
+      if (pop) rd_ptr <= (rd_ptr == LAST) ? '0 : rd_ptr + AW'(1);
+      count <= count_next;
+      full_q <= (count_next == CW'(DEPTH));
+      empty_q <= (count_next == '0);
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (push) mem[wr_ptr] <= in_data;
+  end
+endmodule

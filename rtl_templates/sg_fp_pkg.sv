@@ -1,0 +1,144 @@
+// sg_fp_pkg: bit-exact fp32 arithmetic shared with the C++ model (sim/common/fp.cpp).
+//
+// Rules (docs/hardware.md section 3), identical to x86 SSE with MXCSR.FTZ|DAZ set:
+//   * IEEE-754 binary32, round to nearest, ties to even;
+//   * subnormal inputs are read as zero of the same sign (DAZ);
+//   * a result whose magnitude, rounded to 24 bits with an unbounded exponent, is below
+//     2^-126 becomes a zero with the sign of the exact result (FTZ, tininess after rounding);
+//   * overflow gives infinity; every NaN result is the canonical quiet NaN 32'h7FC00000;
+//   * inf - inf and 0 * inf give the canonical NaN; x + (-x) = +0, (-0) + (-0) = -0.
+//
+// Tool subset (shared/docs/toolchain.md section 5): no `return`, results are assigned to
+// the function name; no import, callers write sg_fp_pkg::fp32_add(...); no '{} patterns,
+// no packed 2-D arrays; loops are unrolled shift stages.
+package sg_fp_pkg;
+
+  localparam logic [31:0] FP32_QNAN = 32'h7FC0_0000;
+
+  // Sigmoid table key (mirrors kSigmoidELo/kSigmoidEHi/... in sim/common/fp.hpp; the unit
+  // test "sg_fp_pkg sigmoid constants match C++" checks these four lines).
+  // index = {sign, row[3:0], top 6 mantissa bits}; row = exponent - SIG_E_LO for
+  // 2^SIG_E_LO <= |x| < 2^(SIG_E_HI+1); row SIG_ROW_SMALL (|x| < 2^SIG_E_LO, incl. zero and
+  // subnormals: value 0.5) and row SIG_ROW_SAT (|x| >= 2^(SIG_E_HI+1), inf, NaN: value 1.0
+  // for sign 0, 0.0 for sign 1) use mantissa field 0.
+  localparam int SIG_E_LO = -10;
+  localparam int SIG_E_HI = 3;
+  localparam int SIG_MANT_BITS = 6;
+  localparam int SIG_IDX_W = 1 + 4 + SIG_MANT_BITS;
+  localparam logic [3:0] SIG_ROW_SMALL = 4'd14;
+  localparam logic [3:0] SIG_ROW_SAT = 4'd15;
+  localparam logic [7:0] SIG_BEXP_LO = 8'(127 + SIG_E_LO);      // first biased exponent in the table
+  localparam logic [7:0] SIG_BEXP_SAT = 8'(127 + SIG_E_HI + 1); // first saturated biased exponent
+
+  // Rounds a normalised significand 1.frac (plus guard bit grd and sticky bit stk, the OR
+  // of everything below grd) to nearest even and packs it. ex is the biased exponent of the
+  // leading 1, unbounded (may be <= 0 or >= 255 here; those flush to zero / overflow).
+  function automatic logic [31:0] fp32_round_pack(input logic sgn, input logic signed [9:0] ex,
+                                                  input logic [22:0] frac, input logic grd,
+                                                  input logic stk);
+    logic [23:0] m;
+    logic signed [9:0] e;
+    m = {1'b0, frac} + {23'd0, grd & (stk | frac[0])};
+    // Carry out of rounding: the significand becomes 1.000..0 (m[22:0] is already zero).
+    e = m[23] ? ex + 10'sd1 : ex;
+    if (e >= 10'sd255) fp32_round_pack = {sgn, 8'hFF, 23'd0};
+    else if (e <= 10'sd0) fp32_round_pack = {sgn, 31'd0};
+    else fp32_round_pack = {sgn, e[7:0], m[22:0]};
+  endfunction
+
+  // a + b (binary32 bit patterns in and out).
+  function automatic logic [31:0] fp32_add(input logic [31:0] a, input logic [31:0] b);
+    logic a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
+    logic swap, sub;
+    logic [31:0] x, y;
+    logic [7:0] d;
+    logic [4:0] dsh;
+    logic [49:0] yw;
+    logic [26:0] xm, ym, n;
+    logic [27:0] s;
+    logic [4:0] lz;
+    logic signed [9:0] e;
+    a_zero = (a[30:23] == 8'd0);
+    b_zero = (b[30:23] == 8'd0);
+    a_inf = (a[30:23] == 8'hFF) && (a[22:0] == 23'd0);
+    b_inf = (b[30:23] == 8'hFF) && (b[22:0] == 23'd0);
+    a_nan = (a[30:23] == 8'hFF) && (a[22:0] != 23'd0);
+    b_nan = (b[30:23] == 8'hFF) && (b[22:0] != 23'd0);
+    // Normal path: x is the operand of larger magnitude (integer compare of |bits|).
+    swap = (b[30:0] > a[30:0]);
+    x = swap ? b : a;
+    y = swap ? a : b;
+    sub = x[31] ^ y[31];
+    d = x[30:23] - y[30:23];
+    dsh = (d > 8'd26) ? 5'd26 : d[4:0];
+    // Align y: 24-bit significand, then guard, round and sticky bits.
+    yw = {1'b1, y[22:0], 26'd0} >> dsh;
+    ym = {yw[49:24], |yw[23:0]};
+    xm = {1'b1, x[22:0], 3'b000};
+    s = sub ? ({1'b0, xm} - {1'b0, ym}) : ({1'b0, xm} + {1'b0, ym});
+    // Normalise: carry out shifts right by one, cancellation shifts left (log shifter).
+    n = s[26:0];
+    lz = 5'd0;
+    if (n[26:11] == 16'd0) begin n = {n[10:0], 16'd0}; lz = lz + 5'd16; end
+    if (n[26:19] == 8'd0) begin n = {n[18:0], 8'd0}; lz = lz + 5'd8; end
+    if (n[26:23] == 4'd0) begin n = {n[22:0], 4'd0}; lz = lz + 5'd4; end
+    if (n[26:25] == 2'd0) begin n = {n[24:0], 2'd0}; lz = lz + 5'd2; end
+    if (!n[26]) begin n = {n[25:0], 1'b0}; lz = lz + 5'd1; end
+    e = $signed({2'b00, x[30:23]}) - $signed({5'd0, lz});
+    if (a_nan || b_nan || (a_inf && b_inf && (a[31] ^ b[31]))) fp32_add = FP32_QNAN;
+    else if (a_inf) fp32_add = a;
+    else if (b_inf) fp32_add = b;
+    else if (a_zero && b_zero) fp32_add = {a[31] & b[31], 31'd0};
+    else if (a_zero) fp32_add = b;
+    else if (b_zero) fp32_add = a;
+    else if (s == 28'd0) fp32_add = 32'd0;  // exact cancellation: +0
+    else if (s[27])
+      fp32_add = fp32_round_pack(x[31], $signed({2'b00, x[30:23]}) + 10'sd1, s[26:4], s[3], |s[2:0]);
+    else fp32_add = fp32_round_pack(x[31], e, n[25:3], n[2], |n[1:0]);
+  endfunction
+
+  // a * b (binary32 bit patterns in and out).
+  function automatic logic [31:0] fp32_mul(input logic [31:0] a, input logic [31:0] b);
+    logic a_zero, b_zero, a_inf, b_inf, a_nan, b_nan, sgn;
+    logic [47:0] p;
+    logic signed [9:0] e;
+    a_zero = (a[30:23] == 8'd0);
+    b_zero = (b[30:23] == 8'd0);
+    a_inf = (a[30:23] == 8'hFF) && (a[22:0] == 23'd0);
+    b_inf = (b[30:23] == 8'hFF) && (b[22:0] == 23'd0);
+    a_nan = (a[30:23] == 8'hFF) && (a[22:0] != 23'd0);
+    b_nan = (b[30:23] == 8'hFF) && (b[22:0] != 23'd0);
+    sgn = a[31] ^ b[31];
+    p = {24'd0, 1'b1, a[22:0]} * {24'd0, 1'b1, b[22:0]};
+    e = $signed({2'b00, a[30:23]}) + $signed({2'b00, b[30:23]}) - 10'sd127;
+    if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) fp32_mul = FP32_QNAN;
+    else if (a_inf || b_inf) fp32_mul = {sgn, 8'hFF, 23'd0};
+    else if (a_zero || b_zero) fp32_mul = {sgn, 31'd0};
+    else if (p[47]) fp32_mul = fp32_round_pack(sgn, e + 10'sd1, p[46:24], p[23], |p[22:0]);
+    else fp32_mul = fp32_round_pack(sgn, e, p[45:23], p[22], |p[21:0]);
+  endfunction
+
+  // The low 16 bits of bf16_mul's operands and the low 17 bits of sigmoid_index's argument
+  // are ignored by definition (bf16 truncation, 6-bit table key), so UNUSEDSIGNAL is waived
+  // for these two functions only.
+  /* verilator lint_off UNUSEDSIGNAL */
+
+  // bfloat16 product: both operands keep only their upper 16 bits, then fp32_mul (the
+  // 8-bit x 8-bit significand product is exact; only range over/underflow rounds).
+  function automatic logic [31:0] bf16_mul(input logic [31:0] a, input logic [31:0] b);
+    bf16_mul = fp32_mul({a[31:16], 16'd0}, {b[31:16], 16'd0});
+  endfunction
+
+  // Index of x in the sigmoid table (layout at SIG_* above); the value is
+  // sg_sigmoid_lut::sg_sigmoid_lut(sigmoid_index(x)).
+  function automatic logic [SIG_IDX_W-1:0] sigmoid_index(input logic [31:0] x);
+    logic [3:0] row;
+    row = x[26:23] - SIG_BEXP_LO[3:0];  // low 4 bits of (biased exponent - SIG_BEXP_LO)
+    if (x[30:23] >= SIG_BEXP_SAT) sigmoid_index = {x[31], SIG_ROW_SAT, {SIG_MANT_BITS{1'b0}}};
+    else if (x[30:23] < SIG_BEXP_LO) sigmoid_index = {x[31], SIG_ROW_SMALL, {SIG_MANT_BITS{1'b0}}};
+    else sigmoid_index = {x[31], row, x[22-:SIG_MANT_BITS]};
+  endfunction
+
+  /* verilator lint_on UNUSEDSIGNAL */
+
+endpackage

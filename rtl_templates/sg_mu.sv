@@ -1,0 +1,284 @@
+// sg_mu: memory unit, Bufferize(b) + Streamify(repeat) (docs/hardware.md section 2).
+// RepeatStatic(n) is b = 0, repeat = n.
+//
+// Parameters: W words per beat, WORDS words of buffer (two halves), CPB cycles per beat on
+// the write side and on the read side (= ceil(W*4 / mu.bytes_per_cycle)).
+//
+// Per-context configuration (sg_cfg_pkg MU_*): enable, b, repeat, half_words,
+// in0_stopmap (in0_src is used by the generated top, not here).
+//
+// Behaviour
+// * Input beats (after the in0 stop map: out level = map[3*s +: 3] on STOP beats and on
+//   DATA beats with last = 1) fill the write half. A DATA beat with last and stop s >= b, or
+//   a STOP beat with s >= b, closes the half (s_ref = s - b); a STOP beat with s < b is kept
+//   in the buffer as written (it closes an empty inner group). DONE closes the half as a
+//   DONE token. A closed half is read out while the other half fills.
+// * Half h starts at word h*half_words (beat h*half_words/W; half_words must be a multiple
+//   of W and a buffer must fit in half_words words -- the mapper guarantees both).
+// * Read-out: the stored beats `repeat` times. The last stored beat of each read-out gets
+//   stop b (a DATA beat also gets last = 1) except in the last read-out, where it gets
+//   b + 1 + s_ref; earlier beats keep their stops (< b). An empty buffer (closed by a STOP
+//   with nothing stored), or repeat = 0, emits one STOP beat of level b + 1 + s_ref.
+//   Stop levels are 3 bits; the mapper keeps b + 1 + s_ref <= 7.
+// * A DONE token is emitted as DONE; the context finishes when that beat is accepted.
+//
+// Timing (cycle 0 = the cycle the first input beat is accepted; input and output never
+// stalled): the write side accepts one beat every CPB cycles (beats at 0, CPB, 2*CPB, ...).
+// A half closed by the beat accepted in cycle c is read from cycle c+1: its first output
+// beat is valid in cycle c+2, then one beat every CPB cycles. For a buffer of n beats the
+// first output beat is at (n-1)*CPB + 2; steady state per buffer max(n, repeat*n)*CPB.
+// A context switch costs one idle cycle (INIT) after the DONE beat is accepted.
+//
+// Ports: out_valid / out_beat come from registers; in0_ready is combinational from
+// registers only (no path from in0_valid).
+module sg_mu #(
+  parameter int W = 16,
+  parameter int WORDS = 16384,
+  parameter int CPB = 1
+) (
+  input  logic clk,
+  input  logic rst_n,
+  // Whole configuration vector (all contexts). Only the fields of the running context are
+  // read, and the source selects (in0_src) belong to the generated top.
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [sg_cfg_pkg::CONTEXTS*sg_cfg_pkg::MU_BITS-1:0] cfg,
+  /* verilator lint_on UNUSEDSIGNAL */
+  input  logic start,
+  output logic done,
+  output logic [((sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1)-1:0] ctx,
+  input  logic [32*W+5:0] in0_beat,
+  input  logic in0_valid,
+  output logic in0_ready,
+  output logic [32*W+5:0] out_beat,
+  output logic out_valid,
+  input  logic out_ready
+);
+  localparam int NCTX = sg_cfg_pkg::CONTEXTS;
+  localparam int CB = sg_cfg_pkg::MU_BITS;
+  localparam int CTXW = (NCTX > 1) ? $clog2(NCTX) : 1;
+  localparam int DW = 32 * W;
+  localparam int BW = DW + 6;
+  localparam int NB = WORDS / W;                 // beat entries in the buffer
+  localparam int BI = (NB > 1) ? $clog2(NB) : 1; // beat index bits
+  localparam int TW = (CPB > 1) ? $clog2(CPB) : 1;
+  localparam int RW = sg_cfg_pkg::MU_REPEAT_W;
+  localparam int HW = sg_cfg_pkg::MU_HALF_WORDS_W;
+  localparam logic [1:0] K_DATA = 2'd0, K_STOP = 2'd1, K_DONE = 2'd2;
+  localparam logic [1:0] S_IDLE = 2'd0, S_INIT = 2'd1, S_RUN = 2'd2;
+  localparam logic [TW-1:0] T_RELOAD = TW'(CPB - 1);
+
+  // ---------------------------------------------------------------- context sequencing
+  logic [1:0] st_q;
+  logic [CTXW-1:0] ctx_q;
+  logic done_q;
+  logic [NCTX-1:0] en;
+  logic [CTXW:0] seq_from;
+  logic seq_found;
+  logic [CTXW-1:0] seq_idx;
+  logic fin;
+  logic run;
+
+  always_comb begin
+    for (int c = 0; c < NCTX; c++) en[c] = cfg[c * CB + sg_cfg_pkg::MU_ENABLE_LSB];
+    seq_from = start ? '0 : {1'b0, ctx_q} + 1'b1;
+    seq_found = 1'b0;
+    seq_idx = '0;
+    for (int c = NCTX - 1; c >= 0; c--) begin
+      if (en[c] && (c >= int'(seq_from))) begin
+        seq_found = 1'b1;
+        seq_idx = CTXW'(c);
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      st_q <= S_IDLE;
+      ctx_q <= '0;
+      done_q <= 1'b0;
+    end else if (start || fin) begin
+      done_q <= 1'b0;
+      if (seq_found) begin
+        ctx_q <= seq_idx;
+        st_q <= S_INIT;
+      end else begin
+        st_q <= S_IDLE;
+        done_q <= 1'b1;
+      end
+    end else if (st_q == S_INIT) begin
+      st_q <= S_RUN;
+    end
+  end
+
+  assign done = done_q;
+  assign ctx = ctx_q;
+  assign run = (st_q == S_RUN);
+
+  // ---------------------------------------------------------------- configuration
+  // cc: the running context's vector. Its enable bit is read for all contexts through `en`
+  // and in0_src belongs to the generated top, so those bits are unused here.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [CB-1:0] cc;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [2:0] cf_b;
+  logic [RW-1:0] cf_rep;
+  logic [HW-1:0] cf_hw;
+  logic [23:0] cf_map;
+  assign cc = cfg[int'(ctx_q) * CB +: CB];
+  assign cf_b = cc[sg_cfg_pkg::MU_B_LSB +: 3];
+  assign cf_rep = cc[sg_cfg_pkg::MU_REPEAT_LSB +: RW];
+  assign cf_hw = cc[sg_cfg_pkg::MU_HALF_WORDS_LSB +: HW];
+  assign cf_map = cc[sg_cfg_pkg::MU_IN0_STOPMAP_LSB +: 24];
+
+  // ---------------------------------------------------------------- input (stop map)
+  logic [1:0] m_kind;
+  logic m_last;
+  logic [2:0] m_stop;
+  logic [BW-1:0] m_beat;
+  always_comb begin
+    m_kind = in0_beat[DW + 4 +: 2];
+    m_last = in0_beat[DW + 3];
+    m_stop = in0_beat[DW +: 3];
+    if (m_kind == K_STOP || (m_kind == K_DATA && m_last)) m_stop = cf_map[int'(m_stop) * 3 +: 3];
+    m_beat = {m_kind, m_last, m_stop, in0_beat[DW-1:0]};
+  end
+
+  // ---------------------------------------------------------------- state
+  logic [BW-1:0] mem [0:NB-1];
+  logic [BI-1:0] hb1_q;           // first beat of half 1 (= half_words / W)
+  // write side
+  logic [TW-1:0] wt_q;            // write-side busy cycles left
+  logic wh_q;                     // half being filled
+  logic [BI:0] wcnt_q;            // beats stored in it
+  logic eos_q;                    // DONE taken in
+  // halves
+  logic [1:0] full_q;             // closed, waiting for / being read out
+  logic [1:0] tokdone_q;          // the half is the DONE token
+  logic [BI:0] cnt_q [0:1];       // stored beats
+  logic [2:0] sref_q [0:1];       // s_ref of the closing stop
+  // read side
+  logic [TW-1:0] rt_q;            // read-side busy cycles left
+  logic rh_q;                     // half being read
+  logic [BI:0] rcnt_q;            // next beat of the read-out
+  logic [RW-1:0] rrep_q;          // read-out number
+  logic [BW-1:0] out_q;
+  logic ov_q;
+
+  logic wfire, can_out, rgo;
+  logic [BI-1:0] widx, ridx;
+  logic [BW-1:0] rbeat;           // beat to emit when rgo reads a stored beat
+  logic r_lastbeat, r_lastrep;
+  logic [2:0] r_endstop;          // b + 1 + s_ref of the half being read
+
+  assign in0_ready = run && !eos_q && (wt_q == '0) && !full_q[wh_q];
+  assign wfire = in0_valid && in0_ready;
+  assign can_out = !ov_q || out_ready;
+  assign rgo = run && full_q[rh_q] && (rt_q == '0) && can_out;
+  assign fin = run && ov_q && out_ready && (out_q[DW + 4 +: 2] == K_DONE);
+  assign widx = (wh_q ? hb1_q : '0) + wcnt_q[BI-1:0];
+  assign ridx = (rh_q ? hb1_q : '0) + rcnt_q[BI-1:0];
+  assign out_beat = out_q;
+  assign out_valid = ov_q;
+
+  always_comb begin
+    r_lastbeat = (rcnt_q + 1'b1 == cnt_q[rh_q]);
+    r_lastrep = ({1'b0, rrep_q} + 1'b1 == {1'b0, cf_rep});
+    r_endstop = cf_b + 3'd1 + sref_q[rh_q];
+    rbeat = mem[ridx];
+    if (r_lastbeat) begin
+      rbeat[DW +: 3] = r_lastrep ? r_endstop : cf_b;
+      if (rbeat[DW + 4 +: 2] == K_DATA) rbeat[DW + 3] = 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      ov_q <= 1'b0;
+      full_q <= '0;
+      tokdone_q <= '0;
+      eos_q <= 1'b0;
+      wt_q <= '0;
+      rt_q <= '0;
+    end else if (st_q != S_RUN) begin
+      // Idle or INIT: an empty unit for the next context.
+      ov_q <= 1'b0;
+      full_q <= '0;
+      tokdone_q <= '0;
+      eos_q <= 1'b0;
+      wt_q <= '0;
+      rt_q <= '0;
+      wh_q <= 1'b0;
+      rh_q <= 1'b0;
+      wcnt_q <= '0;
+      rcnt_q <= '0;
+      rrep_q <= '0;
+      hb1_q <= BI'(32'(cf_hw) / 32'(W));
+    end else begin
+      // ---- write side
+      if (wfire) wt_q <= T_RELOAD;
+      else if (wt_q != '0) wt_q <= wt_q - 1'b1;
+      if (wfire) begin
+        if (m_kind == K_DONE) begin
+          full_q[wh_q] <= 1'b1;
+          tokdone_q[wh_q] <= 1'b1;
+          cnt_q[wh_q] <= '0;
+          sref_q[wh_q] <= 3'd0;
+          wh_q <= !wh_q;
+          wcnt_q <= '0;
+          eos_q <= 1'b1;
+        end else if (m_kind == K_STOP && m_stop >= cf_b) begin
+          // closes the buffer; nothing stored (possibly an empty buffer)
+          full_q[wh_q] <= 1'b1;
+          cnt_q[wh_q] <= wcnt_q;
+          sref_q[wh_q] <= m_stop - cf_b;
+          wh_q <= !wh_q;
+          wcnt_q <= '0;
+        end else begin
+          // DATA, or STOP below b: stored as written
+          mem[widx] <= m_beat;
+          if (m_kind == K_DATA && m_last && m_stop >= cf_b) begin
+            full_q[wh_q] <= 1'b1;
+            cnt_q[wh_q] <= wcnt_q + 1'b1;
+            sref_q[wh_q] <= m_stop - cf_b;
+            wh_q <= !wh_q;
+            wcnt_q <= '0;
+          end else begin
+            wcnt_q <= wcnt_q + 1'b1;
+          end
+        end
+      end
+      // ---- read side
+      if (rgo) rt_q <= T_RELOAD;
+      else if (rt_q != '0) rt_q <= rt_q - 1'b1;
+      if (rgo) begin
+        ov_q <= 1'b1;
+        if (tokdone_q[rh_q]) begin
+          out_q <= {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
+          full_q[rh_q] <= 1'b0;
+          tokdone_q[rh_q] <= 1'b0;
+          rh_q <= !rh_q;
+        end else if (cnt_q[rh_q] == '0 || cf_rep == '0) begin
+          out_q <= {K_STOP, 1'b0, r_endstop, {DW{1'b0}}};
+          full_q[rh_q] <= 1'b0;
+          rh_q <= !rh_q;
+        end else begin
+          out_q <= rbeat;
+          if (r_lastbeat) begin
+            rcnt_q <= '0;
+            if (r_lastrep) begin
+              rrep_q <= '0;
+              full_q[rh_q] <= 1'b0;
+              rh_q <= !rh_q;
+            end else begin
+              rrep_q <= rrep_q + 1'b1;
+            end
+          end else begin
+            rcnt_q <= rcnt_q + 1'b1;
+          end
+        end
+      end else if (out_ready) begin
+        ov_q <= 1'b0;
+      end
+    end
+  end
+endmodule

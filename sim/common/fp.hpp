@@ -1,0 +1,82 @@
+#pragma once
+// Bit-exact fp32 arithmetic of the hardware (docs/hardware.md section 3), shared by the
+// C++ model and the RTL (rtl_templates/sg_fp_pkg.sv, rtl_templates/sg_sigmoid_lut.sv).
+//
+// Numbers are passed as IEEE-754 binary32 bit patterns (uint32_t). Rules: round to nearest
+// even; subnormal inputs read as zero of the same sign (DAZ); results whose magnitude,
+// rounded to 24 bits with an unbounded exponent, is below 2^-126 become a zero with the
+// sign of the exact result (FTZ, tininess after rounding, as on x86 SSE); overflow gives
+// infinity; every NaN result is the canonical quiet NaN kFp32QNaN (0x7FC00000).
+//
+// fp32Add/fp32Mul/bf16Mul/silu use the host's SSE arithmetic and are only exact after
+// enableFtzDaz() has been called on the calling thread (MXCSR is per thread).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stepgen {
+
+/// Canonical quiet NaN returned by every operation whose result is NaN.
+constexpr uint32_t kFp32QNaN = 0x7FC00000u;
+
+// Sigmoid table (one place for its shape; sg_fp_pkg.sv mirrors these, checked by a test).
+// index = sign << 10 | row << 6 | top 6 mantissa bits, where
+//   row = unbiased exponent - kSigmoidELo   for 2^kSigmoidELo <= |x| < 2^(kSigmoidEHi+1),
+//   row = kSigmoidRowSmall (mantissa field 0) for |x| < 2^kSigmoidELo, zeros, subnormals,
+//   row = kSigmoidRowSat   (mantissa field 0) for |x| >= 2^(kSigmoidEHi+1), inf, NaN.
+/// Smallest unbiased exponent with its own table rows (|x| >= 2^-10).
+constexpr int kSigmoidELo = -10;
+/// Largest unbiased exponent with its own table rows (|x| < 2^4 = 16).
+constexpr int kSigmoidEHi = 3;
+/// Mantissa bits (from the top) in the table key.
+constexpr int kSigmoidMantBits = 6;
+/// Width of the table index in bits (sign + 4 row bits + mantissa bits).
+constexpr int kSigmoidIndexBits = 11;
+/// Number of table entries (2^kSigmoidIndexBits).
+constexpr int kSigmoidTableSize = 1 << kSigmoidIndexBits;
+/// Row for |x| < 2^kSigmoidELo: value 0.5.
+constexpr int kSigmoidRowSmall = 14;
+/// Row for |x| >= 2^(kSigmoidEHi+1), inf and NaN: value 1.0 (x > 0) or 0.0 (x < 0).
+constexpr int kSigmoidRowSat = 15;
+static_assert(kSigmoidEHi - kSigmoidELo + 1 <= kSigmoidRowSmall, "exponent rows overlap the special rows");
+
+/// Reinterprets a binary32 bit pattern as float (no conversion).
+float bitsToFloat(uint32_t bits);
+/// Reinterprets a float as its binary32 bit pattern (no conversion).
+uint32_t floatToBits(float f);
+
+/// Sets MXCSR.FTZ and MXCSR.DAZ on the calling thread (x86 SSE; _mm_setcsr). Required
+/// before fp32Add/fp32Mul/bf16Mul/silu on every thread that calls them. Idempotent.
+void enableFtzDaz();
+/// True when MXCSR.FTZ and MXCSR.DAZ are both set on the calling thread.
+bool ftzDazEnabled();
+
+/// a + b on binary32 bit patterns with the hardware's rules (RNE, DAZ/FTZ, canonical NaN).
+/// Needs enableFtzDaz() on this thread. Same function as sg_fp_pkg::fp32_add.
+uint32_t fp32Add(uint32_t a, uint32_t b);
+/// a * b on binary32 bit patterns with the hardware's rules (RNE, DAZ/FTZ, canonical NaN).
+/// Needs enableFtzDaz() on this thread. Same function as sg_fp_pkg::fp32_mul.
+uint32_t fp32Mul(uint32_t a, uint32_t b);
+/// bfloat16 product: fp32Mul(a & 0xFFFF0000, b & 0xFFFF0000) (operands truncated to bf16,
+/// result in fp32). Needs enableFtzDaz(). Same function as sg_fp_pkg::bf16_mul.
+uint32_t bf16Mul(uint32_t a, uint32_t b);
+
+/// Table index of x (0 .. kSigmoidTableSize-1, layout above). Same as sg_fp_pkg::sigmoid_index.
+int sigmoidIndex(uint32_t x);
+/// The sigmoid table, kSigmoidTableSize binary32 patterns: float(1/(1+exp(-v))) computed in
+/// double at the bucket midpoint v; row kSigmoidRowSmall = 0.5; row kSigmoidRowSat = 1.0
+/// (sign 0) or 0.0 (sign 1); unused rows hold 0.5. Same contents as sg_sigmoid_lut.sv.
+std::vector<uint32_t> sigmoidTable();
+/// Approximate logistic sigmoid of x by table lookup: sigmoidTable()[sigmoidIndex(x)].
+/// Absolute error below 2e-3 (bucket width; tested in tests/unit/test_fp.cpp).
+uint32_t sigmoidLookup(uint32_t x);
+/// silu(x) = fp32Mul(x, sigmoidLookup(x)), as the hardware computes it (so silu(-inf) is
+/// NaN and silu(NaN) is NaN). Needs enableFtzDaz().
+uint32_t silu(uint32_t x);
+
+/// Text of rtl_templates/sg_sigmoid_lut.sv: package sg_sigmoid_lut with the function
+/// sg_sigmoid_lut(idx) returning sigmoidTable()[idx]. The committed file must equal this
+/// (golden test in tests/unit/test_fp.cpp; STEPGEN_REGEN_GOLDEN=1 rewrites it).
+std::string sigmoidLutSv();
+
+}  // namespace stepgen

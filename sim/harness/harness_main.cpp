@@ -1,0 +1,449 @@
+// Verilator testbench main for a generated stepgen fabric (top module `sg_top`, verilated
+// with `--prefix Vfabric`). Built by flows/verilator_build.sh; see docs/hardware.md section 6.
+//
+// Usage:  Vfabric <run.json> [+verilator+plusargs...]
+//
+// run.json (paths are relative to the folder of run.json):
+//   bitstream        string   .bin of little-endian 32-bit config words (required)
+//   n_ag             int      NAG, number of AG units = width of dram_req_valid (required)
+//   pieces_per_beat  int      P, 64-byte pieces per DRAM request (required)
+//   link_bits        int      LB, must equal 512*P (required)
+//   addr_bits        int      AB, width of one piece address, <= 64 (required)
+//   dram             object   {channels, latency, ii, startup} in cycles (required)
+//   dram_bytes       int      size of the DRAM image in bytes (required)
+//   inputs/outputs   array    [{name, npy, base (bytes), rows, cols}] fp32 row-major regions
+//   ports            array    names of the unit input ports, index = bit of dbg_port_*
+//   max_cycles       int      stop with status "timeout" after this many cycles (default 1e9)
+//   watchdog_cycles  int      idle cycles before status "deadlock" (default 20000)
+//   trace            string   FST file to write ("" = none; needs a --trace build)
+//   result           string   result JSON to write (default "result.json")
+//
+// Flow: rst_n low for 4 cycles; one cfg write per cycle for every word of the bitstream
+// (cfg_addr = word index); inputs copied into the DRAM image; then cycle 0 is the cycle in
+// which `start` is high. Every cycle c: with clk low the harness drives start and, for each
+// AG whose oldest read is deliverable at c (DramModel::responseReady), dram_resp_valid and
+// dram_resp_data; evaluates; reads dram_req_* (dram_req_ready is always 1) and hands every
+// valid request to DramModel::request(ag, ..., c) in AG order; if `done` is high the run
+// ends with done_cycle = c; otherwise it raises clk (the edge: requests and responses of
+// cycle c are transferred, responses are popped). cycles = max(done_cycle, last write
+// completion).
+//
+// Watchdog: a cycle is idle when no dbg_port_fire bit is set, no AG requests, no response is
+// delivered and no read is outstanding in the DRAM model. After `watchdog_cycles` idle
+// cycles in a row the run stops with status "deadlock"; stuck ports are those whose
+// dbg_port_valid or dbg_port_full bit is set.
+//
+// Result JSON: {status: "ok"|"deadlock"|"timeout"|"error", cycles, done_cycle (null unless
+// ok), last_write_done, sim_cycles, config_words, offchip_read_bytes, offchip_write_bytes,
+// outstanding_reads, stuck: [port names], stuck_detail: [{index, port, valid, full}],
+// wall_seconds, cycles_per_second, message}. Outputs are written for every status but
+// "error". Exit codes: 0 ok, 1 usage, 2 error, 3 deadlock, 4 timeout.
+#include "Vfabric.h"
+
+#include <verilated.h>
+#ifdef STEPGEN_TRACE
+#include <verilated_fst_c.h>
+#endif
+
+#include <nlohmann/json.hpp>
+
+#include "common/dram.hpp"
+#include "common/npy.hpp"
+#include "harness/vport.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace stepgen;
+
+namespace {
+
+/// One fp32 row-major region of the DRAM image bound to a .npy file.
+struct Region {
+    std::string name;
+    fs::path npy;        // absolute or relative to the current directory
+    uint64_t base = 0;   // bytes
+    uint64_t rows = 0, cols = 0;
+};
+
+/// The parsed run description (see the file comment).
+struct RunDesc {
+    fs::path bitstream;
+    int nAg = 0, pieces = 0, linkBits = 0, addrBits = 0;
+    DramTiming timing;
+    uint64_t dramBytes = 0;
+    std::vector<Region> inputs, outputs;
+    std::vector<std::string> ports;
+    uint64_t maxCycles = 1000000000ull;
+    uint64_t watchdog = 20000;
+    fs::path trace;   // empty = none
+    fs::path result;
+};
+
+enum ExitCode { kOk = 0, kUsage = 1, kError = 2, kDeadlock = 3, kTimeout = 4 };
+
+fs::path resolve(const fs::path& dir, const std::string& p) {
+    fs::path q(p);
+    return q.is_absolute() ? q : dir / q;
+}
+
+/// Parses run.json; throws std::runtime_error naming the file and the bad key.
+RunDesc parseRun(const fs::path& file) {
+    std::ifstream f(file);
+    if (!f) throw std::runtime_error("run description '" + file.string() + "': cannot open");
+    json j;
+    try {
+        f >> j;
+    } catch (const json::exception& e) {
+        throw std::runtime_error("run description '" + file.string() + "': invalid JSON: " + e.what());
+    }
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    const auto fail = [&](const std::string& what) -> std::runtime_error {
+        return std::runtime_error("run description '" + file.string() + "': " + what);
+    };
+    const auto need = [&](const json& o, const char* key) -> const json& {
+        if (!o.is_object() || !o.contains(key)) throw fail(std::string("missing key '") + key + "'");
+        return o.at(key);
+    };
+    RunDesc r;
+    try {
+        r.bitstream = resolve(dir, need(j, "bitstream").get<std::string>());
+        r.nAg = need(j, "n_ag").get<int>();
+        r.pieces = need(j, "pieces_per_beat").get<int>();
+        r.linkBits = need(j, "link_bits").get<int>();
+        r.addrBits = need(j, "addr_bits").get<int>();
+        const json& d = need(j, "dram");
+        r.timing.channels = need(d, "channels").get<int>();
+        r.timing.latency = need(d, "latency").get<uint64_t>();
+        r.timing.ii = need(d, "ii").get<uint64_t>();
+        r.timing.startup = need(d, "startup").get<uint64_t>();
+        r.dramBytes = need(j, "dram_bytes").get<uint64_t>();
+        for (const char* key : {"inputs", "outputs"}) {
+            if (!j.contains(key)) continue;
+            for (const json& e : j.at(key)) {
+                Region g;
+                g.name = e.value("name", std::string());
+                g.npy = resolve(dir, need(e, "npy").get<std::string>());
+                g.base = need(e, "base").get<uint64_t>();
+                g.rows = e.value("rows", uint64_t(0));
+                g.cols = e.value("cols", uint64_t(0));
+                (std::string(key) == "inputs" ? r.inputs : r.outputs).push_back(g);
+            }
+        }
+        if (j.contains("ports"))
+            for (const json& p : j.at("ports")) r.ports.push_back(p.get<std::string>());
+        r.maxCycles = j.value("max_cycles", r.maxCycles);
+        r.watchdog = j.value("watchdog_cycles", r.watchdog);
+        const std::string tr = j.value("trace", std::string());
+        if (!tr.empty()) r.trace = resolve(dir, tr);
+        r.result = resolve(dir, j.value("result", std::string("result.json")));
+    } catch (const json::exception& e) {
+        throw fail(std::string("bad value: ") + e.what());
+    }
+    if (r.nAg < 1) throw fail("n_ag must be >= 1");
+    if (r.pieces < 1) throw fail("pieces_per_beat must be >= 1");
+    if (r.linkBits != 512 * r.pieces)
+        throw fail("link_bits (" + std::to_string(r.linkBits) + ") must equal 512 * pieces_per_beat");
+    if (r.addrBits < 1 || r.addrBits > 64) throw fail("addr_bits must be in 1..64");
+    if (r.timing.channels < 1 || r.timing.ii < 1) throw fail("dram.channels and dram.ii must be >= 1");
+    for (const Region& g : r.outputs)
+        if (g.rows == 0 || g.cols == 0) throw fail("output '" + g.name + "' needs rows and cols");
+    return r;
+}
+
+std::vector<uint32_t> readBitstream(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    if (!f) throw std::runtime_error("bitstream '" + p.string() + "': cannot open");
+    std::string b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (b.size() % 4) throw std::runtime_error("bitstream '" + p.string() + "': size " + std::to_string(b.size()) +
+                                               " is not a multiple of 4 bytes");
+    std::vector<uint32_t> w(b.size() / 4);
+    for (size_t i = 0; i < w.size(); ++i) {
+        const auto* u = reinterpret_cast<const unsigned char*>(b.data() + 4 * i);
+        w[i] = uint32_t(u[0]) | uint32_t(u[1]) << 8 | uint32_t(u[2]) << 16 | uint32_t(u[3]) << 24;
+    }
+    if (w.size() > (1u << 24))
+        throw std::runtime_error("bitstream '" + p.string() + "': more than 2^24 words");
+    return w;
+}
+
+void loadInput(const Region& g, DramModel& dram) {
+    NpyArray a = readNpy(g.npy.string());
+    const uint64_t n = a.data.size();
+    if ((g.rows || g.cols) && g.rows * g.cols != n)
+        throw std::runtime_error("input '" + g.name + "' (" + g.npy.string() + "): run description says " +
+                                 std::to_string(g.rows) + "x" + std::to_string(g.cols) + " but the file holds " +
+                                 std::to_string(n) + " values");
+    if (a.shape.size() == 2 && g.rows && (a.shape[0] != g.rows || a.shape[1] != g.cols))
+        throw std::runtime_error("input '" + g.name + "' (" + g.npy.string() + "): shape " +
+                                 std::to_string(a.shape[0]) + "x" + std::to_string(a.shape[1]) + " != " +
+                                 std::to_string(g.rows) + "x" + std::to_string(g.cols));
+    if (g.base > dram.size() || dram.size() - g.base < n * 4)
+        throw std::runtime_error("input '" + g.name + "' does not fit the DRAM image (base " +
+                                 std::to_string(g.base) + ", " + std::to_string(n * 4) + " bytes, image " +
+                                 std::to_string(dram.size()) + " bytes)");
+    if (n) std::memcpy(dram.mem() + g.base, a.data.data(), n * 4);
+}
+
+void writeOutput(const Region& g, const DramModel& dram) {
+    const uint64_t n = g.rows * g.cols;
+    if (g.base > dram.size() || dram.size() - g.base < n * 4)
+        throw std::runtime_error("output '" + g.name + "' does not fit the DRAM image");
+    std::vector<float> v(n);
+    if (n) std::memcpy(v.data(), dram.mem() + g.base, n * 4);
+    if (g.npy.has_parent_path()) fs::create_directories(g.npy.parent_path());
+    writeNpy(g.npy.string(), {static_cast<size_t>(g.rows), static_cast<size_t>(g.cols)}, v.data());
+}
+
+template <class T>
+void checkPort(const char* name, const T& port, uint64_t width) {
+    if (!vport::typeMatchesWidth(port, static_cast<unsigned>(width)))
+        throw std::runtime_error(std::string("port ") + name + " of the compiled fabric (" +
+                                 std::to_string(vport::capacityBits(port)) +
+                                 "-bit Verilator type) does not match the run description (" +
+                                 std::to_string(width) + " bits): check n_ag, pieces_per_beat, link_bits, "
+                                 "addr_bits and ports");
+}
+
+void writeJson(const fs::path& p, const json& j) {
+    if (p.has_parent_path()) fs::create_directories(p.parent_path());
+    std::ofstream f(p);
+    if (!f) throw std::runtime_error("result '" + p.string() + "': cannot open for writing");
+    f << j.dump(2) << "\n";
+}
+
+/// Runs the whole flow; fills `res` and returns the exit code. Throws on errors.
+int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
+    const unsigned NAG = static_cast<unsigned>(rd.nAg), P = static_cast<unsigned>(rd.pieces);
+    const unsigned LB = static_cast<unsigned>(rd.linkBits), AB = static_cast<unsigned>(rd.addrBits);
+    const size_t beatBytes = P * kDramPieceBytes;
+
+    const std::vector<uint32_t> words = readBitstream(rd.bitstream);
+    DramModel dram(rd.timing, rd.dramBytes, rd.nAg);
+    for (const Region& g : rd.inputs) loadInput(g, dram);
+
+#ifdef STEPGEN_TRACE
+    if (!rd.trace.empty()) ctx->traceEverOn(true);
+#else
+    if (!rd.trace.empty())
+        throw std::runtime_error("trace requested (" + rd.trace.string() +
+                                 ") but this binary was built without --trace");
+#endif
+    auto top = std::make_unique<Vfabric>(ctx, "TOP");
+#ifdef STEPGEN_TRACE
+    std::unique_ptr<VerilatedFstC> tfp;
+    if (!rd.trace.empty()) {
+        tfp = std::make_unique<VerilatedFstC>();
+        top->trace(tfp.get(), 99);
+        if (rd.trace.has_parent_path()) fs::create_directories(rd.trace.parent_path());
+        tfp->open(rd.trace.string().c_str());
+    }
+    const auto dump = [&] {
+        if (tfp) tfp->dump(ctx->time());
+        ctx->timeInc(1);
+    };
+#else
+    const auto dump = [&] { ctx->timeInc(1); };
+#endif
+
+    checkPort("dram_req_valid", top->dram_req_valid, NAG);
+    checkPort("dram_req_ready", top->dram_req_ready, NAG);
+    checkPort("dram_req_write", top->dram_req_write, NAG);
+    checkPort("dram_resp_valid", top->dram_resp_valid, NAG);
+    checkPort("dram_req_addr", top->dram_req_addr, uint64_t(NAG) * P * AB);
+    checkPort("dram_req_wdata", top->dram_req_wdata, uint64_t(NAG) * LB);
+    checkPort("dram_resp_data", top->dram_resp_data, uint64_t(NAG) * LB);
+    checkPort("cfg_addr", top->cfg_addr, 24);
+    checkPort("cfg_wdata", top->cfg_wdata, 32);
+    unsigned nport = vport::capacityBits(top->dbg_port_valid);
+    if (!rd.ports.empty()) {
+        nport = static_cast<unsigned>(rd.ports.size());
+        checkPort("dbg_port_valid", top->dbg_port_valid, nport);
+        checkPort("dbg_port_full", top->dbg_port_full, nport);
+        checkPort("dbg_port_fire", top->dbg_port_fire, nport);
+    }
+
+    const auto tick = [&] {  // one full cycle with the current inputs
+        top->clk = 0;
+        top->eval();
+        dump();
+        top->clk = 1;
+        top->eval();
+        dump();
+    };
+
+    // Reset and configuration.
+    top->clk = 0;
+    top->rst_n = 0;
+    top->start = 0;
+    top->cfg_we = 0;
+    top->cfg_addr = 0;
+    top->cfg_wdata = 0;
+    for (unsigned a = 0; a < NAG; ++a) {
+        vport::setBit(top->dram_req_ready, a, true);
+        vport::setBit(top->dram_resp_valid, a, false);
+    }
+    for (int i = 0; i < 4; ++i) tick();
+    top->rst_n = 1;
+    for (size_t i = 0; i < words.size(); ++i) {
+        top->cfg_we = 1;
+        top->cfg_addr = static_cast<uint32_t>(i);
+        top->cfg_wdata = words[i];
+        tick();
+    }
+    top->cfg_we = 0;
+    top->cfg_addr = 0;
+    top->cfg_wdata = 0;
+
+    // Run.
+    std::vector<uint64_t> addrs(P);
+    std::vector<uint8_t> wbuf(beatBytes);
+    std::vector<char> driven(NAG, 0);
+    std::string status;
+    std::optional<uint64_t> doneCycle;
+    uint64_t idle = 0, c = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (;; ++c) {
+        if (c >= rd.maxCycles) {
+            status = "timeout";
+            break;
+        }
+        if (ctx->gotFinish()) throw std::runtime_error("the design called $finish at cycle " + std::to_string(c));
+        bool active = false;
+        top->clk = 0;
+        top->start = (c == 0);
+        const bool anyOutstanding = dram.outstandingReads() > 0;
+        for (unsigned a = 0; a < NAG; ++a) {
+            const bool r = anyOutstanding && dram.responseReady(static_cast<int>(a), c);
+            driven[a] = r;
+            vport::setBit(top->dram_resp_valid, a, r);
+            if (r) vport::writeBytes(top->dram_resp_data, a * LB, beatBytes, dram.responseData(static_cast<int>(a)).data());
+        }
+        top->eval();
+        dump();
+
+        if (vport::anySet(top->dram_req_valid)) {
+            active = true;
+            for (unsigned a = 0; a < NAG; ++a) {
+                if (!vport::getBit(top->dram_req_valid, a)) continue;
+                const bool w = vport::getBit(top->dram_req_write, a);
+                for (unsigned k = 0; k < P; ++k) addrs[k] = vport::getBits(top->dram_req_addr, (a * P + k) * AB, AB);
+                if (w) vport::readBytes(top->dram_req_wdata, a * LB, beatBytes, wbuf.data());
+                try {
+                    dram.request(static_cast<int>(a), w, addrs, w ? wbuf.data() : nullptr, c);
+                } catch (const std::exception& e) {
+                    throw std::runtime_error(std::string(w ? "write" : "read") + " request of AG " +
+                                             std::to_string(a) + " at cycle " + std::to_string(c) + ": " + e.what());
+                }
+            }
+        }
+        if (top->done) {
+            doneCycle = c;
+            status = "ok";
+            break;
+        }
+        active = active || anyOutstanding || vport::anySet(top->dbg_port_fire);
+        idle = active ? 0 : idle + 1;
+        if (idle >= rd.watchdog) {
+            status = "deadlock";
+            break;
+        }
+
+        top->clk = 1;
+        top->eval();
+        dump();
+        for (unsigned a = 0; a < NAG; ++a)
+            if (driven[a]) dram.popResponse(static_cast<int>(a), c);
+    }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const uint64_t simCycles = c + (status == "timeout" ? 0 : 1);
+
+    json stuck = json::array(), detail = json::array();
+    if (status != "ok") {
+        for (unsigned i = 0; i < nport; ++i) {
+            const bool v = vport::getBit(top->dbg_port_valid, i), f = vport::getBit(top->dbg_port_full, i);
+            if (!v && !f) continue;
+            const std::string name = i < rd.ports.size() ? rd.ports[i] : "port" + std::to_string(i);
+            stuck.push_back(name);
+            detail.push_back({{"index", i}, {"port", name}, {"valid", v}, {"full", f}});
+        }
+    }
+    top->final();
+#ifdef STEPGEN_TRACE
+    if (tfp) tfp->close();
+#endif
+
+    for (const Region& g : rd.outputs) writeOutput(g, dram);
+
+    const uint64_t cycles = doneCycle ? std::max(*doneCycle, dram.lastWriteDone()) : c;
+    res["status"] = status;
+    res["cycles"] = cycles;
+    res["done_cycle"] = doneCycle ? json(*doneCycle) : json(nullptr);
+    res["last_write_done"] = dram.lastWriteDone();
+    res["sim_cycles"] = simCycles;
+    res["config_words"] = words.size();
+    res["offchip_read_bytes"] = dram.readBytes();
+    res["offchip_write_bytes"] = dram.writeBytes();
+    res["outstanding_reads"] = dram.outstandingReads();
+    res["stuck"] = stuck;
+    res["stuck_detail"] = detail;
+    res["wall_seconds"] = wall;
+    res["cycles_per_second"] = wall > 0 ? double(simCycles) / wall : 0.0;
+
+    if (status == "ok") {
+        std::printf("ok: %llu cycles (done at %llu, last write %llu), %.3g cycles/s\n",
+                    (unsigned long long)cycles, (unsigned long long)*doneCycle,
+                    (unsigned long long)dram.lastWriteDone(), wall > 0 ? double(simCycles) / wall : 0.0);
+        return kOk;
+    }
+    std::string msg = status == "deadlock"
+                          ? "deadlock: no progress for " + std::to_string(rd.watchdog) + " cycles, stopped at cycle " +
+                                std::to_string(c)
+                          : "timeout: max_cycles " + std::to_string(rd.maxCycles) + " reached";
+    res["message"] = msg;
+    std::fprintf(stderr, "%s\n", msg.c_str());
+    for (const json& d : detail)
+        std::fprintf(stderr, "  stuck port %u %s:%s%s\n", d["index"].get<unsigned>(), d["port"].get<std::string>().c_str(),
+                     d["valid"].get<bool>() ? " non-empty" : "", d["full"].get<bool>() ? " full" : "");
+    return status == "deadlock" ? kDeadlock : kTimeout;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || argv[1][0] == '+' || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
+        std::fprintf(stderr, "usage: %s <run.json> [+verilator+args]\n", argv[0]);
+        return kUsage;
+    }
+    const auto ctx = std::make_unique<VerilatedContext>();
+    ctx->commandArgs(argc, argv);
+    RunDesc rd;
+    json res;
+    try {
+        rd = parseRun(argv[1]);
+        const int rc = run(rd, ctx.get(), res);
+        writeJson(rd.result, res);
+        return rc;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        if (!rd.result.empty()) {
+            try {
+                json err = {{"status", "error"}, {"message", e.what()}};
+                writeJson(rd.result, err);
+            } catch (const std::exception&) {
+            }
+        }
+        return kError;
+    }
+}

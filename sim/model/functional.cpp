@@ -1,0 +1,354 @@
+// Functional model: STeP operator semantics on token streams (step.md sections 1-2).
+#include "model/functional.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "common/fp.hpp"
+#include "common/stops.hpp"
+#include "ir/attrs.hpp"
+
+namespace stepgen {
+
+namespace {
+
+using Kind = Token::Kind;
+
+Token dataToken(int64_t rows, int64_t cols, std::vector<uint32_t> d, int stop) {
+  Token t;
+  t.rows = rows;
+  t.cols = cols;
+  t.stop = stop;
+  t.data = std::make_shared<const std::vector<uint32_t>>(std::move(d));
+  return t;
+}
+
+Token withStop(Token t, int s) {
+  t.stop = s;
+  return t;
+}
+
+class Runner {
+ public:
+  Runner(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::map<std::string, Matrix>& in)
+      : g_(g), s_(s), a_(a), in_(in) {
+    r_.streams.resize(g.streams.size());
+  }
+
+  FunctionalResult run() {
+    enableFtzDaz();
+    for (const Tensor& t : g_.tensors) {
+      if (!t.isOutput) continue;
+      Matrix m;
+      m.rows = evalDim(t.shape.at(0), g_.symbols);
+      m.cols = evalDim(t.shape.at(1), g_.symbols);
+      m.data.assign(size_t(m.rows * m.cols), 0);
+      r_.outputs[t.name] = std::move(m);
+    }
+    for (int op : order()) runOp(g_.ops[op]);
+    return std::move(r_);
+  }
+
+ private:
+  const StepGraph& g_;
+  const ShapeResult& s_;
+  const ArchModel& a_;
+  const std::map<std::string, Matrix>& in_;
+  FunctionalResult r_;
+
+  std::vector<int> order() const {
+    std::vector<int> done(g_.ops.size(), 0), out;
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (size_t i = 0; i < g_.ops.size(); ++i) {
+        if (done[i]) continue;
+        bool ready = true;
+        for (StreamId in : g_.ops[i].inputs) {
+          OpId p = g_.stream(in).producer;
+          ready = ready && p.valid() && done[p.v];
+        }
+        if (ready) done[i] = 1, out.push_back(int(i)), progress = true;
+      }
+    }
+    return out;
+  }
+
+  const TokenStream& input(const Op& op, size_t i) const { return r_.streams.at(op.inputs.at(i).v); }
+  TokenStream& output(const Op& op, size_t i = 0) { return r_.streams.at(op.outputs.at(i).v); }
+
+  void runOp(const Op& op) {
+    switch (op.kind) {
+      case OpKind::LinearOffChipLoad: return load(op);
+      case OpKind::LinearOffChipStore: return store(op);
+      case OpKind::Broadcast:
+        for (size_t i = 0; i < op.outputs.size(); ++i) output(op, i) = input(op, 0);
+        return;
+      case OpKind::Zip: return zip(op);
+      case OpKind::Map: return map(op);
+      case OpKind::Accum: return accum(op);
+      case OpKind::Promote: return restop(op, [&](int s) { return promoteStop(s, int(attrInt(g_, op, "b"))); });
+      case OpKind::Flatten:
+        return restop(op, [&](int s) { return flattenStop(s, int(attrInt(g_, op, "lo")), int(attrInt(g_, op, "hi"))); });
+      case OpKind::Bufferize: return bufferize(op);
+      case OpKind::Streamify: return streamify(op);
+      case OpKind::RepeatStatic: return repeat(op);
+      default:
+        throw std::runtime_error(fmt::format("operator '{}' ({}) has no model in this version", op.name, opKindName(op.kind)));
+    }
+  }
+
+  struct Walk {
+    std::vector<int64_t> tile, iter;
+    std::vector<std::vector<int64_t>> strides;
+  };
+
+  Walk walkOf(const Op& op) const {
+    std::vector<int64_t> tile;
+    if (op.attrs.count("tile")) {
+      tile = attrIntList(g_, op, "tile");
+    } else {  // a store without `tile` writes tiles of its input's shape
+      const ElemType& e = s_.types.at(op.inputs.at(0).v).elem;
+      tile = {evalDim(e.tile.at(0), g_.symbols), evalDim(e.tile.at(1), g_.symbols)};
+    }
+    return {tile, attrIntList(g_, op, "iter"), attrIntMatrix(g_, op, "strides")};
+  }
+
+  // Calls f(tileRow, tileCol, stop) for every element of the walk, in order.
+  template <typename F>
+  void forEachTile(const Walk& w, F f) const {
+    std::vector<int64_t> idx(w.iter.size(), 0);
+    int64_t total = 1;
+    for (int64_t n : w.iter) total *= n;
+    for (int64_t e = 0; e < total; ++e) {
+      int64_t tr = 0, tc = 0;
+      for (size_t l = 0; l < idx.size(); ++l) tr += idx[l] * w.strides[l][0], tc += idx[l] * w.strides[l][1];
+      f(tr, tc, walkStop(w.iter, idx));
+      for (int l = int(idx.size()) - 1; l >= 0; --l) {
+        if (++idx[l] < w.iter[l]) break;
+        idx[l] = 0;
+      }
+    }
+  }
+
+  void load(const Op& op) {
+    std::string name = attrString(op, "tensor");
+    auto it = in_.find(name);
+    if (it == in_.end()) throw std::runtime_error(fmt::format("input tensor '{}' was not given", name));
+    const Matrix& m = it->second;
+    Walk w = walkOf(op);
+    TokenStream& out = output(op);
+    forEachTile(w, [&](int64_t tr, int64_t tc, int stop) {
+      std::vector<uint32_t> d(size_t(w.tile[0] * w.tile[1]));
+      for (int64_t r = 0; r < w.tile[0]; ++r)
+        for (int64_t c = 0; c < w.tile[1]; ++c)
+          d[r * w.tile[1] + c] = m.data.at((tr * w.tile[0] + r) * m.cols + tc * w.tile[1] + c);
+      out.push_back(dataToken(w.tile[0], w.tile[1], std::move(d), stop));
+    });
+    out.push_back(Token::done());
+  }
+
+  void store(const Op& op) {
+    Matrix& m = r_.outputs.at(attrString(op, "tensor"));
+    Walk w = walkOf(op);
+    const TokenStream& in = input(op, 0);
+    size_t k = 0;
+    forEachTile(w, [&](int64_t tr, int64_t tc, int) {
+      while (k < in.size() && in[k].kind == Kind::Stop) ++k;
+      if (k >= in.size() || in[k].kind != Kind::Data)
+        throw std::runtime_error(fmt::format("store '{}': input stream ended early", op.name));
+      const Token& t = in[k++];
+      for (int64_t r = 0; r < w.tile[0]; ++r)
+        for (int64_t c = 0; c < w.tile[1]; ++c)
+          m.data.at((tr * w.tile[0] + r) * m.cols + tc * w.tile[1] + c) = t.data->at(r * w.tile[1] + c);
+    });
+  }
+
+  void zip(const Op& op) {
+    const TokenStream& a = input(op, 0);
+    const TokenStream& b = input(op, 1);
+    TokenStream& out = output(op);
+    if (a.size() != b.size())
+      throw std::runtime_error(fmt::format("Zip '{}': inputs carry {} and {} tokens", op.name, a.size(), b.size()));
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].kind != b[i].kind || a[i].stop != b[i].stop)
+        throw std::runtime_error(fmt::format("Zip '{}': stop levels disagree at token {}", op.name, i));
+      Token t;
+      t.kind = a[i].kind;
+      t.stop = a[i].stop;
+      if (t.kind == Kind::Data) t.parts = {a[i], b[i]};
+      out.push_back(t);
+    }
+  }
+
+  void map(const Op& op) {
+    std::string fn = attrString(op, "fn");
+    bool bf16 = a_.cu.format == NumberFormat::Bf16Fp32;
+    TokenStream& out = output(op);
+    for (const Token& t : input(op, 0)) {
+      if (t.kind != Kind::Data) {
+        out.push_back(t);
+        continue;
+      }
+      if (fn == "matmul") {
+        const Token &x = t.parts.at(0), &y = t.parts.at(1);
+        int64_t M = x.rows, K = x.cols, N = y.cols;
+        std::vector<uint32_t> d(size_t(M * N));
+        const auto &A = *x.data, &B = *y.data;
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            uint32_t acc = 0;  // +0, then strictly sequential in k (docs/hardware.md s.2)
+            for (int64_t k = 0; k < K; ++k) {
+              uint32_t p = bf16 ? bf16Mul(A[i * K + k], B[k * N + j]) : fp32Mul(A[i * K + k], B[k * N + j]);
+              acc = fp32Add(acc, p);
+            }
+            d[i * N + j] = acc;
+          }
+        out.push_back(dataToken(M, N, std::move(d), t.stop));
+      } else if (fn == "silu") {
+        std::vector<uint32_t> d(*t.data);
+        for (auto& v : d) v = silu(v);
+        out.push_back(dataToken(t.rows, t.cols, std::move(d), t.stop));
+      } else {
+        const Token &x = t.parts.at(0), &y = t.parts.at(1);
+        std::vector<uint32_t> d(x.data->size());
+        for (size_t i = 0; i < d.size(); ++i)
+          d[i] = fn == "mul" ? fp32Mul((*x.data)[i], (*y.data)[i]) : fp32Add((*x.data)[i], (*y.data)[i]);
+        out.push_back(dataToken(x.rows, x.cols, std::move(d), t.stop));
+      }
+    }
+  }
+
+  void accum(const Op& op) {
+    int b = int(attrInt(g_, op, "b"));
+    bool retile = attrString(op, "fn") == "retile";
+    const ElemType& e = s_.types.at(op.inputs.at(0).v).elem;
+    int64_t rows = evalDim(e.tile.at(0), g_.symbols), cols = evalDim(e.tile.at(1), g_.symbols);
+    TokenStream& out = output(op);
+    std::vector<uint32_t> acc;
+    int64_t accRows = 0;
+    bool any = false;
+    auto close = [&](int s) {
+      StopSplit sp = accumStop(s, b);
+      if (!sp.emit) return;
+      if (retile) {
+        if (any) out.push_back(dataToken(accRows, cols, acc, sp.outStop));
+        else if (sp.outStop > 0) out.push_back(Token::stopOnly(sp.outStop));
+      } else {
+        if (!any) acc.assign(size_t(rows * cols), 0);  // empty group: the init tile
+        out.push_back(dataToken(rows, cols, acc, sp.outStop));
+      }
+      acc.clear(), accRows = 0, any = false;
+    };
+    for (const Token& t : input(op, 0)) {
+      if (t.kind == Kind::Done) {
+        out.push_back(t);
+        break;
+      }
+      if (t.kind == Kind::Data) {
+        if (retile) {
+          acc.insert(acc.end(), t.data->begin(), t.data->end());
+          accRows += t.rows;
+        } else {
+          if (!any) acc.assign(t.data->size(), 0);
+          for (size_t i = 0; i < acc.size(); ++i) acc[i] = fp32Add(acc[i], (*t.data)[i]);
+        }
+        any = true;
+      }
+      close(t.stop);
+    }
+  }
+
+  template <typename F>
+  void restop(const Op& op, F f) {
+    TokenStream& out = output(op);
+    for (Token t : input(op, 0)) {
+      if (t.kind != Kind::Done) t.stop = f(t.stop);
+      out.push_back(t);
+    }
+  }
+
+  // A reference token: Data whose parts are the buffered tokens, stop = s_ref.
+  void bufferize(const Op& op) {
+    int b = int(attrInt(g_, op, "b"));
+    TokenStream& out = output(op);
+    Token buf;
+    for (const Token& t : input(op, 0)) {
+      if (t.kind == Kind::Done) {
+        out.push_back(t);
+        break;
+      }
+      StopSplit sp = bufferizeStop(t.stop, b);
+      if (t.kind == Kind::Data || !sp.emit) buf.parts.push_back(t);
+      if (sp.emit) {
+        buf.stop = sp.outStop;
+        out.push_back(buf);
+        buf = Token();
+      }
+    }
+  }
+
+  void streamify(const Op& op) {
+    const Op& bop = g_.op(g_.stream(op.inputs.at(0)).producer);
+    int b = int(attrInt(g_, bop, "b"));
+    int64_t n = attrInt(g_, op, "repeat");
+    TokenStream& out = output(op);
+    for (const Token& ref : input(op, 0)) {
+      if (ref.kind == Kind::Done) {
+        out.push_back(ref);
+        break;
+      }
+      readOut(ref.parts, b, n, ref.stop, out);
+    }
+  }
+
+  // Reads a buffer n times: inner stops as stored; the last element of each copy gets
+  // stop b, of the last copy b + 1 + sRef (docs/hardware.md section 2, MU).
+  static void readOut(const std::vector<Token>& parts, int b, int64_t n, int sRef, TokenStream& out) {
+    if (parts.empty()) {
+      out.push_back(Token::stopOnly(b + 1 + sRef));
+      return;
+    }
+    for (int64_t r = 0; r < n; ++r)
+      for (size_t j = 0; j < parts.size(); ++j) {
+        int s = parts[j].stop;
+        if (j + 1 == parts.size()) s = r + 1 < n ? b : b + 1 + sRef;
+        out.push_back(withStop(parts[j], s));
+      }
+  }
+
+  void repeat(const Op& op) {
+    int64_t n = attrInt(g_, op, "n");
+    TokenStream& out = output(op);
+    for (const Token& t : input(op, 0)) {
+      if (t.kind == Kind::Done) {
+        out.push_back(t);
+        break;
+      }
+      if (t.kind == Kind::Stop) {
+        out.push_back(Token::stopOnly(repeatLastStop(t.stop)));
+        continue;
+      }
+      readOut({t}, 0, n, t.stop, out);
+    }
+  }
+};
+
+}  // namespace
+
+int walkStop(const std::vector<int64_t>& dims, const std::vector<int64_t>& idx) {
+  int s = 0;
+  for (int l = int(dims.size()) - 1; l >= 1; --l) {
+    if (idx[l] != dims[l] - 1) break;
+    ++s;
+  }
+  return s;
+}
+
+FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
+                               const std::map<std::string, Matrix>& inputs) {
+  return Runner(g, s, a, inputs).run();
+}
+
+}  // namespace stepgen

@@ -1,0 +1,28 @@
+#pragma once
+// The approximate model: functional results + cycle estimate + the cost-model figures of
+// step.md section 3 for one mapped graph.
+#include <map>
+#include <string>
+
+#include "model/functional.hpp"
+#include "model/timing.hpp"
+
+namespace stepgen {
+
+/// Everything the model reports.
+struct ModelResult {
+  std::map<std::string, Matrix> outputs;
+  TimingResult timing;
+  int64_t onchipBytes = 0;      ///< step.md s.3 symbolic on-chip memory, evaluated (bytes)
+  int64_t flops = 0;            ///< FLOPs of every Map (matmul 2*M*K*N, silu 8, mul/add 1 per element)
+  int64_t offchipBytes = 0;     ///< bytes moved by loads and stores, counted per tile (step.md s.3)
+  double rooflineCycles = 0;    ///< max(off-chip bytes / off-chip B/cycle, max over CUs FLOPs / CU FLOPs/cycle)
+  double wallSeconds = 0;       ///< time the model took
+};
+
+/// Runs the functional model and the timing model. Errors: std::runtime_error for a
+/// missing input tensor or inconsistent streams.
+ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
+                     const std::map<std::string, Matrix>& inputs);
+
+}  // namespace stepgen

@@ -1,0 +1,519 @@
+// Tile-level timing model. Each link token goes through: consumers publish `accept` (the
+// earliest cycle they can take its first beat), the producer publishes `offer`; the link
+// resolves start = max(offer, accepts) and the producer's natural end; consumers publish
+// `hold` (when they let go of the last beat); end = max(natural end, holds). Unit models
+// mirror the RTL templates of the same names (docs/hardware.md section 2).
+#include "model/timing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "ir/attrs.hpp"
+
+namespace stepgen {
+
+namespace {
+
+constexpr int64_t kUnknown = -1;
+// Cycles from a DRAM response being available to the consumer taking that beat:
+// response FIFO, AG output register, input FIFO (sg_ag.sv, sg_fifo.sv).
+constexpr int64_t kRespToTake = 3;
+// Cycles from a unit's output register to the consumer taking the beat (one FIFO hop).
+constexpr int64_t kHop = 1;
+// Extra cycles a matmul tile spends in the MAC array besides passes * K (start, write-back).
+constexpr int64_t kMatmulOverhead = 2;
+
+using Kind = Token::Kind;
+
+struct Link {
+  std::string name;
+  int producer = -1;
+  std::vector<int> cons;     // consumer unit indices
+  std::vector<bool> streamingCons;
+  std::vector<int64_t> rate; // cycles per beat at each consumer
+  std::vector<int64_t> beats;
+  std::vector<Kind> kinds;
+  std::vector<int64_t> offer, start, natEnd, end;
+  std::vector<std::vector<int64_t>> accept, hold;
+  size_t nextStart = 0, nextEnd = 0;
+
+  void init(const TokenStream& toks, int64_t wpb) {
+    for (const Token& t : toks) beats.push_back(tokenBeats(t, wpb)), kinds.push_back(t.kind);
+    size_t n = beats.size();
+    offer.assign(n, kUnknown), start = offer, natEnd = offer, end = offer;
+  }
+  int addConsumer(int unit, bool streaming, int64_t r) {
+    cons.push_back(unit), streamingCons.push_back(streaming), rate.push_back(r);
+    accept.emplace_back(beats.size(), kUnknown), hold.emplace_back(beats.size(), kUnknown);
+    return int(cons.size()) - 1;
+  }
+  size_t size() const { return beats.size(); }
+};
+
+class TimingModel;
+
+struct Unit {
+  std::string name;
+  std::vector<std::pair<int, int>> in;  // (link, consumer slot) per input port
+  int out = -1;
+  int64_t doneAt = kUnknown;
+  virtual ~Unit() = default;
+  virtual bool step(TimingModel& m) = 0;
+  // Producer side: when the last beat of out token i has left, given its start.
+  virtual int64_t endFor(TimingModel& m, size_t i, int64_t start) = 0;
+};
+
+class TimingModel {
+ public:
+  std::vector<Link> links;
+  std::vector<std::unique_ptr<Unit>> units;
+  const ArchModel& arch;
+  std::vector<std::vector<uint8_t>> chanBusy;
+  int64_t readBytes = 0, writeBytes = 0, lastWrite = 0;
+
+  explicit TimingModel(const ArchModel& a) : arch(a), chanBusy(a.offchip.channels) {}
+
+  // Schedules a 64-byte piece issued at cycle t; returns its completion cycle.
+  int64_t dramPiece(uint64_t addr, int64_t t) {
+    auto& busy = chanBusy[(addr / 64) % chanBusy.size()];
+    int64_t ii = arch.offchip.initiationInterval;
+    int64_t s = std::max<int64_t>(t, arch.offchip.startup);
+    for (;;) {
+      if (int64_t(busy.size()) < s + ii) busy.resize(size_t((s + ii) * 2), 0);
+      int64_t k = 0;
+      while (k < ii && !busy[s + k]) ++k;
+      if (k == ii) break;
+      s += k + 1;
+    }
+    for (int64_t k = 0; k < ii; ++k) busy[s + k] = 1;
+    return s + arch.offchip.latency;
+  }
+
+  bool resolve(Link& l) {
+    bool progress = false;
+    while (l.nextStart < l.size()) {
+      size_t i = l.nextStart;
+      if (l.offer[i] == kUnknown || (i > 0 && l.end[i - 1] == kUnknown)) break;
+      int64_t s = l.offer[i];
+      if (i > 0) s = std::max(s, l.end[i - 1]);
+      bool ready = true;
+      for (auto& a : l.accept) ready = ready && a[i] != kUnknown, s = std::max(s, a[i]);
+      if (!ready) break;
+      l.start[i] = s;
+      l.natEnd[i] = units[l.producer]->endFor(*this, i, s);
+      for (size_t c = 0; c < l.cons.size(); ++c)
+        if (!l.streamingCons[c]) l.hold[c][i] = s + l.beats[i] * l.rate[c];
+      ++l.nextStart, progress = true;
+    }
+    while (l.nextEnd < l.nextStart) {
+      size_t i = l.nextEnd;
+      int64_t e = l.natEnd[i];
+      bool ready = true;
+      for (auto& h : l.hold) ready = ready && h[i] != kUnknown, e = std::max(e, h[i]);
+      if (!ready) break;
+      l.end[i] = e;
+      ++l.nextEnd, progress = true;
+    }
+    return progress;
+  }
+};
+
+// ---------------------------------------------------------------- AG (sg_ag.sv)
+struct AgLoad : Unit {
+  std::vector<std::vector<uint64_t>> tilePieces;  // per out token: piece addresses
+  int64_t outstanding = 16, piecesPerBeat = 1;
+  std::vector<int64_t> issue, pop;  // per beat (global index)
+  std::vector<size_t> firstBeat;    // per token
+  size_t nextOffer = 0;
+
+  void issueBeat(TimingModel& m, size_t g, size_t tok, size_t beatInTok) {
+    int64_t t = g == 0 ? 1 : issue[g - 1] + 1;
+    if (int64_t(g) >= outstanding) t = std::max(t, pop[g - outstanding] + 1);
+    issue[g] = t;
+    int64_t done = t;
+    for (int64_t k = 0; k < piecesPerBeat; ++k)
+      done = std::max(done, m.dramPiece(tilePieces[tok][beatInTok * piecesPerBeat + k], t));
+    m.readBytes += 64 * piecesPerBeat;
+    pop[g] = done + kRespToTake;  // earliest; refined when the transfer starts
+  }
+
+  bool step(TimingModel& m) override {
+    Link& l = m.links[out];
+    bool progress = false;
+    while (nextOffer < l.size()) {
+      size_t i = nextOffer;
+      if (i > 0 && l.start[i - 1] == kUnknown) break;
+      size_t g = firstBeat[i];
+      if (l.kinds[i] == Kind::Data) {
+        issueBeat(m, g, i, 0);
+        l.offer[i] = pop[g];
+      } else {
+        l.offer[i] = g == 0 ? 1 : pop[g - 1] + 1;
+      }
+      ++nextOffer, progress = true;
+    }
+    if (doneAt == kUnknown && l.nextEnd == l.size()) doneAt = l.end.back(), progress = true;
+    return progress;
+  }
+
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override {
+    Link& l = m.links[out];
+    size_t g0 = firstBeat[i];
+    if (l.kinds[i] != Kind::Data) {
+      pop[g0] = start;
+      return start + 1;
+    }
+    for (int64_t b = 0; b < l.beats[i]; ++b) {
+      size_t g = g0 + size_t(b);
+      if (b > 0) issueBeat(m, g, i, size_t(b));
+      pop[g] = std::max(pop[g], b == 0 ? start : pop[g - 1] + 1);
+    }
+    return pop[g0 + size_t(l.beats[i]) - 1] + 1;
+  }
+};
+
+struct AgStore : Unit {
+  std::vector<std::vector<uint64_t>> tilePieces;  // per in token (Data only)
+  int64_t piecesPerBeat = 1;
+  size_t nextAccept = 0, nextWrite = 0;
+
+  bool step(TimingModel& m) override {
+    Link& l = m.links[in[0].first];
+    int c = in[0].second;
+    bool progress = false;
+    while (nextAccept < l.size()) {
+      size_t i = nextAccept;
+      if (i > 0 && l.end[i - 1] == kUnknown) break;
+      l.accept[c][i] = i == 0 ? 1 : l.end[i - 1];
+      ++nextAccept, progress = true;
+    }
+    while (nextWrite < l.nextStart) {
+      size_t i = nextWrite;
+      if (l.kinds[i] == Kind::Data)
+        for (int64_t b = 0; b < l.beats[i]; ++b)
+          for (int64_t k = 0; k < piecesPerBeat; ++k) {
+            int64_t t = l.start[i] + b + 1;
+            m.lastWrite = std::max(m.lastWrite, m.dramPiece(tilePieces[i][size_t(b * piecesPerBeat + k)], t));
+            m.writeBytes += 64;
+          }
+      if (l.kinds[i] == Kind::Done) doneAt = l.start[i] + 1;
+      ++nextWrite, progress = true;
+    }
+    return progress;
+  }
+  int64_t endFor(TimingModel&, size_t, int64_t start) override { return start; }
+};
+
+// ---------------------------------------------------------------- CU (sg_cu.sv)
+struct CuMatmul : Unit {
+  int64_t computeCycles = 0, outBeats = 0;
+  std::vector<int64_t> computeEnd;
+  size_t nextAccept = 0, nextCompute = 0, nextOffer = 0;
+
+  bool step(TimingModel& m) override {
+    Link& a = m.links[in[0].first];
+    Link& b = m.links[in[1].first];
+    Link& o = m.links[out];
+    bool progress = false;
+    computeEnd.resize(a.size(), kUnknown);
+    while (nextAccept < a.size()) {  // bank i%2 is free once tile i-2 has been computed
+      size_t i = nextAccept;
+      int64_t t = 1;
+      if (i >= 2) {
+        if (computeEnd[i - 2] == kUnknown) break;
+        t = computeEnd[i - 2];
+      }
+      a.accept[in[0].second][i] = t, b.accept[in[1].second][i] = t;
+      ++nextAccept, progress = true;
+    }
+    while (nextCompute < a.size()) {
+      size_t i = nextCompute;
+      if (a.end[i] == kUnknown || b.end[i] == kUnknown) break;
+      int64_t t = std::max(a.end[i], b.end[i]) + 1;
+      if (i > 0) t = std::max(t, computeEnd[i - 1]);
+      if (i >= 2) {
+        if (o.end[i - 2] == kUnknown) break;  // output bank i%2 still draining
+        t = std::max(t, o.end[i - 2]);
+      }
+      computeEnd[i] = t + (a.kinds[i] == Kind::Data ? computeCycles + kMatmulOverhead : 1);
+      ++nextCompute, progress = true;
+    }
+    while (nextOffer < nextCompute) {
+      o.offer[nextOffer] = computeEnd[nextOffer] + kHop;
+      ++nextOffer, progress = true;
+    }
+    if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
+    return progress;
+  }
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override { return start + m.links[out].beats[i]; }
+};
+
+// silu / mul / add: one beat per cycle, inputs in lockstep, one register stage.
+struct CuStream : Unit {
+  size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
+
+  bool step(TimingModel& m) override {
+    Link& o = m.links[out];
+    bool progress = false;
+    while (nextAccept < o.size()) {
+      size_t i = nextAccept;
+      int64_t t = 1;
+      if (i > 0) {
+        if (o.end[i - 1] == kUnknown) break;
+        t = o.end[i - 1] - 1;
+      }
+      bool ready = true;
+      for (auto [li, c] : in) ready = ready && m.links[li].offer[i] != kUnknown, t = std::max(t, m.links[li].offer[i]);
+      if (!ready) break;
+      for (auto [li, c] : in) m.links[li].accept[c][i] = t;
+      ++nextAccept, progress = true;
+    }
+    while (nextOffer < o.size()) {
+      size_t i = nextOffer;
+      int64_t t = 0;
+      bool ready = true;
+      for (auto [li, c] : in) ready = ready && m.links[li].start[i] != kUnknown, t = std::max(t, m.links[li].start[i]);
+      if (!ready) break;
+      o.offer[i] = t + kHop;
+      ++nextOffer, progress = true;
+    }
+    while (nextHold < o.nextEnd) {
+      for (auto [li, c] : in) m.links[li].hold[c][nextHold] = o.end[nextHold] - 1;
+      ++nextHold, progress = true;
+    }
+    if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
+    return progress;
+  }
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override {
+    int64_t e = start + m.links[out].beats[i];
+    for (auto [li, c] : in) e = std::max(e, m.links[li].natEnd[i] + kHop);
+    return e;
+  }
+};
+
+// Accum / retile, and the MU: tokens accumulate into one of two banks; a closing token
+// makes the bank drain as `outPer[k]` output tokens, at `rate` cycles per beat.
+struct Banked : Unit {
+  std::vector<int> group;          // per in token: its group (bank use)
+  std::vector<bool> closes;        // per in token: closes its group
+  std::vector<size_t> firstOut;    // per group: first out token
+  std::vector<size_t> outCount;    // per group: number of out tokens
+  std::vector<size_t> closer;      // per group: closing in token
+  int64_t rate = 1;
+  size_t nextAccept = 0, nextOffer = 0;
+
+  std::vector<int> outGroupOf;     // per out token: its group
+
+  int64_t groupFree(TimingModel& m, int k) const {  // bank k%2 is free once group k-2 left
+    if (k < 2) return 1;
+    if (outCount[k - 2] == 0) return m.links[in[0].first].end[closer[k - 2]];
+    return m.links[out].end[firstOut[k - 2] + outCount[k - 2] - 1];
+  }
+
+  bool step(TimingModel& m) override {
+    Link& l = m.links[in[0].first];
+    Link& o = m.links[out];
+    bool progress = false;
+    while (nextAccept < l.size()) {
+      size_t i = nextAccept;
+      int64_t t = 1;
+      if (i == 0 || group[i] != group[i - 1]) {
+        int64_t f = groupFree(m, group[i]);
+        if (f == kUnknown) break;
+        t = std::max(t, f);
+      }
+      l.accept[in[0].second][i] = t;
+      ++nextAccept, progress = true;
+    }
+    while (nextOffer < o.size()) {
+      size_t j = nextOffer;
+      size_t ci = closer[outGroupOf[j]];
+      if (l.end[ci] == kUnknown) break;
+      o.offer[j] = l.end[ci] + kHop;
+      ++nextOffer, progress = true;
+    }
+    if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
+    return progress;
+  }
+
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override { return start + m.links[out].beats[i] * rate; }
+};
+
+std::vector<std::vector<uint64_t>> walkPieces(const StepGraph& g, const Op& op, const TokenStream& toks) {
+  const Tensor& t = g.tensors.at(*g.findTensor(attrString(op, "tensor")));
+  int64_t cols = *t.shape.at(1).evaluate(g.symbols);
+  std::vector<int64_t> tile;
+  if (op.attrs.count("tile")) {
+    tile = attrIntList(g, op, "tile");
+  } else {  // a store without `tile`: the shape of its input tiles
+    for (const Token& t : toks)
+      if (t.kind == Kind::Data) tile = {t.rows, t.cols};
+    if (tile.empty()) return std::vector<std::vector<uint64_t>>(toks.size());
+  }
+  auto iter = attrIntList(g, op, "iter");
+  auto strides = attrIntMatrix(g, op, "strides");
+  std::vector<std::vector<uint64_t>> out;
+  std::vector<int64_t> idx(iter.size(), 0);
+  int64_t ppr = tile[1] * 4 / 64;
+  for (const Token& tok : toks) {
+    if (tok.kind != Kind::Data) {
+      out.emplace_back();
+      continue;
+    }
+    int64_t base = t.baseAddress;
+    for (size_t l = 0; l < idx.size(); ++l) base += idx[l] * (strides[l][0] * tile[0] * cols + strides[l][1] * tile[1]) * 4;
+    std::vector<uint64_t> p;
+    for (int64_t r = 0; r < tile[0]; ++r)
+      for (int64_t c = 0; c < ppr; ++c) p.push_back(uint64_t(base + r * cols * 4 + c * 64));
+    out.push_back(std::move(p));
+    for (int l = int(idx.size()) - 1; l >= 0; --l) {
+      if (++idx[l] < iter[l]) break;
+      idx[l] = 0;
+    }
+  }
+  return out;
+}
+
+// Groups of a banked unit from its input and output token sequences.
+void buildGroups(Banked& u, const TokenStream& in, const TokenStream& out, int b, bool accum) {
+  int k = 0;
+  size_t outPos = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    u.group.push_back(k);
+    const Token& t = in[i];
+    bool close = t.kind == Kind::Done || t.stop >= b;
+    u.closes.push_back(close);
+    if (!close) continue;
+    // Count the out tokens this closing produced by walking the output in step.
+    size_t n = 0;
+    if (t.kind == Kind::Done) {
+      n = 1;
+    } else if (accum) {
+      n = (outPos < out.size() && out[outPos].kind != Kind::Done) ? 1 : 0;
+    } else {
+      while (outPos + n < out.size() && out[outPos + n].kind != Kind::Done) {
+        ++n;
+        const Token& e = out[outPos + n - 1];
+        if (e.kind == Kind::Stop || e.stop >= b + 1) break;  // last element of the last copy
+      }
+    }
+    u.firstOut.push_back(outPos), u.outCount.push_back(n), u.closer.push_back(i);
+    for (size_t j = 0; j < n; ++j) u.outGroupOf.push_back(k);
+    outPos += n;
+    ++k;
+  }
+}
+
+}  // namespace
+
+TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchModel& a,
+                            const std::vector<TokenStream>& streams) {
+  TimingModel m(a);
+  const int64_t wpb = a.wordsPerBeat();
+  const int64_t cpb = (a.linkBytes() + a.mu.bytesPerCycle - 1) / a.mu.bytesPerCycle;
+  std::vector<int> unitOf(g.ops.size(), -1), linkOf(g.ops.size(), -1);
+  // Units, in op order.
+  for (size_t op = 0; op < g.ops.size(); ++op) {
+    if (mp.ops[op].unit < 0) continue;
+    const Op& o = g.ops[op];
+    std::unique_ptr<Unit> u;
+    if (o.kind == OpKind::LinearOffChipLoad) {
+      auto x = std::make_unique<AgLoad>();
+      x->outstanding = a.offchip.outstanding, x->piecesPerBeat = a.linkBytes() / 64;
+      x->tilePieces = walkPieces(g, o, streams.at(o.outputs[0].v));
+      u = std::move(x);
+    } else if (o.kind == OpKind::LinearOffChipStore) {
+      auto x = std::make_unique<AgStore>();
+      x->piecesPerBeat = a.linkBytes() / 64;
+      x->tilePieces = walkPieces(g, o, streams.at(o.inputs[0].v));
+      u = std::move(x);
+    } else if (o.kind == OpKind::Map && attrString(o, "fn") == "matmul") {
+      u = std::make_unique<CuMatmul>();
+    } else if (o.kind == OpKind::Map) {
+      u = std::make_unique<CuStream>();
+    } else {
+      u = std::make_unique<Banked>();
+    }
+    u->name = o.name;
+    unitOf[op] = int(m.units.size());
+    m.units.push_back(std::move(u));
+  }
+  // One output link per producing unit, carrying the stream its consumers read.
+  for (const Route& r : mp.routes) {
+    if (linkOf[r.srcOp] >= 0) continue;
+    Link l;
+    l.name = g.stream(r.stream).name;
+    l.producer = unitOf[r.srcOp];
+    l.init(streams.at(r.stream.v), wpb);
+    linkOf[r.srcOp] = int(m.links.size());
+    m.units[l.producer]->out = int(m.links.size());
+    m.links.push_back(std::move(l));
+  }
+  for (const Route& r : mp.routes) {
+    Link& l = m.links[linkOf[r.srcOp]];
+    Unit& u = *m.units[unitOf[r.dstOp]];
+    bool streaming = dynamic_cast<CuStream*>(&u) != nullptr;
+    bool mu = a.units[r.dstUnit].kind == UnitKind::Memory;
+    int c = l.addConsumer(unitOf[r.dstOp], streaming, mu ? cpb : 1);
+    if (int(u.in.size()) <= r.dstPort) u.in.resize(r.dstPort + 1);
+    u.in[r.dstPort] = {linkOf[r.srcOp], c};
+    l.name += fmt::format(" ({} -> {})", g.ops[r.srcOp].name, g.ops[r.dstOp].name);
+  }
+  // Unit parameters that depend on their links.
+  for (size_t op = 0; op < g.ops.size(); ++op) {
+    if (unitOf[op] < 0) continue;
+    const Op& o = g.ops[op];
+    Unit* u = m.units[unitOf[op]].get();
+    if (auto* mm = dynamic_cast<CuMatmul*>(u)) {
+      const Token* t = nullptr;
+      for (const Token& x : streams.at(o.inputs[0].v))
+        if (x.kind == Kind::Data) t = &x;
+      if (t) {
+        int64_t M = t->parts[0].rows, K = t->parts[0].cols, N = t->parts[1].cols;
+        mm->computeCycles = (M * N + a.cu.lanes - 1) / a.cu.lanes * K;
+      }
+    } else if (auto* ag = dynamic_cast<AgLoad*>(u)) {
+      const Link& l = m.links[ag->out];
+      size_t g0 = 0;
+      for (int64_t nb : l.beats) ag->firstBeat.push_back(g0), g0 += size_t(nb);
+      ag->issue.assign(g0, 0), ag->pop.assign(g0, 0);
+    } else if (auto* bk = dynamic_cast<Banked*>(u)) {
+      bool isMu = o.kind != OpKind::Accum;
+      int b = o.kind == OpKind::RepeatStatic ? 0 : int(attrInt(g, o, "b"));
+      StreamId outS = o.outputs[0];
+      if (o.kind == OpKind::Bufferize) outS = g.op(g.stream(o.outputs[0]).consumers.at(0)).outputs.at(0);
+      if (o.kind == OpKind::Accum && attrString(o, "fn") == "retile") isMu = false;
+      bk->rate = isMu ? cpb : 1;
+      buildGroups(*bk, streams.at(o.inputs[0].v), streams.at(outS.v), b, o.kind == OpKind::Accum);
+    }
+  }
+
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (auto& u : m.units) progress |= u->step(m);
+    for (auto& l : m.links) progress |= m.resolve(l);
+  }
+
+  TimingResult r;
+  r.offchipReadBytes = m.readBytes;
+  r.offchipWriteBytes = m.writeBytes;
+  for (auto& l : m.links)
+    if (l.nextEnd < l.size()) {
+      r.deadlock = true;
+      r.stuck.push_back(fmt::format("{} at tile {} of {}", l.name, l.nextEnd, l.size()));
+    }
+  for (auto& u : m.units) {
+    if (u->doneAt == kUnknown) {
+      if (!r.deadlock) r.stuck.push_back(fmt::format("unit '{}' never finished", u->name));
+      r.deadlock = true;
+    }
+    r.cycles = std::max(r.cycles, u->doneAt);
+  }
+  r.cycles = std::max(r.cycles, m.lastWrite);
+  return r;
+}
+
+}  // namespace stepgen

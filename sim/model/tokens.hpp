@@ -1,0 +1,32 @@
+#pragma once
+// Stream tokens of the model: the element-level view of docs/hardware.md section 1.
+// A Data token is one tile (or a tuple of tiles made by Zip) with the stop level that
+// follows it; Stop closes a (possibly empty) group; Done ends the stream.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace stepgen {
+
+struct Token {
+  enum class Kind : uint8_t { Data, Stop, Done };
+  Kind kind = Kind::Data;
+  int stop = 0;                 ///< stop level after this element (0 = none)
+  int64_t rows = 0, cols = 0;   ///< tile shape (Data, non-tuple)
+  std::shared_ptr<const std::vector<uint32_t>> data;  ///< rows*cols fp32 bit patterns, row-major
+  std::vector<Token> parts;     ///< Zip tuples: the members, each a Data token
+
+  int64_t words() const { return rows * cols; }
+  static Token done() { Token t; t.kind = Kind::Done; return t; }
+  static Token stopOnly(int s) { Token t; t.kind = Kind::Stop; t.stop = s; return t; }
+};
+
+using TokenStream = std::vector<Token>;
+
+/// Beats a token occupies on a link of `wordsPerBeat` words: a tile is rows*cols/W beats,
+/// Stop and Done one beat each (docs/hardware.md section 1).
+inline int64_t tokenBeats(const Token& t, int64_t wordsPerBeat) {
+  return t.kind == Token::Kind::Data ? (t.words() + wordsPerBeat - 1) / wordsPerBeat : 1;
+}
+
+}  // namespace stepgen

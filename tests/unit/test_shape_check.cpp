@@ -1,0 +1,544 @@
+// checkShapes on small in-memory StepGraphs (step.md section 2, docs/graph_format.md):
+// type inference of the SwiGLU chain and of the shape operators, and one test per error.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "passes/shape_check.hpp"
+
+using namespace stepgen;
+
+namespace {
+
+/// Builds a StepGraph the way the loader would: every op on its own line of "test.yaml",
+/// each attribute at its own column, so tests can assert diagnostic locations.
+struct GraphBuilder {
+  StepGraph g;
+  int nextLine = 10;
+
+  GraphBuilder() {
+    g.name = "test";
+    g.loc = SourceLoc{"test.yaml", 1, 1};
+  }
+
+  void symbols(const SymEnv& s) { g.symbols = s; }
+
+  void tensor(const std::string& name, const std::vector<std::string>& shape, bool output = false) {
+    Tensor t;
+    t.name = name;
+    t.loc = SourceLoc{"test.yaml", 2 + int(g.tensors.size()), 3};
+    for (const auto& d : shape) t.shape.push_back(SymExpr::parse(d));
+    t.isOutput = output;
+    g.tensors.push_back(t);
+  }
+
+  StreamId stream(const std::string& name) {
+    for (size_t i = 0; i < g.streams.size(); ++i)
+      if (g.streams[i].name == name) return StreamId{int(i)};
+    Stream s;
+    s.name = name;
+    s.loc = SourceLoc{"test.yaml", 500 + int(g.streams.size()), 5};
+    g.streams.push_back(s);
+    return StreamId{int(g.streams.size()) - 1};
+  }
+
+  void declare(const std::string& name, const std::vector<std::string>& shape, const std::vector<std::string>& tile) {
+    StreamType t;
+    for (const auto& d : shape) t.shape.push_back(SymExpr::parse(d));
+    for (const auto& d : tile) t.elem.tile.push_back(SymExpr::parse(d));
+    g.streams[size_t(stream(name).v)].declared = t;
+  }
+
+  // Attribute values.
+  static Attr scalar(const std::string& s) {
+    Attr a;
+    a.scalar = s;
+    return a;
+  }
+  static Attr list(const std::vector<std::string>& v) {
+    Attr a;
+    a.isList = true;
+    for (const auto& s : v) a.list.push_back(scalar(s));
+    return a;
+  }
+  static Attr pairs(const std::vector<std::vector<std::string>>& v) {
+    Attr a;
+    a.isList = true;
+    for (const auto& p : v) a.list.push_back(list(p));
+    return a;
+  }
+
+  /// Adds an op; attributes get locations (line of the op, column 20 + 10*k in key order).
+  OpId op(const std::string& name, OpKind kind, const std::vector<std::string>& ins,
+          const std::vector<std::string>& outs, std::map<std::string, Attr> attrs = {}) {
+    Op o;
+    o.name = name;
+    o.kind = kind;
+    o.loc = SourceLoc{"test.yaml", nextLine++, 5};
+    int k = 0;
+    if (!ins.empty()) attrs.emplace("in", ins.size() == 1 ? scalar(ins[0]) : list(ins));
+    if (!outs.empty()) attrs.emplace("out", outs.size() == 1 ? scalar(outs[0]) : list(outs));
+    for (auto& [key, a] : attrs) {
+      a.loc = SourceLoc{"test.yaml", o.loc.line, 20 + 10 * k++};
+      for (auto& x : a.list) x.loc = a.loc;
+    }
+    o.attrs = std::move(attrs);
+    OpId id{int(g.ops.size())};
+    for (const auto& s : ins) {
+      StreamId sid = stream(s);
+      o.inputs.push_back(sid);
+      g.streams[size_t(sid.v)].consumers.push_back(id);
+    }
+    for (const auto& s : outs) {
+      StreamId sid = stream(s);
+      o.outputs.push_back(sid);
+      g.streams[size_t(sid.v)].producer = id;
+    }
+    g.ops.push_back(o);
+    return id;
+  }
+
+  const Op& opNamed(const std::string& name) const {
+    for (const auto& o : g.ops)
+      if (o.name == name) return o;
+    throw std::runtime_error("no op " + name);
+  }
+  SourceLoc attrLoc(const std::string& opName, const std::string& key) const {
+    return opNamed(opName).attrs.at(key).loc;
+  }
+  const StreamType& type(const ShapeResult& r, const std::string& s) const {
+    for (size_t i = 0; i < g.streams.size(); ++i)
+      if (g.streams[i].name == s) return r.types.at(i);
+    throw std::runtime_error("no stream " + s);
+  }
+};
+
+using GB = GraphBuilder;
+
+/// SwiGLU problem sizes (step.md section 3/4): B=64, D=256, F=512, tile 16 x 256 x 16.
+void swigluSymbols(GB& b) {
+  b.symbols({{"B", 64}, {"D", 256}, {"F", 512}, {"tb", 16}, {"tf", 16}});
+  b.tensor("x", {"B", "D"});
+  b.tensor("wg", {"D", "F"});
+  b.tensor("wu", {"D", "F"});
+  b.tensor("wd", {"F", "D"});
+  b.tensor("out", {"B", "D"}, true);
+}
+
+void load(GB& b, const std::string& name, const std::string& tensor, std::vector<std::string> tile,
+          std::vector<std::string> iter, std::vector<std::vector<std::string>> strides, const std::string& out) {
+  b.op(name, OpKind::LinearOffChipLoad, {}, {out},
+       {{"tensor", GB::scalar(tensor)}, {"tile", GB::list(tile)}, {"iter", GB::list(iter)},
+        {"strides", GB::pairs(strides)}});
+}
+
+/// The SwiGLU layer `out = (silu(x Wg) * (x Wu)) Wd`, ops deliberately listed consumers first.
+GB swiglu() {
+  GB b;
+  swigluSymbols(b);
+  b.op("store", OpKind::LinearOffChipStore, {"o"}, {},
+       {{"tensor", GB::scalar("out")}, {"iter", GB::list({"B/tb"})}, {"strides", GB::pairs({{"1", "0"}})}});
+  b.op("acc", OpKind::Accum, {"p"}, {"o"}, {{"fn", GB::scalar("add")}, {"b", GB::scalar("1")}});
+  b.op("md", OpKind::Map, {"zd"}, {"p"}, {{"fn", GB::scalar("matmul")}});
+  b.op("zd", OpKind::Zip, {"h", "wds"}, {"zd"});
+  b.op("mh", OpKind::Map, {"zh"}, {"h"}, {{"fn", GB::scalar("mul")}});
+  b.op("zh", OpKind::Zip, {"sg", "u"}, {"zh"});
+  b.op("silu", OpKind::Map, {"g"}, {"sg"}, {{"fn", GB::scalar("silu")}});
+  b.op("mg", OpKind::Map, {"zg"}, {"g"}, {{"fn", GB::scalar("matmul")}});
+  b.op("mu", OpKind::Map, {"zu"}, {"u"}, {{"fn", GB::scalar("matmul")}});
+  b.op("zg", OpKind::Zip, {"xa", "wgs"}, {"zg"});
+  b.op("zu", OpKind::Zip, {"xb", "wus"}, {"zu"});
+  b.op("bx", OpKind::Broadcast, {"xs"}, {"xa", "xb"});
+  load(b, "load_x", "x", {"tb", "D"}, {"B/tb", "F/tf"}, {{"1", "0"}, {"0", "0"}}, "xs");
+  load(b, "load_wg", "wg", {"D", "tf"}, {"B/tb", "F/tf"}, {{"0", "0"}, {"0", "1"}}, "wgs");
+  load(b, "load_wu", "wu", {"D", "tf"}, {"B/tb", "F/tf"}, {{"0", "0"}, {"0", "1"}}, "wus");
+  load(b, "load_wd", "wd", {"tf", "D"}, {"B/tb", "F/tf"}, {{"0", "0"}, {"1", "0"}}, "wds");
+  return b;
+}
+
+std::vector<Diagnostic> diagsOf(const StepGraph& g) {
+  try {
+    checkShapes(g);
+  } catch (const DiagError& e) {
+    return e.diags;
+  }
+  return {};
+}
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+/// Runs the check, expects exactly one diagnostic with `id`, returns it.
+Diagnostic onlyError(const StepGraph& g, const std::string& id) {
+  auto d = diagsOf(g);
+  INFO("diagnostics: " << [&] {
+    std::string s;
+    for (const auto& x : d) s += x.id + " " + x.message + "\n";
+    return s;
+  }());
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].id == id);
+  return d[0];
+}
+
+bool sameLoc(const SourceLoc& a, const SourceLoc& b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------
+// Positive
+
+TEST_CASE("shape_check: SwiGLU chain types, ops in any order", "[shape_check]") {
+  GB b = swiglu();
+  b.declare("xs", {"B/tb", "F/tf"}, {"tb", "D"});
+  b.declare("g", {"4", "32"}, {"16", "16"});  // numeric, equal under the symbol values
+  ShapeResult r = checkShapes(b.g);
+  REQUIRE(r.types.size() == b.g.streams.size());
+  CHECK(formatStreamType(b.type(r, "xs")) == "[B/tb, F/tf] x tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "xa")) == "[B/tb, F/tf] x tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "wgs")) == "[B/tb, F/tf] x tile [D, tf]");
+  CHECK(formatStreamType(b.type(r, "zg")) == "[B/tb, F/tf] x (tile [tb, D], tile [D, tf])");
+  CHECK(formatStreamType(b.type(r, "g")) == "[B/tb, F/tf] x tile [tb, tf]");
+  CHECK(formatStreamType(b.type(r, "sg")) == "[B/tb, F/tf] x tile [tb, tf]");
+  CHECK(formatStreamType(b.type(r, "h")) == "[B/tb, F/tf] x tile [tb, tf]");
+  CHECK(formatStreamType(b.type(r, "wds")) == "[B/tb, F/tf] x tile [tf, D]");
+  CHECK(formatStreamType(b.type(r, "p")) == "[B/tb, F/tf] x tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "o")) == "[B/tb] x tile [tb, D]");
+  CHECK(b.type(r, "o").rank() == 0);
+  CHECK(b.type(r, "p").rank() == 1);
+  CHECK(b.type(r, "zg").elem.kind == ElemType::Kind::Tuple);
+}
+
+TEST_CASE("shape_check: shape operators", "[shape_check]") {
+  GB b;
+  b.symbols({{"B", 64}, {"D", 256}, {"tb", 16}});
+  b.tensor("x", {"B", "D"});
+  load(b, "ld", "x", {"tb", "D"}, {"1", "B/tb", "2"}, {{"0", "0"}, {"1", "0"}, {"0", "0"}}, "a");  // [1, B/tb, 2]
+  b.op("bc", OpKind::Broadcast, {"a"}, {"a1", "a2", "a3", "a4", "a5"});
+  b.op("pr0", OpKind::Promote, {"a1"}, {"p0"}, {{"b", GB::scalar("0")}});
+  b.op("pr2", OpKind::Promote, {"a2"}, {"p2"}, {{"b", GB::scalar("2")}});
+  b.op("fl", OpKind::Flatten, {"a3"}, {"f"}, {{"lo", GB::scalar("0")}, {"hi", GB::scalar("1")}});
+  b.op("rp", OpKind::RepeatStatic, {"a4"}, {"r"}, {{"n", GB::scalar("3")}});
+  b.op("bz", OpKind::Bufferize, {"a5"}, {"ref"}, {{"b", GB::scalar("1")}});
+  b.op("sf", OpKind::Streamify, {"ref"}, {"s"}, {{"repeat", GB::scalar("4")}});
+  b.op("rt", OpKind::Accum, {"s"}, {"t"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("2")}});
+  ShapeResult r = checkShapes(b.g);
+  CHECK(formatStreamType(b.type(r, "a")) == "[1, B/tb, 2] x tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "p0")) == "[1, B/tb, 2, 1] x tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "p2")) == "[1, 1, B/tb, 2] x tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "f")) == "[1, B/tb*2] x tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "r")) == "[1, B/tb, 2, 3] x tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "ref")) == "[1, B/tb] x ref [2] of tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "s")) == "[1, B/tb, 4, 2] x tile [tb, D]");
+  CHECK(formatStreamType(b.type(r, "t")) == "[1, B/tb] x tile [tb*4*2, D]");
+}
+
+TEST_CASE("shape_check: formatStreamType and evalDim", "[shape_check]") {
+  StreamType t;
+  t.shape = {SymExpr::parse("B/tb"), SymExpr::parse("F/tf")};
+  t.elem.tile = {SymExpr::parse("tb"), SymExpr::parse("D")};
+  CHECK(formatStreamType(t) == "[B/tb, F/tf] x tile [tb, D]");
+  t.elem.dtype = "bf16";
+  CHECK(formatStreamType(t) == "[B/tb, F/tf] x tile<bf16> [tb, D]");
+
+  SymEnv env{{"B", 64}, {"tb", 16}};
+  CHECK(evalDim(SymExpr::parse("B/tb"), env) == 4);
+  try {
+    evalDim(SymExpr::parse("B/F"), env);
+    FAIL("no throw");
+  } catch (const DiagError& e) {
+    REQUIRE(e.diags.size() == 1);
+    CHECK(e.diags[0].id == "S-250");
+    CHECK(contains(e.diags[0].message, "B/F"));
+    CHECK(contains(e.diags[0].message, "F"));
+  }
+  CHECK_THROWS_AS(evalDim(SymExpr::parse("ragged(r)"), env), DiagError);
+  CHECK_THROWS_AS(evalDim(SymExpr::parse("B/3"), env), DiagError);  // inexact
+}
+
+// ------------------------------------------------------------------------------------------
+// Errors
+
+TEST_CASE("shape_check: Zip inputs of different shape (S-210)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "load_x", "x", {"tb", "D"}, {"B/tb", "F/tf"}, {{"1", "0"}, {"0", "0"}}, "xs");
+  load(b, "load_wg", "wg", {"D", "tf"}, {"B/tb"}, {{"0", "1"}}, "wgs");
+  b.op("zg", OpKind::Zip, {"xs", "wgs"}, {"zg"});
+  Diagnostic d = onlyError(b.g, "S-210");
+  CHECK(contains(d.message, "Zip 'zg'"));
+  CHECK(contains(d.message, "'xs'"));
+  CHECK(contains(d.message, "'wgs'"));
+  CHECK(contains(d.message, "[B/tb, F/tf] x tile [tb, D]"));
+  CHECK(contains(d.message, "[B/tb] x tile [D, tf]"));
+  CHECK(sameLoc(d.loc, b.attrLoc("zg", "in")));
+}
+
+TEST_CASE("shape_check: Map over two inputs of different shape (S-210)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "l1", "x", {"tb", "D"}, {"B/tb", "2"}, {{"1", "0"}, {"0", "0"}}, "a");
+  load(b, "l2", "x", {"tb", "D"}, {"B/tb", "3"}, {{"1", "0"}, {"0", "0"}}, "c");
+  b.op("m", OpKind::Map, {"a", "c"}, {"o"}, {{"fn", GB::scalar("add")}});
+  Diagnostic d = onlyError(b.g, "S-210");
+  CHECK(contains(d.message, "Map(add) 'm'"));
+  CHECK(contains(d.message, "[B/tb, 2] x tile [tb, D]"));
+  CHECK(contains(d.message, "[B/tb, 3] x tile [tb, D]"));
+}
+
+TEST_CASE("shape_check: matmul inner dims differ (S-212)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "load_x", "x", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, "xs");
+  load(b, "load_wg", "wg", {"tb", "tf"}, {"B/tb"}, {{"1", "0"}}, "wgs");  // rows tb, not D
+  b.op("zg", OpKind::Zip, {"xs", "wgs"}, {"zg"});
+  b.op("mg", OpKind::Map, {"zg"}, {"g"}, {{"fn", GB::scalar("matmul")}});
+  Diagnostic d = onlyError(b.g, "S-212");
+  CHECK(contains(d.message, "Map(matmul) 'mg'"));
+  CHECK(contains(d.message, "[tb, D]"));
+  CHECK(contains(d.message, "[tb, tf]"));
+  CHECK(contains(d.message, "K = D"));
+  CHECK(contains(d.message, "rows = tb"));
+  CHECK(sameLoc(d.loc, b.attrLoc("mg", "in")));
+}
+
+TEST_CASE("shape_check: mul of different tiles (S-213)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "l1", "x", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, "a");
+  load(b, "l2", "wg", {"tb", "tf"}, {"B/tb"}, {{"1", "0"}}, "c");
+  b.op("z", OpKind::Zip, {"a", "c"}, {"z"});
+  b.op("mm", OpKind::Map, {"z"}, {"o"}, {{"fn", GB::scalar("mul")}});
+  Diagnostic d = onlyError(b.g, "S-213");
+  CHECK(contains(d.message, "Map(mul) 'mm'"));
+  CHECK(contains(d.message, "tile [tb, D]"));
+  CHECK(contains(d.message, "tile [tb, tf]"));
+}
+
+TEST_CASE("shape_check: silu of a tuple (S-211)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "l1", "x", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, "a");
+  load(b, "l2", "x", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, "c");
+  b.op("z", OpKind::Zip, {"a", "c"}, {"z"});
+  b.op("s", OpKind::Map, {"z"}, {"o"}, {{"fn", GB::scalar("silu")}});
+  Diagnostic d = onlyError(b.g, "S-211");
+  CHECK(contains(d.message, "Map(silu) 's'"));
+}
+
+TEST_CASE("shape_check: declared type differs from the inferred one (S-220)", "[shape_check]") {
+  GB b = swiglu();
+  b.declare("xs", {"B/tb", "F/tf"}, {"tb", "F"});
+  b.declare("g", {"5", "32"}, {"16", "16"});
+  auto d = diagsOf(b.g);
+  REQUIRE(d.size() == 2);
+  for (const auto& x : d) CHECK(x.id == "S-220");
+  const Diagnostic& xs = d[0].message.find("'xs'") != std::string::npos ? d[0] : d[1];
+  CHECK(contains(xs.message, "[B/tb, F/tf] x tile [tb, F]"));
+  CHECK(contains(xs.message, "[B/tb, F/tf] x tile [tb, D]"));
+  CHECK(contains(xs.message, "LinearOffChipLoad 'load_x'"));
+  CHECK(sameLoc(xs.loc, b.g.streams[size_t(b.stream("xs").v)].loc));
+  REQUIRE(xs.notes.size() == 1);
+  CHECK(sameLoc(xs.notes[0].loc, b.opNamed("load_x").loc));
+}
+
+TEST_CASE("shape_check: rank parameters out of range (S-221)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "ld", "x", {"tb", "D"}, {"B/tb", "2"}, {{"1", "0"}, {"0", "0"}}, "a");  // rank 1
+  b.op("bc", OpKind::Broadcast, {"a"}, {"a1", "a2", "a3", "a4", "a5"});
+  b.op("acc", OpKind::Accum, {"a1"}, {"o1"}, {{"fn", GB::scalar("add")}, {"b", GB::scalar("3")}});
+  b.op("neg", OpKind::Bufferize, {"a2"}, {"o2"}, {{"b", GB::scalar("-1")}});
+  b.op("fl", OpKind::Flatten, {"a3"}, {"o3"}, {{"lo", GB::scalar("0")}, {"hi", GB::scalar("2")}});
+  b.op("pr", OpKind::Promote, {"a4"}, {"o4"}, {{"b", GB::scalar("2")}});
+  b.op("fl2", OpKind::Flatten, {"a5"}, {"o5"}, {{"lo", GB::scalar("1")}, {"hi", GB::scalar("0")}});
+  auto d = diagsOf(b.g);
+  REQUIRE(d.size() == 5);
+  for (const auto& x : d) CHECK(x.id == "S-221");
+  CHECK(contains(d[0].message, "Accum(add) 'acc'"));
+  CHECK(contains(d[0].message, "b = 3 exceeds the rank 1"));
+  CHECK(contains(d[0].message, "[B/tb, 2] x tile [tb, D]"));
+  CHECK(sameLoc(d[0].loc, b.attrLoc("acc", "b")));
+  CHECK(contains(d[1].message, "Bufferize 'neg'"));
+  CHECK(contains(d[1].message, "negative"));
+  CHECK(contains(d[2].message, "Flatten 'fl'"));
+  CHECK(contains(d[2].message, "hi = 2"));
+  CHECK(sameLoc(d[2].loc, b.attrLoc("fl", "hi")));
+  CHECK(contains(d[3].message, "Promote 'pr'"));
+  CHECK(contains(d[4].message, "lo = 1 is above hi = 0"));
+}
+
+TEST_CASE("shape_check: tensor not divisible by the tile (S-230)", "[shape_check]") {
+  SECTION("bound symbols") {
+    GB b;
+    b.symbols({{"B", 72}, {"D", 256}, {"tb", 16}});
+    b.tensor("x", {"B", "D"});
+    load(b, "load_x", "x", {"tb", "D"}, {"4"}, {{"1", "0"}}, "xs");
+    b.op("bc", OpKind::Broadcast, {"xs"}, {"y"});
+    Diagnostic d = onlyError(b.g, "S-230");
+    CHECK(contains(d.message, "LinearOffChipLoad 'load_x'"));
+    CHECK(contains(d.message, "[B, D]"));
+    CHECK(contains(d.message, "[tb, D]"));
+    CHECK(contains(d.message, "72 % 16"));
+    CHECK(sameLoc(d.loc, b.attrLoc("load_x", "tile")));
+  }
+  SECTION("unbound symbol: Z3 finds a counterexample") {
+    GB b;
+    b.symbols({{"D", 256}});
+    b.tensor("x", {"N", "D"});
+    load(b, "load_x", "x", {"16", "D"}, {"N/16"}, {{"1", "0"}}, "xs");
+    b.op("bc", OpKind::Broadcast, {"xs"}, {"y"});
+    Diagnostic d = onlyError(b.g, "S-230");
+    CHECK(contains(d.message, "[N, D]"));
+    CHECK(contains(d.message, "is not divisible by tile [16, D]"));
+  }
+  SECTION("unbound but provably divisible") {
+    GB b;
+    b.symbols({{"D", 256}});
+    b.tensor("x", {"16*N", "D"});
+    load(b, "load_x", "x", {"16", "D"}, {"N"}, {{"1", "0"}}, "xs");
+    b.op("bc", OpKind::Broadcast, {"xs"}, {"y"});
+    CHECK(diagsOf(b.g).empty());
+  }
+}
+
+TEST_CASE("shape_check: load walk leaves the tensor (S-231)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "load_x", "x", {"tb", "D"}, {"B/tb", "F/tf"}, {{"2", "0"}, {"0", "0"}}, "xs");  // rows 0,2,4,6 of 4
+  b.op("bc", OpKind::Broadcast, {"xs"}, {"y"});
+  Diagnostic d = onlyError(b.g, "S-231");
+  CHECK(contains(d.message, "LinearOffChipLoad 'load_x'"));
+  CHECK(contains(d.message, "'x' [B, D]"));
+  CHECK(contains(d.message, "tile (6, 0)"));
+  CHECK(contains(d.message, "4 x 1 tiles of [tb, D]"));
+  CHECK(sameLoc(d.loc, b.attrLoc("load_x", "strides")));
+}
+
+TEST_CASE("shape_check: store input does not match iter / tile (S-233, S-234)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "l1", "x", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, "a");
+  load(b, "l2", "x", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, "c");
+  b.op("st1", OpKind::LinearOffChipStore, {"a"}, {},
+       {{"tensor", GB::scalar("out")}, {"iter", GB::list({"B/tb", "2"})}, {"strides", GB::pairs({{"1", "0"}, {"0", "0"}})}});
+  b.op("st2", OpKind::LinearOffChipStore, {"c"}, {},
+       {{"tensor", GB::scalar("out")}, {"tile", GB::list({"tb", "tf"})}, {"iter", GB::list({"B/tb"})},
+        {"strides", GB::pairs({{"1", "0"}})}});
+  auto d = diagsOf(b.g);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].id == "S-233");
+  CHECK(contains(d[0].message, "LinearOffChipStore 'st1'"));
+  CHECK(contains(d[0].message, "[B/tb] x tile [tb, D]"));
+  CHECK(contains(d[0].message, "[B/tb, 2]"));
+  CHECK(sameLoc(d[0].loc, b.attrLoc("st1", "iter")));
+  CHECK(d[1].id == "S-234");
+  CHECK(contains(d[1].message, "LinearOffChipStore 'st2'"));
+  CHECK(contains(d[1].message, "[tb, D]"));
+  CHECK(contains(d[1].message, "[tb, tf]"));
+}
+
+TEST_CASE("shape_check: store walk leaves the tensor (S-231)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "l1", "x", {"tb", "D"}, {"B/tb", "2"}, {{"1", "0"}, {"0", "0"}}, "a");
+  b.op("st", OpKind::LinearOffChipStore, {"a"}, {},
+       {{"tensor", GB::scalar("out")}, {"iter", GB::list({"B/tb", "2"})}, {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
+  Diagnostic d = onlyError(b.g, "S-231");
+  CHECK(contains(d.message, "LinearOffChipStore 'st'"));
+  CHECK(contains(d.message, "tile (3, 1)"));
+}
+
+TEST_CASE("shape_check: missing and malformed attributes", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "ld", "x", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, "a");
+  b.op("bc", OpKind::Broadcast, {"a"}, {"a1", "a2", "a3", "a4"});
+  b.op("nob", OpKind::Accum, {"a1"}, {"o1"}, {{"fn", GB::scalar("add")}});
+  b.op("badb", OpKind::Bufferize, {"a2"}, {"o2"}, {{"b", GB::scalar("1+")}});
+  b.op("badfn", OpKind::Map, {"a3"}, {"o3"}, {{"fn", GB::scalar("gelu")}});
+  b.op("symb", OpKind::Promote, {"a4"}, {"o4"}, {{"b", GB::scalar("Q")}});
+  load(b, "badtensor", "nope", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, "z1");
+  load(b, "badstrides", "x", {"tb", "D"}, {"B/tb", "2"}, {{"1", "0"}}, "z2");
+  b.op("notile", OpKind::LinearOffChipLoad, {}, {"z3"},
+       {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb"})}, {"iter", GB::list({"1"})}, {"strides", GB::pairs({{"0", "0"}})}});
+  b.op("bz", OpKind::Broadcast, {"z1", "z2", "z3"}, {"zz"});  // wrong arity
+  auto d = diagsOf(b.g);
+  std::map<std::string, const Diagnostic*> byOp;
+  for (const auto& x : d)
+    for (const char* n : {"nob", "badb", "badfn", "symb", "badtensor", "badstrides", "notile", "bz"})
+      if (contains(x.message, std::string("'") + n + "'")) byOp[n] = &x;
+  REQUIRE(byOp.count("nob"));
+  CHECK(byOp["nob"]->id == "S-202");
+  CHECK(contains(byOp["nob"]->message, "missing attribute 'b'"));
+  CHECK(sameLoc(byOp["nob"]->loc, b.opNamed("nob").loc));
+  REQUIRE(byOp.count("badb"));
+  CHECK(byOp["badb"]->id == "S-203");
+  CHECK(sameLoc(byOp["badb"]->loc, b.attrLoc("badb", "b")));
+  REQUIRE(byOp.count("badfn"));
+  CHECK(byOp["badfn"]->id == "S-203");
+  CHECK(contains(byOp["badfn"]->message, "gelu"));
+  REQUIRE(byOp.count("symb"));
+  CHECK(byOp["symb"]->id == "S-203");
+  REQUIRE(byOp.count("badtensor"));
+  CHECK(byOp["badtensor"]->id == "S-204");
+  REQUIRE(byOp.count("badstrides"));
+  CHECK(byOp["badstrides"]->id == "S-232");
+  REQUIRE(byOp.count("notile"));
+  CHECK(byOp["notile"]->id == "S-203");
+  REQUIRE(byOp.count("bz"));
+  CHECK(byOp["bz"]->id == "S-201");
+  CHECK(d.size() == 8);
+}
+
+TEST_CASE("shape_check: dependency cycle (S-205)", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  load(b, "ld", "x", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, "a");
+  b.op("z", OpKind::Zip, {"a", "loop"}, {"za"});
+  b.op("m1", OpKind::Map, {"za"}, {"m"}, {{"fn", GB::scalar("add")}});
+  b.op("bc", OpKind::Broadcast, {"m"}, {"loop", "outm"});
+  b.op("s", OpKind::Map, {"outm"}, {"fin"}, {{"fn", GB::scalar("silu")}});  // downstream of the cycle
+  Diagnostic d = onlyError(b.g, "S-205");
+  CHECK(contains(d.message, "Zip 'z'"));
+  CHECK(contains(d.message, "Map(add) 'm1'"));
+  CHECK(contains(d.message, "Broadcast 'bc'"));
+  CHECK(contains(d.message, "Zip 'z' -('za')-> Map(add) 'm1'"));
+  CHECK(contains(d.message, "Broadcast 'bc' -('loop')-> Zip 'z'"));
+  CHECK_FALSE(contains(d.message, "'s'"));
+  CHECK(d.notes.size() == 3);
+}
+
+TEST_CASE("shape_check: stream without producer, unsupported op", "[shape_check]") {
+  GB b;
+  swigluSymbols(b);
+  b.op("m", OpKind::Map, {"ghost"}, {"o"}, {{"fn", GB::scalar("silu")}});
+  b.op("p", OpKind::Partition, {"o"}, {"q"});
+  auto d = diagsOf(b.g);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].id == "S-206");
+  CHECK(contains(d[0].message, "'ghost'"));
+  CHECK(contains(d[0].message, "Map(silu) 'm'"));
+  CHECK(d[1].id == "S-207");
+  CHECK(contains(d[1].message, "Partition 'p'"));
+}
+
+TEST_CASE("shape_check: all errors of the pass in one DiagError", "[shape_check]") {
+  GB b = swiglu();
+  // Two independent mistakes: a wrong declared type and an Accum rank above the stream rank.
+  b.declare("wds", {"B/tb", "F/tf"}, {"D", "tf"});
+  b.g.ops[1].attrs["b"].scalar = "5";  // acc
+  try {
+    checkShapes(b.g);
+    FAIL("no throw");
+  } catch (const DiagError& e) {
+    REQUIRE(e.diags.size() == 2);
+    std::set<std::string> ids{e.diags[0].id, e.diags[1].id};
+    CHECK(ids == std::set<std::string>{"S-220", "S-221"});
+    CHECK(contains(e.what(), "error[S-220]"));
+    CHECK(contains(e.what(), "error[S-221]"));
+  }
+}
