@@ -1,0 +1,96 @@
+// Mapping: placement errors, routing errors, determinism of every output file.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "driver/pipeline.hpp"
+
+using namespace stepgen;
+namespace fs = std::filesystem;
+
+namespace {
+std::string root() { return STEPGEN_ROOT; }
+std::string example() { return root() + "/examples/swiglu/graph.yaml"; }
+
+std::string diagId(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const DiagError& e) {
+    return e.diags.at(0).id;
+  }
+  return "none";
+}
+
+std::map<std::string, std::string> readTree(const fs::path& d) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(d)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    files[fs::relative(e.path(), d).string()] = ss.str();
+  }
+  return files;
+}
+}  // namespace
+
+TEST_CASE("mapper: SwiGLU on the default fabric uses one unit per placed op", "[map]") {
+  CompileResult c = compileGraph(root() + "/arch/default.yaml", example());
+  int placed = 0;
+  for (const auto& p : c.mapping.ops) placed += p.unit >= 0;
+  CHECK(placed == 11);  // 4 loads, 3 matmuls, silu, mul, accum, store
+  CHECK(c.mapping.unitsUsed == 11);
+  for (const auto& r : c.mapping.routes) CHECK(r.distance <= c.arch.link.reach);
+  CHECK(c.mapping.routes.size() == 11);  // 2+2+1+2+2+1+1 ports
+}
+
+TEST_CASE("mapper: a graph too big for the fabric names the op and the resource", "[map][bad]") {
+  try {
+    compileGraph(root() + "/tests/data/arch_tiny.yaml", example());
+    FAIL("expected an error");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "M-301");
+    CHECK_THAT(e.diags[0].message, Catch::Contains("silu_g") && Catch::Contains("cu"));
+    CHECK(e.diags[0].loc.line > 0);
+  }
+}
+
+TEST_CASE("mapper: a stream longer than the links reach is unroutable", "[map][bad]") {
+  try {
+    compileGraph(root() + "/tests/data/arch_reach1.yaml", example());
+    FAIL("expected an error");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "M-303");
+    CHECK_THAT(e.diags[0].message, Catch::Contains("unroutable") && Catch::Contains("reach only 1"));
+  }
+}
+
+TEST_CASE("determinism: compiling twice gives byte-identical outputs", "[map][determinism]") {
+  fs::path base = fs::temp_directory_path() / "stepgen_det_test";
+  fs::remove_all(base);
+  for (const char* arch : {"/arch/default.yaml", "/arch/step_validation.yaml"}) {
+    writeCompileOutputs(compileGraph(root() + arch, example()), (base / "a").string());
+    writeCompileOutputs(compileGraph(root() + arch, example()), (base / "b").string());
+    auto a = readTree(base / "a"), b = readTree(base / "b");
+    REQUIRE(a.size() >= 10);  // rtl files, filelist, .bin, .cfg, mapping
+    CHECK(a == b);
+  }
+  fs::remove_all(base);
+}
+
+TEST_CASE("bad input: nothing is left in the output folder", "[bad]") {
+  fs::path out = fs::temp_directory_path() / "stepgen_bad_out";
+  fs::remove_all(out);
+  CHECK(diagId([&] { writeCompileOutputs(compileGraph(root() + "/tests/data/arch_tiny.yaml", example()), out.string()); }) ==
+        "M-301");
+  CHECK_FALSE(fs::exists(out));
+  for (const auto& e : fs::directory_iterator(out.parent_path()))
+    CHECK(e.path().filename().string().find("stepgen_bad_out.partial") == std::string::npos);
+}
+
+TEST_CASE("bad input: a missing input file is R-401", "[bad]") {
+  CompileResult c = compileGraph(root() + "/arch/default.yaml", example());
+  CHECK(diagId([&] { loadInputs(c.graph, "/nonexistent/folder", 1); }) == "R-401");
+}
