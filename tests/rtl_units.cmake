@@ -23,6 +23,9 @@ function(sg_units_test name)
     ${STEPGEN_ROOT}/sim/common/fp.cpp)
   target_include_directories(${name} PRIVATE ${STEPGEN_ROOT}/generator ${STEPGEN_ROOT}/sim
                                              ${STEPGEN_ROOT}/tests/rtl)
+  # Verilator's own headers are not -Wextra clean: include them as system headers.
+  target_include_directories(${name} SYSTEM PRIVATE
+    "${VERILATOR_ROOT}/include" "${VERILATOR_ROOT}/include/vltstd")
   target_link_libraries(${name} PRIVATE fmt::fmt Catch2::Catch2WithMain)
 endfunction()
 

@@ -317,7 +317,7 @@ std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& arch
     std::string top;
     for (const auto& f : rtl) {
       writeFile(dir / "rtl" / f.name, f.text);
-      if (f.name.size() > 7 && f.name.substr(f.name.size() - 7) == "_top.sv") top = (dir / "rtl" / f.name).string();
+      if (f.name == "sg_top.sv") top = (dir / "rtl" / f.name).string();
       else args += " '" + (dir / "rtl" / f.name).string() + "'";
     }
     std::string cmd = fmt::format("bash '{}/flows/verilator_build.sh' '{}' '{}'{}{} > '{}/build.out' 2>&1", rootDir(),

@@ -19,7 +19,7 @@ struct RtlFile {
 std::vector<std::string> fabricPortNames(const ArchModel& a, const ConfigLayout& l);
 
 /// All files of the fabric, in compile order: sg_cfg_pkg.sv (generated), the hand-written
-/// templates copied from rtl_templates/ (read from `templateDir`), and `<arch>_top.sv`
+/// templates copied from rtl_templates/ (read from `templateDir`), and `sg_top.sv`
 /// (module sg_top, ports in docs/hardware.md section 6). Deterministic.
 /// Throws std::runtime_error if a template file cannot be read.
 std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const std::string& templateDir);

@@ -166,13 +166,13 @@ inline Beat getBeat(const T& port, int w) {
 class CfgVec {
  public:
   CfgVec(const stepgen::ConfigLayout& l, stepgen::UnitKind k)
-      : kl_(l.kindLayout(k)), bits_(size_t(l.contexts) * size_t(kl_.bits), false) {}
+      : kl_(&l.kindLayout(k)), bits_(size_t(l.contexts) * size_t(kl_->bits), false) {}
   void set(int ctx, const std::string& field, uint64_t v) {
-    const stepgen::ConfigField& f = kl_.field(field);
+    const stepgen::ConfigField& f = kl_->field(field);
     if (f.width < 64 && (v >> f.width) != 0)
       throw std::out_of_range("value does not fit field " + field);
     for (int i = 0; i < f.width; ++i)
-      bits_[size_t(ctx) * size_t(kl_.bits) + size_t(f.lsb + i)] = ((v >> i) & 1u) != 0;
+      bits_[size_t(ctx) * size_t(kl_->bits) + size_t(f.lsb + i)] = ((v >> i) & 1u) != 0;
   }
   /// Identity stop map (entry s = s) for port p of context ctx.
   void identityMap(int ctx, int port) { set(ctx, "in" + std::to_string(port) + "_stopmap", identityStopMap()); }
@@ -187,7 +187,7 @@ class CfgVec {
   }
 
  private:
-  const stepgen::KindLayout& kl_;
+  const stepgen::KindLayout* kl_;
   std::vector<bool> bits_;
 };
 
