@@ -98,7 +98,7 @@ module sg_ag #(
     seq_found = 1'b0;
     seq_idx = '0;
     for (int c = NCTX - 1; c >= 0; c--) begin
-      if (en[c] && (c >= int'(seq_from))) begin
+      if (en[c] && (c >= 32'(seq_from))) begin
         seq_found = 1'b1;
         seq_idx = CTXW'(c);
       end
@@ -142,7 +142,7 @@ module sg_ag #(
   logic [4*AB-1:0] cf_s;      // s0..s3
   logic cf_empty;             // the walk has no tile
 
-  assign cc = cfg[int'(ctx_q) * CB +: CB];
+  assign cc = cfg[32'(ctx_q) * CB +: CB];
   always_comb begin
     cf_store = cc[sg_cfg_pkg::AG_STORE_LSB];
     cf_rank = cc[sg_cfg_pkg::AG_RANK_LSB +: 3];
@@ -228,14 +228,14 @@ module sg_ag #(
     end
     n_end = carry;
     n_stop = (n_wraps > cf_rank) ? cf_rank : n_wraps;
-    n_tile = carry ? cf_base : lbase_q[AB*int'(n_lvl[1:0]) +: AB] + cf_s[AB*int'(n_lvl[1:0]) +: AB];
+    n_tile = carry ? cf_base : lbase_q[AB*32'(n_lvl[1:0]) +: AB] + cf_s[AB*32'(n_lvl[1:0]) +: AB];
     n_idx = idx_q;
     n_lbase = lbase_q;
     for (int k = 0; k < 4; k++) begin
-      if (k < int'(n_lvl)) begin
+      if (k < 32'(n_lvl)) begin
         n_idx[16*k +: 16] = 16'd0;
         n_lbase[AB*k +: AB] = n_tile;
-      end else if (k == int'(n_lvl)) begin
+      end else if (k == 32'(n_lvl)) begin
         n_idx[16*k +: 16] = idx_q[16*k +: 16] + 16'd1;
         n_lbase[AB*k +: AB] = n_tile;
       end

@@ -8,8 +8,10 @@
 //
 // Per-context configuration (sg_cfg_pkg CU_*): enable, func, accum_b, mn, k, log2n, passes,
 // a_beats, b_beats, o_beats, a_base0/1, b_base0/1, o_base0/1, in0_stopmap, in1_stopmap
-// (inN_src belongs to the generated top). Both inputs go through their stop map first:
-// out level = map[3*s +: 3] on STOP beats and on DATA beats with last = 1.
+// (inN_src belongs to the generated top). in0 goes through its stop map first: out level =
+// map[3*s +: 3] on STOP beats and on DATA beats with last = 1. Every output stop comes from
+// in0 (Zip: a pair carries its first stream's stops; in1 only contributes data and its beat
+// kind), so in1_stopmap has no observable effect and is not read.
 // func: 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile; any other value finishes an
 // enabled context at once.
 //
@@ -55,15 +57,16 @@
 //   A context switch costs one idle cycle (INIT) after the DONE beat is accepted.
 //
 // Ports: out_valid / out_beat come from registers. inN_ready are combinational from
-// registers and (mul / add / matmul tokens) from the other input's valid and beat kind.
+// registers, from the input's own beat kind, from out_ready (silu / mul / add / retile),
+// and for mul / add / matmul tokens from the other input's valid and beat kind.
 //
 // Implementation note: the local memory `mem` and the lane accumulators `acc` are private to
 // the one always_ff block below and are written with blocking assignments. Verilator 5.006
 // rejects non-blocking writes to an array inside a loop it does not unroll (BLKLOOPINIT),
-// and the MAC loop must stay a loop (LANES can be 2048). Every read of mem / acc in the
-// block either touches a bank no write in the same cycle touches, or is an intended
-// read-modify-write of the same word (accum, acc), so the blocking order is the register
-// semantics.
+// and the MAC loop must stay a loop (LANES can be 2048). Every read of mem in the block
+// comes before every write of it (phase 1 / phase 2 below), so the blocking order is the
+// register semantics. acc[32*l +: 32] is lane l's running sum: its k step reads and
+// rewrites it, and at k = K-1 phase 2 stores the updated value into the output bank.
 module sg_cu #(
   parameter int W = 16,
   parameter int LANES = 16,
@@ -128,7 +131,7 @@ module sg_cu #(
     seq_found = 1'b0;
     seq_idx = '0;
     for (int c = NCTX - 1; c >= 0; c--) begin
-      if (en[c] && (c >= int'(seq_from))) begin
+      if (en[c] && (c >= 32'(seq_from))) begin
         seq_found = 1'b1;
         seq_idx = CTXW'(c);
       end
@@ -173,7 +176,7 @@ module sg_cu #(
   logic [BA-1:0] cf_abase0, cf_abase1, cf_bbase0, cf_bbase1, cf_obase0, cf_obase1;
   logic [23:0] cf_map0;
 
-  assign cc = cfg[int'(ctx_q) * CB +: CB];
+  assign cc = cfg[32'(ctx_q) * CB +: CB];
   always_comb begin
     cf_func = cc[sg_cfg_pkg::CU_FUNC_LSB +: FW];
     cf_b = cc[sg_cfg_pkg::CU_ACCUM_B_LSB +: 3];
@@ -210,14 +213,14 @@ module sg_cu #(
     k0 = in0_beat[DW + 4 +: 2];
     l0 = in0_beat[DW + 3];
     s0 = in0_beat[DW +: 3];
-    if (k0 == K_STOP || (k0 == K_DATA && l0)) s0 = cf_map0[int'(s0) * 3 +: 3];
+    if (k0 == K_STOP || (k0 == K_DATA && l0)) s0 = cf_map0[32'(s0) * 3 +: 3];
     d0 = in0_beat[DW-1:0];
     k1 = in1_beat[DW + 4 +: 2];
     d1 = in1_beat[DW-1:0];
   end
   // ---------------------------------------------------------------- state
   logic [31:0] mem [0:BUF_WORDS-1];   // local memory (private to the main block)
-  logic [31:0] acc [0:LANES-1];       // lane accumulators (private to the main block)
+  logic [32*LANES-1:0] acc;           // lane accumulators, lane l at [32*l +: 32] (main block)
   logic eos_q;                        // the input DONE has been taken
   logic [BW-1:0] out_q;
   logic ov_q;
@@ -271,20 +274,59 @@ module sg_cu #(
   assign out_beat = out_q;
   assign out_valid = ov_q;
 
+  // ---------------------------------------------------------------- stage controls
+  logic mm_go;                  // the MAC array works this cycle (tile or token)
+  logic mm_data;                // ... on a data tile
+  logic kfirst, klast, plast;
+  logic [31:0] abase_x, bbase_x, obase_y, nmask;
+  logic acc_go;                 // accum takes an input beat
+  logic wu_go;                  // the W-word unit (accum / silu / mul / add) works
+  logic dr_go;                  // the drain loads the output register
+  logic [31:0] ld_abase, ld_bbase, acc_base, dr_base;
+  logic [15:0] a_nxt, b_nxt;    // loader counts after this cycle's beats
+  logic a_done_now;             // a's tile completes this cycle
+  logic [2:0] a_st;             // a's stop if its last beat comes now
+  always_comb begin
+    // The MAC array and the drain are gated by the bank flags alone: only matmul fills input
+    // banks and only matmul / accum fill output banks (INIT clears them), so adding is_mm /
+    // is_acc would change nothing -- but it would let Yosys prove these arithmetic cells
+    // exclusive with the elementwise ones, and its `share` pass then merges them into cells
+    // whose select depends on their own results (a combinational loop in Yosys 0.23).
+    mm_go = ib_full_q[cp_sel_q] && !ob_full_q[cp_osel_q];
+    mm_data = (ib_kind_q[cp_sel_q] == K_DATA);
+    kfirst = (k_q == 16'd0);
+    klast = ({1'b0, k_q} + 17'd1 >= {1'b0, cf_k});
+    plast = ({1'b0, p_q} + 17'd1 >= {1'b0, cf_passes});
+    abase_x = cp_sel_q ? 32'(cf_abase1) : 32'(cf_abase0);
+    bbase_x = cp_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0);
+    obase_y = cp_osel_q ? 32'(cf_obase1) : 32'(cf_obase0);
+    nmask = (32'd1 << cf_log2n) - 32'd1;
+    acc_go = is_acc && fire0;
+    wu_go = (acc_go || ((is_ew1 || is_ew2) && fire0)) && (k0 == K_DATA);
+    dr_go = ob_full_q[dr_sel_q] && can_out;
+    ld_abase = (ld_sel_q ? 32'(cf_abase1) : 32'(cf_abase0)) + 32'(a_cnt_q) * 32'(W);
+    ld_bbase = (ld_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0)) + 32'(b_cnt_q) * 32'(W);
+    acc_base = (acc_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(acc_cnt_q) * 32'(W);
+    dr_base = (dr_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(dr_cnt_q) * 32'(W);
+    a_nxt = a_cnt_q + 16'(fire0);
+    b_nxt = b_cnt_q + 16'(fire1);
+    a_done_now = fire0 && (a_nxt == cf_abeats);
+    a_st = l0 ? s0 : 3'd0;
+  end
+
   // ---------------------------------------------------------------- main block
-  // Blocking temporaries of the main block (see the implementation note in the header).
+  // Phase 1 reads mem (drain, accum, MAC operands) and phase 2 writes it (loader, accum,
+  // MAC results): every read sees the values of the previous cycle, as with non-blocking
+  // writes, and Yosys can keep mem a memory (a read after a blocking write in the same
+  // process would force it into registers).
   logic ld_out;                 // load out_q this cycle
   logic [BW-1:0] nb;            // ... with this beat
-  logic [DW-1:0] tmp;           // data words being built
-  logic [31:0] x, y, w0;        // word temporaries
-  logic [MI-1:0] wa;            // word index
-  logic [31:0] a_nxt, b_nxt;    // counts after this cycle's beats
-  logic [31:0] base;            // word address temporaries
-  logic [31:0] mo, mi_, mj, av, bv, pr;
-  logic [31:0] nmask;
-  logic kfirst, klast, plast, tend;
+  logic [DW-1:0] dtmp;          // drained words
+  logic [DW-1:0] wtmp;          // W-word unit results
+  logic [31:0] x, y, sm;        // word temporaries
+  logic [31:0] mo, av, bv, pr;  // operand / product temporaries
+  logic tend;
   logic [2:0] st;
-  logic [31:0] obase_y, abase_x, bbase_x;
 
   /* verilator lint_off BLKSEQ */
   always_ff @(posedge clk) begin
@@ -318,7 +360,61 @@ module sg_cu #(
       ld_out = 1'b0;
       nb = '0;
 
-      // ======== matmul loader
+      // ================================================ phase 1: reads of mem
+      // drain
+      if (dr_go && ob_kind_q[dr_sel_q] == K_DATA) begin
+        for (int w = 0; w < W; w++)
+          dtmp[32*w +: 32] = ob_zero_q[dr_sel_q] ? 32'h0 : mem[MI'(dr_base + 32'(w))];
+      end
+      // W-word unit: one fp32_add and one fp32_mul per word, shared by accum (old + x, the
+      // first tile of a group +0 + x), add (x + y), mul (x * y) and silu (x * sigmoid(x)).
+      if (wu_go) begin
+        for (int w = 0; w < W; w++) begin
+          x = d0[32*w +: 32];
+          y = d1[32*w +: 32];
+          av = (is_acc && acc_has_q) ? mem[MI'(acc_base + 32'(w))] : 32'h0;
+          sm = sg_fp_pkg::fp32_add(is_acc ? av : x, is_acc ? x : y);
+          bv = (cf_func == F_SILU) ? sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(x)) : y;
+          pr = sg_fp_pkg::fp32_mul(x, bv);
+          wtmp[32*w +: 32] = (cf_func == F_SILU || cf_func == F_MUL) ? pr : sm;
+        end
+      end
+      // MAC array: one k step of one pass, every active lane
+      if (mm_go && mm_data) begin
+        for (int l = 0; l < LANES; l++) begin
+          mo = pbase_q + 32'(l);
+          if (mo < cf_mn) begin
+            av = mem[MI'(abase_x + (mo >> cf_log2n) * 32'(cf_k) + 32'(k_q))];
+            bv = mem[MI'(bbase_x + (32'(k_q) << cf_log2n) + (mo & nmask))];
+            if (BF16 != 0) pr = sg_fp_pkg::bf16_mul(av, bv);
+            else pr = sg_fp_pkg::fp32_mul(av, bv);
+            acc[32*l +: 32] = sg_fp_pkg::fp32_add(kfirst ? 32'h0 : acc[32*l +: 32], pr);
+          end
+        end
+      end
+
+      // ================================================ phase 2: writes of mem
+      // matmul loader: a and b beats into input bank ld_sel
+      if (is_mm && fire0 && !mm_tok) begin
+        for (int w = 0; w < W; w++) mem[MI'(ld_abase + 32'(w))] = d0[32*w +: 32];
+      end
+      if (is_mm && fire1 && !mm_tok) begin
+        for (int w = 0; w < W; w++) mem[MI'(ld_bbase + 32'(w))] = d1[32*w +: 32];
+      end
+      // accum
+      if (acc_go && k0 == K_DATA) begin
+        for (int w = 0; w < W; w++) mem[MI'(acc_base + 32'(w))] = wtmp[32*w +: 32];
+      end
+      // MAC results at the end of a pass: lane l -> word o of output bank cp_osel
+      if (mm_go && mm_data && klast) begin
+        for (int l = 0; l < LANES; l++) begin
+          mo = pbase_q + 32'(l);
+          if (mo < cf_mn) mem[MI'(obase_y + mo)] = acc[32*l +: 32];
+        end
+      end
+
+      // ================================================ control (non-blocking)
+      // ---- matmul loader
       if (is_mm && fire0 && fire1 && mm_tok) begin
         ib_full_q[ld_sel_q] <= 1'b1;
         ib_kind_q[ld_sel_q] <= k0;
@@ -326,56 +422,23 @@ module sg_cu #(
         ld_sel_q <= !ld_sel_q;
         if (k0 == K_DONE) eos_q <= 1'b1;
       end else if (is_mm && (fire0 || fire1)) begin
-        if (fire0) begin
-          base = (ld_sel_q ? 32'(cf_abase1) : 32'(cf_abase0)) + 32'(a_cnt_q) * 32'(W);
-          for (int w = 0; w < W; w++) mem[MI'(base + 32'(w))] = d0[32*w +: 32];
-        end
-        if (fire1) begin
-          base = (ld_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0)) + 32'(b_cnt_q) * 32'(W);
-          for (int w = 0; w < W; w++) mem[MI'(base + 32'(w))] = d1[32*w +: 32];
-        end
-        a_nxt = 32'(a_cnt_q) + 32'(fire0);
-        b_nxt = 32'(b_cnt_q) + 32'(fire1);
-        st = (fire0 && l0) ? s0 : 3'd0;         // a's stop when its last beat comes now
-        if (fire0 && a_nxt == 32'(cf_abeats)) a_stop_q <= st;
-        if (a_nxt == 32'(cf_abeats) && b_nxt == 32'(cf_bbeats)) begin
+        if (a_done_now) a_stop_q <= a_st;
+        if ((a_nxt == cf_abeats) && (b_nxt == cf_bbeats)) begin
           ib_full_q[ld_sel_q] <= 1'b1;
           ib_kind_q[ld_sel_q] <= K_DATA;
-          ib_stop_q[ld_sel_q] <= (fire0 && a_nxt == 32'(cf_abeats)) ? st : a_stop_q;
+          ib_stop_q[ld_sel_q] <= a_done_now ? a_st : a_stop_q;
           ld_sel_q <= !ld_sel_q;
           a_cnt_q <= 16'd0;
           b_cnt_q <= 16'd0;
         end else begin
-          a_cnt_q <= a_nxt[15:0];
-          b_cnt_q <= b_nxt[15:0];
+          a_cnt_q <= a_nxt;
+          b_cnt_q <= b_nxt;
         end
       end
 
-      // ======== matmul MAC array
-      if (is_mm && ib_full_q[cp_sel_q] && !ob_full_q[cp_osel_q]) begin
-        kfirst = (k_q == 16'd0);
-        klast = (32'(k_q) + 32'd1 >= 32'(cf_k));
-        plast = (32'(p_q) + 32'd1 >= 32'(cf_passes));
-        if (ib_kind_q[cp_sel_q] == K_DATA) begin
-          abase_x = (cp_sel_q ? 32'(cf_abase1) : 32'(cf_abase0));
-          bbase_x = (cp_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0));
-          obase_y = (cp_osel_q ? 32'(cf_obase1) : 32'(cf_obase0));
-          nmask = (32'd1 << cf_log2n) - 32'd1;
-          for (int l = 0; l < LANES; l++) begin
-            mo = pbase_q + 32'(l);
-            if (mo < cf_mn) begin
-              mi_ = mo >> cf_log2n;
-              mj = mo & nmask;
-              av = mem[MI'(abase_x + mi_ * 32'(cf_k) + 32'(k_q))];
-              bv = mem[MI'(bbase_x + (32'(k_q) << cf_log2n) + mj)];
-              if (BF16 != 0) pr = sg_fp_pkg::bf16_mul(av, bv);
-              else pr = sg_fp_pkg::fp32_mul(av, bv);
-              acc[l] = sg_fp_pkg::fp32_add(kfirst ? 32'h0 : acc[l], pr);
-              if (klast) mem[MI'(obase_y + mo)] = acc[l];
-            end
-          end
-        end
-        if (ib_kind_q[cp_sel_q] != K_DATA || (klast && plast)) begin
+      // ---- matmul MAC sequencing: passes x K cycles per tile, one cycle per token
+      if (mm_go) begin
+        if (!mm_data || (klast && plast)) begin
           ib_full_q[cp_sel_q] <= 1'b0;
           ob_full_q[cp_osel_q] <= 1'b1;
           ob_kind_q[cp_osel_q] <= ib_kind_q[cp_sel_q];
@@ -395,16 +458,10 @@ module sg_cu #(
         end
       end
 
-      // ======== accum
-      if (is_acc && fire0) begin
+      // ---- accum
+      if (acc_go) begin
         if (k0 == K_DATA) begin
-          base = (acc_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(acc_cnt_q) * 32'(W);
-          for (int w = 0; w < W; w++) begin
-            wa = MI'(base + 32'(w));
-            x = acc_has_q ? mem[wa] : 32'h0;
-            mem[wa] = sg_fp_pkg::fp32_add(x, d0[32*w +: 32]);
-          end
-          tend = (32'(acc_cnt_q) + 32'd1 >= 32'(cf_obeats));
+          tend = ({1'b0, acc_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
           st = l0 ? s0 : 3'd0;
           if (!tend) begin
             acc_cnt_q <= acc_cnt_q + 16'd1;
@@ -440,19 +497,16 @@ module sg_cu #(
         end
       end
 
-      // ======== drain of the output banks (matmul, accum)
-      if ((is_mm || is_acc) && ob_full_q[dr_sel_q] && can_out) begin
+      // ---- drain of the output banks (matmul, accum)
+      if (dr_go) begin
         ld_out = 1'b1;
         if (ob_kind_q[dr_sel_q] != K_DATA) begin
           nb = {ob_kind_q[dr_sel_q], 1'b0, ob_stop_q[dr_sel_q], {DW{1'b0}}};
           ob_full_q[dr_sel_q] <= 1'b0;
           dr_sel_q <= !dr_sel_q;
         end else begin
-          base = (dr_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(dr_cnt_q) * 32'(W);
-          for (int w = 0; w < W; w++)
-            tmp[32*w +: 32] = ob_zero_q[dr_sel_q] ? 32'h0 : mem[MI'(base + 32'(w))];
-          tend = (32'(dr_cnt_q) + 32'd1 >= 32'(cf_obeats));
-          nb = {K_DATA, tend, tend ? ob_stop_q[dr_sel_q] : 3'd0, tmp};
+          tend = ({1'b0, dr_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
+          nb = {K_DATA, tend, tend ? ob_stop_q[dr_sel_q] : 3'd0, dtmp};
           if (tend) begin
             ob_full_q[dr_sel_q] <= 1'b0;
             dr_sel_q <= !dr_sel_q;
@@ -463,27 +517,18 @@ module sg_cu #(
         end
       end
 
-      // ======== elementwise
+      // ---- elementwise: silu / mul / add (results from the W-word unit)
       if ((is_ew1 || is_ew2) && fire0) begin
         ld_out = 1'b1;
         if (k0 == K_DATA) begin
-          for (int w = 0; w < W; w++) begin
-            x = d0[32*w +: 32];
-            y = d1[32*w +: 32];
-            if (cf_func == F_SILU)
-              w0 = sg_fp_pkg::fp32_mul(x, sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(x)));
-            else if (cf_func == F_MUL) w0 = sg_fp_pkg::fp32_mul(x, y);
-            else w0 = sg_fp_pkg::fp32_add(x, y);
-            tmp[32*w +: 32] = w0;
-          end
-          nb = {K_DATA, l0, l0 ? s0 : 3'd0, tmp};
+          nb = {K_DATA, l0, l0 ? s0 : 3'd0, wtmp};
         end else begin
           nb = {k0, 1'b0, (k0 == K_STOP) ? s0 : 3'd0, {DW{1'b0}}};
           if (k0 == K_DONE) eos_q <= 1'b1;
         end
       end
 
-      // ======== retile
+      // ---- retile
       if (is_rt && fire0) begin
         if (k0 == K_DATA) begin
           ld_out = 1'b1;
@@ -501,7 +546,7 @@ module sg_cu #(
         end
       end
 
-      // ======== output register
+      // ---- output register
       if (ld_out) begin
         out_q <= nb;
         ov_q <= 1'b1;

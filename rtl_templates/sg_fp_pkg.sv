@@ -10,13 +10,14 @@
 //
 // Tool subset (shared/docs/toolchain.md section 5): no `return`, results are assigned to
 // the function name; no import, callers write sg_fp_pkg::fp32_add(...); no '{} patterns,
-// no packed 2-D arrays; loops are unrolled shift stages.
+// no packed 2-D arrays, no loops (normalisation is a 5-stage log shifter), so the
+// functions stay small when inlined into a for loop over many lanes.
 package sg_fp_pkg;
 
   localparam logic [31:0] FP32_QNAN = 32'h7FC0_0000;
 
   // Sigmoid table key (mirrors kSigmoidELo/kSigmoidEHi/... in sim/common/fp.hpp; the unit
-  // test "sg_fp_pkg sigmoid constants match C++" checks these four lines).
+  // test "sg_fp_pkg sigmoid constants match C++" checks SIG_E_LO .. SIG_ROW_SAT).
   // index = {sign, row[3:0], top 6 mantissa bits}; row = exponent - SIG_E_LO for
   // 2^SIG_E_LO <= |x| < 2^(SIG_E_HI+1); row SIG_ROW_SMALL (|x| < 2^SIG_E_LO, incl. zero and
   // subnormals: value 0.5) and row SIG_ROW_SAT (|x| >= 2^(SIG_E_HI+1), inf, NaN: value 1.0

@@ -84,7 +84,7 @@ module sg_mu #(
     seq_found = 1'b0;
     seq_idx = '0;
     for (int c = NCTX - 1; c >= 0; c--) begin
-      if (en[c] && (c >= int'(seq_from))) begin
+      if (en[c] && (c >= 32'(seq_from))) begin
         seq_found = 1'b1;
         seq_idx = CTXW'(c);
       end
@@ -124,7 +124,7 @@ module sg_mu #(
   logic [RW-1:0] cf_rep;
   logic [HW-1:0] cf_hw;
   logic [23:0] cf_map;
-  assign cc = cfg[int'(ctx_q) * CB +: CB];
+  assign cc = cfg[32'(ctx_q) * CB +: CB];
   assign cf_b = cc[sg_cfg_pkg::MU_B_LSB +: 3];
   assign cf_rep = cc[sg_cfg_pkg::MU_REPEAT_LSB +: RW];
   assign cf_hw = cc[sg_cfg_pkg::MU_HALF_WORDS_LSB +: HW];
@@ -139,7 +139,7 @@ module sg_mu #(
     m_kind = in0_beat[DW + 4 +: 2];
     m_last = in0_beat[DW + 3];
     m_stop = in0_beat[DW +: 3];
-    if (m_kind == K_STOP || (m_kind == K_DATA && m_last)) m_stop = cf_map[int'(m_stop) * 3 +: 3];
+    if (m_kind == K_STOP || (m_kind == K_DATA && m_last)) m_stop = cf_map[32'(m_stop) * 3 +: 3];
     m_beat = {m_kind, m_last, m_stop, in0_beat[DW-1:0]};
   end
 

@@ -8,11 +8,10 @@
 # fmt), so these tests build even while other parts of stepgen_core do not.
 #
 # Lint: every unit is also checked with `verilator --lint-only -Wall` for a few parameter
-# sets. tests/rtl/sg_units_lint.vlt only waives UNUSEDPARAM inside sg_cfg_pkg.sv (one
-# package for all unit kinds; see that file).
+# sets (the templates' own waivers are commented in place; sg_cfg_pkg carries the
+# emitter's UNUSEDPARAM waiver: one package serves all unit kinds).
 
 set(SG_UNITS_PKG ${STEPGEN_ROOT}/tests/rtl/sg_cfg_pkg.sv)
-set(SG_UNITS_VLT ${STEPGEN_ROOT}/tests/rtl/sg_units_lint.vlt)
 set(SG_UNITS_FP ${STEPGEN_ROOT}/rtl_templates/sg_sigmoid_lut.sv ${STEPGEN_ROOT}/rtl_templates/sg_fp_pkg.sv)
 set(SG_UNITS_VFLAGS -O3 --x-assign fast --x-initial fast -Wall)
 
@@ -54,7 +53,7 @@ foreach(v "fp32;0" "bf16;1")
   list(GET v 0 tag)
   list(GET v 1 bf)
   verilate(test_rtl_cu PREFIX Vsg_cu_${tag} TOP_MODULE sg_cu
-    SOURCES ${SG_UNITS_VLT} ${SG_UNITS_PKG} ${SG_UNITS_FP} ${STEPGEN_ROOT}/rtl_templates/sg_cu.sv
+    SOURCES ${SG_UNITS_PKG} ${SG_UNITS_FP} ${STEPGEN_ROOT}/rtl_templates/sg_cu.sv
     VERILATOR_ARGS ${SG_UNITS_VFLAGS} -GW=4 -GLANES=8 -GBUF_WORDS=256 -GBF16=${bf})
 endforeach()
 add_test(NAME rtl_units_cu COMMAND test_rtl_cu)
@@ -63,7 +62,7 @@ add_test(NAME rtl_units_cu COMMAND test_rtl_cu)
 sg_units_test(test_rtl_mu)
 foreach(c 1 3)
   verilate(test_rtl_mu PREFIX Vsg_mu_c${c} TOP_MODULE sg_mu
-    SOURCES ${SG_UNITS_VLT} ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/sg_mu.sv
+    SOURCES ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/sg_mu.sv
     VERILATOR_ARGS ${SG_UNITS_VFLAGS} -GW=4 -GWORDS=256 -GCPB=${c})
 endforeach()
 add_test(NAME rtl_units_mu COMMAND test_rtl_mu)
@@ -71,7 +70,7 @@ add_test(NAME rtl_units_mu COMMAND test_rtl_mu)
 # ---- sg_ag: W=32 (P=2 pieces per beat), 32-bit addresses, 4 beats outstanding
 sg_units_test(test_rtl_ag)
 verilate(test_rtl_ag PREFIX Vsg_ag TOP_MODULE sg_ag
-  SOURCES ${SG_UNITS_VLT} ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/sg_ag.sv
+  SOURCES ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/sg_ag.sv
   VERILATOR_ARGS ${SG_UNITS_VFLAGS} -GW=32 -GP=2 -GAB=32 -GOUTSTANDING=4)
 add_test(NAME rtl_units_ag COMMAND test_rtl_ag)
 
@@ -94,9 +93,9 @@ foreach(s ${SG_UNITS_LINT_SETS})
   if(top STREQUAL "sg_fifo")
     set(srcs ${STEPGEN_ROOT}/rtl_templates/sg_fifo.sv)
   elseif(top STREQUAL "sg_cu")
-    set(srcs ${SG_UNITS_VLT} ${SG_UNITS_PKG} ${SG_UNITS_FP} ${STEPGEN_ROOT}/rtl_templates/sg_cu.sv)
+    set(srcs ${SG_UNITS_PKG} ${SG_UNITS_FP} ${STEPGEN_ROOT}/rtl_templates/sg_cu.sv)
   else()
-    set(srcs ${SG_UNITS_VLT} ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/${top}.sv)
+    set(srcs ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/${top}.sv)
   endif()
   add_test(NAME rtl_units_lint_${tag}
            COMMAND verilator --lint-only -Wall ${params} --top-module ${top} ${srcs})

@@ -309,6 +309,10 @@ std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& arch
   auto t0 = std::chrono::steady_clock::now();
   uint64_t h = fnv1a(trace ? "trace" : "notrace");
   for (const auto& f : rtl) h = fnv1a(f.name + f.text, h);
+  // The harness is part of the simulator: a changed harness must not reuse an old build.
+  for (const char* f : {"sim/harness/harness_main.cpp", "sim/harness/vport.hpp", "sim/common/dram.cpp", "sim/common/dram.hpp",
+                        "sim/common/npy.cpp", "sim/common/npy.hpp", "flows/verilator_build.sh"})
+    h = fnv1a(readText(fs::path(rootDir()) / f), h);
   fs::path dir = fs::path(cacheDir) / fmt::format("{}-{:016x}", archName, h);
   fs::path bin = dir / "obj_dir" / "Vfabric";
   if (!fs::exists(bin)) {

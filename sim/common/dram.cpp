@@ -7,6 +7,17 @@
 
 namespace stepgen {
 
+int dramChannel(uint64_t addr, int channels) {
+    // h = p + p/32 + p/32^2 + ... (p = piece index), modulo channels: the 32 pieces of a
+    // 2 KiB block rotate over the channels exactly as p % channels does, and each further
+    // block shifts the rotation by one, so a column of tiles whose rows are a power-of-two
+    // number of pieces apart no longer lands on one channel.
+    uint64_t h = 0;
+    for (uint64_t p = addr / kDramPieceBytes; p; p /= 32) h += p;
+    return static_cast<int>(h % static_cast<uint64_t>(channels));
+}
+
+
 DramModel::DramModel(DramTiming t, size_t bytes, int nAg) : t_(t), mem_(bytes, 0) {
     if (t.channels < 1) throw std::invalid_argument("DramModel: channels must be >= 1");
     if (t.ii < 1) throw std::invalid_argument("DramModel: ii must be >= 1");
@@ -33,7 +44,7 @@ void DramModel::checkAddr(uint64_t addr) const {
 }
 
 uint64_t DramModel::schedulePiece(uint64_t addr, uint64_t cycle) {
-    const size_t ch = static_cast<size_t>((addr / kDramPieceBytes) % static_cast<uint64_t>(t_.channels));
+    const size_t ch = static_cast<size_t>(dramChannel(addr, t_.channels));
     const uint64_t start = std::max({cycle, nextFree_[ch], t_.startup});
     nextFree_[ch] = start + t_.ii;
     return start + t_.latency;

@@ -4,7 +4,7 @@
 //   * memory is moved in 64-byte pieces; a request carries one or more piece addresses
 //     (P pieces = one beat of the requesting AG);
 //   * a request accepted at cycle t sends each piece (in the order given) to channel
-//     ch = (addr / 64) % channels; the piece starts at max(t, next_free[ch], startup),
+//     ch = dramChannel(addr, channels); the piece starts at max(t, next_free[ch], startup),
 //     sets next_free[ch] = start + ii and completes at start + latency;
 //   * a read response (all pieces of one request) is offered to its AG, in request order,
 //     from the cycle its latest piece completes; one response per AG per cycle;
@@ -35,6 +35,12 @@ struct DramTiming {
     uint64_t ii = 1;        ///< initiation interval: cycles between piece starts on one channel
     uint64_t startup = 0;   ///< no piece starts before this absolute cycle (cycle 0 = start pulse)
 };
+
+/// Channel of the 64-byte piece at byte address `addr` (docs/hardware.md section 6):
+/// (p + p/32 + p/32^2 + ...) % channels with p = addr / 64 (an address hash, as memory
+/// controllers use, so strided tile columns spread over the channels; pieces 0..31 map to
+/// p % channels).
+int dramChannel(uint64_t addr, int channels);
 
 /// Bytes per DRAM piece: the unit of addressing, channel interleaving and byte counting.
 constexpr size_t kDramPieceBytes = 64;

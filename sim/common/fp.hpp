@@ -75,7 +75,8 @@ uint32_t sigmoidLookup(uint32_t x);
 uint32_t silu(uint32_t x);
 
 /// Text of rtl_templates/sg_sigmoid_lut.sv: package sg_sigmoid_lut with the function
-/// sg_sigmoid_lut(idx) returning sigmoidTable()[idx]. The committed file must equal this
+/// sg_sigmoid_lut(idx) returning sigmoidTable()[idx] (alias sigmoid_lut(idx) for iverilog;
+/// implementations sigmoid_lut_flat and sigmoid_lut_case). The committed file must equal this
 /// (golden test in tests/unit/test_fp.cpp; STEPGEN_REGEN_GOLDEN=1 rewrites it).
 std::string sigmoidLutSv();
 

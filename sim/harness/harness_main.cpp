@@ -313,6 +313,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
     std::string status;
     std::optional<uint64_t> doneCycle;
     uint64_t idle = 0, c = 0;
+    std::FILE* portLog = std::getenv("STEPGEN_PORT_LOG") ? std::fopen(std::getenv("STEPGEN_PORT_LOG"), "w") : nullptr;
     const auto t0 = std::chrono::steady_clock::now();
     for (;; ++c) {
         if (c >= rd.maxCycles) {
@@ -333,6 +334,9 @@ int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
         top->eval();
         dump();
 
+        if (portLog && vport::anySet(top->dbg_port_fire))  // calibration aid: one line per beat
+            for (unsigned p = 0; p < nport; ++p)
+                if (vport::getBit(top->dbg_port_fire, p)) std::fprintf(portLog, "%llu %u\n", (unsigned long long)c, p);
         if (vport::anySet(top->dram_req_valid)) {
             active = true;
             for (unsigned a = 0; a < NAG; ++a) {
@@ -367,6 +371,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
             if (driven[a]) dram.popResponse(static_cast<int>(a), c);
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (portLog) std::fclose(portLog);
     const uint64_t simCycles = c + (status == "timeout" ? 0 : 1);
 
     json stuck = json::array(), detail = json::array();

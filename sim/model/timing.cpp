@@ -8,8 +8,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
+#include "common/dram.hpp"
 #include "ir/attrs.hpp"
 
 namespace stepgen {
@@ -77,7 +80,7 @@ class TimingModel {
 
   // Schedules a 64-byte piece issued at cycle t; returns its completion cycle.
   int64_t dramPiece(uint64_t addr, int64_t t) {
-    auto& busy = chanBusy[(addr / 64) % chanBusy.size()];
+    auto& busy = chanBusy[size_t(dramChannel(addr, int(chanBusy.size())))];
     int64_t ii = arch.offchip.initiationInterval;
     int64_t s = std::max<int64_t>(t, arch.offchip.startup);
     for (;;) {
@@ -497,6 +500,14 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     for (auto& l : m.links) progress |= m.resolve(l);
   }
 
+  if (const char* dbg = std::getenv("STEPGEN_MODEL_TRACE")) {  // calibration aid: every transfer
+    std::FILE* f = std::fopen(dbg, "w");
+    for (auto& l : m.links)
+      for (size_t i = 0; i < l.size(); ++i)
+        std::fprintf(f, "%s tile %zu beats %lld offer %lld start %lld end %lld\n", l.name.c_str(), i, (long long)l.beats[i],
+                     (long long)l.offer[i], (long long)l.start[i], (long long)l.end[i]);
+    std::fclose(f);
+  }
   TimingResult r;
   r.offchipReadBytes = m.readBytes;
   r.offchipWriteBytes = m.writeBytes;

@@ -1,32 +1,40 @@
 // sg_fp_check: test wrapper for sg_fp_pkg and sg_sigmoid_lut (tests/rtl_fp.cmake).
-// LANES independent lanes, evaluated the way the array RTL uses the package: inside a for
-// loop in an always_ff block. Outputs are registered: results for the inputs present at a
-// rising clock edge appear after that edge.
-//   add_o  = fp32_add(a, b)          mul_o  = fp32_mul(a, b)
-//   bf16_o = bf16_mul(a, b)          silu_o = fp32_mul(a, sg_sigmoid_lut(sigmoid_index(a)))
-//   sidx_o = sigmoid_index(a)
+// LANES independent lanes, evaluated the way the array RTL uses the packages: inside a for
+// loop in an always_ff block. Outputs are registered: the results for the inputs present at
+// a rising clock edge appear after that edge. Per lane:
+//   add_o  = fp32_add(a, b)      mul_o  = fp32_mul(a, b)      bf16_o = bf16_mul(a, b)
+//   silu_o = fp32_mul(a, sg_sigmoid_lut(sigmoid_index(a)))    sidx_o = sigmoid_index(a)
+//   sig_o  = sg_sigmoid_lut(sigmoid_index(a))    sigc_o = sigmoid_lut_case(sigmoid_index(a))
+// sg_sigmoid_lut is the flat-vector form under Verilator and the case form elsewhere, so the
+// simulation checks both table forms and Yosys never sees the (slow to synthesise) flat one.
+// The calls use the alias sg_sigmoid_lut::sigmoid_lut (= sg_sigmoid_lut) because iverilog 11
+// cannot parse sg_sigmoid_lut::sg_sigmoid_lut(...).
 module sg_fp_check #(
     parameter int LANES = 2
 ) (
-    input  logic                            clk,
-    input  logic [LANES*32-1:0]             a,
-    input  logic [LANES*32-1:0]             b,
-    output logic [LANES*32-1:0]             add_o,
-    output logic [LANES*32-1:0]             mul_o,
-    output logic [LANES*32-1:0]             bf16_o,
-    output logic [LANES*32-1:0]             silu_o,
-    output logic [LANES*sg_fp_pkg::SIG_IDX_W-1:0] sidx_o
+    input  logic                                  clk,
+    input  logic [             LANES*32-1:0]      a,
+    input  logic [             LANES*32-1:0]      b,
+    output logic [             LANES*32-1:0]      add_o,
+    output logic [             LANES*32-1:0]      mul_o,
+    output logic [             LANES*32-1:0]      bf16_o,
+    output logic [             LANES*32-1:0]      silu_o,
+    output logic [LANES*sg_fp_pkg::SIG_IDX_W-1:0] sidx_o,
+    output logic [             LANES*32-1:0]      sig_o,
+    output logic [             LANES*32-1:0]      sigc_o
 );
   localparam int IW = sg_fp_pkg::SIG_IDX_W;
 
   always_ff @(posedge clk) begin
     for (int i = 0; i < LANES; i++) begin
-      add_o[i*32+:32] <= sg_fp_pkg::fp32_add(a[i*32+:32], b[i*32+:32]);
-      mul_o[i*32+:32] <= sg_fp_pkg::fp32_mul(a[i*32+:32], b[i*32+:32]);
+      add_o[i*32+:32]  <= sg_fp_pkg::fp32_add(a[i*32+:32], b[i*32+:32]);
+      mul_o[i*32+:32]  <= sg_fp_pkg::fp32_mul(a[i*32+:32], b[i*32+:32]);
       bf16_o[i*32+:32] <= sg_fp_pkg::bf16_mul(a[i*32+:32], b[i*32+:32]);
       silu_o[i*32+:32] <= sg_fp_pkg::fp32_mul(
-          a[i*32+:32], sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(a[i*32+:32])));
+          a[i*32+:32], sg_sigmoid_lut::sigmoid_lut(sg_fp_pkg::sigmoid_index(a[i*32+:32])));
       sidx_o[i*IW+:IW] <= sg_fp_pkg::sigmoid_index(a[i*32+:32]);
+      sig_o[i*32+:32]  <= sg_sigmoid_lut::sigmoid_lut(sg_fp_pkg::sigmoid_index(a[i*32+:32]));
+      sigc_o[i*32+:32] <= sg_sigmoid_lut::sigmoid_lut_case(sg_fp_pkg::sigmoid_index(a[i*32+:32]));
     end
   end
 endmodule

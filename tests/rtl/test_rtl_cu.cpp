@@ -52,6 +52,20 @@ struct Bases {
   int a0 = 0, a1 = 32, b0 = 64, b1 = 96, o0 = 128, o1 = 160;
 };
 
+/// Banks packed one after the other: a0 a1 b0 b1 o0 o1 (must fit the 256-word buffer).
+Bases packed(const MmShape& s) {
+  const int A = s.M * s.K, B = s.K * s.N, O = s.M * s.N;
+  REQUIRE(2 * (A + B + O) <= 256);
+  Bases b;
+  b.a0 = 0;
+  b.a1 = A;
+  b.b0 = 2 * A;
+  b.b1 = 2 * A + B;
+  b.o0 = 2 * A + 2 * B;
+  b.o1 = 2 * A + 2 * B + O;
+  return b;
+}
+
 void setMatmul(CfgVec& c, int ctx, const MmShape& s, const Bases& b = Bases()) {
   c.set(ctx, "enable", 1);
   c.set(ctx, "func", 1);
@@ -159,7 +173,7 @@ void matmulExact(bool bf16, const MmShape& s, bool backpressure, bool promoteMap
   stepgen::enableFtzDaz();
   std::mt19937 g(77u + unsigned(s.M * 100 + s.K * 10 + s.N) + (backpressure ? 5u : 0u));
   CfgVec c = newCfg();
-  setMatmul(c, 0, s);
+  setMatmul(c, 0, s, packed(s));
   // Promote at rank 0 on in0: s -> s + 1 (in1's map is not used: Zip takes in0's stops).
   uint64_t promote = 0;
   for (int k = 0; k < 8; ++k) promote |= uint64_t(std::min(k + 1, 7)) << (3 * k);
@@ -408,7 +422,8 @@ void accumCase(int b, const std::vector<AccIn>& in, int ctxUsed) {
 TEST_CASE("sg_cu matmul fp32 bit-exact, tokens, stop map", "[rtl][cu]") {
   matmulExact<Vsg_cu_fp32>(false, {4, 8, 4}, false, false);
   matmulExact<Vsg_cu_fp32>(false, {3, 4, 4}, false, true);  // 12 outputs: lanes idle in pass 1
-  matmulExact<Vsg_cu_fp32>(false, {2, 16, 8}, false, false); // mn = 16, K = 16
+  matmulExact<Vsg_cu_fp32>(false, {2, 8, 8}, false, false);  // b: 64 words, K = 8
+  matmulExact<Vsg_cu_fp32>(false, {8, 1, 8}, false, true);   // 64 outputs, 8 passes of K = 1
 }
 
 TEST_CASE("sg_cu matmul bf16 bit-exact, tokens, stop map", "[rtl][cu]") {

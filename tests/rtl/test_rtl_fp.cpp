@@ -71,6 +71,8 @@ class Harness {
         compare("silu", xa, 0, lane32(top_->silu_o, l), silu(xa));
         const uint32_t idx = static_cast<uint32_t>(top_->sidx_o >> (kIdxBits * l)) & ((1u << kIdxBits) - 1);
         compare("sigmoid_index", xa, 0, idx, static_cast<uint32_t>(sigmoidIndex(xa)));
+        compare("sigmoid_lut (flat form)", xa, 0, lane32(top_->sig_o, l), sigmoidLookup(xa));
+        compare("sigmoid_lut_case", xa, 0, lane32(top_->sigc_o, l), sigmoidLookup(xa));
       }
       ++checked_;
     }

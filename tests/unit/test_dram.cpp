@@ -1,7 +1,7 @@
 // Unit tests for stepgen::DramModel (docs/hardware.md section 6). Every expected cycle
 // number below is worked out by hand in the comment next to it, from the rule
 //   start = max(t, next_free[ch], startup); next_free[ch] = start + ii; done = start + latency
-// with ch = (addr / 64) % channels.
+// with ch = dramChannel(addr) = p % channels for the piece indices p < 32 used here.
 #include <catch2/catch.hpp>
 
 #include "common/dram.hpp"
@@ -162,4 +162,12 @@ TEST_CASE("dram: errors", "[dram]") {
     CHECK_NOTHROW(d.popResponse(0, 10));
     CHECK_THROWS_AS(DramModel(timing(0, 1, 1, 0), 64, 1), std::invalid_argument);
     CHECK_THROWS_AS(DramModel(timing(1, 1, 0, 0), 64, 1), std::invalid_argument);
+}
+
+TEST_CASE("dram: the channel hash spreads a power-of-two column stride", "[dram]") {
+    // Pieces 0..31 keep p % channels.
+    for (uint64_t p = 0; p < 32; ++p) CHECK(stepgen::dramChannel(p * 64, 8) == int(p % 8));
+    // A tile column of a row-major fp32 matrix with 512 columns: rows 2048 B = 32 pieces
+    // apart. h = 32r + r = 33r = r (mod 8): rows 0..7 use channels 0..7.
+    for (uint64_t r = 0; r < 8; ++r) CHECK(stepgen::dramChannel(r * 2048, 8) == int(r));
 }

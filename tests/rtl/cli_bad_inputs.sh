@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Bad input through the command line: each case exits non-zero, prints a located error with
+# its id, and leaves no output folder (nor a partial one) behind.
+set -uo pipefail
+stepgen="$1"; out="$2"; root="$(cd "$(dirname "$0")/../.." && pwd)"
+rm -rf "$out"; mkdir -p "$out"
+fail=0
+check() {  # name, expected id, args...
+  local name="$1" id="$2"; shift 2
+  "$stepgen" "$@" -o "$out/$name" > "$out/$name.log" 2>&1
+  local rc=$?
+  if [ $rc -eq 0 ]; then echo "FAIL $name: exit 0"; fail=1; fi
+  if ! grep -q "error\[$id\]" "$out/$name.log"; then echo "FAIL $name: no error[$id]"; cat "$out/$name.log"; fail=1; fi
+  if ! grep -qE ':[0-9]+:[0-9]+: error|\.npy: error' "$out/$name.log"; then echo "FAIL $name: no location"; fail=1; fi
+  if ls -a "$out" | grep -q "^\.\?$name\(\.partial.*\)\?$"; then echo "FAIL $name: output left behind"; fail=1; fi
+  echo "ok $name ($id, exit $rc)"
+}
+g="$root/examples/swiglu/graph.yaml"; a="$root/arch/default.yaml"
+check malformed_yaml Y-001 compile --arch "$root/tests/data/bad/arch_malformed.yaml" --graph "$g"
+check unknown_op G-101 compile --arch "$a" --graph "$root/tests/data/bad/graph_unknown_op.yaml"
+check dangling G-104 compile --arch "$a" --graph "$root/tests/data/bad/graph_dangling.yaml"
+check double_consumer G-103 compile --arch "$a" --graph "$root/tests/data/bad/graph_double_consumer.yaml"
+check too_big M-301 compile --arch "$root/tests/data/arch_tiny.yaml" --graph "$g"
+check unroutable M-303 compile --arch "$root/tests/data/arch_reach1.yaml" --graph "$g"
+sed 's/tile: \[tb, D\], iter: \[B\/tb, F\/tf\]/tile: [tb, tf], iter: [B\/tb, F\/tf]/' "$g" > "$out/shape_mismatch.yaml"
+check shape_mismatch S-2 compile --arch "$a" --graph "$out/shape_mismatch.yaml"
+check missing_input R-401 verify --arch "$a" --graph "$g" --inputs "$out/no_such_folder" --model-only
+exit $fail
