@@ -1,7 +1,7 @@
 #pragma once
 // Diagnostics: located errors that every stage reports the same way.
 // Format (architecture.md "Diagnostics"): `file:line:col: error[G-xxx]: message`,
-// then the source line with a caret, then `note:` lines. Ids are listed in diag_ids.hpp.
+// then the source line with a caret, then `note:` lines. Ids are listed in diag_ids.md.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,7 +21,7 @@ struct DiagNote {
   std::string message;
 };
 
-/// One error with a stable id (see diag_ids.hpp), location and related notes.
+/// One error with a stable id (see diag_ids.md), location and related notes.
 struct Diagnostic {
   std::string id;  ///< e.g. "G-203"
   SourceLoc loc;
