@@ -29,6 +29,33 @@ Token withStop(Token t, int s) {
   return t;
 }
 
+// M x K times K x N, each output summed strictly in k order from +0 (docs/hardware.md s.2),
+// with the host's SSE arithmetic under FTZ/DAZ, which equals fp32Add/fp32Mul/bf16Mul bit
+// for bit except for NaN payloads; NaNs are made canonical at the end (a NaN stays NaN
+// through every later add, so the canonical NaN of the hardware is what remains).
+// The j loop is innermost so the compiler can vectorise it without reordering any sum.
+std::vector<uint32_t> matmul(const std::vector<uint32_t>& A, const std::vector<uint32_t>& B, int64_t M, int64_t K,
+                             int64_t N, bool bf16) {
+  const uint32_t mask = bf16 ? 0xFFFF0000u : 0xFFFFFFFFu;  // bf16: the multiplier reads the upper half
+  std::vector<float> b(B.size()), acc(size_t(N));
+  for (size_t i = 0; i < B.size(); ++i) b[i] = bitsToFloat(B[i] & mask);
+  std::vector<uint32_t> d(size_t(M * N));
+  for (int64_t i = 0; i < M; ++i) {
+    float* __restrict ac = acc.data();
+    for (int64_t j = 0; j < N; ++j) ac[j] = 0.0f;
+    for (int64_t k = 0; k < K; ++k) {
+      const float a = bitsToFloat(A[i * K + k] & mask);
+      const float* __restrict br = b.data() + k * N;
+      for (int64_t j = 0; j < N; ++j) ac[j] = ac[j] + a * br[j];
+    }
+    for (int64_t j = 0; j < N; ++j) {
+      uint32_t v = floatToBits(ac[j]);
+      d[i * N + j] = ((v & 0x7F800000u) == 0x7F800000u && (v & 0x007FFFFFu)) ? kFp32QNaN : v;
+    }
+  }
+  return d;
+}
+
 class Runner {
  public:
   Runner(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::map<std::string, Matrix>& in)
@@ -193,19 +220,7 @@ class Runner {
       }
       if (fn == "matmul") {
         const Token &x = t.parts.at(0), &y = t.parts.at(1);
-        int64_t M = x.rows, K = x.cols, N = y.cols;
-        std::vector<uint32_t> d(size_t(M * N));
-        const auto &A = *x.data, &B = *y.data;
-        for (int64_t i = 0; i < M; ++i)
-          for (int64_t j = 0; j < N; ++j) {
-            uint32_t acc = 0;  // +0, then strictly sequential in k (docs/hardware.md s.2)
-            for (int64_t k = 0; k < K; ++k) {
-              uint32_t p = bf16 ? bf16Mul(A[i * K + k], B[k * N + j]) : fp32Mul(A[i * K + k], B[k * N + j]);
-              acc = fp32Add(acc, p);
-            }
-            d[i * N + j] = acc;
-          }
-        out.push_back(dataToken(M, N, std::move(d), t.stop));
+        out.push_back(dataToken(x.rows, y.cols, matmul(*x.data, *y.data, x.rows, x.cols, y.cols, bf16), t.stop));
       } else if (fn == "silu") {
         std::vector<uint32_t> d(*t.data);
         for (auto& v : d) v = silu(v);
