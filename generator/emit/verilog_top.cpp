@@ -214,7 +214,7 @@ std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const
   files.push_back({"sg_cfg_pkg.sv", emitConfigPackage(l)});
   for (const auto& t : templateFiles()) files.push_back({t, readFile(templateDir + "/" + t)});
 
-  TopEmitter e{a, l};
+  TopEmitter e{a, l, sourceCandidates(a), {}};
   int nag = 0, nport = 0;
   for (const auto& s : l.slots) {
     nag += s.kind == UnitKind::AddressGen;

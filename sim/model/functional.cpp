@@ -37,7 +37,7 @@ Token withStop(Token t, int s) {
 std::vector<uint32_t> matmul(const std::vector<uint32_t>& A, const std::vector<uint32_t>& B, int64_t M, int64_t K,
                              int64_t N, bool bf16) {
   const uint32_t mask = bf16 ? 0xFFFF0000u : 0xFFFFFFFFu;  // bf16: the multiplier reads the upper half
-  std::vector<float> b(B.size()), acc(size_t(N));
+  std::vector<float> b(B.size()), acc(static_cast<size_t>(N));
   for (size_t i = 0; i < B.size(); ++i) b[i] = bitsToFloat(B[i] & mask);
   std::vector<uint32_t> d(size_t(M * N));
   for (int64_t i = 0; i < M; ++i) {

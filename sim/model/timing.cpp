@@ -73,25 +73,32 @@ class TimingModel {
   std::vector<Link> links;
   std::vector<std::unique_ptr<Unit>> units;
   const ArchModel& arch;
-  std::vector<std::vector<uint8_t>> chanBusy;
+  std::vector<std::vector<int64_t>> nextSlot;  // per channel: union-find over II-cycle slots
   int64_t readBytes = 0, writeBytes = 0, lastWrite = 0;
 
-  explicit TimingModel(const ArchModel& a) : arch(a), chanBusy(a.offchip.channels) {}
+  explicit TimingModel(const ArchModel& a) : arch(a), nextSlot(size_t(a.offchip.channels)) {}
 
-  // Schedules a 64-byte piece issued at cycle t; returns its completion cycle.
+  // Schedules a 64-byte piece issued at cycle t on the earliest free II-cycle slot of its
+  // channel at or after t (slots are aligned to II; the RTL's channels run back to back
+  // once busy, so this moves an idle-channel start by < II cycles). Returns the completion
+  // cycle. Free slots are found with a union-find "next free slot" forest, so requests may
+  // arrive in any order at O(alpha) cost.
   int64_t dramPiece(uint64_t addr, int64_t t) {
-    auto& busy = chanBusy[size_t(dramChannel(addr, int(chanBusy.size())))];
-    int64_t ii = arch.offchip.initiationInterval;
-    int64_t s = std::max<int64_t>(t, arch.offchip.startup);
-    for (;;) {
-      if (int64_t(busy.size()) < s + ii) busy.resize(size_t((s + ii) * 2), 0);
-      int64_t k = 0;
-      while (k < ii && !busy[s + k]) ++k;
-      if (k == ii) break;
-      s += k + 1;
+    auto& next = nextSlot[size_t(dramChannel(addr, int(nextSlot.size())))];
+    const int64_t ii = arch.offchip.initiationInterval;
+    int64_t slot = (std::max<int64_t>(t, arch.offchip.startup) + ii - 1) / ii;
+    auto grow = [&](int64_t n) {
+      while (int64_t(next.size()) <= n) next.push_back(int64_t(next.size()));
+    };
+    grow(slot + 1);
+    int64_t root = slot;
+    while (next[root] != root) {
+      next[root] = next[next[root]];
+      root = next[root];
+      grow(root + 1);
     }
-    for (int64_t k = 0; k < ii; ++k) busy[s + k] = 1;
-    return s + arch.offchip.latency;
+    next[root] = root + 1;
+    return root * ii + arch.offchip.latency;
   }
 
   bool resolve(Link& l) {
