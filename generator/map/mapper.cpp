@@ -8,6 +8,7 @@
 #include <map>
 
 #include "arch/config_layout.hpp"
+#include "common/stops.hpp"
 #include "ir/attrs.hpp"
 #include "map/mapping.hpp"
 
@@ -39,10 +40,10 @@ StopMap opStopMap(const StepGraph& g, const Op& op) {
   StopMap m = identityStopMap();
   if (op.kind == OpKind::Promote) {
     int r = int(attrInt(g, op, "b"));
-    for (int s = 0; s < 8; ++s) m[s] = std::min(7, s >= r ? s + 1 : s);
+    for (int s = 0; s < 8; ++s) m[s] = std::min(7, promoteStop(s, r));
   } else if (op.kind == OpKind::Flatten) {
     int lo = int(attrInt(g, op, "lo")), hi = int(attrInt(g, op, "hi"));
-    for (int s = 0; s < 8; ++s) m[s] = s <= lo ? s : (s <= hi ? lo : s - (hi - lo));
+    for (int s = 0; s < 8; ++s) m[s] = flattenStop(s, lo, hi);
   }
   return m;
 }
@@ -96,9 +97,7 @@ class Mapper {
       return;
     }
     if (p.kind == OpKind::Streamify) {  // realised by the MU holding the buffer
-      const Op& buf = g_.op(g_.stream(p.inputs.at(0)).producer);
       out.push_back({g_.stream(p.inputs.at(0)).producer.v, sid, below});
-      (void)buf;
       return;
     }
     sources(p.inputs.at(0), compose(opStopMap(g_, p), below), out);

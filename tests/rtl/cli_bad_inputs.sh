@@ -22,7 +22,10 @@ check dangling G-104 compile --arch "$a" --graph "$root/tests/data/bad/graph_dan
 check double_consumer G-103 compile --arch "$a" --graph "$root/tests/data/bad/graph_double_consumer.yaml"
 check too_big M-301 compile --arch "$root/tests/data/arch_tiny.yaml" --graph "$g"
 check unroutable M-303 compile --arch "$root/tests/data/arch_reach1.yaml" --graph "$g"
-sed 's/tile: \[tb, D\], iter: \[B\/tb, F\/tf\]/tile: [tb, tf], iter: [B\/tb, F\/tf]/' "$g" > "$out/shape_mismatch.yaml"
-check shape_mismatch S-2 compile --arch "$a" --graph "$out/shape_mismatch.yaml"
+# Shape mismatch: the up-projection weights loaded as [D, 2*tf] tiles, so Zip/matmul
+# shapes no longer agree with the gate branch (S-2xx, naming the op and both shapes).
+sed '/name: load_wu/s/tile: \[D, tf\]/tile: [D, 2*tf]/' "$g" > "$out/shape_mismatch.yaml"
+grep -q '2\*tf' "$out/shape_mismatch.yaml" || { echo "FAIL: could not build the shape-mismatch graph"; exit 1; }
+check shape_mismatch S-213 compile --arch "$a" --graph "$out/shape_mismatch.yaml"
 check missing_input R-401 verify --arch "$a" --graph "$g" --inputs "$out/no_such_folder" --model-only
 exit $fail

@@ -3,9 +3,11 @@
 # verilator --lint-only -Wall with no extra waivers.
 set -euo pipefail
 stepgen="$1"; out="$2"; root="$(cd "$(dirname "$0")/../.." && pwd)"
-for arch in arch/default.yaml arch/step_validation.yaml tests/data/arch_small.yaml; do
-  name=$(basename "$arch" .yaml)
-  "$stepgen" compile --arch "$root/$arch" --graph "$root/tests/data/graphs/repeat.yaml" -o "$out/$name" > /dev/null
+# The Verilog depends on the architecture only; any graph that maps will do.
+for pair in arch/default.yaml:examples/swiglu/graph.yaml arch/step_validation.yaml:examples/swiglu/graph.yaml \
+            tests/data/arch_small.yaml:tests/data/graphs/repeat.yaml; do
+  arch="${pair%%:*}"; graph="${pair#*:}"; name=$(basename "$arch" .yaml)
+  "$stepgen" compile --arch "$root/$arch" --graph "$root/$graph" -o "$out/$name" > /dev/null
   cd "$out/$name/rtl"
   files=$(grep '_pkg.sv$' filelist.f | sed 's#^rtl/##'; grep -v '_pkg.sv$' filelist.f | sed 's#^rtl/##')
   verilator --lint-only -Wall --top-module sg_top $files

@@ -93,7 +93,7 @@ TEST_CASE("step_validation arch is the paper's HDL point", "[arch]") {
   CHECK(a.cu.bufferBytes >= 2 * (64 * 256 + 256 * 256) * 4 + 2 * 64 * 256 * 4);
   CHECK(a.offchip.latency == 100);
   CHECK(a.offchip.startup == 200);
-  CHECK(a.offchip.outstanding == 64);
+  CHECK(a.offchip.outstanding == 256);
   CHECK(count(a, UnitKind::Compute) >= 6);
   CHECK(count(a, UnitKind::AddressGen) >= 5);
   CHECK(count(a, UnitKind::Memory) >= 2);
