@@ -10,3 +10,8 @@ for arch in arch/default.yaml arch/step_validation.yaml; do
   diff -r "$out/a" "$out/b"
   echo "identical: $arch ($(find "$out/a" -type f | wc -l) files)"
 done
+# The decoder reads the bitstream back into exactly the configuration the mapping wrote
+# ($out/a holds the last architecture's compile).
+"$stepgen" decode --arch "$root/arch/step_validation.yaml" "$out/a/fabric.bin" > "$out/decoded.cfg"
+diff "$out/decoded.cfg" "$out/a/fabric.cfg"
+echo "decode(fabric.bin) == fabric.cfg"
