@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "common/fp.hpp"
@@ -33,8 +34,9 @@ Token withStop(Token t, int s) {
 // with the host's SSE arithmetic under FTZ/DAZ, which equals fp32Add/fp32Mul/bf16Mul bit
 // for bit except for NaN payloads; NaNs are made canonical at the end (a NaN stays NaN
 // through every later add, so the canonical NaN of the hardware is what remains).
-// The j loop is innermost so the compiler can vectorise it without reordering any sum.
-std::vector<uint32_t> matmul(const std::vector<uint32_t>& A, const std::vector<uint32_t>& B, int64_t M, int64_t K,
+// The j loop is innermost so the compiler can vectorise it without reordering any sum; an
+// AVX2 clone is picked at run time where the CPU has it (no FMA: -ffp-contract=off).
+__attribute__((target_clones("avx2", "default"))) std::vector<uint32_t> matmul(const std::vector<uint32_t>& A, const std::vector<uint32_t>& B, int64_t M, int64_t K,
                              int64_t N, bool bf16) {
   const uint32_t mask = bf16 ? 0xFFFF0000u : 0xFFFFFFFFu;  // bf16: the multiplier reads the upper half
   std::vector<float> b(B.size()), acc(static_cast<size_t>(N));
@@ -168,9 +170,10 @@ class Runner {
     TokenStream& out = output(op);
     forEachTile(w, [&](int64_t tr, int64_t tc, int stop) {
       std::vector<uint32_t> d(size_t(w.tile[0] * w.tile[1]));
-      for (int64_t r = 0; r < w.tile[0]; ++r)
-        for (int64_t c = 0; c < w.tile[1]; ++c)
-          d[r * w.tile[1] + c] = m.data.at((tr * w.tile[0] + r) * m.cols + tc * w.tile[1] + c);
+      if ((tr + 1) * w.tile[0] > m.rows || (tc + 1) * w.tile[1] > m.cols)
+        throw std::runtime_error(fmt::format("load '{}': tile ({}, {}) leaves tensor '{}'", op.name, tr, tc, name));
+      for (int64_t r = 0; r < w.tile[0]; ++r)  // one row of the tile at a time
+        std::copy_n(m.data.begin() + (tr * w.tile[0] + r) * m.cols + tc * w.tile[1], w.tile[1], d.begin() + r * w.tile[1]);
       out.push_back(dataToken(w.tile[0], w.tile[1], std::move(d), stop));
     });
     out.push_back(Token::done());
