@@ -32,3 +32,7 @@ set_tests_properties(rtl_yosys_small PROPERTIES TIMEOUT 1500)
 add_test(NAME cli_bad_inputs COMMAND bash ${STEPGEN_ROOT}/tests/rtl/cli_bad_inputs.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/bad)
 # Determinism of the command's output folder (the library-level test is in test_mapper.cpp).
 add_test(NAME cli_determinism COMMAND bash ${STEPGEN_ROOT}/tests/rtl/cli_determinism.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/det)
+
+# A deadlocking graph is reported (model and RTL watchdog), never hangs.
+add_test(NAME e2e_deadlock_default COMMAND bash ${STEPGEN_ROOT}/tests/rtl/deadlock.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/deadlock ${E2E_CACHE})
+set_tests_properties(e2e_deadlock_default PROPERTIES TIMEOUT 900 FIXTURES_REQUIRED default_fabric)
