@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "common/fp.hpp"
@@ -40,18 +41,24 @@ __attribute__((target_clones("avx2", "default"))) std::vector<uint32_t> matmul(c
                              int64_t N, bool bf16) {
   const uint32_t mask = bf16 ? 0xFFFF0000u : 0xFFFFFFFFu;  // bf16: the multiplier reads the upper half
   std::vector<float> b(B.size()), acc(static_cast<size_t>(N));
-  for (size_t i = 0; i < B.size(); ++i) b[i] = bitsToFloat(B[i] & mask);
+  for (size_t i = 0; i < B.size(); ++i) {
+    const uint32_t v = B[i] & mask;
+    std::memcpy(&b[i], &v, 4);
+  }
   std::vector<uint32_t> d(size_t(M * N));
   for (int64_t i = 0; i < M; ++i) {
     float* __restrict ac = acc.data();
     for (int64_t j = 0; j < N; ++j) ac[j] = 0.0f;
     for (int64_t k = 0; k < K; ++k) {
-      const float a = bitsToFloat(A[i * K + k] & mask);
+      const uint32_t av = A[i * K + k] & mask;
+      float a;
+      std::memcpy(&a, &av, 4);
       const float* __restrict br = b.data() + k * N;
       for (int64_t j = 0; j < N; ++j) ac[j] = ac[j] + a * br[j];
     }
     for (int64_t j = 0; j < N; ++j) {
-      uint32_t v = floatToBits(ac[j]);
+      uint32_t v;
+      std::memcpy(&v, &ac[j], 4);
       d[i * N + j] = ((v & 0x7F800000u) == 0x7F800000u && (v & 0x007FFFFFu)) ? kFp32QNaN : v;
     }
   }

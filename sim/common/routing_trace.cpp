@@ -1,0 +1,78 @@
+#include "common/routing_trace.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace stepgen {
+
+namespace {
+std::vector<std::string> splitCsv(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();  // the shipped files use CRLF
+  std::vector<std::string> f;
+  std::stringstream ss(line);
+  std::string x;
+  while (std::getline(ss, x, ',')) f.push_back(x);
+  return f;
+}
+
+int parseInt(const std::string& path, int line, int field, const std::string& s) {
+  size_t used = 0;
+  int v = 0;
+  try {
+    v = std::stoi(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size())
+    throw std::runtime_error(fmt::format("{}:{}: field {} '{}' is not an integer", path, line, field + 1, s));
+  return v;
+}
+}  // namespace
+
+std::vector<int> RoutingTrace::tokensPerExpert() const {
+  std::vector<int> n(size_t(numExperts), 0);
+  for (const auto& row : experts)
+    for (int e : row) ++n[size_t(e)];
+  return n;
+}
+
+RoutingTrace readRoutingTrace(const std::string& path, int numExperts) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot read the routing trace", path));
+  RoutingTrace t;
+  t.numExperts = numExperts;
+  std::string line;
+  if (!std::getline(in, line)) throw std::runtime_error(fmt::format("{}:1: empty file", path));
+  auto head = splitCsv(line);
+  if (head.size() < 2 || head[0] != "token")
+    throw std::runtime_error(fmt::format("{}:1: header must be token,expert_0,...", path));
+  for (size_t k = 1; k < head.size(); ++k)
+    if (head[k] != fmt::format("expert_{}", k - 1))
+      throw std::runtime_error(fmt::format("{}:1: column {} is '{}', expected 'expert_{}'", path, k + 1, head[k], k - 1));
+  t.topK = int(head.size()) - 1;
+  for (int ln = 2; std::getline(in, line); ++ln) {
+    if (line.empty() || line == "\r") continue;
+    auto f = splitCsv(line);
+    if (int(f.size()) != t.topK + 1)
+      throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", path, ln, f.size(), t.topK + 1));
+    if (parseInt(path, ln, 0, f[0]) != int(t.experts.size()))
+      throw std::runtime_error(fmt::format("{}:{}: token id {} out of order (expected {})", path, ln, f[0], t.experts.size()));
+    std::vector<int> row;
+    for (int k = 0; k < t.topK; ++k) {
+      int e = parseInt(path, ln, k + 1, f[size_t(k) + 1]);
+      if (e < 0 || e >= numExperts)
+        throw std::runtime_error(fmt::format("{}:{}: expert_{} = {} is outside 0..{}", path, ln, k, e, numExperts - 1));
+      if (std::find(row.begin(), row.end(), e) != row.end())
+        throw std::runtime_error(fmt::format("{}:{}: expert {} listed twice", path, ln, e));
+      row.push_back(e);
+    }
+    t.experts.push_back(row);
+  }
+  return t;
+}
+
+}  // namespace stepgen

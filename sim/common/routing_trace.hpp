@@ -1,0 +1,26 @@
+#pragma once
+// Mixture-of-Experts routing traces: the CSV format of ../shared/data
+// (`token,expert_0..expert_{k-1}`, one row per token, expert ids 0-based).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stepgen {
+
+/// A routing trace: experts[t] lists the k experts token t is sent to, in rank order.
+struct RoutingTrace {
+  int numExperts = 0;                    ///< experts in the layer (ids 0..numExperts-1)
+  int topK = 0;                          ///< experts per token
+  std::vector<std::vector<int>> experts; ///< [token][k]
+
+  /// Tokens routed to each expert (size numExperts; sums to tokens * topK).
+  std::vector<int> tokensPerExpert() const;
+};
+
+/// Reads a routing CSV. Errors (std::runtime_error naming the file, line and field): a
+/// missing file, a header that is not `token,expert_0..`, a row with the wrong number of
+/// fields, a token id out of order, an expert id outside 0..numExperts-1, or an expert
+/// listed twice for one token.
+RoutingTrace readRoutingTrace(const std::string& path, int numExperts);
+
+}  // namespace stepgen

@@ -1,0 +1,46 @@
+// Routing traces: the facts ../shared/data/README.md states about the real files.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+#include "common/routing_trace.hpp"
+
+using namespace stepgen;
+
+namespace {
+std::string example(const char* f) { return std::string(STEPGEN_ROOT) + "/examples/moe/data/" + f; }
+}  // namespace
+
+TEST_CASE("routing trace: Mixtral-8x7B batch 64", "[trace]") {
+  RoutingTrace t = readRoutingTrace(example("routing_mixtral8x7b_b64.csv"), 8);
+  CHECK(t.topK == 2);
+  CHECK(t.experts.size() == 64);
+  CHECK(t.tokensPerExpert() == std::vector<int>{13, 10, 17, 14, 17, 10, 24, 23});
+}
+
+TEST_CASE("routing trace: Qwen3-30B-A3B batch 64", "[trace]") {
+  RoutingTrace t = readRoutingTrace(example("routing_qwen3_30b_a3b_b64.csv"), 128);
+  CHECK(t.topK == 8);
+  auto n = t.tokensPerExpert();
+  CHECK(*std::max_element(n.begin(), n.end()) == 42);
+  CHECK(std::count(n.begin(), n.end(), 0) == 68);
+}
+
+TEST_CASE("routing trace: the copies equal ../shared/data", "[trace]") {
+  for (const char* f : {"routing_mixtral8x7b_b64.csv", "routing_qwen3_30b_a3b_b64.csv"}) {
+    std::ifstream a(example(f)), b(std::string(SHARED_DATA) + "/" + f);
+    if (!b) continue;  // the shared folder is beside the project only on development machines
+    std::string x((std::istreambuf_iterator<char>(a)), {}), y((std::istreambuf_iterator<char>(b)), {});
+    CHECK(x == y);
+  }
+}
+
+TEST_CASE("routing trace: bad files name the line and field", "[trace][bad]") {
+  std::string p = "/tmp/stepgen_bad_trace.csv";
+  std::ofstream(p) << "token,expert_0,expert_1\n0,1,2\n1,3,3\n";
+  CHECK_THROWS_WITH(readRoutingTrace(p, 8), Catch::Contains(":3:") && Catch::Contains("listed twice"));
+  std::ofstream(p) << "token,expert_0\n0,9\n";
+  CHECK_THROWS_WITH(readRoutingTrace(p, 8), Catch::Contains(":2:") && Catch::Contains("outside 0..7"));
+  CHECK_THROWS_WITH(readRoutingTrace("/nonexistent.csv", 8), Catch::Contains("cannot read"));
+}
