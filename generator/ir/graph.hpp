@@ -17,11 +17,13 @@ struct StreamId { int v = -1; bool valid() const { return v >= 0; } };
 inline bool operator==(OpId a, OpId b) { return a.v == b.v; }
 inline bool operator==(StreamId a, StreamId b) { return a.v == b.v; }
 
-/// STeP operators, spelled as in the paper.
+/// STeP operators, spelled as in the paper. SelectGen (a selector source replaying routing
+/// decisions from a trace, step.md section 2 "practical extras") comes last.
 enum class OpKind {
   LinearOffChipLoad, LinearOffChipStore, RandomOffChipLoad, RandomOffChipStore,
   Bufferize, Streamify, RepeatStatic, Broadcast, Map, Accum, Scan, FlatMap,
-  Promote, Flatten, Reshape, Expand, Zip, Partition, Reassemble, EagerMerge, Parallelize
+  Promote, Flatten, Reshape, Expand, Zip, Partition, Reassemble, EagerMerge, Parallelize,
+  SelectGen
 };
 const char* opKindName(OpKind k);
 std::optional<OpKind> opKindFromName(const std::string& s);

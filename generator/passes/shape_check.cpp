@@ -25,6 +25,14 @@
 //   S-232 strides do not match iter
 //   S-233 store input shape differs from iter
 //   S-234 store input tile differs from the store's tile
+//   S-240 selector/address stream not of selector elements, or over another number of outputs
+//   S-241 Partition selector shape differs from the data's outer dims
+//   S-242 Reassemble/EagerMerge inputs of different rank, chunk dims or element type
+//   S-243 Reshape of a dim the chunk does not (provably) divide, without padding
+//   S-244 Reshape with pad on a split that is not innermost (b > 0)
+//   S-245 Expand of a dim that is not 1
+//   S-246 Expand: data and reference ranks or outer dims differ
+//   S-247 RandomOffChipStore: address and data stream shapes differ
 //   S-250 dimension not static (evalDim)
 //   S-299 internal error
 #include "passes/shape_check.hpp"
@@ -63,6 +71,7 @@ const char* kindName(OpKind k) {
     case OpKind::Reassemble: return "Reassemble";
     case OpKind::EagerMerge: return "EagerMerge";
     case OpKind::Parallelize: return "Parallelize";
+    case OpKind::SelectGen: return "SelectGen";
   }
   return "?";
 }
@@ -136,7 +145,7 @@ class Checker {
 
   std::string opLabel(const Op& op) const {
     std::string k = kindName(op.kind);
-    if (op.kind == OpKind::Map || op.kind == OpKind::Accum) {
+    if (op.kind == OpKind::Map || op.kind == OpKind::Accum || op.kind == OpKind::Scan || op.kind == OpKind::FlatMap) {
       auto it = op.attrs.find("fn");
       if (it != op.attrs.end() && !it->second.isList && !it->second.scalar.empty())
         k += "(" + it->second.scalar + ")";
@@ -440,6 +449,17 @@ class Checker {
       case OpKind::Accum: return inferAccum(op);
       case OpKind::Promote: return inferPromote(op);
       case OpKind::Flatten: return inferFlatten(op);
+      case OpKind::SelectGen: return inferSelectGen(op);
+      case OpKind::Partition: return inferPartition(op);
+      case OpKind::Reassemble: return inferReassemble(op);
+      case OpKind::EagerMerge: return inferEagerMerge(op);
+      case OpKind::Reshape: return inferReshape(op);
+      case OpKind::Expand: return inferExpand(op);
+      case OpKind::Scan: return inferScan(op);
+      case OpKind::FlatMap: return inferFlatMap(op);
+      case OpKind::Parallelize: return inferParallelize(op);
+      case OpKind::RandomOffChipLoad: return inferRandomLoad(op);
+      case OpKind::RandomOffChipStore: return inferRandomStore(op);
       default:
         error("S-207", op.loc, opLabel(op) + ": operator not supported by the shape check yet");
         return;
@@ -818,6 +838,425 @@ class Checker {
     out.shape.insert(out.shape.end(), it.shape.begin() + last + 1, it.shape.end());
     setOutput(op, op.outputs[0], std::move(out));
   }
+
+  // ------------------------------------------------------------------ dynamic path
+  // Operators of step.md section 2 "routing and merging" and the dynamic shape operators.
+  // Routing makes fresh dynamic-regular symbols (lower bound 0, e.g. T_<op>_<i>); data-
+  // dependent counts that differ per outer index are SymExpr::ragged dims.
+
+  SymExpr freshDim(const std::string& name) {
+    cons_.lower[name] = 0;
+    return SymExpr::symbol(name);
+  }
+
+  static ElemType selectorElem(const SymExpr& n, const SymExpr& k) {
+    ElemType e;
+    e.kind = ElemType::Kind::Selector;
+    e.tile = {n, k};
+    return e;
+  }
+  static ElemType boolElem() {
+    ElemType e;
+    e.kind = ElemType::Kind::Tile;
+    e.dtype = "bool";
+    e.tile = {SymExpr::constant(1), SymExpr::constant(1)};
+    return e;
+  }
+
+  /// An optional true/false attribute.
+  std::optional<bool> boolAttr(const Op& op, const std::string& key, bool dflt) {
+    const Attr* a = attr(op, key);
+    if (!a) return dflt;
+    if (!a->isList && (a->scalar == "true" || a->scalar == "false")) return a->scalar == "true";
+    error("S-203", attrLoc(op, key), opLabel(op) + ": attribute '" + key + "' must be true or false");
+    return std::nullopt;
+  }
+
+  /// The number of routed streams `n`: a static integer >= 1 that must equal `have`.
+  std::optional<int64_t> countAttr(const Op& op, const std::string& what, size_t have) {
+    auto n = intAttr(op, "n");
+    if (!n) return std::nullopt;
+    if (*n < 1) {
+      error("S-203", attrLoc(op, "n"), opLabel(op) + ": n = " + std::to_string(*n) + " must be at least 1");
+      return std::nullopt;
+    }
+    if (size_t(*n) != have) {
+      error("S-201", attrLoc(op, "n"),
+            opLabel(op) + ": n = " + std::to_string(*n) + " but the operator has " + std::to_string(have) + " " + what);
+      return std::nullopt;
+    }
+    return n;
+  }
+
+  /// The selector (or address) input `s` must carry selectors; over n outputs when known.
+  bool checkSelector(const Op& op, StreamId s, const StreamType& t, std::optional<int64_t> n, const char* role) {
+    if (t.elem.kind != ElemType::Kind::Selector) {
+      error("S-240", attrLoc(op, "in"),
+            opLabel(op) + ": " + role + " " + streamDesc(s) + " must carry selector elements, not " +
+                formatElemType(t.elem));
+      return false;
+    }
+    if (n && t.elem.tile.size() == 2) {
+      Proof p = dimEq(t.elem.tile[0], SymExpr::constant(*n));
+      if (p != Proof::Yes) {
+        error("S-240", attrLoc(op, "in"),
+              opLabel(op) + ": " + role + " " + streamDesc(s) + " selects among " + t.elem.tile[0].toString() +
+                  " outputs but the operator has n = " + std::to_string(*n));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// A selector that names at most one output per element (SelectGen k = 1, EagerMerge).
+  static bool isOneHot(const ElemType& sel, const SymConstraints& c) {
+    return sel.tile.size() == 2 && provablyEqual(sel.tile[1], SymExpr::constant(1), c) == Proof::Yes;
+  }
+
+  static std::vector<SymExpr> innerDims(const StreamType& t, int64_t b) {
+    return std::vector<SymExpr>(t.shape.end() - long(b), t.shape.end());
+  }
+  static std::vector<SymExpr> outerDims(const StreamType& t, int64_t b) {
+    return std::vector<SymExpr>(t.shape.begin(), t.shape.end() - long(b));
+  }
+
+  /// Inputs 0..count-1 of a Reassemble/EagerMerge: same rank, same inner-b chunk, same element.
+  bool sameChunks(const Op& op, const std::vector<StreamType>& in, size_t count, int64_t b) {
+    for (size_t i = 1; i < count; ++i) {
+      const StreamType& a = in[0];
+      const StreamType& x = in[i];
+      std::string why;
+      Proof p = Proof::Yes;
+      if (a.shape.size() != x.shape.size()) {
+        p = Proof::No;
+        why = "ranks " + std::to_string(a.rank()) + " vs " + std::to_string(x.rank());
+      } else if ((p = dimsEq(innerDims(a, b), innerDims(x, b))) != Proof::Yes) {
+        why = "chunk dims " + formatShape(innerDims(a, b)) + " vs " + formatShape(innerDims(x, b)) + " " + differWord(p);
+      } else if ((p = elemEq(a.elem, x.elem)) != Proof::Yes) {
+        why = "elements " + formatElemType(a.elem) + " vs " + formatElemType(x.elem) + " " + differWord(p);
+      }
+      if (p != Proof::Yes) {
+        error("S-242", attrLoc(op, "in"),
+              opLabel(op) + ": inputs must have the same shape (b = " + std::to_string(b) + "): " +
+                  streamDesc(op.inputs[0]) + " vs " + streamDesc(op.inputs[i]) + " (" + why + ")");
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void inferSelectGen(const Op& op) {
+    if (!arity(op, 0, 1, 1)) return;
+    auto trace = stringAttr(op, "trace");
+    auto n = intAttr(op, "n");
+    std::optional<int64_t> k = int64_t(1);
+    if (attr(op, "k")) k = intAttr(op, "k");
+    auto iter = exprListAttr(op, "iter");
+    if (!trace || !n || !k || !iter) return;
+    if (*n < 1 || *k < 1 || *k > *n) {
+      error("S-203", attrLoc(op, *n < 1 ? "n" : "k"),
+            opLabel(op) + ": needs 1 <= k <= n, got n = " + std::to_string(*n) + ", k = " + std::to_string(*k));
+      return;
+    }
+    StreamType out;
+    out.shape = *iter;
+    out.elem = selectorElem(SymExpr::constant(*n), SymExpr::constant(*k));
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferPartition(const Op& op) {
+    if (!arity(op, 2, 1, SIZE_MAX)) return;
+    auto n = countAttr(op, "output streams", op.outputs.size());
+    auto b = intAttr(op, "b");
+    auto in = inputTypes(op);
+    if (!n || !b || !in) return;
+    const StreamType& data = (*in)[0];
+    const StreamType& sel = (*in)[1];
+    if (!checkRankParam(op, "b", *b, data.rank(), op.inputs[0])) return;
+    if (!checkSelector(op, op.inputs[1], sel, n, "selector")) return;
+    std::vector<SymExpr> outer = outerDims(data, *b);
+    Proof p = dimsEq(sel.shape, outer);
+    if (p != Proof::Yes) {
+      error("S-241", attrLoc(op, "in"),
+            opLabel(op) + ": selector " + streamDesc(op.inputs[1]) + " must have one element per chunk of data " +
+                streamDesc(op.inputs[0]) + ": shape " + formatShape(sel.shape) + " vs the data's outer dims " +
+                formatShape(outer) + " (" + differWord(p) + ")");
+      return;
+    }
+    std::vector<SymExpr> chunk = innerDims(data, *b);
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+      StreamType out;
+      out.shape.push_back(freshDim("T_" + op.name + "_" + std::to_string(i)));
+      out.shape.insert(out.shape.end(), chunk.begin(), chunk.end());
+      out.elem = data.elem;
+      setOutput(op, op.outputs[i], std::move(out));
+    }
+  }
+
+  void inferReassemble(const Op& op) {
+    if (op.inputs.size() < 2) {
+      error("S-201", attrLoc(op, "in"),
+            opLabel(op) + ": takes n data streams and a selector stream, has " + std::to_string(op.inputs.size()) +
+                " input stream(s)");
+      return;
+    }
+    if (!arity(op, op.inputs.size(), 1, 1)) return;
+    const size_t nd = op.inputs.size() - 1;
+    auto n = countAttr(op, "data input streams", nd);
+    auto b = intAttr(op, "b");
+    auto in = inputTypes(op);
+    if (!n || !b || !in) return;
+    const StreamType& sel = in->back();
+    if (!checkRankParam(op, "b", *b, (*in)[0].rank(), op.inputs[0])) return;
+    if (!checkSelector(op, op.inputs.back(), sel, n, "selector")) return;
+    if (!sameChunks(op, *in, nd, *b)) return;
+    StreamType out;
+    out.shape = sel.shape;
+    out.shape.push_back(isOneHot(sel.elem, cons_) ? SymExpr::constant(1) : SymExpr::ragged("R_" + op.name));
+    std::vector<SymExpr> chunk = innerDims((*in)[0], *b);
+    out.shape.insert(out.shape.end(), chunk.begin(), chunk.end());
+    out.elem = (*in)[0].elem;
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferEagerMerge(const Op& op) {
+    if (op.inputs.empty()) {
+      error("S-201", attrLoc(op, "in"), opLabel(op) + ": takes one or more input streams, has none");
+      return;
+    }
+    if (!arity(op, op.inputs.size(), 2, 2)) return;
+    auto b = intAttr(op, "b");
+    auto in = inputTypes(op);
+    if (!b || !in) return;
+    if (!checkRankParam(op, "b", *b, (*in)[0].rank(), op.inputs[0])) return;
+    if (!sameChunks(op, *in, in->size(), *b)) return;
+    // Chunks merged: the sum of every input's chunk count when regular, else a fresh symbol.
+    std::optional<SymExpr> total;
+    for (const StreamType& t : *in) {
+      std::vector<SymExpr> outer = outerDims(t, *b);
+      SymExpr count = outer[0];
+      for (size_t k = 1; k < outer.size(); ++k) count = count * outer[k];
+      total = total ? *total + count : count;
+    }
+    if (total->isRagged()) total = freshDim("T_" + op.name);
+    StreamType data;
+    data.shape.push_back(*total);
+    std::vector<SymExpr> chunk = innerDims((*in)[0], *b);
+    data.shape.insert(data.shape.end(), chunk.begin(), chunk.end());
+    data.elem = (*in)[0].elem;
+    StreamType sel;
+    sel.shape = {*total};
+    sel.elem = selectorElem(SymExpr::constant(int64_t(in->size())), SymExpr::constant(1));
+    setOutput(op, op.outputs[0], std::move(data));
+    setOutput(op, op.outputs[1], std::move(sel));
+  }
+
+  void inferReshape(const Op& op) {
+    if (!arity(op, 1, 1, 2)) return;
+    auto chunk = exprAttr(op, "chunk");
+    auto b = intAttr(op, "b");
+    auto pad = boolAttr(op, "pad", false);
+    auto in = inputTypes(op);
+    if (!chunk || !b || !pad || !in) return;
+    const StreamType& it = (*in)[0];
+    if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
+    if (*pad && *b != 0) {
+      error("S-244", attrLoc(op, "pad"),
+            opLabel(op) + ": only an innermost split (b = 0) may pad, got b = " + std::to_string(*b) + " on input " +
+                streamDesc(op.inputs[0]));
+      return;
+    }
+    if (op.outputs.size() == 2 && !*pad) {
+      error("S-201", attrLoc(op, "out"),
+            opLabel(op) + ": the second output (the \"is padding\" stream) needs pad: true");
+      return;
+    }
+    const size_t idx = it.shape.size() - 1 - size_t(*b);
+    const SymExpr& d = it.shape[idx];
+    Proof p = provablyDivides(*chunk, d, cons_);
+    if (!*pad && p != Proof::Yes) {
+      std::vector<SymExpr> split{SymExpr::ceilDiv(d, *chunk), *chunk};
+      error("S-243", attrLoc(op, "chunk"),
+            opLabel(op) + ": dim D_" + std::to_string(*b) + " = " + d.toString() + " of input " +
+                streamDesc(op.inputs[0]) + (p == Proof::No ? " is not divisible by" : " cannot be proven divisible by") +
+                " the chunk " + chunk->toString() + " (shape " + formatShape(it.shape) + " would become " +
+                formatShape(split) + " in place of D_" + std::to_string(*b) + "; only b = 0 with pad: true may pad)");
+      return;
+    }
+    StreamType out = it;
+    out.shape.clear();
+    out.shape.insert(out.shape.end(), it.shape.begin(), it.shape.begin() + long(idx));
+    out.shape.push_back(p == Proof::Yes ? SymExpr::div(d, *chunk) : SymExpr::ceilDiv(d, *chunk));
+    out.shape.push_back(*chunk);
+    out.shape.insert(out.shape.end(), it.shape.begin() + long(idx) + 1, it.shape.end());
+    if (op.outputs.size() == 2) {
+      StreamType padding;
+      padding.shape = out.shape;
+      padding.elem = boolElem();
+      setOutput(op, op.outputs[1], std::move(padding));
+    }
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferExpand(const Op& op) {
+    if (!arity(op, 2, 1, 1)) return;
+    auto b = intAttr(op, "b");
+    auto in = inputTypes(op);
+    if (!b || !in) return;
+    const StreamType& data = (*in)[0];
+    const StreamType& ref = (*in)[1];
+    // b may cover every dim, D_N included (re-emit the whole stream per reference tensor).
+    if (*b < 0 || size_t(*b) > data.shape.size()) {
+      error("S-221", attrLoc(op, "b"),
+            opLabel(op) + ": b = " + std::to_string(*b) + (*b < 0 ? " is negative" : " exceeds the " +
+                std::to_string(data.shape.size()) + " dims of input " + streamDesc(op.inputs[0])));
+      return;
+    }
+    if (ref.shape.size() != data.shape.size()) {
+      error("S-246", attrLoc(op, "in"),
+            opLabel(op) + ": reference " + streamDesc(op.inputs[1]) + " must have the rank of data " +
+                streamDesc(op.inputs[0]) + ": shape " + formatShape(ref.shape) + " vs " + formatShape(data.shape));
+      return;
+    }
+    Proof po = dimsEq(outerDims(data, *b), outerDims(ref, *b));
+    if (po != Proof::Yes) {
+      error("S-246", attrLoc(op, "in"),
+            opLabel(op) + ": outer dims " + differWord(po) + ": data " + streamDesc(op.inputs[0]) + " has " +
+                formatShape(outerDims(data, *b)) + ", reference " + streamDesc(op.inputs[1]) + " has " +
+                formatShape(outerDims(ref, *b)) + " (shapes " + formatShape(data.shape) + " vs " +
+                formatShape(ref.shape) + ")");
+      return;
+    }
+    for (int64_t k = 0; k < *b; ++k) {
+      const SymExpr& d = data.shape[data.shape.size() - 1 - size_t(k)];
+      Proof p = dimEq(d, SymExpr::constant(1));
+      if (p != Proof::Yes) {
+        error("S-245", attrLoc(op, "b"),
+              opLabel(op) + ": dim D_" + std::to_string(k) + " = " + d.toString() + " of data " +
+                  streamDesc(op.inputs[0]) + (p == Proof::No ? " is not 1" : " cannot be proven to be 1") +
+                  "; only size-1 dims expand (data shape " + formatShape(data.shape) + ", reference shape " +
+                  formatShape(ref.shape) + ")");
+        return;
+      }
+    }
+    StreamType out;
+    out.shape = outerDims(data, *b);
+    std::vector<SymExpr> inner = innerDims(ref, *b);
+    out.shape.insert(out.shape.end(), inner.begin(), inner.end());
+    out.elem = data.elem;
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferScan(const Op& op) {
+    if (!arity(op, 1, 1, 1)) return;
+    auto fn = stringAttr(op, "fn");
+    if (fn && *fn != "add" && *fn != "max") {
+      error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (add, max)");
+      fn.reset();
+    }
+    auto b = intAttr(op, "b");
+    auto in = inputTypes(op);
+    if (!fn || !b || !in) return;
+    const StreamType& it = (*in)[0];
+    if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
+    if (!isTile2(it.elem)) {
+      error("S-211", attrLoc(op, "in"), opLabel(op) + ": takes a stream of tiles, got " + streamDesc(op.inputs[0]));
+      return;
+    }
+    setOutput(op, op.outputs[0], it);  // one running result per input element
+  }
+
+  void inferFlatMap(const Op& op) {
+    if (!arity(op, 1, 1, 1)) return;
+    auto fn = stringAttr(op, "fn");
+    if (fn && *fn != "rows" && *fn != "filter_rows") {
+      error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (rows, filter_rows)");
+      fn.reset();
+    }
+    auto b = intAttr(op, "b");
+    auto in = inputTypes(op);
+    if (!fn || !b || !in) return;
+    if (*b != 1) {
+      error("S-203", attrLoc(op, "b"),
+            opLabel(op) + ": " + *fn + " turns each tile into a rank-1 stream of rows: b must be 1, got " +
+                std::to_string(*b));
+      return;
+    }
+    const StreamType& it = (*in)[0];
+    if (!isTile2(it.elem)) {
+      error("S-211", attrLoc(op, "in"), opLabel(op) + ": takes a stream of tiles, got " + streamDesc(op.inputs[0]));
+      return;
+    }
+    StreamType out = it;
+    // rows: one row per tile row (ragged if the tile rows are); filter_rows: data-dependent.
+    out.shape.push_back(*fn == "rows" ? it.elem.tile[0] : SymExpr::ragged("R_" + op.name));
+    out.elem.tile = {SymExpr::constant(1), it.elem.tile[1]};
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferParallelize(const Op& op) {
+    if (!arity(op, 1, 1, SIZE_MAX)) return;
+    auto in = inputTypes(op);
+    if (!in) return;
+    const StreamType& it = (*in)[0];
+    const int64_t n = int64_t(op.outputs.size());
+    const SymExpr d = it.shape[0];
+    const SymExpr nn = SymExpr::constant(n);
+    const bool even = n == 1 || provablyDivides(nn, d, cons_) == Proof::Yes;
+    for (int64_t i = 0; i < n; ++i) {
+      // Round robin: output i gets outer indices i, i+n, ...: ceil((D - i) / n) of them.
+      SymExpr cnt = n == 1 ? d : even ? SymExpr::div(d, nn) : SymExpr::ceilDiv(i ? d - SymExpr::constant(i) : d, nn);
+      StreamType out = it;
+      out.shape[0] = cnt;
+      setOutput(op, op.outputs[size_t(i)], std::move(out));
+    }
+  }
+
+  void inferRandomLoad(const Op& op) {
+    if (!arity(op, 1, 1, 1)) return;
+    const Tensor* t = tensorAttr(op);
+    auto tile = exprListAttr(op, "tile", 2);
+    auto in = inputTypes(op);
+    if (!t || !tile || !in) return;
+    const StreamType& addr = (*in)[0];
+    if (!checkSelector(op, op.inputs[0], addr, std::nullopt, "address")) return;
+    checkTensorWalk(op, *t, *tile, WalkSpec{});
+    StreamType out;
+    out.shape = addr.shape;
+    out.elem.kind = ElemType::Kind::Tile;
+    out.elem.dtype = t->dtype;
+    out.elem.tile = *tile;
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  void inferRandomStore(const Op& op) {
+    if (!arity(op, 2, 0, 1)) return;
+    const Tensor* t = tensorAttr(op);
+    auto in = inputTypes(op);
+    if (!t || !in) return;
+    const StreamType& addr = (*in)[0];
+    const StreamType& data = (*in)[1];
+    if (!checkSelector(op, op.inputs[0], addr, std::nullopt, "address")) return;
+    if (!isTile2(data.elem)) {
+      error("S-211", attrLoc(op, "in"), opLabel(op) + ": data " + streamDesc(op.inputs[1]) + " must carry 2-D tiles");
+      return;
+    }
+    Proof p = dimsEq(addr.shape, data.shape);
+    if (p != Proof::Yes) {
+      error("S-247", attrLoc(op, "in"),
+            opLabel(op) + ": one address per data tile: address stream " + streamDesc(op.inputs[0]) + " vs data " +
+                streamDesc(op.inputs[1]) + " (shapes " + formatShape(addr.shape) + " vs " + formatShape(data.shape) +
+                " " + differWord(p) + ")");
+      return;
+    }
+    checkTensorWalk(op, *t, data.elem.tile, WalkSpec{});
+    if (op.outputs.size() == 1) {
+      StreamType ack;
+      ack.shape = addr.shape;
+      ack.elem = boolElem();
+      setOutput(op, op.outputs[0], std::move(ack));
+    }
+  }
 };
 
 }  // namespace
@@ -831,7 +1270,9 @@ std::string formatElemType(const ElemType& e) {
     case ElemType::Kind::Tile:
       return std::string("tile") + (e.dtype == "fp32" || e.dtype.empty() ? "" : "<" + e.dtype + ">") + " " +
              formatShape(e.tile);
-    case ElemType::Kind::Selector: return "selector";
+    case ElemType::Kind::Selector:
+      // Selectors made by SelectGen/EagerMerge record k-of-n: "selector 1-of-4".
+      return e.tile.size() == 2 ? "selector " + e.tile[1].toString() + "-of-" + e.tile[0].toString() : "selector";
     case ElemType::Kind::Reference:
       return "ref " + formatShape(e.tile) + (e.parts.empty() ? "" : " of " + formatElemType(e.parts[0]));
     case ElemType::Kind::Tuple: {

@@ -15,6 +15,7 @@ struct Token {
   int64_t rows = 0, cols = 0;   ///< tile shape (Data, non-tuple)
   std::shared_ptr<const std::vector<uint32_t>> data;  ///< rows*cols fp32 bit patterns, row-major
   std::vector<Token> parts;     ///< Zip tuples: the members, each a Data token
+  std::vector<int> sel;  ///< Selector elements: the chosen outputs (multi-hot), ascending
 
   int64_t words() const { return rows * cols; }
   static Token done() { Token t; t.kind = Kind::Done; return t; }

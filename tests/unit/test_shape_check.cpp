@@ -512,7 +512,7 @@ TEST_CASE("shape_check: dependency cycle (S-205)", "[shape_check]") {
   CHECK(d.notes.size() == 3);
 }
 
-TEST_CASE("shape_check: stream without producer, unsupported op", "[shape_check]") {
+TEST_CASE("shape_check: stream without producer, Partition of wrong arity", "[shape_check]") {
   GB b;
   swigluSymbols(b);
   b.op("m", OpKind::Map, {"ghost"}, {"o"}, {{"fn", GB::scalar("silu")}});
@@ -522,7 +522,7 @@ TEST_CASE("shape_check: stream without producer, unsupported op", "[shape_check]
   CHECK(d[0].id == "S-206");
   CHECK(contains(d[0].message, "'ghost'"));
   CHECK(contains(d[0].message, "Map(silu) 'm'"));
-  CHECK(d[1].id == "S-207");
+  CHECK(d[1].id == "S-201");  // Partition is shape-checked since issue 3: [data, selector]
   CHECK(contains(d[1].message, "Partition 'p'"));
 }
 

@@ -1,0 +1,613 @@
+// checkShapes on the dynamic path (step.md sections 1, 2 and 5; docs/graph_format.md
+// "Operators of the dynamic path"): SelectGen, Partition, Reassemble, EagerMerge, Reshape,
+// Expand, Scan, FlatMap, Parallelize, RandomOffChipLoad/Store. Small in-memory graphs
+// (as in test_shape_check.cpp), one test per error id, and the MoE-shaped YAML graph.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ir/graph.hpp"
+#include "passes/shape_check.hpp"
+
+using namespace stepgen;
+
+namespace {
+
+struct GraphBuilder {
+  StepGraph g;
+  int nextLine = 10;
+
+  GraphBuilder() {
+    g.name = "dyn";
+    g.loc = SourceLoc{"dyn.yaml", 1, 1};
+  }
+
+  void tensor(const std::string& name, const std::vector<std::string>& shape, bool output = false) {
+    Tensor t;
+    t.name = name;
+    t.loc = SourceLoc{"dyn.yaml", 2 + int(g.tensors.size()), 3};
+    for (const auto& d : shape) t.shape.push_back(SymExpr::parse(d));
+    t.isOutput = output;
+    g.tensors.push_back(t);
+  }
+
+  StreamId stream(const std::string& name) {
+    for (size_t i = 0; i < g.streams.size(); ++i)
+      if (g.streams[i].name == name) return StreamId{int(i)};
+    Stream s;
+    s.name = name;
+    s.loc = SourceLoc{"dyn.yaml", 500 + int(g.streams.size()), 5};
+    g.streams.push_back(s);
+    return StreamId{int(g.streams.size()) - 1};
+  }
+
+  static Attr scalar(const std::string& s) {
+    Attr a;
+    a.scalar = s;
+    return a;
+  }
+  static Attr list(const std::vector<std::string>& v) {
+    Attr a;
+    a.isList = true;
+    for (const auto& s : v) a.list.push_back(scalar(s));
+    return a;
+  }
+  static Attr pairs(const std::vector<std::vector<std::string>>& v) {
+    Attr a;
+    a.isList = true;
+    for (const auto& p : v) a.list.push_back(list(p));
+    return a;
+  }
+
+  OpId op(const std::string& name, OpKind kind, const std::vector<std::string>& ins,
+          const std::vector<std::string>& outs, std::map<std::string, Attr> attrs = {}) {
+    Op o;
+    o.name = name;
+    o.kind = kind;
+    o.loc = SourceLoc{"dyn.yaml", nextLine++, 5};
+    int k = 0;
+    if (!ins.empty()) attrs.emplace("in", ins.size() == 1 ? scalar(ins[0]) : list(ins));
+    if (!outs.empty()) attrs.emplace("out", outs.size() == 1 ? scalar(outs[0]) : list(outs));
+    for (auto& [key, a] : attrs) {
+      a.loc = SourceLoc{"dyn.yaml", o.loc.line, 20 + 10 * k++};
+      for (auto& x : a.list) x.loc = a.loc;
+    }
+    o.attrs = std::move(attrs);
+    OpId id{int(g.ops.size())};
+    for (const auto& s : ins) {
+      StreamId sid = stream(s);
+      o.inputs.push_back(sid);
+      g.streams[size_t(sid.v)].consumers.push_back(id);
+    }
+    for (const auto& s : outs) {
+      StreamId sid = stream(s);
+      o.outputs.push_back(sid);
+      g.streams[size_t(sid.v)].producer = id;
+    }
+    g.ops.push_back(o);
+    return id;
+  }
+
+  const StreamType& type(const ShapeResult& r, const std::string& s) const {
+    for (size_t i = 0; i < g.streams.size(); ++i)
+      if (g.streams[i].name == s) return r.types.at(i);
+    throw std::runtime_error("no stream " + s);
+  }
+  SourceLoc attrLoc(const std::string& opName, const std::string& key) const {
+    for (const auto& o : g.ops)
+      if (o.name == opName) return o.attrs.at(key).loc;
+    throw std::runtime_error("no op " + opName);
+  }
+};
+
+using GB = GraphBuilder;
+
+/// B = 64 tokens in tiles of tb = 16 (4 token tiles), hidden D = 32, expert width H = 16.
+GB base() {
+  GB b;
+  b.g.symbols = {{"B", 64}, {"D", 32}, {"H", 16}, {"tb", 16}};
+  b.tensor("x", {"B", "D"});
+  b.tensor("w", {"D", "H"});
+  b.tensor("v", {"160", "16"});
+  b.tensor("y", {"B", "H"}, true);
+  return b;
+}
+
+/// xs: [B/tb] x tile [tb, D].
+void loadX(GB& b, const std::string& out = "xs") {
+  b.op("load_" + out, OpKind::LinearOffChipLoad, {}, {out},
+       {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "D"})}, {"iter", GB::list({"B/tb"})},
+        {"strides", GB::pairs({{"1", "0"}})}});
+}
+
+/// A SelectGen over n outputs, k hot, shape iter.
+void selectGen(GB& b, const std::string& out, const std::string& n, const std::string& k,
+               const std::vector<std::string>& iter) {
+  b.op("sg_" + out, OpKind::SelectGen, {}, {out},
+       {{"trace", GB::scalar("trace.csv")}, {"n", GB::scalar(n)}, {"k", GB::scalar(k)}, {"iter", GB::list(iter)}});
+}
+
+/// vs: [10] x tile [16, 16] (tensor v is 160 x 16).
+void loadV(GB& b, const std::string& out = "vs") {
+  b.op("load_" + out, OpKind::LinearOffChipLoad, {}, {out},
+       {{"tensor", GB::scalar("v")}, {"tile", GB::list({"16", "16"})}, {"iter", GB::list({"10"})},
+        {"strides", GB::pairs({{"1", "0"}})}});
+}
+
+std::vector<Diagnostic> diagsOf(const StepGraph& g) {
+  try {
+    checkShapes(g);
+  } catch (const DiagError& e) {
+    return e.diags;
+  }
+  return {};
+}
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+Diagnostic onlyError(const StepGraph& g, const std::string& id) {
+  auto d = diagsOf(g);
+  INFO("diagnostics: " << [&] {
+    std::string s;
+    for (const auto& x : d) s += x.id + " " + x.message + "\n";
+    return s;
+  }());
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].id == id);
+  return d[0];
+}
+
+bool sameLoc(const SourceLoc& a, const SourceLoc& b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
+
+std::string fmtOf(const GB& b, const ShapeResult& r, const std::string& s) { return formatStreamType(b.type(r, s)); }
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------
+// Positive
+
+TEST_CASE("shape_check dyn: SelectGen and Partition outputs are dynamic regular", "[shape_check][dynamic]") {
+  GB b = base();
+  loadX(b);
+  selectGen(b, "sel", "4", "1", {"B/tb"});
+  b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1", "e2", "e3"}, {{"n", GB::scalar("4")}, {"b", GB::scalar("0")}});
+  ShapeResult r = checkShapes(b.g);
+  CHECK(fmtOf(b, r, "sel") == "[B/tb] x selector 1-of-4");
+  CHECK(b.type(r, "sel").elem.kind == ElemType::Kind::Selector);
+  for (int i = 0; i < 4; ++i) {
+    const StreamType& t = b.type(r, "e" + std::to_string(i));
+    CHECK(formatStreamType(t) == "[T_p_" + std::to_string(i) + "] x tile [tb, D]");
+    REQUIRE(t.shape.size() == 1);
+    CHECK(t.shape[0].kind() == SymExpr::Kind::Sym);
+    CHECK_FALSE(t.shape[0].isRagged());
+    CHECK(t.rank() == 0);
+  }
+}
+
+TEST_CASE("shape_check dyn: Partition keeps the inner b dims as the chunk", "[shape_check][dynamic]") {
+  GB b = base();
+  b.op("ld", OpKind::LinearOffChipLoad, {}, {"xs"},
+       {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"B/tb", "2"})},
+        {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
+  selectGen(b, "sel", "2", "2", {"B/tb"});
+  b.op("p", OpKind::Partition, {"xs", "sel"}, {"a", "c"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("1")}});
+  ShapeResult r = checkShapes(b.g);
+  CHECK(fmtOf(b, r, "a") == "[T_p_0, 2] x tile [tb, 16]");
+  CHECK(fmtOf(b, r, "c") == "[T_p_1, 2] x tile [tb, 16]");
+}
+
+TEST_CASE("shape_check dyn: Reassemble is ragged with a multi-hot selector", "[shape_check][dynamic]") {
+  for (std::string k : {"1", "2"}) {
+    GB b = base();
+    loadX(b);
+    selectGen(b, "sel", "4", k, {"B/tb"});
+    b.op("bs", OpKind::Broadcast, {"sel"}, {"sel_p", "sel_r"});
+    b.op("p", OpKind::Partition, {"xs", "sel_p"}, {"e0", "e1", "e2", "e3"},
+         {{"n", GB::scalar("4")}, {"b", GB::scalar("0")}});
+    b.op("r", OpKind::Reassemble, {"e0", "e1", "e2", "e3", "sel_r"}, {"y"},
+         {{"n", GB::scalar("4")}, {"b", GB::scalar("0")}});
+    ShapeResult r = checkShapes(b.g);
+    const StreamType& y = b.type(r, "y");
+    REQUIRE(y.shape.size() == 2);
+    if (k == "1") {
+      CHECK(formatStreamType(y) == "[B/tb, 1] x tile [tb, D]");
+      CHECK_FALSE(y.shape[1].isRagged());
+    } else {
+      CHECK(formatStreamType(y) == "[B/tb, ragged(R_r)] x tile [tb, D]");
+      CHECK(y.shape[1].isRagged());
+      CHECK(y.shape[1].kind() == SymExpr::Kind::Ragged);
+    }
+    CHECK(y.rank() == 1);
+  }
+}
+
+TEST_CASE("shape_check dyn: EagerMerge data and selector outputs", "[shape_check][dynamic]") {
+  GB b = base();
+  loadX(b);
+  selectGen(b, "sel", "2", "1", {"B/tb"});
+  b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+  b.op("m", OpKind::EagerMerge, {"e0", "e1"}, {"md", "ms"}, {{"b", GB::scalar("0")}});
+  ShapeResult r = checkShapes(b.g);
+  CHECK(fmtOf(b, r, "md") == "[T_p_0+T_p_1] x tile [tb, D]");
+  CHECK(fmtOf(b, r, "ms") == "[T_p_0+T_p_1] x selector 1-of-2");
+  CHECK(b.type(r, "ms").rank() == 0);
+  CHECK(b.type(r, "ms").elem.kind == ElemType::Kind::Selector);
+
+  // Static inputs of different lengths: the total is their sum.
+  GB s = base();
+  loadV(s, "v1");
+  s.op("ld2", OpKind::LinearOffChipLoad, {}, {"v2"},
+       {{"tensor", GB::scalar("v")}, {"tile", GB::list({"16", "16"})}, {"iter", GB::list({"3", "2"})},
+        {"strides", GB::pairs({{"2", "0"}, {"1", "0"}})}});
+  s.op("m", OpKind::EagerMerge, {"v1", "v2"}, {"md", "ms"}, {{"b", GB::scalar("0")}});
+  auto d = diagsOf(s.g);
+  REQUIRE(d.size() == 1);  // ranks differ: 0 vs 1
+  CHECK(d[0].id == "S-242");
+}
+
+TEST_CASE("shape_check dyn: Reshape with and without padding", "[shape_check][dynamic]") {
+  GB b = base();
+  loadV(b);
+  b.op("bc", OpKind::Broadcast, {"vs"}, {"v1", "v2"});
+  b.op("rp", OpKind::Reshape, {"v1"}, {"r", "is_pad"},
+       {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}, {"pad", GB::scalar("true")}});
+  b.op("re", OpKind::Reshape, {"v2"}, {"q"}, {{"chunk", GB::scalar("5")}, {"b", GB::scalar("0")}});
+  ShapeResult r = checkShapes(b.g);
+  CHECK(fmtOf(b, r, "r") == "[3, 4] x tile [16, 16]");
+  CHECK(fmtOf(b, r, "is_pad") == "[3, 4] x tile<bool> [1, 1]");
+  CHECK(fmtOf(b, r, "q") == "[2, 5] x tile [16, 16]");
+
+  // Symbolic: an outer dim that divides, and a dynamic innermost dim padded (ceil).
+  GB s = base();
+  s.op("ld", OpKind::LinearOffChipLoad, {}, {"xs"},
+       {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "D"})}, {"iter", GB::list({"B/tb", "1"})},
+        {"strides", GB::pairs({{"1", "0"}, {"0", "0"}})}});
+  s.op("ro", OpKind::Reshape, {"xs"}, {"xo"}, {{"chunk", GB::scalar("2")}, {"b", GB::scalar("1")}});
+  loadX(s, "x2");
+  selectGen(s, "sel", "2", "1", {"B/tb"});
+  s.op("p", OpKind::Partition, {"x2", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+  s.op("rd", OpKind::Reshape, {"e0"}, {"eo"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}, {"pad", GB::scalar("true")}});
+  s.op("pr", OpKind::Promote, {"e1"}, {"e1p"}, {{"b", GB::scalar("0")}});
+  ShapeResult rs = checkShapes(s.g);
+  CHECK(fmtOf(s, rs, "xo") == "[B/tb/2, 2, 1] x tile [tb, D]");
+  CHECK(fmtOf(s, rs, "eo") == "[ceil(T_p_0/4), 4] x tile [tb, D]");
+  CHECK(fmtOf(s, rs, "e1p") == "[T_p_1, 1] x tile [tb, D]");
+}
+
+TEST_CASE("shape_check dyn: FlatMap rows and ragged rows", "[shape_check][dynamic]") {
+  GB b = base();
+  loadX(b);
+  b.op("bc", OpKind::Broadcast, {"xs"}, {"x1", "x2"});
+  b.op("fr", OpKind::FlatMap, {"x1"}, {"rows"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
+  b.op("ff", OpKind::FlatMap, {"x2"}, {"kept"}, {{"fn", GB::scalar("filter_rows")}, {"b", GB::scalar("1")}});
+  ShapeResult r = checkShapes(b.g);
+  CHECK(fmtOf(b, r, "rows") == "[B/tb, tb] x tile [1, D]");
+  CHECK(fmtOf(b, r, "kept") == "[B/tb, ragged(R_ff)] x tile [1, D]");
+  CHECK(b.type(r, "kept").shape[1].isRagged());
+
+  // A ragged group retiled into one tile, unpacked again: the rows are ragged.
+  GB m = base();
+  loadX(m);
+  selectGen(m, "sel", "2", "2", {"B/tb"});
+  m.op("bs", OpKind::Broadcast, {"sel"}, {"sp", "sr"});
+  m.op("p", OpKind::Partition, {"xs", "sp"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+  m.op("ra", OpKind::Reassemble, {"e0", "e1", "sr"}, {"g"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+  m.op("rt", OpKind::Accum, {"g"}, {"t"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
+  m.op("fm", OpKind::FlatMap, {"t"}, {"rr"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
+  ShapeResult rm = checkShapes(m.g);
+  const StreamType& rr = m.type(rm, "rr");
+  CHECK(formatStreamType(rr) == "[B/tb, tb*ragged(R_ra)] x tile [1, D]");
+  CHECK(rr.shape[1].isRagged());
+  CHECK(m.type(rm, "t").elem.tile[0].isRagged());
+}
+
+TEST_CASE("shape_check dyn: Expand, Scan, Parallelize, RandomOffChipLoad/Store", "[shape_check][dynamic]") {
+  GB b = base();
+  loadX(b);
+  selectGen(b, "sel", "2", "1", {"B/tb"});
+  b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+  b.op("b0", OpKind::Broadcast, {"e0"}, {"e0a", "e0r"});
+  b.op("lw", OpKind::LinearOffChipLoad, {}, {"w1"},
+       {{"tensor", GB::scalar("w")}, {"tile", GB::list({"D", "H"})}, {"iter", GB::list({"1"})},
+        {"strides", GB::pairs({{"0", "0"}})}});
+  b.op("ex", OpKind::Expand, {"w1", "e0r"}, {"we"}, {{"b", GB::scalar("1")}});
+  b.op("z", OpKind::Zip, {"e0a", "we"}, {"zz"});
+  b.op("mm", OpKind::Map, {"zz"}, {"h"}, {{"fn", GB::scalar("matmul")}});
+  b.op("sc", OpKind::Scan, {"h"}, {"hs"}, {{"fn", GB::scalar("add")}, {"b", GB::scalar("0")}});
+  b.op("par", OpKind::Parallelize, {"e1"}, {"q0", "q1", "q2"});
+  loadV(b);
+  b.op("bv", OpKind::Broadcast, {"vs"}, {"va", "vb"});
+  b.op("par2", OpKind::Parallelize, {"va"}, {"u0", "u1", "u2"});
+  b.op("par3", OpKind::Parallelize, {"vb"}, {"t0", "t1"});
+  selectGen(b, "addr", "8", "1", {"3", "2"});
+  b.op("ba", OpKind::Broadcast, {"addr"}, {"addr_l", "addr_s"});
+  b.op("rl", OpKind::RandomOffChipLoad, {"addr_l"}, {"wt"},
+       {{"tensor", GB::scalar("w")}, {"tile", GB::list({"D", "H"})}});
+  b.op("rs", OpKind::RandomOffChipStore, {"addr_s", "wt"}, {"ack"}, {{"tensor", GB::scalar("w")}});
+  ShapeResult r = checkShapes(b.g);
+  CHECK(fmtOf(b, r, "we") == "[T_p_0] x tile [D, H]");
+  CHECK(fmtOf(b, r, "h") == "[T_p_0] x tile [tb, H]");
+  CHECK(fmtOf(b, r, "hs") == "[T_p_0] x tile [tb, H]");
+  CHECK(fmtOf(b, r, "q0") == "[ceil(T_p_1/3)] x tile [tb, D]");
+  CHECK(fmtOf(b, r, "q2") == "[ceil((T_p_1-2)/3)] x tile [tb, D]");
+  CHECK(fmtOf(b, r, "u0") == "[4] x tile [16, 16]");  // 10 round-robin over 3: 4, 3, 3
+  CHECK(fmtOf(b, r, "u1") == "[3] x tile [16, 16]");
+  CHECK(fmtOf(b, r, "u2") == "[3] x tile [16, 16]");
+  CHECK(fmtOf(b, r, "t1") == "[5] x tile [16, 16]");
+  CHECK(fmtOf(b, r, "wt") == "[3, 2] x tile [D, H]");
+  CHECK(fmtOf(b, r, "ack") == "[3, 2] x tile<bool> [1, 1]");
+}
+
+// ------------------------------------------------------------------------------------------
+// Errors
+
+TEST_CASE("shape_check dyn: Partition/Reassemble/EagerMerge b above the rank (S-221)", "[shape_check][dynamic]") {
+  SECTION("Partition") {
+    GB b = base();
+    loadX(b);
+    selectGen(b, "sel", "2", "1", {"B/tb"});
+    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("1")}});
+    Diagnostic d = onlyError(b.g, "S-221");
+    CHECK(contains(d.message, "Partition 'p'"));
+    CHECK(contains(d.message, "b = 1 exceeds the rank 0"));
+    CHECK(contains(d.message, "'xs' [B/tb] x tile [tb, D]"));
+    CHECK(sameLoc(d.loc, b.attrLoc("p", "b")));
+  }
+  SECTION("Reassemble") {
+    GB b = base();
+    loadX(b, "a");
+    loadX(b, "c");
+    selectGen(b, "sel", "2", "1", {"B/tb"});
+    b.op("r", OpKind::Reassemble, {"a", "c", "sel"}, {"y"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("3")}});
+    Diagnostic d = onlyError(b.g, "S-221");
+    CHECK(contains(d.message, "Reassemble 'r'"));
+    CHECK(contains(d.message, "b = 3 exceeds the rank 0"));
+    CHECK(contains(d.message, "[B/tb] x tile [tb, D]"));
+  }
+  SECTION("EagerMerge") {
+    GB b = base();
+    loadX(b, "a");
+    loadX(b, "c");
+    b.op("m", OpKind::EagerMerge, {"a", "c"}, {"md", "ms"}, {{"b", GB::scalar("2")}});
+    Diagnostic d = onlyError(b.g, "S-221");
+    CHECK(contains(d.message, "EagerMerge 'm'"));
+    CHECK(contains(d.message, "b = 2 exceeds the rank 0"));
+  }
+}
+
+TEST_CASE("shape_check dyn: Reshape of a dim that does not divide (S-243, S-244)", "[shape_check][dynamic]") {
+  SECTION("innermost without pad") {
+    GB b = base();
+    loadV(b);
+    b.op("re", OpKind::Reshape, {"vs"}, {"q"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}});
+    Diagnostic d = onlyError(b.g, "S-243");
+    CHECK(contains(d.message, "Reshape 're'"));
+    CHECK(contains(d.message, "'vs' [10] x tile [16, 16]"));
+    CHECK(contains(d.message, "is not divisible by the chunk 4"));
+    CHECK(contains(d.message, "[10] would become [3, 4]"));
+    CHECK(sameLoc(d.loc, b.attrLoc("re", "chunk")));
+  }
+  SECTION("outer dim, dynamic") {
+    GB b = base();
+    b.op("ld", OpKind::LinearOffChipLoad, {}, {"xs"},
+         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"B/tb", "2"})},
+          {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
+    selectGen(b, "sel", "2", "1", {"B/tb"});
+    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("1")}});
+    b.op("re", OpKind::Reshape, {"e0"}, {"q"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("1")}});
+    auto d = diagsOf(b.g);
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].id == "S-243");
+    CHECK(contains(d[0].message, "Reshape 're'"));
+    CHECK(contains(d[0].message, "D_1 = T_p_0"));
+    CHECK(contains(d[0].message, "divisible by the chunk 4"));
+    CHECK(contains(d[0].message, "[T_p_0, 2] would become [ceil(T_p_0/4), 4]"));
+  }
+  SECTION("pad on an outer split") {
+    GB b = base();
+    b.op("ld", OpKind::LinearOffChipLoad, {}, {"xs"},
+         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"B/tb", "2"})},
+          {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
+    b.op("re", OpKind::Reshape, {"xs"}, {"q"}, {{"chunk", GB::scalar("3")}, {"b", GB::scalar("1")}, {"pad", GB::scalar("true")}});
+    Diagnostic d = onlyError(b.g, "S-244");
+    CHECK(contains(d.message, "Reshape 're'"));
+    CHECK(contains(d.message, "b = 1"));
+    CHECK(contains(d.message, "[B/tb, 2] x tile [tb, 16]"));
+  }
+  SECTION("padding output without pad") {
+    GB b = base();
+    loadV(b);
+    b.op("re", OpKind::Reshape, {"vs"}, {"q", "qp"}, {{"chunk", GB::scalar("5")}, {"b", GB::scalar("0")}});
+    Diagnostic d = onlyError(b.g, "S-201");
+    CHECK(contains(d.message, "pad: true"));
+  }
+}
+
+TEST_CASE("shape_check dyn: Expand of a dim that is not 1 (S-245, S-246)", "[shape_check][dynamic]") {
+  SECTION("not 1") {
+    GB b = base();
+    loadX(b);
+    loadX(b, "ref");
+    b.op("ex", OpKind::Expand, {"xs", "ref"}, {"o"}, {{"b", GB::scalar("1")}});
+    Diagnostic d = onlyError(b.g, "S-245");
+    CHECK(contains(d.message, "Expand 'ex'"));
+    CHECK(contains(d.message, "D_0 = B/tb"));
+    CHECK(contains(d.message, "'xs' [B/tb] x tile [tb, D]"));
+    CHECK(contains(d.message, "is not 1"));
+    CHECK(contains(d.message, "reference shape [B/tb]"));
+  }
+  SECTION("outer dims differ") {
+    GB b = base();
+    b.op("ld", OpKind::LinearOffChipLoad, {}, {"a"},
+         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "D"})}, {"iter", GB::list({"2", "1"})},
+          {"strides", GB::pairs({{"1", "0"}, {"0", "0"}})}});
+    b.op("ld2", OpKind::LinearOffChipLoad, {}, {"ref"},
+         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "D"})}, {"iter", GB::list({"3", "4"})},
+          {"strides", GB::pairs({{"1", "0"}, {"0", "0"}})}});
+    b.op("ex", OpKind::Expand, {"a", "ref"}, {"o"}, {{"b", GB::scalar("1")}});
+    Diagnostic d = onlyError(b.g, "S-246");
+    CHECK(contains(d.message, "Expand 'ex'"));
+    CHECK(contains(d.message, "[2, 1] vs [3, 4]"));
+  }
+}
+
+TEST_CASE("shape_check dyn: Reassemble/EagerMerge inputs of different shape (S-242)", "[shape_check][dynamic]") {
+  SECTION("Reassemble") {
+    GB b = base();
+    loadX(b, "a");
+    b.op("ld", OpKind::LinearOffChipLoad, {}, {"c"},
+         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"B/tb"})},
+          {"strides", GB::pairs({{"1", "0"}})}});
+    selectGen(b, "sel", "2", "1", {"B/tb"});
+    b.op("r", OpKind::Reassemble, {"a", "c", "sel"}, {"y"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+    Diagnostic d = onlyError(b.g, "S-242");
+    CHECK(contains(d.message, "Reassemble 'r'"));
+    CHECK(contains(d.message, "'a' [B/tb] x tile [tb, D]"));
+    CHECK(contains(d.message, "'c' [B/tb] x tile [tb, 16]"));
+  }
+  SECTION("EagerMerge") {
+    GB b = base();
+    b.op("ld", OpKind::LinearOffChipLoad, {}, {"a"},
+         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"2", "2"})},
+          {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
+    b.op("ld2", OpKind::LinearOffChipLoad, {}, {"c"},
+         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"2", "1"})},
+          {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
+    b.op("m", OpKind::EagerMerge, {"a", "c"}, {"md", "ms"}, {{"b", GB::scalar("1")}});
+    Diagnostic d = onlyError(b.g, "S-242");
+    CHECK(contains(d.message, "EagerMerge 'm'"));
+    CHECK(contains(d.message, "[2, 2] x tile [tb, 16]"));
+    CHECK(contains(d.message, "[2, 1] x tile [tb, 16]"));
+    CHECK(contains(d.message, "chunk dims [2] vs [1] differ"));
+  }
+}
+
+TEST_CASE("shape_check dyn: selector of the wrong element type or shape (S-240, S-241)", "[shape_check][dynamic]") {
+  SECTION("not a selector") {
+    GB b = base();
+    loadX(b);
+    loadX(b, "notsel");
+    b.op("p", OpKind::Partition, {"xs", "notsel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+    Diagnostic d = onlyError(b.g, "S-240");
+    CHECK(contains(d.message, "Partition 'p'"));
+    CHECK(contains(d.message, "'notsel' [B/tb] x tile [tb, D]"));
+    CHECK(contains(d.message, "must carry selector elements"));
+  }
+  SECTION("selector over another n") {
+    GB b = base();
+    loadX(b);
+    selectGen(b, "sel", "4", "1", {"B/tb"});
+    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+    Diagnostic d = onlyError(b.g, "S-240");
+    CHECK(contains(d.message, "[B/tb] x selector 1-of-4"));
+    CHECK(contains(d.message, "n = 2"));
+  }
+  SECTION("selector shape") {
+    GB b = base();
+    loadX(b);
+    selectGen(b, "sel", "2", "1", {"B/tb", "2"});
+    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+    Diagnostic d = onlyError(b.g, "S-241");
+    CHECK(contains(d.message, "Partition 'p'"));
+    CHECK(contains(d.message, "'sel' [B/tb, 2] x selector 1-of-2"));
+    CHECK(contains(d.message, "'xs' [B/tb] x tile [tb, D]"));
+    CHECK(contains(d.message, "[B/tb, 2] vs the data's outer dims [B/tb]"));
+  }
+  SECTION("address stream of tiles") {
+    GB b = base();
+    loadX(b);
+    b.op("rl", OpKind::RandomOffChipLoad, {"xs"}, {"wt"}, {{"tensor", GB::scalar("w")}, {"tile", GB::list({"D", "H"})}});
+    Diagnostic d = onlyError(b.g, "S-240");
+    CHECK(contains(d.message, "RandomOffChipLoad 'rl'"));
+    CHECK(contains(d.message, "address stream 'xs' [B/tb] x tile [tb, D]"));
+  }
+}
+
+TEST_CASE("shape_check dyn: RandomOffChipStore shapes differ (S-247), n mismatch (S-201)", "[shape_check][dynamic]") {
+  SECTION("store") {
+    GB b = base();
+    selectGen(b, "addr", "4", "1", {"3"});
+    b.op("ld", OpKind::LinearOffChipLoad, {}, {"d"},
+         {{"tensor", GB::scalar("w")}, {"tile", GB::list({"D", "H"})}, {"iter", GB::list({"2"})},
+          {"strides", GB::pairs({{"0", "0"}})}});
+    b.op("rs", OpKind::RandomOffChipStore, {"addr", "d"}, {}, {{"tensor", GB::scalar("w")}});
+    Diagnostic d = onlyError(b.g, "S-247");
+    CHECK(contains(d.message, "RandomOffChipStore 'rs'"));
+    CHECK(contains(d.message, "[3] vs [2]"));
+  }
+  SECTION("n") {
+    GB b = base();
+    loadX(b);
+    selectGen(b, "sel", "3", "1", {"B/tb"});
+    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("3")}, {"b", GB::scalar("0")}});
+    Diagnostic d = onlyError(b.g, "S-201");
+    CHECK(contains(d.message, "n = 3 but the operator has 2 output streams"));
+  }
+  SECTION("unknown fn") {
+    GB b = base();
+    loadX(b);
+    b.op("fm", OpKind::FlatMap, {"xs"}, {"o"}, {{"fn", GB::scalar("silu")}, {"b", GB::scalar("1")}});
+    Diagnostic d = onlyError(b.g, "S-203");
+    CHECK(contains(d.message, "FlatMap(silu) 'fm'"));
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// YAML
+
+TEST_CASE("shape_check dyn: MoE-shaped YAML graph loads and shape-checks", "[shape_check][dynamic]") {
+  StepGraph g = loadGraph(std::string(STEPGEN_ROOT) + "/tests/data/graphs/moe_shapes.yaml");
+  ShapeResult r = checkShapes(g);
+  auto typeOf = [&](const std::string& s) { return formatStreamType(r.types.at(size_t(g.findStream(s)->v))); };
+  CHECK(typeOf("sel") == "[B/tb] x selector 1-of-4");
+  CHECK(typeOf("x0") == "[T_part_0] x tile [tb, D]");
+  CHECK(typeOf("x3") == "[T_part_3] x tile [tb, D]");
+  CHECK(typeOf("w0e") == "[T_part_0] x tile [D, H]");
+  CHECK(typeOf("y2") == "[T_part_2] x tile [tb, H]");
+  CHECK(typeOf("y") == "[B/tb, 1] x tile [tb, H]");
+}
+
+TEST_CASE("shape_check dyn: loader keys and arities of the dynamic operators", "[shape_check][dynamic][graph]") {
+  const std::string path = "/tmp/stepgen_dyn_loader_test.yaml";
+  auto load = [&](const std::string& ops) {
+    {
+      std::ofstream out(path);
+      out << "stepgraph: t\nsymbols: {N: 4}\ntensors:\n  a: {shape: [N, 16], role: input}\nops:\n"
+          << "  - {name: ld, op: LinearOffChipLoad, tensor: a, tile: [N, 16], iter: [1], strides: [[0, 0]], out: s}\n"
+          << ops;
+    }
+    std::vector<Diagnostic> d;
+    try {
+      loadGraph(path);
+    } catch (const DiagError& e) {
+      d = e.diags;
+    }
+    std::remove(path.c_str());
+    return d;
+  };
+  // Accepted (G-110 no longer raised), with their own keys.
+  auto ok = load("  - {name: r, op: Reshape, chunk: 1, b: 0, pad: true, in: s, out: [t, p]}\n"
+                 "  - {name: sc, op: Scan, fn: add, b: 0, in: t, out: u}\n"
+                 "  - {name: g, op: SelectGen, trace: t.csv, n: 2, k: 1, iter: [1, 1], out: sel}\n"
+                 "  - {name: pt, op: Partition, in: [u, sel], n: 2, b: 0, out: [o0, o1]}\n"
+                 "  - {name: m, op: EagerMerge, in: [o0, o1], b: 0, out: [md, ms]}\n"
+                 "  - {name: z, op: Zip, in: [md, p], out: zz}\n"
+                 "  - {name: z2, op: Zip, in: [zz, ms], out: zz2}\n"
+                 "  - {name: st, op: LinearOffChipStore, in: zz2, tensor: a, iter: [1], strides: [[0, 0]]}\n");
+  CHECK(ok.empty());
+  auto bad = load("  - {name: r, op: Reshape, chunk: 1, b: 0, fn: add, in: s, out: [t, p, q]}\n");
+  std::set<std::string> ids;
+  for (const auto& x : bad) ids.insert(x.id);
+  CHECK(ids.count("G-109"));  // fn is not a Reshape key
+  CHECK(ids.count("G-118"));  // 1 or 2 outputs
+  bool arityMsg = false;
+  for (const auto& x : bad) arityMsg = arityMsg || contains(x.message, "Reshape takes 1 or 2 output streams, got 3");
+  CHECK(arityMsg);
+  CHECK_FALSE(ids.count("G-110"));
+}
