@@ -109,7 +109,7 @@ int runBench(const BenchOptions& o) {
   }
   std::string text = "# stepgen bench\n\nWritten by `stepgen bench` (one run, this machine). gen = `stepgen compile` of the SwiGLU "
                      "graph as its own process (start-up, load, shape check, map, bitstream, Verilog), peak RSS from wait4; build = Verilator build of the fabric "
-                     "from an empty build folder (ccache may hold objects); model cyc/s = model cycles / median wall time of 5 model runs; speedup = model cycles/s over RTL cycles/s; x "
+                     "from an empty build folder with ccache bypassed; model cyc/s = model cycles / median wall time of 5 model runs; speedup = model cycles/s over RTL cycles/s; x "
                      "roofline = RTL cycles / roofline bound.\n\n" +
                      table + "\n" + verdicts;
   std::cout << "\n" << text;
