@@ -41,7 +41,6 @@ int runSweep(const SweepOptions& o) {
   for (auto [tb, tf] : points) {
     SwigluParams p{B, D, F, tb, tf};
     fs::path dir = fs::path(o.outDir) / fmt::format("tb{}_tf{}", tb, tf);
-    fs::create_directories(o.outDir);
     fs::path graph = fs::path(o.outDir) / fmt::format("swiglu_tb{}_tf{}.yaml", tb, tf);
     std::ofstream(graph) << buildSwigluGraph(p);
     VerifyOptions vo;

@@ -62,7 +62,7 @@ struct Source {
 
 class Mapper {
  public:
-  Mapper(const StepGraph& g, const ShapeResult& s, const ArchModel& a) : g_(g), s_(s), a_(a) {}
+  Mapper(const StepGraph& g, const ArchModel& a) : g_(g), a_(a) {}
 
   Mapping run() {
     m_.ops.assign(g_.ops.size(), {});
@@ -79,7 +79,6 @@ class Mapper {
 
  private:
   const StepGraph& g_;
-  const ShapeResult& s_;
   const ArchModel& a_;
   Mapping m_;
 
@@ -214,8 +213,8 @@ class Mapper {
 
 }  // namespace
 
-Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel& a) {
-  return Mapper(g, shapes, a).run();
+Mapping mapGraph(const StepGraph& g, const ShapeResult& /*shapes: placement needs no sizes yet*/, const ArchModel& a) {
+  return Mapper(g, a).run();
 }
 
 }  // namespace stepgen

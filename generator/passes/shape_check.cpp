@@ -770,27 +770,41 @@ class Checker {
     setOutput(op, op.outputs[0], std::move(out));
   }
 
-  void inferAccum(const Op& op) {
-    if (!arity(op, 1, 1, 1)) return;
+  // The common head of Accum and Scan: one input stream of tiles, `fn` one of fn1/fn2, and
+  // `b` within the input's rank. Reports what is wrong and returns nullopt then.
+  struct TileReduce {
+    std::string fn;
+    int64_t b;
+    StreamType in;
+  };
+  std::optional<TileReduce> tileReduceHead(const Op& op, const std::string& fn1, const std::string& fn2) {
+    if (!arity(op, 1, 1, 1)) return std::nullopt;
     auto fn = stringAttr(op, "fn");
-    if (fn && *fn != "add" && *fn != "retile") {
-      error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (add, retile)");
+    if (fn && *fn != fn1 && *fn != fn2) {
+      error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (" + fn1 + ", " + fn2 + ")");
       fn.reset();
     }
     auto b = intAttr(op, "b");
     auto in = inputTypes(op);
-    if (!fn || !b || !in) return;
+    if (!fn || !b || !in) return std::nullopt;
     const StreamType& it = (*in)[0];
-    if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
+    if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return std::nullopt;
     if (!isTile2(it.elem)) {
       error("S-211", attrLoc(op, "in"), opLabel(op) + ": takes a stream of tiles, got " + streamDesc(op.inputs[0]));
-      return;
+      return std::nullopt;
     }
-    size_t keep = it.shape.size() - size_t(*b);
+    return TileReduce{*fn, *b, it};
+  }
+
+  void inferAccum(const Op& op) {
+    auto h = tileReduceHead(op, "add", "retile");
+    if (!h) return;
+    const StreamType& it = h->in;
+    size_t keep = it.shape.size() - size_t(h->b);
     StreamType out;
     out.shape.assign(it.shape.begin(), it.shape.begin() + long(keep));
     out.elem = it.elem;
-    if (*fn == "retile") {
+    if (h->fn == "retile") {
       SymExpr rows = it.elem.tile[0];
       for (size_t k = keep; k < it.shape.size(); ++k) rows = rows * it.shape[k];
       out.elem.tile[0] = rows;
@@ -1148,22 +1162,8 @@ class Checker {
   }
 
   void inferScan(const Op& op) {
-    if (!arity(op, 1, 1, 1)) return;
-    auto fn = stringAttr(op, "fn");
-    if (fn && *fn != "add" && *fn != "max") {
-      error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (add, max)");
-      fn.reset();
-    }
-    auto b = intAttr(op, "b");
-    auto in = inputTypes(op);
-    if (!fn || !b || !in) return;
-    const StreamType& it = (*in)[0];
-    if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
-    if (!isTile2(it.elem)) {
-      error("S-211", attrLoc(op, "in"), opLabel(op) + ": takes a stream of tiles, got " + streamDesc(op.inputs[0]));
-      return;
-    }
-    setOutput(op, op.outputs[0], it);  // one running result per input element
+    auto h = tileReduceHead(op, "add", "max");
+    if (h) setOutput(op, op.outputs[0], h->in);  // one running result per input element
   }
 
   void inferFlatMap(const Op& op) {

@@ -17,15 +17,6 @@ namespace {
 
 using Kind = Token::Kind;
 
-Token dataToken(int64_t rows, int64_t cols, std::vector<uint32_t> d, int stop) {
-  Token t;
-  t.rows = rows;
-  t.cols = cols;
-  t.stop = stop;
-  t.data = std::make_shared<const std::vector<uint32_t>>(std::move(d));
-  return t;
-}
-
 Token withStop(Token t, int s) {
   t.stop = s;
   return t;
@@ -181,7 +172,7 @@ class Runner {
         throw std::runtime_error(fmt::format("load '{}': tile ({}, {}) leaves tensor '{}'", op.name, tr, tc, name));
       for (int64_t r = 0; r < w.tile[0]; ++r)  // one row of the tile at a time
         std::copy_n(m.data.begin() + (tr * w.tile[0] + r) * m.cols + tc * w.tile[1], w.tile[1], d.begin() + r * w.tile[1]);
-      out.push_back(dataToken(w.tile[0], w.tile[1], std::move(d), stop));
+      out.push_back(Token::tile(w.tile[0], w.tile[1], std::move(d), stop));
     });
     out.push_back(Token::done());
   }
@@ -230,17 +221,17 @@ class Runner {
       }
       if (fn == "matmul") {
         const Token &x = t.parts.at(0), &y = t.parts.at(1);
-        out.push_back(dataToken(x.rows, y.cols, matmul(*x.data, *y.data, x.rows, x.cols, y.cols, bf16), t.stop));
+        out.push_back(Token::tile(x.rows, y.cols, matmul(*x.data, *y.data, x.rows, x.cols, y.cols, bf16), t.stop));
       } else if (fn == "silu") {
         std::vector<uint32_t> d(*t.data);
         for (auto& v : d) v = silu(v);
-        out.push_back(dataToken(t.rows, t.cols, std::move(d), t.stop));
+        out.push_back(Token::tile(t.rows, t.cols, std::move(d), t.stop));
       } else {
         const Token &x = t.parts.at(0), &y = t.parts.at(1);
         std::vector<uint32_t> d(x.data->size());
         for (size_t i = 0; i < d.size(); ++i)
           d[i] = fn == "mul" ? fp32Mul((*x.data)[i], (*y.data)[i]) : fp32Add((*x.data)[i], (*y.data)[i]);
-        out.push_back(dataToken(x.rows, x.cols, std::move(d), t.stop));
+        out.push_back(Token::tile(x.rows, x.cols, std::move(d), t.stop));
       }
     }
   }
@@ -258,11 +249,11 @@ class Runner {
       StopSplit sp = accumStop(s, b);
       if (!sp.emit) return;
       if (retile) {
-        if (any) out.push_back(dataToken(accRows, cols, acc, sp.outStop));
+        if (any) out.push_back(Token::tile(accRows, cols, acc, sp.outStop));
         else if (sp.outStop > 0) out.push_back(Token::stopOnly(sp.outStop));
       } else {
         if (!any) acc.assign(size_t(rows * cols), 0);  // empty group: the init tile
-        out.push_back(dataToken(rows, cols, acc, sp.outStop));
+        out.push_back(Token::tile(rows, cols, acc, sp.outStop));
       }
       acc.clear(), accRows = 0, any = false;
     };

@@ -88,12 +88,7 @@ void checkSelector(const Token& t, int n, const std::string& who) {
 }
 
 Token zeroTile(int64_t rows, int64_t cols, int stop) {
-  Token t;
-  t.rows = rows;
-  t.cols = cols;
-  t.stop = stop;
-  t.data = std::make_shared<const std::vector<uint32_t>>(size_t(rows * cols), 0u);
-  return t;
+  return Token::tile(rows, cols, std::vector<uint32_t>(size_t(rows * cols), 0u), stop);
 }
 
 }  // namespace
@@ -107,14 +102,7 @@ Token selectorToken(std::vector<int> sel, int stop) {
   return t;
 }
 
-Token flagToken(uint32_t word, int stop) {
-  Token t;
-  t.rows = 1;
-  t.cols = 1;
-  t.stop = stop;
-  t.data = std::make_shared<const std::vector<uint32_t>>(1, word);
-  return t;
-}
+Token flagToken(uint32_t word, int stop) { return Token::tile(1, 1, {word}, stop); }
 
 std::vector<TokenStream> partition(const TokenStream& data, const TokenStream& sel, int n, int b) {
   const std::string who = "Partition";
@@ -136,25 +124,27 @@ std::vector<TokenStream> partition(const TokenStream& data, const TokenStream& s
   return out;
 }
 
-TokenStream reassemble(const std::vector<TokenStream>& in, const TokenStream& sel, int b) {
-  const std::string who = "Reassemble";
-  const int n = int(in.size());
+// The inner-b chunks of every input (outer structure dropped), for Reassemble/EagerMerge.
+static std::vector<std::vector<Chunk>> innerChunks(const std::vector<TokenStream>& in, int b, const std::string& who) {
   std::vector<std::vector<Chunk>> chunks;
-  for (int i = 0; i < n; ++i) {
-    chunks.push_back(splitChunks(in[size_t(i)], b, fmt::format("{} input {}", who, i)));
+  for (size_t i = 0; i < in.size(); ++i) {
+    chunks.push_back(splitChunks(in[i], b, fmt::format("{} input {}", who, i)));
     auto& c = chunks.back();
     c.erase(std::remove_if(c.begin(), c.end(), [](const Chunk& x) { return x.outer; }), c.end());
   }
+  return chunks;
+}
+
+TokenStream reassemble(const std::vector<TokenStream>& in, const TokenStream& sel, int b) {
+  const std::string who = "Reassemble";
+  const int n = int(in.size());
+  std::vector<std::vector<Chunk>> chunks = innerChunks(in, b, who);
   std::vector<size_t> next(size_t(n), 0);
   TokenStream out;
   for (size_t i = 0, e = bodyLength(sel, who + " selector"); i < e; ++i) {
     const Token& s = sel[i];
-    if (s.kind == Kind::Stop) {  // an empty outer group of the selector stream
-      out.push_back(Token::stopOnly(b + 1 + s.stop));
-      continue;
-    }
-    checkSelector(s, n, who);
-    if (s.sel.empty()) {  // nothing selected: an empty group
+    if (s.kind != Kind::Stop) checkSelector(s, n, who);
+    if (s.kind == Kind::Stop || s.sel.empty()) {  // an empty outer group, or nothing selected
       out.push_back(Token::stopOnly(b + 1 + s.stop));
       continue;
     }
@@ -177,12 +167,7 @@ std::pair<TokenStream, TokenStream> eagerMerge(const std::vector<TokenStream>& i
                                                const std::vector<int>& arrivalOrder) {
   const std::string who = "EagerMerge";
   const int n = int(in.size());
-  std::vector<std::vector<Chunk>> chunks;
-  for (int i = 0; i < n; ++i) {
-    chunks.push_back(splitChunks(in[size_t(i)], b, fmt::format("{} input {}", who, i)));
-    auto& c = chunks.back();
-    c.erase(std::remove_if(c.begin(), c.end(), [](const Chunk& x) { return x.outer; }), c.end());
-  }
+  std::vector<std::vector<Chunk>> chunks = innerChunks(in, b, who);
   std::vector<size_t> count(size_t(n), 0);
   for (int i : arrivalOrder) {
     if (i < 0 || i >= n) fail(who, fmt::format("arrival order names input {} of {}", i, n));

@@ -18,6 +18,13 @@ struct Token {
   std::vector<int> sel;  ///< Selector elements: the chosen outputs (multi-hot), ascending
 
   int64_t words() const { return rows * cols; }
+  /// A Data token holding a rows x cols tile (row-major fp32 bit patterns) and its stop.
+  static Token tile(int64_t rows, int64_t cols, std::vector<uint32_t> d, int stop) {
+    Token t;
+    t.rows = rows, t.cols = cols, t.stop = stop;
+    t.data = std::make_shared<const std::vector<uint32_t>>(std::move(d));
+    return t;
+  }
   static Token done() { Token t; t.kind = Kind::Done; return t; }
   static Token stopOnly(int s) { Token t; t.kind = Kind::Stop; t.stop = s; return t; }
 };

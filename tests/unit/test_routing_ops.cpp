@@ -23,12 +23,7 @@ using Kind = Token::Kind;
 namespace {
 
 Token tile(int64_t rows, int64_t cols, std::vector<uint32_t> d, int stop) {
-  Token t;
-  t.rows = rows;
-  t.cols = cols;
-  t.stop = stop;
-  t.data = std::make_shared<const std::vector<uint32_t>>(std::move(d));
-  return t;
+  return Token::tile(rows, cols, std::move(d), stop);
 }
 
 // Parses the notation above into a stream of 1x2 row tiles {id, id + 100}.

@@ -13,100 +13,13 @@
 #include <vector>
 
 #include "ir/graph.hpp"
+#include "graph_builder.hpp"
 #include "passes/shape_check.hpp"
 
 using namespace stepgen;
+using stepgen::testing::GB;
 
 namespace {
-
-struct GraphBuilder {
-  StepGraph g;
-  int nextLine = 10;
-
-  GraphBuilder() {
-    g.name = "dyn";
-    g.loc = SourceLoc{"dyn.yaml", 1, 1};
-  }
-
-  void tensor(const std::string& name, const std::vector<std::string>& shape, bool output = false) {
-    Tensor t;
-    t.name = name;
-    t.loc = SourceLoc{"dyn.yaml", 2 + int(g.tensors.size()), 3};
-    for (const auto& d : shape) t.shape.push_back(SymExpr::parse(d));
-    t.isOutput = output;
-    g.tensors.push_back(t);
-  }
-
-  StreamId stream(const std::string& name) {
-    for (size_t i = 0; i < g.streams.size(); ++i)
-      if (g.streams[i].name == name) return StreamId{int(i)};
-    Stream s;
-    s.name = name;
-    s.loc = SourceLoc{"dyn.yaml", 500 + int(g.streams.size()), 5};
-    g.streams.push_back(s);
-    return StreamId{int(g.streams.size()) - 1};
-  }
-
-  static Attr scalar(const std::string& s) {
-    Attr a;
-    a.scalar = s;
-    return a;
-  }
-  static Attr list(const std::vector<std::string>& v) {
-    Attr a;
-    a.isList = true;
-    for (const auto& s : v) a.list.push_back(scalar(s));
-    return a;
-  }
-  static Attr pairs(const std::vector<std::vector<std::string>>& v) {
-    Attr a;
-    a.isList = true;
-    for (const auto& p : v) a.list.push_back(list(p));
-    return a;
-  }
-
-  OpId op(const std::string& name, OpKind kind, const std::vector<std::string>& ins,
-          const std::vector<std::string>& outs, std::map<std::string, Attr> attrs = {}) {
-    Op o;
-    o.name = name;
-    o.kind = kind;
-    o.loc = SourceLoc{"dyn.yaml", nextLine++, 5};
-    int k = 0;
-    if (!ins.empty()) attrs.emplace("in", ins.size() == 1 ? scalar(ins[0]) : list(ins));
-    if (!outs.empty()) attrs.emplace("out", outs.size() == 1 ? scalar(outs[0]) : list(outs));
-    for (auto& [key, a] : attrs) {
-      a.loc = SourceLoc{"dyn.yaml", o.loc.line, 20 + 10 * k++};
-      for (auto& x : a.list) x.loc = a.loc;
-    }
-    o.attrs = std::move(attrs);
-    OpId id{int(g.ops.size())};
-    for (const auto& s : ins) {
-      StreamId sid = stream(s);
-      o.inputs.push_back(sid);
-      g.streams[size_t(sid.v)].consumers.push_back(id);
-    }
-    for (const auto& s : outs) {
-      StreamId sid = stream(s);
-      o.outputs.push_back(sid);
-      g.streams[size_t(sid.v)].producer = id;
-    }
-    g.ops.push_back(o);
-    return id;
-  }
-
-  const StreamType& type(const ShapeResult& r, const std::string& s) const {
-    for (size_t i = 0; i < g.streams.size(); ++i)
-      if (g.streams[i].name == s) return r.types.at(i);
-    throw std::runtime_error("no stream " + s);
-  }
-  SourceLoc attrLoc(const std::string& opName, const std::string& key) const {
-    for (const auto& o : g.ops)
-      if (o.name == opName) return o.attrs.at(key).loc;
-    throw std::runtime_error("no op " + opName);
-  }
-};
-
-using GB = GraphBuilder;
 
 /// B = 64 tokens in tiles of tb = 16 (4 token tiles), hidden D = 32, expert width H = 16.
 GB base() {
