@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "builders/swiglu.hpp"
+#include "driver/moe.hpp"
 #include "driver/bench.hpp"
 #include "driver/pipeline.hpp"
 #include "driver/sweep.hpp"
@@ -64,6 +65,43 @@ int main(int argc, char** argv) {
   swigluCmd->add_option("--tile-f", sp.tileF, "FFN tile");
   swigluCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
 
+  MoeParams mp;
+  std::string mTrace, mOut;
+  uint32_t mSeed = 1;
+  auto* moeCmd = graphCmd->add_subcommand(
+      "moe", "top-k Mixture-of-Experts layer of SwiGLU experts from a routing trace: writes graph.yaml, routing.csv, inputs/");
+  moeCmd->add_option("--trace", mTrace, "routing CSV (token,expert_0..expert_{k-1})")->required()->check(CLI::ExistingFile);
+  moeCmd->add_option("--experts", mp.experts, "E");
+  moeCmd->add_option("--k", mp.topK, "experts per token");
+  moeCmd->add_option("--batch", mp.batch, "B: tokens (the trace's first B)");
+  moeCmd->add_option("--hidden", mp.hidden, "D");
+  moeCmd->add_option("--ffn", mp.ffn, "F: FFN width of one expert");
+  moeCmd->add_option("--tile-b", mp.tileB, "static token tile (0 = dynamic tiling)");
+  moeCmd->add_option("--tile-f", mp.tileF, "FFN tile");
+  moeCmd->add_option("--seed", mSeed, "seed of the input tensors");
+  moeCmd->add_option("-o,--out", mOut, "output folder")->required();
+
+  std::string rArch, rGraph, rInputs, rOut;
+  uint32_t rSeed = 1;
+  auto* modelCmd = app.add_subcommand("model", "run the approximate model only (functional outputs, traffic and memory "
+                                               "figures); works for graphs with dynamic operators, which have no unit yet");
+  modelCmd->add_option("--arch", rArch, "architecture YAML")->required()->check(CLI::ExistingFile);
+  modelCmd->add_option("--graph", rGraph, "STeP graph YAML")->required()->check(CLI::ExistingFile);
+  modelCmd->add_option("--inputs", rInputs, "folder with <tensor>.npy inputs (default: seeded random)");
+  modelCmd->add_option("--seed", rSeed, "seed of the random inputs");
+  modelCmd->add_option("-o,--out", rOut, "folder for the output tensors (.npy)")->required();
+
+  TilingStudyOptions to;
+  auto* studyCmd = app.add_subcommand("study", "studies of the dynamic STeP optimizations");
+  studyCmd->require_subcommand(1);
+  auto* tilingCmd = studyCmd->add_subcommand("tiling", "dynamic tiling: static token tiles {8,16,32,64} vs dynamic on the "
+                                                       "Mixtral and Qwen3 traces (step.md section 5)");
+  tilingCmd->add_option("--arch", to.archPath, "architecture YAML")->check(CLI::ExistingFile);
+  tilingCmd->add_option("--data", to.dataDir, "folder with the routing CSVs");
+  tilingCmd->add_option("-o,--out", to.workDir, "work folder");
+  tilingCmd->add_option("--csv", to.csvPath, "CSV file to write");
+  tilingCmd->add_option("--md", to.mdPath, "markdown table to write");
+
   std::string dArch, dBin;
   auto* decodeCmd = app.add_subcommand("decode", "decode a bitstream into its readable .cfg text");
   decodeCmd->add_option("--arch", dArch, "architecture YAML")->required()->check(CLI::ExistingFile);
@@ -110,6 +148,20 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
+    if (*moeCmd) {
+      writeMoeExample(mp, mTrace, mOut, mSeed);
+      std::cout << fmt::format("wrote {0}/graph.yaml, {0}/routing.csv, {0}/inputs/\n", mOut);
+      return 0;
+    }
+    if (*modelCmd) {
+      ModelResult r = runModelOnly(rArch, rGraph, rInputs, rSeed);
+      std::filesystem::create_directories(rOut);
+      for (const auto& [name, m] : r.outputs) toNpy(std::filesystem::path(rOut) / (name + ".npy"), m);
+      std::cout << fmt::format("model: off-chip {} B, on-chip {} B (step.md s.3), {} FLOPs, {:.3f} s -> {}\n",
+                               r.offchipBytes, r.onchipBytes, r.flops, r.wallSeconds, rOut);
+      return 0;
+    }
+    if (*tilingCmd) return runTilingStudy(to);
     if (*decodeCmd) {
       ArchModel a = loadArch(dArch);
       ConfigLayout l = buildConfigLayout(a);

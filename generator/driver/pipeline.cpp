@@ -1,5 +1,6 @@
 // The pipeline table and the verification flow (compile, model, Verilator, compare).
 #include "driver/pipeline.hpp"
+#include "driver/staging.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -58,34 +59,6 @@ Matrix fromNpy(const NpyArray& a) {
   return m;
 }
 
-void toNpy(const fs::path& p, const Matrix& m) {
-  std::vector<float> f(m.data.size());
-  std::memcpy(f.data(), m.data.data(), f.size() * 4);
-  fs::create_directories(p.parent_path());
-  writeNpy(p.string(), {size_t(m.rows), size_t(m.cols)}, f.data());
-}
-
-// A folder that replaces `dir` only when complete (no half-written output).
-struct StagingDir {
-  fs::path final, tmp;
-  bool committed = false;
-  explicit StagingDir(const std::string& dir) : final(dir) {
-    tmp = final.parent_path() / fmt::format(".{}.partial-{}", final.filename().string(), ::getpid());
-    fs::remove_all(tmp);
-    fs::create_directories(tmp);
-  }
-  void commit() {
-    fs::remove_all(final);
-    fs::rename(tmp, final);
-    committed = true;
-  }
-  ~StagingDir() {
-    if (!committed) {
-      std::error_code ec;
-      fs::remove_all(tmp, ec);
-    }
-  }
-};
 
 void writeCompileFiles(const CompileResult& c, const fs::path& d) {
   std::string filelist;
@@ -203,6 +176,13 @@ void writeReportJson(const VerifyReport& r, const CompileResult& c, const fs::pa
 }
 
 }  // namespace
+
+void toNpy(const fs::path& p, const Matrix& m) {
+  std::vector<float> f(m.data.size());
+  std::memcpy(f.data(), m.data.data(), f.size() * 4);
+  fs::create_directories(p.parent_path());
+  writeNpy(p.string(), {size_t(m.rows), size_t(m.cols)}, f.data());
+}
 
 std::string verdictText(const VerifyReport& r) {
   const auto& m = r.model;

@@ -7,6 +7,7 @@
 // and the verification flow around it: model, Verilator build + run, compare.
 #include <cstdint>
 #include <map>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ std::string mappingText(const CompileResult& c);
 /// seeded uniform random values (x in [-1, 1), weights scaled by 1/sqrt(rows)).
 /// Throws DiagError R-401 naming a missing or malformed file.
 std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& dir, uint32_t seed);
+
+/// Writes a matrix as a 2-D float32 .npy (bit patterns kept), creating the parent folder.
+/// Throws std::runtime_error when the file cannot be written.
+void toNpy(const std::filesystem::path& p, const Matrix& m);
 
 /// Options of `stepgen verify`.
 struct VerifyOptions {

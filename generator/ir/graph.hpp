@@ -23,7 +23,7 @@ enum class OpKind {
   LinearOffChipLoad, LinearOffChipStore, RandomOffChipLoad, RandomOffChipStore,
   Bufferize, Streamify, RepeatStatic, Broadcast, Map, Accum, Scan, FlatMap,
   Promote, Flatten, Reshape, Expand, Zip, Partition, Reassemble, EagerMerge, Parallelize,
-  SelectGen
+  SelectGen, AddrGen
 };
 const char* opKindName(OpKind k);
 std::optional<OpKind> opKindFromName(const std::string& s);

@@ -22,12 +22,12 @@ namespace {
 
 const YamlDiagIds kGraphIds{"G-109", "G-111", "G-112", "G-113", "G-114", "G-115"};
 
-constexpr int kNumOpKinds = int(OpKind::SelectGen) + 1;
+constexpr int kNumOpKinds = int(OpKind::AddrGen) + 1;
 const std::array<const char*, kNumOpKinds> kOpNames = {
     "LinearOffChipLoad", "LinearOffChipStore", "RandomOffChipLoad", "RandomOffChipStore",
     "Bufferize", "Streamify", "RepeatStatic", "Broadcast", "Map", "Accum", "Scan", "FlatMap",
     "Promote", "Flatten", "Reshape", "Expand", "Zip", "Partition", "Reassemble", "EagerMerge",
-    "Parallelize", "SelectGen"};
+    "Parallelize", "SelectGen", "AddrGen"};
 
 /// Every operator loads now; the dynamic-path ones (Partition, Reassemble, EagerMerge,
 /// RandomOffChipLoad/Store, Reshape, Expand, Scan, FlatMap, Parallelize, SelectGen) are
@@ -57,6 +57,7 @@ std::vector<std::string> opKeys(OpKind k) {
     case OpKind::Reassemble: return {"n", "b"};
     case OpKind::EagerMerge: return {"b"};
     case OpKind::SelectGen: return {"trace", "n", "k", "iter"};
+    case OpKind::AddrGen: return {"tiles"};
     default: return {};
   }
 }
@@ -79,6 +80,7 @@ Arity opArity(OpKind k) {
     case OpKind::EagerMerge: return {1, -1, 2, 2};            // inputs -> [data, selector]
     case OpKind::Parallelize: return {1, 1, 1, -1};
     case OpKind::SelectGen: return {0, 0, 1, 1};
+    case OpKind::FlatMap: return {1, 2, 1, 1};                // data, optional "is padding" (filter_rows)
     default: return {1, 1, 1, 1};
   }
 }

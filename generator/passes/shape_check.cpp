@@ -63,6 +63,7 @@ const char* kindName(OpKind k) {
     case OpKind::Scan: return "Scan";
     case OpKind::FlatMap: return "FlatMap";
     case OpKind::Promote: return "Promote";
+    case OpKind::AddrGen: return "AddrGen";
     case OpKind::Flatten: return "Flatten";
     case OpKind::Reshape: return "Reshape";
     case OpKind::Expand: return "Expand";
@@ -450,6 +451,7 @@ class Checker {
       case OpKind::Promote: return inferPromote(op);
       case OpKind::Flatten: return inferFlatten(op);
       case OpKind::SelectGen: return inferSelectGen(op);
+      case OpKind::AddrGen: return inferAddrGen(op);
       case OpKind::Partition: return inferPartition(op);
       case OpKind::Reassemble: return inferReassemble(op);
       case OpKind::EagerMerge: return inferEagerMerge(op);
@@ -707,8 +709,10 @@ class Checker {
 
   void inferMap(const Op& op) {
     auto fn = stringAttr(op, "fn");
-    if (fn && *fn != "matmul" && *fn != "silu" && *fn != "mul" && *fn != "add") {
-      error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (matmul, silu, mul, add)");
+    if (fn && *fn != "matmul" && *fn != "matmul_t" && *fn != "silu" && *fn != "mul" && *fn != "add" &&
+        *fn != "scale_rows") {
+      error("S-203", attrLoc(op, "fn"),
+            opLabel(op) + ": unknown function '" + *fn + "' (matmul, matmul_t, silu, mul, add, scale_rows)");
       fn.reset();
     }
     if (op.inputs.empty() || op.inputs.size() > 2) {
@@ -744,7 +748,21 @@ class Checker {
       }
       const ElemType& a = e.parts[0];
       const ElemType& b = e.parts[1];
-      if (*fn == "matmul") {
+      if (*fn == "matmul_t" || *fn == "scale_rows") {
+        // matmul_t: a (M x K) times b^T, b given as N x K (weights stored [out, in]).
+        // scale_rows: row r of a (R x C) times the scalar b[r] (b is R x 1).
+        const bool mt = *fn == "matmul_t";
+        Proof p = mt ? dimEq(a.tile[1], b.tile[1]) : combine(dimEq(a.tile[0], b.tile[0]), dimEq(b.tile[1], SymExpr::constant(1)));
+        if (p == Proof::No) {
+          error("S-212", attrLoc(op, "in"),
+                opLabel(op) + ": " + *fn + (mt ? " needs a M x K and b N x K" : " needs a R x C and b R x 1") +
+                    ", got " + formatShape(a.tile) + " and " + formatShape(b.tile) + "; input " + inDesc);
+          return;
+        }
+        out.elem.kind = ElemType::Kind::Tile;
+        out.elem.dtype = a.dtype;
+        out.elem.tile = {a.tile[0], mt ? b.tile[0] : a.tile[1]};
+      } else if (*fn == "matmul") {
         Proof p = dimEq(a.tile[1], b.tile[0]);
         if (p != Proof::Yes) {
           error("S-212", attrLoc(op, "in"),
@@ -818,9 +836,12 @@ class Checker {
     auto in = inputTypes(op);
     if (!b || !in) return;
     const StreamType& it = (*in)[0];
-    if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
+    // b = rank + 1 inserts a new outermost dim: the whole stream becomes one group (dynamic
+    // tiling, step.md section 5); over a dynamic count its size is 1 if that count > 0, else 0.
+    if (!checkRankParam(op, "b", *b, it.rank() + 1, op.inputs[0])) return;
     StreamType out = it;
-    out.shape.insert(out.shape.end() - long(*b), SymExpr::constant(1));
+    const bool overDynamic = size_t(*b) == it.shape.size() && !it.shape[0].evaluate(g_.symbols);
+    out.shape.insert(out.shape.end() - long(*b), overDynamic ? freshDim("P_" + op.name) : SymExpr::constant(1));
     setOutput(op, op.outputs[0], std::move(out));
   }
 
@@ -922,11 +943,6 @@ class Checker {
     return true;
   }
 
-  /// A selector that names at most one output per element (SelectGen k = 1, EagerMerge).
-  static bool isOneHot(const ElemType& sel, const SymConstraints& c) {
-    return sel.tile.size() == 2 && provablyEqual(sel.tile[1], SymExpr::constant(1), c) == Proof::Yes;
-  }
-
   static std::vector<SymExpr> innerDims(const StreamType& t, int64_t b) {
     return std::vector<SymExpr>(t.shape.end() - long(b), t.shape.end());
   }
@@ -934,8 +950,18 @@ class Checker {
     return std::vector<SymExpr>(t.shape.begin(), t.shape.end() - long(b));
   }
 
-  /// Inputs 0..count-1 of a Reassemble/EagerMerge: same rank, same inner-b chunk, same element.
-  bool sameChunks(const Op& op, const std::vector<StreamType>& in, size_t count, int64_t b) {
+  /// Tiles whose row counts are dynamic and not provably equal (one expert's T_e rows vs
+  /// another's): the same element for an EagerMerge, whose output rows are then ragged.
+  bool dynamicRowsOnly(const ElemType& a, const ElemType& x) {
+    return a.kind == ElemType::Kind::Tile && x.kind == ElemType::Kind::Tile && a.dtype == x.dtype &&
+           a.tile.size() == 2 && x.tile.size() == 2 && dimEq(a.tile[1], x.tile[1]) == Proof::Yes &&
+           (!a.tile[0].evaluate(g_.symbols) || !x.tile[0].evaluate(g_.symbols));
+  }
+
+  /// Inputs 0..count-1 of a Reassemble/EagerMerge: same rank, same inner-b chunk, same element
+  /// (with `raggedRows`, tiles may differ in a dynamic row count; it is set when they do).
+  bool sameChunks(const Op& op, const std::vector<StreamType>& in, size_t count, int64_t b,
+                  bool* raggedRows = nullptr) {
     for (size_t i = 1; i < count; ++i) {
       const StreamType& a = in[0];
       const StreamType& x = in[i];
@@ -946,6 +972,8 @@ class Checker {
         why = "ranks " + std::to_string(a.rank()) + " vs " + std::to_string(x.rank());
       } else if ((p = dimsEq(innerDims(a, b), innerDims(x, b))) != Proof::Yes) {
         why = "chunk dims " + formatShape(innerDims(a, b)) + " vs " + formatShape(innerDims(x, b)) + " " + differWord(p);
+      } else if (raggedRows && dynamicRowsOnly(a.elem, x.elem)) {
+        *raggedRows = true;
       } else if ((p = elemEq(a.elem, x.elem)) != Proof::Yes) {
         why = "elements " + formatElemType(a.elem) + " vs " + formatElemType(x.elem) + " " + differWord(p);
       }
@@ -975,6 +1003,25 @@ class Checker {
     StreamType out;
     out.shape = *iter;
     out.elem = selectorElem(SymExpr::constant(*n), SymExpr::constant(*k));
+    setOutput(op, op.outputs[0], std::move(out));
+  }
+
+  /// AddrGen(tiles): per 1-of-n selector element (an expert e), the addresses e*tiles + f of
+  /// its `tiles` weight tiles, f = 0..tiles-1 (an address stream for RandomOffChipLoad).
+  void inferAddrGen(const Op& op) {
+    auto tiles = intAttr(op, "tiles");
+    auto in = inputTypes(op);
+    if (!tiles || !in) return;
+    const StreamType& sel = (*in)[0];
+    if (!checkSelector(op, op.inputs[0], sel, std::nullopt, "selector")) return;
+    if (*tiles < 1) {
+      error("S-203", attrLoc(op, "tiles"), opLabel(op) + ": tiles must be at least 1");
+      return;
+    }
+    StreamType out;
+    out.shape = sel.shape;
+    out.shape.push_back(SymExpr::constant(*tiles));
+    out.elem = selectorElem(sel.elem.tile.at(0) * SymExpr::constant(*tiles), SymExpr::constant(1));
     setOutput(op, op.outputs[0], std::move(out));
   }
 
@@ -1026,7 +1073,8 @@ class Checker {
     if (!sameChunks(op, *in, nd, *b)) return;
     StreamType out;
     out.shape = sel.shape;
-    out.shape.push_back(isOneHot(sel.elem, cons_) ? SymExpr::constant(1) : SymExpr::ragged("R_" + op.name));
+    // A k-of-n selector names exactly k outputs (top-k routing), so each group has k chunks.
+    out.shape.push_back(sel.elem.tile.size() == 2 ? sel.elem.tile[1] : SymExpr::ragged("R_" + op.name));
     std::vector<SymExpr> chunk = innerDims((*in)[0], *b);
     out.shape.insert(out.shape.end(), chunk.begin(), chunk.end());
     out.elem = (*in)[0].elem;
@@ -1043,7 +1091,8 @@ class Checker {
     auto in = inputTypes(op);
     if (!b || !in) return;
     if (!checkRankParam(op, "b", *b, (*in)[0].rank(), op.inputs[0])) return;
-    if (!sameChunks(op, *in, in->size(), *b)) return;
+    bool raggedRows = false;
+    if (!sameChunks(op, *in, in->size(), *b, &raggedRows)) return;
     // Chunks merged: the sum of every input's chunk count when regular, else a fresh symbol.
     std::optional<SymExpr> total;
     for (const StreamType& t : *in) {
@@ -1058,6 +1107,7 @@ class Checker {
     std::vector<SymExpr> chunk = innerDims((*in)[0], *b);
     data.shape.insert(data.shape.end(), chunk.begin(), chunk.end());
     data.elem = (*in)[0].elem;
+    if (raggedRows) data.elem.tile[0] = SymExpr::ragged("R_" + op.name);
     StreamType sel;
     sel.shape = {*total};
     sel.elem = selectorElem(SymExpr::constant(int64_t(in->size())), SymExpr::constant(1));
@@ -1167,8 +1217,8 @@ class Checker {
   }
 
   void inferFlatMap(const Op& op) {
-    if (!arity(op, 1, 1, 1)) return;
     auto fn = stringAttr(op, "fn");
+    if (!arity(op, fn && *fn == "filter_rows" ? 2 : 1, 1, 1)) return;
     if (fn && *fn != "rows" && *fn != "filter_rows") {
       error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (rows, filter_rows)");
       fn.reset();
@@ -1186,6 +1236,18 @@ class Checker {
     if (!isTile2(it.elem)) {
       error("S-211", attrLoc(op, "in"), opLabel(op) + ": takes a stream of tiles, got " + streamDesc(op.inputs[0]));
       return;
+    }
+    if (in->size() == 2) {
+      // The "is padding" flags: one R x 1 (or 1 x 1) bool tile per tile. Only the ranks are
+      // compared: after routing, the two counts are equal through the data (the same
+      // selector made both), which no symbolic proof can see.
+      const StreamType& pt = (*in)[1];
+      if (pt.shape.size() != it.shape.size() || pt.elem.dtype != "bool") {
+        error("S-246", attrLoc(op, "in"),
+              opLabel(op) + ": the is-padding input " + streamDesc(op.inputs[1]) +
+                  " must carry one bool tile per tile of " + streamDesc(op.inputs[0]));
+        return;
+      }
     }
     StreamType out = it;
     // rows: one row per tile row (ragged if the tile rows are); filter_rows: data-dependent.

@@ -10,6 +10,7 @@
 #include "common/fp.hpp"
 #include "common/stops.hpp"
 #include "ir/attrs.hpp"
+#include "model/functional_dynamic.hpp"
 
 namespace stepgen {
 
@@ -106,6 +107,7 @@ class Runner {
   TokenStream& output(const Op& op, size_t i = 0) { return r_.streams.at(op.outputs.at(i).v); }
 
   void runOp(const Op& op) {
+    if (runDynamicOp(g_, s_, op, in_, r_.streams, r_.outputs)) return;
     switch (op.kind) {
       case OpKind::LinearOffChipLoad: return load(op);
       case OpKind::LinearOffChipStore: return store(op);
@@ -222,6 +224,18 @@ class Runner {
       if (fn == "matmul") {
         const Token &x = t.parts.at(0), &y = t.parts.at(1);
         out.push_back(Token::tile(x.rows, y.cols, matmul(*x.data, *y.data, x.rows, x.cols, y.cols, bf16), t.stop));
+      } else if (fn == "matmul_t") {  // b arrives N x K (weights stored [out, in])
+        const Token &x = t.parts.at(0), &y = t.parts.at(1);
+        std::vector<uint32_t> bt(y.data->size());
+        for (int64_t n = 0; n < y.rows; ++n)
+          for (int64_t k = 0; k < y.cols; ++k) bt[size_t(k * y.rows + n)] = (*y.data)[size_t(n * y.cols + k)];
+        out.push_back(Token::tile(x.rows, y.rows, matmul(*x.data, bt, x.rows, x.cols, y.rows, bf16), t.stop));
+      } else if (fn == "scale_rows") {  // row r of a times the scalar b[r], fp32 multiply
+        const Token &x = t.parts.at(0), &y = t.parts.at(1);
+        std::vector<uint32_t> d(x.data->size());
+        for (int64_t r = 0; r < x.rows; ++r)
+          for (int64_t c = 0; c < x.cols; ++c) d[size_t(r * x.cols + c)] = fp32Mul((*x.data)[size_t(r * x.cols + c)], (*y.data)[size_t(r)]);
+        out.push_back(Token::tile(x.rows, x.cols, std::move(d), t.stop));
       } else if (fn == "silu") {
         std::vector<uint32_t> d(*t.data);
         for (auto& v : d) v = silu(v);
@@ -240,10 +254,9 @@ class Runner {
     int b = int(attrInt(g_, op, "b"));
     bool retile = attrString(op, "fn") == "retile";
     const ElemType& e = s_.types.at(op.inputs.at(0).v).elem;
-    int64_t rows = evalDim(e.tile.at(0), g_.symbols), cols = evalDim(e.tile.at(1), g_.symbols);
     TokenStream& out = output(op);
     std::vector<uint32_t> acc;
-    int64_t accRows = 0;
+    int64_t accRows = 0, rows = 0, cols = 0;
     bool any = false;
     auto close = [&](int s) {
       StopSplit sp = accumStop(s, b);
@@ -252,7 +265,10 @@ class Runner {
         if (any) out.push_back(Token::tile(accRows, cols, acc, sp.outStop));
         else if (sp.outStop > 0) out.push_back(Token::stopOnly(sp.outStop));
       } else {
-        if (!any) acc.assign(size_t(rows * cols), 0);  // empty group: the init tile
+        if (!any) {  // empty group: the init tile, of the (then necessarily static) element shape
+          rows = evalDim(e.tile.at(0), g_.symbols), cols = evalDim(e.tile.at(1), g_.symbols);
+          acc.assign(size_t(rows * cols), 0);
+        }
         out.push_back(Token::tile(rows, cols, acc, sp.outStop));
       }
       acc.clear(), accRows = 0, any = false;
@@ -263,6 +279,7 @@ class Runner {
         break;
       }
       if (t.kind == Kind::Data) {
+        rows = t.rows, cols = t.cols;
         if (retile) {
           acc.insert(acc.end(), t.data->begin(), t.data->end());
           accRows += t.rows;

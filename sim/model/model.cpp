@@ -9,71 +9,95 @@ namespace stepgen {
 
 namespace {
 
-int64_t tileBytes(const StepGraph& g, const ElemType& e) {
+int64_t staticBytes(const StepGraph& g, const ElemType& e) {
   if (e.kind == ElemType::Kind::Tuple) {
     int64_t b = 0;
-    for (const auto& p : e.parts) b += tileBytes(g, p);
+    for (const auto& p : e.parts) {
+      int64_t pb = staticBytes(g, p);
+      if (pb < 0) return -1;
+      b += pb;
+    }
     return b;
   }
   if (e.kind != ElemType::Kind::Tile) return 0;
-  return evalDim(e.tile.at(0), g.symbols) * evalDim(e.tile.at(1), g.symbols) * 4;
+  auto r = e.tile.at(0).evaluate(g.symbols), c = e.tile.at(1).evaluate(g.symbols);
+  return r && c ? *r * *c * 4 : -1;
 }
 
-int64_t count(const StepGraph& g, const std::vector<SymExpr>& shape) {
-  int64_t n = 1;
-  for (const auto& d : shape) n *= evalDim(d, g.symbols);
-  return n;
+int64_t tokenBytes(const Token& t) {
+  int64_t b = t.words() * 4;
+  for (const Token& p : t.parts) b += tokenBytes(p);
+  return b;
+}
+
+/// Figures of one stream: its element's bytes (the static tile of step.md s.3 when the shape
+/// is static, else the largest element that actually flowed: buffers are sized for it) and
+/// the number of elements that flowed.
+struct StreamFig {
+  int64_t elemBytes = 0, count = 0;
+};
+StreamFig figOf(const StepGraph& g, const ShapeResult& s, const std::vector<TokenStream>& st, StreamId id) {
+  StreamFig f;
+  int64_t maxSeen = 0;
+  for (const Token& t : st.at(id.v))
+    if (t.kind == Token::Kind::Data) ++f.count, maxSeen = std::max(maxSeen, tokenBytes(t));
+  int64_t sb = staticBytes(g, s.types.at(id.v).elem);
+  f.elemBytes = sb >= 0 ? sb : maxSeen;
+  return f;
+}
+
+// FLOPs of one Map element (step.md s.3): matmul 2*M*K*N, silu 8, mul/add/scale 1 per output word.
+int64_t mapFlops(const std::string& fn, const Token& a, const Token& out) {
+  if (fn == "matmul" || fn == "matmul_t") return 2 * out.rows * out.cols * a.cols;
+  return (fn == "silu" ? 8 : 1) * out.words();
 }
 
 }  // namespace
 
-ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
-                     const std::map<std::string, Matrix>& inputs) {
-  auto t0 = std::chrono::steady_clock::now();
-  ModelResult r;
-  FunctionalResult f = runFunctional(g, s, a, inputs);
-  r.timing = estimateTiming(g, m, a, f.streams);
-  r.outputs = std::move(f.outputs);
-
+void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::vector<TokenStream>& st,
+                    const Mapping* m, ModelResult& r) {
   std::map<int, int64_t> flopsPerUnit;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    const auto& inT = op.inputs.empty() ? StreamType{} : s.types.at(op.inputs[0].v);
-    const auto& outT = op.outputs.empty() ? StreamType{} : s.types.at(op.outputs[0].v);
+    StreamFig in = op.inputs.empty() ? StreamFig{} : figOf(g, s, st, op.inputs[0]);
+    StreamFig out = op.outputs.empty() ? StreamFig{} : figOf(g, s, st, op.outputs[0]);
     switch (op.kind) {
       case OpKind::LinearOffChipLoad:
-        r.onchipBytes += 2 * tileBytes(g, outT.elem);
-        r.offchipBytes += count(g, outT.shape) * tileBytes(g, outT.elem);
+      case OpKind::RandomOffChipLoad:
+        r.onchipBytes += 2 * out.elemBytes;
+        r.offchipBytes += out.count * out.elemBytes;
         break;
       case OpKind::LinearOffChipStore:
-        r.onchipBytes += 2 * tileBytes(g, inT.elem);
-        r.offchipBytes += count(g, inT.shape) * tileBytes(g, inT.elem);
+        r.onchipBytes += 2 * in.elemBytes;
+        r.offchipBytes += in.count * in.elemBytes;
         break;
+      case OpKind::RandomOffChipStore: {
+        StreamFig data = figOf(g, s, st, op.inputs[1]);
+        r.onchipBytes += 2 * data.elemBytes;
+        r.offchipBytes += data.count * data.elemBytes;
+        break;
+      }
       case OpKind::Bufferize: {
-        int64_t buf = tileBytes(g, inT.elem);
+        const StreamType& inT = s.types.at(op.inputs[0].v);
+        int64_t buf = in.elemBytes;
         int b = int(attrInt(g, op, "b"));
         for (int d = 0; d < b; ++d) buf *= evalDim(inT.shape.at(inT.shape.size() - 1 - d), g.symbols);
-        r.onchipBytes += tileBytes(g, inT.elem) + 2 * buf;
+        r.onchipBytes += in.elemBytes + 2 * buf;
         break;
       }
       case OpKind::Accum:
-        r.onchipBytes += tileBytes(g, outT.elem);
+      case OpKind::Scan:
+        r.onchipBytes += out.elemBytes;
         break;
       case OpKind::Map: {
         std::string fn = attrString(op, "fn");
-        int64_t n = count(g, outT.shape), flops = 0;
-        if (fn == "matmul") {
-          const auto& pa = inT.elem.parts.at(0);
-          int64_t M = evalDim(pa.tile[0], g.symbols), K = evalDim(pa.tile[1], g.symbols);
-          int64_t N = evalDim(outT.elem.tile[1], g.symbols);
-          flops = 2 * M * K * N * n;
-          r.onchipBytes += tileBytes(g, inT.elem) + tileBytes(g, outT.elem);
-        } else {
-          int64_t per = fn == "silu" ? 8 : 1;
-          flops = per * tileBytes(g, outT.elem) / 4 * n;
-        }
+        int64_t flops = 0;
+        const TokenStream &xs = st.at(op.inputs[0].v), &ys = st.at(op.outputs[0].v);
+        for (size_t k = 0; k < xs.size() && k < ys.size(); ++k)
+          if (ys[k].kind == Token::Kind::Data) flops += mapFlops(fn, xs[k].parts.empty() ? xs[k] : xs[k].parts[0], ys[k]);
+        if (fn == "matmul" || fn == "matmul_t") r.onchipBytes += in.elemBytes + out.elemBytes;
         r.flops += flops;
-        flopsPerUnit[m.ops[i].unit] += flops;
+        if (m) flopsPerUnit[m->ops[i].unit] += flops;
         break;
       }
       default:
@@ -83,6 +107,16 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
   double bound = double(r.offchipBytes) / a.offchipBytesPerCycle();
   for (const auto& [u, f] : flopsPerUnit) bound = std::max(bound, double(f) / a.cu.flopsPerCycle);
   r.rooflineCycles = bound;
+}
+
+ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
+                     const std::map<std::string, Matrix>& inputs) {
+  auto t0 = std::chrono::steady_clock::now();
+  ModelResult r;
+  FunctionalResult f = runFunctional(g, s, a, inputs);
+  r.timing = estimateTiming(g, m, a, f.streams);
+  addCostFigures(g, s, a, f.streams, &m, r);
+  r.outputs = std::move(f.outputs);
   r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

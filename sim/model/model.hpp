@@ -20,6 +20,14 @@ struct ModelResult {
   double wallSeconds = 0;       ///< time the model took
 };
 
+/// Adds the step.md section 3 figures of a graph to `r` from its functional streams `st`:
+/// off-chip bytes (tiles moved by every load and store x tile bytes), on-chip bytes (off-chip
+/// ops 2 x tile, Bufferize element + 2 x buffer, Accum/Scan one output element, matmul
+/// input + output tiles; a tile of dynamic size counts as the largest that flowed), FLOPs,
+/// and the roofline (per mapped CU when `m` is given, else off-chip traffic only).
+void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::vector<TokenStream>& st,
+                    const Mapping* m, ModelResult& r);
+
 /// Runs the functional model and the timing model. Errors: std::runtime_error for a
 /// missing input tensor or inconsistent streams.
 ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,

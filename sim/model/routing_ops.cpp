@@ -379,4 +379,9 @@ std::vector<TokenStream> parallelize(const TokenStream& in, int n) {
   return out;
 }
 
+int64_t countChunks(const TokenStream& s, int b) {
+  std::vector<Chunk> chunks = splitChunks(s, b, "EagerMerge input");
+  return std::count_if(chunks.begin(), chunks.end(), [](const Chunk& c) { return !c.outer; });
+}
+
 }  // namespace stepgen

@@ -138,4 +138,8 @@ TokenStream flatMapRows(const TokenStream& in, bool dropPadding, const TokenStre
 /// input's rank; an output with no tensor is just DONE. Throws std::invalid_argument on n < 1.
 std::vector<TokenStream> parallelize(const TokenStream& in, int n);
 
+/// The number of inner-b chunks of `s` (empty chunks included, outer Stop tokens not): what
+/// an EagerMerge forwards from this input. Throws std::invalid_argument as partition does.
+int64_t countChunks(const TokenStream& s, int b);
+
 }  // namespace stepgen

@@ -251,7 +251,7 @@ TEST_CASE("shape_check: rank parameters out of range (S-221)", "[shape_check]") 
   b.op("acc", OpKind::Accum, {"a1"}, {"o1"}, {{"fn", GB::scalar("add")}, {"b", GB::scalar("3")}});
   b.op("neg", OpKind::Bufferize, {"a2"}, {"o2"}, {{"b", GB::scalar("-1")}});
   b.op("fl", OpKind::Flatten, {"a3"}, {"o3"}, {{"lo", GB::scalar("0")}, {"hi", GB::scalar("2")}});
-  b.op("pr", OpKind::Promote, {"a4"}, {"o4"}, {{"b", GB::scalar("2")}});
+  b.op("pr", OpKind::Promote, {"a4"}, {"o4"}, {{"b", GB::scalar("3")}});  // rank + 1 = 2 is the outermost
   b.op("fl2", OpKind::Flatten, {"a5"}, {"o5"}, {{"lo", GB::scalar("1")}, {"hi", GB::scalar("0")}});
   auto d = diagsOf(b.g);
   REQUIRE(d.size() == 5);

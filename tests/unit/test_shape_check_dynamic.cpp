@@ -115,7 +115,7 @@ TEST_CASE("shape_check dyn: Partition keeps the inner b dims as the chunk", "[sh
   CHECK(fmtOf(b, r, "c") == "[T_p_1, 2] x tile [tb, 16]");
 }
 
-TEST_CASE("shape_check dyn: Reassemble is ragged with a multi-hot selector", "[shape_check][dynamic]") {
+TEST_CASE("shape_check dyn: Reassemble groups hold k chunks for a top-k selector", "[shape_check][dynamic]") {
   for (std::string k : {"1", "2"}) {
     GB b = base();
     loadX(b);
@@ -128,14 +128,9 @@ TEST_CASE("shape_check dyn: Reassemble is ragged with a multi-hot selector", "[s
     ShapeResult r = checkShapes(b.g);
     const StreamType& y = b.type(r, "y");
     REQUIRE(y.shape.size() == 2);
-    if (k == "1") {
-      CHECK(formatStreamType(y) == "[B/tb, 1] x tile [tb, D]");
-      CHECK_FALSE(y.shape[1].isRagged());
-    } else {
-      CHECK(formatStreamType(y) == "[B/tb, ragged(R_r)] x tile [tb, D]");
-      CHECK(y.shape[1].isRagged());
-      CHECK(y.shape[1].kind() == SymExpr::Kind::Ragged);
-    }
+    // A k-of-n selector names exactly k outputs (top-k routing): groups of k chunks.
+    CHECK(formatStreamType(y) == "[B/tb, " + k + "] x tile [tb, D]");
+    CHECK_FALSE(y.shape[1].isRagged());
     CHECK(y.rank() == 1);
   }
 }
@@ -198,24 +193,33 @@ TEST_CASE("shape_check dyn: FlatMap rows and ragged rows", "[shape_check][dynami
   loadX(b);
   b.op("bc", OpKind::Broadcast, {"xs"}, {"x1", "x2"});
   b.op("fr", OpKind::FlatMap, {"x1"}, {"rows"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
-  b.op("ff", OpKind::FlatMap, {"x2"}, {"kept"}, {{"fn", GB::scalar("filter_rows")}, {"b", GB::scalar("1")}});
+  // filter_rows takes the is-padding flags of each tile: a Reshape's second output, retiled.
+  b.op("fr2", OpKind::FlatMap, {"x2"}, {"r2"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
+  b.op("fl", OpKind::Flatten, {"r2"}, {"r2f"}, {{"lo", GB::scalar("0")}, {"hi", GB::scalar("1")}});
+  b.op("rp", OpKind::Reshape, {"r2f"}, {"rg", "pg"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}, {"pad", GB::scalar("true")}});
+  b.op("tx", OpKind::Accum, {"rg"}, {"tx"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
+  b.op("tp", OpKind::Accum, {"pg"}, {"tp"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
+  b.op("ff", OpKind::FlatMap, {"tx", "tp"}, {"kept"}, {{"fn", GB::scalar("filter_rows")}, {"b", GB::scalar("1")}});
   ShapeResult r = checkShapes(b.g);
   CHECK(fmtOf(b, r, "rows") == "[B/tb, tb] x tile [1, D]");
-  CHECK(fmtOf(b, r, "kept") == "[B/tb, ragged(R_ff)] x tile [1, D]");
+  CHECK(fmtOf(b, r, "tp") == "[B/tb*tb/4] x tile<bool> [4, 1]");
+  CHECK(fmtOf(b, r, "kept") == "[B/tb*tb/4, ragged(R_ff)] x tile [1, D]");
   CHECK(b.type(r, "kept").shape[1].isRagged());
 
   // A ragged group retiled into one tile, unpacked again: the rows are ragged.
   GB m = base();
   loadX(m);
-  selectGen(m, "sel", "2", "2", {"B/tb"});
-  m.op("bs", OpKind::Broadcast, {"sel"}, {"sp", "sr"});
-  m.op("p", OpKind::Partition, {"xs", "sp"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
-  m.op("ra", OpKind::Reassemble, {"e0", "e1", "sr"}, {"g"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
-  m.op("rt", OpKind::Accum, {"g"}, {"t"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
+  m.op("fr", OpKind::FlatMap, {"xs"}, {"rows"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
+  m.op("fl", OpKind::Flatten, {"rows"}, {"rf"}, {{"lo", GB::scalar("0")}, {"hi", GB::scalar("1")}});
+  m.op("rp", OpKind::Reshape, {"rf"}, {"rg", "pg"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}, {"pad", GB::scalar("true")}});
+  m.op("tx", OpKind::Accum, {"rg"}, {"tx"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
+  m.op("tp", OpKind::Accum, {"pg"}, {"tp"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
+  m.op("ff", OpKind::FlatMap, {"tx", "tp"}, {"kept"}, {{"fn", GB::scalar("filter_rows")}, {"b", GB::scalar("1")}});
+  m.op("rt", OpKind::Accum, {"kept"}, {"t"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
   m.op("fm", OpKind::FlatMap, {"t"}, {"rr"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
   ShapeResult rm = checkShapes(m.g);
   const StreamType& rr = m.type(rm, "rr");
-  CHECK(formatStreamType(rr) == "[B/tb, tb*ragged(R_ra)] x tile [1, D]");
+  CHECK(formatStreamType(rr) == "[B/tb*tb/4, ragged(R_ff)] x tile [1, D]");
   CHECK(rr.shape[1].isRagged());
   CHECK(m.type(rm, "t").elem.tile[0].isRagged());
 }

@@ -1,0 +1,145 @@
+// buildMoeGraph / moeInputs: the MoE layer of step.md section 5 as a STeP graph. The text is
+// assembled line by line in a fixed order so that it is byte-for-byte reproducible.
+#include "builders/moe.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+namespace {
+
+void checkParams(const MoeParams& p) {
+  auto bad = [](const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "moe: " + msg); };
+  const std::pair<const char*, int64_t> sizes[] = {{"batch", p.batch},     {"hidden", p.hidden}, {"ffn", p.ffn},
+                                                   {"experts", p.experts}, {"k", p.topK},        {"tile_f", p.tileF}};
+  for (const auto& [name, v] : sizes)
+    if (v < 1) bad(fmt::format("{} must be >= 1, got {}", name, v));
+  if (p.tileB < 0) bad(fmt::format("tile_b must be >= 0 (0 = dynamic tiling), got {}", p.tileB));
+  if (p.topK > p.experts) bad(fmt::format("k = {} exceeds the {} experts", p.topK, p.experts));
+  if (p.ffn % p.tileF != 0) bad(fmt::format("tile_f {} does not divide ffn {}", p.tileF, p.ffn));
+}
+
+std::string list(const std::string& stem, int64_t n) {
+  std::string s;
+  for (int64_t e = 0; e < n; ++e) s += (e ? ", " : "") + fmt::format("{}_{}", stem, e);
+  return s;
+}
+
+uint32_t bits(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
+}
+
+}  // namespace
+
+std::string buildMoeGraph(const MoeParams& p) {
+  checkParams(p);
+  const bool dyn = p.tileB == 0;
+  const int64_t E = p.experts;
+  std::string y;
+  auto line = [&](const std::string& s) { y += s + "\n"; };
+  line("# Top-k Mixture-of-Experts layer of SwiGLU experts (step.md sections 2 and 5).");
+  line("# Written by stepgen (buildMoeGraph). y[t] = sum over token t's experts e (ascending) of");
+  line("# rw[t, e] * ((silu(x Wg_e^T) * (x Wu_e^T)) Wd_e); the routing replays a trace.");
+  line(dyn ? "# Dynamic tiling: each expert's tokens form one tile of T_e rows (Promote)."
+           : fmt::format("# Static token tile {}: each expert's tokens are padded to whole tiles (Reshape).", p.tileB));
+  line(fmt::format("stepgraph: moe_{}", dyn ? std::string("dynamic") : fmt::format("tb{}", p.tileB)));
+  line(fmt::format("symbols: {{B: {}, D: {}, F: {}, E: {}, K: {}}}", p.batch, p.hidden, p.ffn, E, p.topK));
+  line(dyn ? fmt::format("schedule: {{tf: {}}}", p.tileF) : fmt::format("schedule: {{tb: {}, tf: {}}}", p.tileB, p.tileF));
+  line("tensors:");
+  line("  x:  {shape: [B, D], role: input}");
+  line("  wg: {shape: [E*F, D], role: input}");
+  line("  wu: {shape: [E*F, D], role: input}");
+  line("  wd: {shape: [E*F, D], role: input}");
+  line("  rw: {shape: [B, K], role: input}");
+  line("  y:  {shape: [B, D], role: output}");
+  line("ops:");
+  line(fmt::format("  - {{name: route, op: SelectGen, trace: {}, n: E, k: K, iter: [B], out: sel}}", p.trace));
+  line("  - {name: bsel, op: Broadcast, in: sel, out: [sel_p, sel_r]}");
+  line("  - {name: load_x, op: LinearOffChipLoad, tensor: x, tile: [1, D], iter: [B], strides: [[1, 0]], out: xr}");
+  line(fmt::format("  - {{name: part_x, op: Partition, in: [xr, sel_p], n: E, b: 0, out: [{}]}}", list("xe", E)));
+  for (int64_t e = 0; e < E; ++e) {
+    if (dyn) {
+      line(fmt::format("  - {{name: promote_{0}, op: Promote, b: 1, in: xe_{0}, out: xg_{0}}}", e));
+    } else {
+      line(fmt::format("  - {{name: reshape_{0}, op: Reshape, chunk: tb, b: 0, pad: true, in: xe_{0}, out: [xg_{0}, pg_{0}]}}", e));
+      line(fmt::format("  - {{name: retile_p_{0}, op: Accum, fn: retile, b: 1, in: pg_{0}, out: pt_{0}}}", e));
+    }
+    line(fmt::format("  - {{name: retile_x_{0}, op: Accum, fn: retile, b: 1, in: xg_{0}, out: xt_{0}}}", e));
+  }
+  line(fmt::format("  - {{name: merge, op: EagerMerge, b: 0, in: [{}], out: [xm, selm]}}", list("xt", E)));
+  line("  - {name: bselm, op: Broadcast, in: selm, out: [selm_g, selm_u, selm_d, selm_o]}");
+  line("  - {name: repeat_x, op: RepeatStatic, n: F/tf, in: xm, out: xrep}");
+  line("  - {name: bx, op: Broadcast, in: xrep, out: [x_g, x_u]}");
+  for (const char* w : {"g", "u", "d"}) {
+    line(fmt::format("  - {{name: addr_{0}, op: AddrGen, tiles: F/tf, in: selm_{0}, out: a_{0}}}", w));
+    line(fmt::format("  - {{name: load_w{0}, op: RandomOffChipLoad, tensor: w{0}, tile: [tf, D], in: a_{0}, out: w{0}_t}}", w));
+  }
+  line("  - {name: zip_g, op: Zip, in: [x_g, wg_t], out: xwg}");
+  line("  - {name: mm_g, op: Map, fn: matmul_t, in: xwg, out: g}");
+  line("  - {name: zip_u, op: Zip, in: [x_u, wu_t], out: xwu}");
+  line("  - {name: mm_u, op: Map, fn: matmul_t, in: xwu, out: u}");
+  line("  - {name: silu_g, op: Map, fn: silu, in: g, out: s}");
+  line("  - {name: zip_h, op: Zip, in: [s, u], out: su}");
+  line("  - {name: mul_h, op: Map, fn: mul, in: su, out: h}");
+  line("  - {name: zip_p, op: Zip, in: [h, wd_t], out: hwd}");
+  line("  - {name: mm_p, op: Map, fn: matmul, in: hwd, out: p}");
+  line("  - {name: acc_o, op: Accum, fn: add, b: 1, in: p, out: o}");
+  line(fmt::format("  - {{name: part_o, op: Partition, in: [o, selm_o], n: E, b: 0, out: [{}]}}", list("oe", E)));
+  for (int64_t e = 0; e < E; ++e) {
+    if (dyn)
+      line(fmt::format("  - {{name: rows_{0}, op: FlatMap, fn: rows, b: 1, in: oe_{0}, out: or_{0}}}", e));
+    else
+      line(fmt::format("  - {{name: rows_{0}, op: FlatMap, fn: filter_rows, b: 1, in: [oe_{0}, pt_{0}], out: or_{0}}}", e));
+    line(fmt::format("  - {{name: flat_{0}, op: Flatten, lo: 0, hi: 1, in: or_{0}, out: of_{0}}}", e));
+  }
+  line(fmt::format("  - {{name: reassemble, op: Reassemble, in: [{}, sel_r], n: E, b: 0, out: yk}}", list("of", E)));
+  line("  - {name: load_rw, op: LinearOffChipLoad, tensor: rw, tile: [1, 1], iter: [B, K], strides: [[1, 0], [0, 1]], out: rwt}");
+  line("  - {name: zip_w, op: Zip, in: [yk, rwt], out: yw}");
+  line("  - {name: scale, op: Map, fn: scale_rows, in: yw, out: ys}");
+  line("  - {name: acc_y, op: Accum, fn: add, b: 1, in: ys, out: yo}");
+  line("  - {name: store_y, op: LinearOffChipStore, in: yo, tensor: y, iter: [B], strides: [[1, 0]]}");
+  return y;
+}
+
+std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed) {
+  checkParams(p);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  auto random = [&](int64_t rows, int64_t cols, float scale) {
+    Matrix m{rows, cols, {}};
+    for (int64_t i = 0; i < rows * cols; ++i) m.data.push_back(bits(u(rng) * scale));
+    return m;
+  };
+  std::map<std::string, Matrix> in;
+  in["x"] = random(p.batch, p.hidden, 1.0f);
+  in["wg"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
+  in["wu"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
+  in["wd"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.ffn)));
+  Matrix rw{p.batch, p.topK, {}};
+  for (int64_t t = 0; t < p.batch; ++t) {
+    std::vector<double> logit(size_t(p.topK));
+    for (double& l : logit) l = 2.0 * u(rng);
+    double z = 0;
+    for (double l : logit) z += std::exp(l);
+    // Slot j's weight goes to the position of its expert in ascending order.
+    const std::vector<int>& ex = experts.at(size_t(t));
+    std::vector<size_t> order(ex.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ex[a] < ex[b]; });
+    for (size_t pos = 0; pos < order.size(); ++pos) rw.data.push_back(bits(float(std::exp(logit[order[pos]]) / z)));
+  }
+  in["rw"] = std::move(rw);
+  return in;
+}
+
+}  // namespace stepgen

@@ -1,0 +1,43 @@
+#pragma once
+// buildMoeGraph: a top-k Mixture-of-Experts layer of SwiGLU experts as a STeP graph
+// (step.md sections 2 and 5), driven by a routing trace (the CSV format of ../shared/data).
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "model/functional.hpp"
+
+namespace stepgen {
+
+/// Sizes of one MoE layer (elements; fp32 tensors, row-major).
+struct MoeParams {
+  int64_t batch = 64;    ///< B: tokens
+  int64_t hidden = 64;   ///< D
+  int64_t ffn = 224;     ///< F: FFN width of one expert
+  int64_t experts = 8;   ///< E
+  int64_t topK = 2;      ///< k: experts per token
+  int64_t tileB = 16;    ///< static token tile (rows per expert tile, padded); 0 = dynamic tiling
+  int64_t tileF = 32;    ///< FFN tile (must divide ffn)
+  std::string trace = "routing.csv";  ///< routing CSV, relative to the graph file
+};
+
+/// Graph YAML text (docs/graph_format.md) of
+///   y[t] = sum over the k experts e of token t (ascending e) of rw[t, j_e] * SwiGLU_e(x[t])
+/// with SwiGLU_e(x) = (silu(x Wg_e^T) * (x Wu_e^T)) Wd_e. Tensors: x [B, D], wg and wu
+/// [E*F, D] (expert e's rows e*F .. e*F+F-1, stored [out, in]), wd [E*F, D] (expert e's
+/// F x D block), rw [B, k] (router weights, ascending expert order per token), y [B, D].
+/// The schedule: SelectGen -> Partition of the x rows per expert -> per expert Reshape(tb,
+/// pad) + retile (static) or Promote + retile (dynamic: one tile of T_e rows) -> EagerMerge
+/// -> RepeatStatic over the F tiles, AddrGen -> RandomOffChipLoad of the expert's weight
+/// tiles -> SwiGLU with Accum over the F tiles -> Partition back per expert -> FlatMap to
+/// rows (dropping padding rows) -> Reassemble in token order -> scale by rw -> Accum over k.
+/// Deterministic text. Throws DiagError G-120 on a size < 1, k > E or tile_f not dividing F.
+std::string buildMoeGraph(const MoeParams& p);
+
+/// Input tensors for the graph above: x uniform in [-1, 1), weights uniform scaled by
+/// 1/sqrt(fan-in), rw a softmax over k random logits per token (positive, summing to 1),
+/// all from a std::mt19937 seeded with `seed`. `experts[t]` = token t's k experts (trace
+/// order); rw is written in ascending expert order to match Reassemble.
+std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed);
+
+}  // namespace stepgen

@@ -1,0 +1,51 @@
+#pragma once
+// The Mixture-of-Experts workflow: example folders from a routing trace, a model-only run of
+// any graph (the dynamic operators have no unit yet), and the dynamic tiling study
+// (step.md section 5).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "builders/moe.hpp"
+#include "model/model.hpp"
+
+namespace stepgen {
+
+/// One of the two published MoE routing cases, scaled down (issue 3): trace file name in
+/// examples/moe/data, experts, k, hidden, FFN and the FFN tile.
+struct MoeCase {
+  std::string name, traceFile;
+  int64_t experts, topK, hidden, ffn, tileF;
+};
+
+/// Mixtral-8x7B (8 experts, top-2, hidden 64, FFN 224, tile_F 32) and Qwen3-30B-A3B
+/// (128 experts, top-8, hidden 64, FFN 24, tile_F 8), batch 64 each.
+std::vector<MoeCase> moeCases();
+
+/// Writes `dir`/graph.yaml (buildMoeGraph), `dir`/routing.csv (the trace's first p.batch
+/// tokens) and `dir`/inputs/<tensor>.npy (moeInputs with `seed`). The folder appears only when
+/// complete. Errors: std::runtime_error naming the trace (readRoutingTrace), DiagError G-120.
+void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed);
+
+/// A model-only run: load, shape check, functional model, cost figures (no mapping, so no
+/// cycle estimate). Inputs from `<inputsDir>/<tensor>.npy`, or seeded random when empty.
+/// Errors: DiagError for bad input files (as verify), std::runtime_error from the model.
+ModelResult runModelOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir,
+                         uint32_t seed);
+
+/// Options of `stepgen study tiling`.
+struct TilingStudyOptions {
+  std::string archPath = "arch/default.yaml";
+  std::string dataDir = "examples/moe/data";  ///< where the routing CSVs are
+  std::string workDir = "out/tiling_study";
+  std::string csvPath, mdPath;                 ///< files to write ("" = print only)
+  uint32_t seed = 1;
+};
+
+/// Static token tiles {8, 16, 32, 64} and dynamic tiling on both cases: model outputs (must
+/// be bit-identical across the tilings of a case), off-chip bytes, on-chip bytes (step.md s.3
+/// formula evaluated), FLOPs including padding rows. Returns 0, or 2 if outputs differ.
+int runTilingStudy(const TilingStudyOptions& o);
+
+}  // namespace stepgen

@@ -1,0 +1,214 @@
+// Dynamic-path operators of the functional model (step.md sections 2 and 5), on top of the
+// token-stream semantics of sim/model/routing_ops.
+#include "model/functional_dynamic.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "common/fp.hpp"
+#include "common/routing_trace.hpp"
+#include "ir/attrs.hpp"
+#include "model/routing_ops.hpp"
+
+namespace stepgen {
+
+namespace {
+
+using Kind = Token::Kind;
+
+class DynamicOp {
+ public:
+  DynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& in,
+            std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs)
+      : g_(g), s_(s), op_(op), in_(in), streams_(streams), outputs_(outputs) {}
+
+  bool run() {
+    const int n = int(op_.outputs.size());
+    switch (op_.kind) {
+      case OpKind::SelectGen: selectGen(); return true;
+      case OpKind::AddrGen: addrGen(); return true;
+      case OpKind::Partition: setAll(partition(input(0), input(1), n, b())); return true;
+      case OpKind::Reassemble: reassembleOp(); return true;
+      case OpKind::EagerMerge: eagerMergeOp(); return true;
+      case OpKind::Reshape: reshapeOp(); return true;
+      case OpKind::Expand: output(0) = expand(input(0), input(1), b()); return true;
+      case OpKind::Scan:
+        if (attrString(op_, "fn") != "add") fail("only Scan(add) has a model");
+        output(0) = scanAdd(input(0), b());
+        return true;
+      case OpKind::FlatMap:
+        output(0) = attrString(op_, "fn") == "filter_rows" ? flatMapRows(input(0), true, input(1))
+                                                           : flatMapRows(input(0), false);
+        return true;
+      case OpKind::Parallelize: setAll(parallelize(input(0), n)); return true;
+      case OpKind::RandomOffChipLoad: randomLoad(); return true;
+      case OpKind::RandomOffChipStore: randomStore(); return true;
+      case OpKind::Promote:
+        if (size_t(b()) != inType(0).shape.size()) return false;  // an inner Promote: a stop rewrite
+        promoteOutermost();
+        return true;
+      default: return false;
+    }
+  }
+
+ private:
+  const StepGraph& g_;
+  const ShapeResult& s_;
+  const Op& op_;
+  const std::map<std::string, Matrix>& in_;
+  std::vector<TokenStream>& streams_;
+  std::map<std::string, Matrix>& outputs_;
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw std::runtime_error(fmt::format("{} '{}': {}", opKindName(op_.kind), op_.name, why));
+  }
+  int b() const { return int(attrInt(g_, op_, "b")); }
+  const TokenStream& input(size_t i) const { return streams_.at(op_.inputs.at(i).v); }
+  const StreamType& inType(size_t i) const { return s_.types.at(op_.inputs.at(i).v); }
+  TokenStream& output(size_t i) { return streams_.at(op_.outputs.at(i).v); }
+  void setAll(std::vector<TokenStream> v) {
+    for (size_t i = 0; i < v.size(); ++i) output(i) = std::move(v[i]);
+  }
+
+  // The trace path is relative to the graph file that names it.
+  std::string tracePath() const {
+    std::filesystem::path p(attrString(op_, "trace"));
+    if (p.is_relative() && !op_.loc.file.empty()) p = std::filesystem::path(op_.loc.file).parent_path() / p;
+    return p.string();
+  }
+
+  void selectGen() {
+    const int n = int(attrInt(g_, op_, "n"));
+    const int64_t k = attrIntOr(g_, op_, "k", 1);
+    RoutingTrace tr = readRoutingTrace(tracePath(), n);
+    if (tr.topK != k) fail(fmt::format("the trace routes each token to {} experts, the graph says k = {}", tr.topK, k));
+    std::vector<int64_t> iter = attrIntList(g_, op_, "iter"), idx(iter.size(), 0);
+    int64_t total = 1;
+    for (int64_t d : iter) total *= d;
+    if (total > int64_t(tr.experts.size()))
+      fail(fmt::format("needs {} routed tokens, the trace has {}", total, tr.experts.size()));
+    TokenStream& out = output(0);
+    for (int64_t t = 0; t < total; ++t) {
+      std::vector<int> sel = tr.experts[size_t(t)];
+      std::sort(sel.begin(), sel.end());
+      out.push_back(selectorToken(sel, walkStop(iter, idx)));
+      for (int l = int(idx.size()) - 1; l >= 0; --l) {
+        if (++idx[l] < iter[size_t(l)]) break;
+        idx[l] = 0;
+      }
+    }
+    out.push_back(Token::done());
+  }
+
+  void addrGen() {
+    const int64_t tiles = attrInt(g_, op_, "tiles");
+    TokenStream& out = output(0);
+    for (const Token& t : input(0)) {
+      if (t.kind == Kind::Data) {
+        if (t.sel.size() != 1) fail("needs one-hot selector elements");
+        for (int64_t f = 0; f < tiles; ++f)
+          out.push_back(selectorToken({int(t.sel[0] * tiles + f)}, f + 1 == tiles ? t.stop + 1 : 0));
+      } else {
+        out.push_back(t.kind == Kind::Stop ? Token::stopOnly(t.stop + 1) : t);
+      }
+    }
+  }
+
+  void reassembleOp() {
+    std::vector<TokenStream> data;
+    for (size_t i = 0; i + 1 < op_.inputs.size(); ++i) data.push_back(input(i));
+    output(0) = reassemble(data, input(op_.inputs.size() - 1), b());
+  }
+
+  void eagerMergeOp() {
+    std::vector<TokenStream> data;
+    std::vector<int> order;
+    for (size_t i = 0; i < op_.inputs.size(); ++i) {
+      data.push_back(input(i));
+      order.insert(order.end(), size_t(countChunks(data.back(), b())), int(i));
+    }
+    auto [d, sel] = eagerMerge(data, b(), order);
+    output(0) = std::move(d);
+    output(1) = std::move(sel);
+  }
+
+  void reshapeOp() {
+    const ElemType& e = inType(0).elem;
+    int64_t rows = evalDim(e.tile.at(0), g_.symbols), cols = evalDim(e.tile.at(1), g_.symbols);
+    bool pad = op_.attrs.count("pad") && attrString(op_, "pad") == "true";
+    auto [d, p] = reshape(input(0), attrInt(g_, op_, "chunk"), b(), pad, rows, cols);
+    output(0) = std::move(d);
+    if (op_.outputs.size() == 2) output(1) = std::move(p);
+  }
+
+  // Promote over the outermost dim: the whole stream becomes one group (none if empty).
+  void promoteOutermost() {
+    TokenStream out = input(0);
+    if (out.size() >= 2) out[out.size() - 2].stop = b();
+    output(0) = std::move(out);
+  }
+
+  struct TileAt {
+    const Matrix* m;
+    int64_t r, c, tr, tc;  // tile shape, tile row / column index
+  };
+  TileAt tileAt(const Matrix& m, const Token& a) const {
+    std::vector<int64_t> tile = attrIntList(g_, op_, "tile");
+    if (a.sel.size() != 1) fail("an address must name one tile");
+    const int64_t perRow = m.cols / tile[1], idx = a.sel[0];
+    TileAt t{&m, tile[0], tile[1], idx / perRow, idx % perRow};
+    if ((t.tr + 1) * t.r > m.rows) fail(fmt::format("address {} leaves tensor '{}'", idx, attrString(op_, "tensor")));
+    return t;
+  }
+
+  void randomLoad() {
+    auto it = in_.find(attrString(op_, "tensor"));
+    if (it == in_.end()) fail(fmt::format("input tensor '{}' was not given", attrString(op_, "tensor")));
+    TokenStream& out = output(0);
+    for (const Token& a : input(0)) {
+      if (a.kind != Kind::Data) {
+        out.push_back(a);
+        continue;
+      }
+      TileAt t = tileAt(it->second, a);
+      std::vector<uint32_t> d(size_t(t.r * t.c));
+      for (int64_t r = 0; r < t.r; ++r)
+        std::copy_n(t.m->data.begin() + (t.tr * t.r + r) * t.m->cols + t.tc * t.c, t.c, d.begin() + r * t.c);
+      out.push_back(Token::tile(t.r, t.c, std::move(d), a.stop));
+    }
+  }
+
+  void randomStore() {
+    Matrix& m = outputs_.at(attrString(op_, "tensor"));
+    const TokenStream &addr = input(0), &data = input(1);
+    if (addr.size() != data.size()) fail("address and data streams differ in length");
+    TokenStream acks;
+    for (size_t i = 0; i < addr.size(); ++i) {
+      if (addr[i].kind != Kind::Data) {
+        acks.push_back(addr[i]);
+        continue;
+      }
+      TileAt t = tileAt(m, addr[i]);
+      for (int64_t r = 0; r < t.r; ++r)
+        for (int64_t c = 0; c < t.c; ++c) m.data.at((t.tr * t.r + r) * m.cols + t.tc * t.c + c) = data[i].data->at(r * t.c + c);
+      acks.push_back(flagToken(1, addr[i].stop));
+    }
+    if (!op_.outputs.empty()) output(0) = std::move(acks);
+  }
+};
+
+}  // namespace
+
+bool runDynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& inputs,
+                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs) {
+  try {
+    return DynamicOp(g, s, op, inputs, streams, outputs).run();
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(fmt::format("{} '{}': {}", opKindName(op.kind), op.name, e.what()));
+  }
+}
+
+}  // namespace stepgen

@@ -1,0 +1,24 @@
+#pragma once
+// The dynamic-path operators inside the functional model (step.md sections 2 and 5): the
+// routing and merging operators, the dynamic shape operators, random off-chip access and
+// the extra Map functions of a Mixture-of-Experts layer. Called by runFunctional.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/functional.hpp"
+
+namespace stepgen {
+
+/// Runs `op` if it is a dynamic-path operator (SelectGen, AddrGen, Partition, Reassemble,
+/// EagerMerge, Reshape, Promote over the outermost dim, Expand, Scan, FlatMap, Parallelize,
+/// RandomOffChipLoad/Store) and returns true; false for any other operator.
+/// Reads its inputs from `streams` (indexed by StreamId) and writes its outputs there.
+/// EagerMerge forwards in ascending input order (every chunk of input 0, then of input 1,
+/// ...): the order of the fabric's route unit, which merges once all tokens are in.
+/// Errors: std::runtime_error naming the op (bad trace file, address outside the tensor,
+/// inconsistent streams).
+bool runDynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& inputs,
+                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs);
+
+}  // namespace stepgen

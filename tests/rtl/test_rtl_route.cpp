@@ -1,0 +1,369 @@
+// sg_route (rtl_templates/sg_route.sv), the front of an MoE layer: Partition(x, selector, E,
+// 0) -> per expert Reshape(tb, pad) or Promote (dynamic tiling) -> retile -> EagerMerge in
+// ascending expert order. Verilated as Vsg_route_a (W=4, MAXE=8, MAXK=2, ROWW=16),
+// Vsg_route_b (W=8, MAXE=16, MAXK=4, ROWW=32) and Vsg_route_c (W=16, MAXE=128, MAXK=8,
+// ROWW=64), MAXT=64 each (tests/rtl_route.cmake).
+//
+// Expected beats come from refRoute(), a plain loop over experts and tokens written from the
+// specification (not from RTL output); the small case is also checked against a hand-written
+// token sequence. Timing is checked against the formula of the module header: with d = the
+// cycle the last needed DONE is accepted, the first output beat is at d + 3, then one beat per
+// cycle, N beats (DONE included) ending at d + 2 + N, done high after d + 2 + N.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "Vsg_route_a.h"
+#include "Vsg_route_b.h"
+#include "Vsg_route_c.h"
+#include "rtl_unit_util.hpp"
+
+using namespace rtlu;
+
+namespace {
+
+constexpr uint32_t PAD = 0xFFFFFFFFu;
+
+/// One run's configuration and routing: ids[t][j] for j < k (the expert of slot j).
+struct Case {
+  int E = 4;
+  int k = 2;
+  int tb = 0;  ///< 0 = dynamic tiling
+  int rb = 1;  ///< row beats (D = rb * W)
+  bool meta = false;
+  std::vector<std::vector<uint32_t>> ids;
+  int B() const { return int(ids.size()); }
+};
+
+uint32_t weightOf(int t, int j) { return 0x3F800000u + uint32_t(t) * 8u + uint32_t(j); }
+uint32_t xWord(int t, int i) { return 0x10000u * uint32_t(t + 1) + uint32_t(i); }
+
+/// Routing rows on in1: word j = id of slot j (j < k), word W/2 + j = weight. Slots k..W/2-1
+/// carry a valid-looking id (1) and words above W/2 + k junk: the unit must ignore them.
+std::vector<Beat> routingBeats(const Case& c, int W) {
+  std::vector<Beat> r;
+  for (int t = 0; t < c.B(); ++t) {
+    std::vector<uint32_t> d(size_t(W), 0xDEAD0000u + uint32_t(t));
+    for (int j = 0; j < W / 2; ++j) d[size_t(j)] = j < c.k ? c.ids[size_t(t)][size_t(j)] : 1u;
+    for (int j = 0; j < c.k; ++j) d[size_t(W / 2 + j)] = weightOf(t, j);
+    r.push_back(dataBeat(d, true, 0));
+  }
+  r.push_back(doneBeat(W));
+  return r;
+}
+
+/// x rows on in0: row t = rb beats, word i of the row = xWord(t, i).
+std::vector<Beat> xBeats(const Case& c, int W) {
+  std::vector<Beat> r;
+  for (int t = 0; t < c.B(); ++t) {
+    std::vector<uint32_t> words;
+    for (int i = 0; i < c.rb * W; ++i) words.push_back(xWord(t, i));
+    for (const Beat& b : tileBeats(words, W, 0)) r.push_back(b);
+  }
+  r.push_back(doneBeat(W));
+  return r;
+}
+
+/// The specification as a plain loop: experts ascending, their tokens ascending, groups of
+/// tb entries padded (static) or one group of all of them (dynamic), then DONE.
+std::vector<Beat> refRoute(const Case& c, int W) {
+  std::vector<Beat> out;
+  for (int e = 0; e < c.E; ++e) {
+    std::vector<std::pair<int, int>> ent;  // (t, j)
+    for (int t = 0; t < c.B(); ++t)
+      for (int j = 0; j < c.k; ++j)
+        if (c.ids[size_t(t)][size_t(j)] == uint32_t(e)) {
+          ent.push_back({t, j});
+          break;
+        }
+    const int T = int(ent.size());
+    if (T == 0) continue;
+    const int gs = c.tb > 0 ? c.tb : T;
+    const int n = (T + gs - 1) / gs * gs;
+    for (int i = 0; i < n; ++i) {
+      const bool pad = i >= T;
+      const bool grpEnd = i % gs == gs - 1;
+      const int t = pad ? -1 : ent[size_t(i)].first;
+      const int j = pad ? -1 : ent[size_t(i)].second;
+      if (c.meta) {
+        std::vector<uint32_t> d(size_t(W), 0u);
+        d[0] = pad ? PAD : uint32_t(t);
+        d[1] = pad ? PAD : uint32_t(t * c.k + j);
+        d[2] = pad ? 0u : weightOf(t, j);
+        d[3] = uint32_t(e);
+        out.push_back(dataBeat(d, true, grpEnd ? 1 : 0));
+      } else {
+        for (int b = 0; b < c.rb; ++b) {
+          std::vector<uint32_t> d(size_t(W), 0u);
+          if (!pad)
+            for (int i2 = 0; i2 < W; ++i2) d[size_t(i2)] = xWord(t, b * W + i2);
+          out.push_back(dataBeat(d, grpEnd && b + 1 == c.rb, 0));
+        }
+      }
+    }
+  }
+  out.push_back(doneBeat(W));
+  return out;
+}
+
+struct Result {
+  std::vector<Beat> out;
+  std::vector<uint64_t> outCyc;
+  uint64_t d = 0;         ///< cycle of the last needed DONE
+  uint64_t doneCyc = 0;   ///< sim.cyc after the step in which done rose
+  uint64_t firstValid = 0;
+  uint32_t peak = 0;
+  size_t in0Taken = 0;
+  bool in0ReadySeen = false;
+};
+
+/// Runs one case. gaps: inputs valid 2 cycles in 3 (random); bp: out_ready 1 cycle in 2.
+template <class V>
+Result runRoute(const Case& c, int W, bool gaps, bool bp, uint32_t seed = 1) {
+  StreamSim<V, 2> sim(W);
+  sim.top->n_exp = uint32_t(c.E);
+  sim.top->k = uint32_t(c.k);
+  sim.top->tile_rows = uint32_t(c.tb);
+  sim.top->row_beats = uint32_t(c.rb);
+  sim.top->out_meta = c.meta ? 1 : 0;
+  for (const Beat& b : routingBeats(c, W)) sim.in[1].push_back(b);
+  // In meta mode x rows are offered too: the unit must leave them alone (in0_ready = 0).
+  for (const Beat& b : xBeats(c, W)) sim.in[0].push_back(b);
+  std::mt19937 rng(seed);
+  if (gaps) sim.inGate = [&rng](int, uint64_t) { return rng() % 3 != 0; };
+  if (bp) sim.outGate = [&rng](uint64_t) { return rng() % 2 == 0; };
+  Result r;
+  sim.sample = [&] {
+    if (sim.top->in0_ready) r.in0ReadySeen = true;
+  };
+  sim.start();
+  REQUIRE(sim.runUntilDone(200000));
+  r.out = sim.out;
+  r.outCyc = sim.outCyc;
+  r.in0Taken = sim.inCyc[0].size();
+  r.d = sim.inCyc[1].back();
+  if (!c.meta) r.d = std::max(r.d, sim.inCyc[0].back());
+  r.doneCyc = sim.cyc;
+  r.firstValid = sim.firstOutValid;
+  r.peak = sim.top->peak_words;
+  // The result stays put after done: no further beat, done stays high.
+  for (int i = 0; i < 5; ++i) sim.step();
+  CHECK(sim.out.size() == r.out.size());
+  CHECK(sim.top->done);
+  return r;
+}
+
+void checkBeats(const std::vector<Beat>& got, const std::vector<Beat>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("beat " << i << " got " << show(got[i]) << " want " << show(want[i]));
+    REQUIRE(got[i] == want[i]);
+  }
+}
+
+/// Beats, peak_words, in0 use, and (unstalled runs) the timing formula of the header.
+template <class V>
+Result checkCase(const Case& c, int W, bool gaps = false, bool bp = false, uint32_t seed = 1) {
+  INFO("E=" << c.E << " k=" << c.k << " B=" << c.B() << " tb=" << c.tb << " rb=" << c.rb
+            << " meta=" << c.meta << " gaps=" << gaps << " bp=" << bp);
+  const std::vector<Beat> want = refRoute(c, W);
+  Result r = runRoute<V>(c, W, gaps, bp, seed);
+  checkBeats(r.out, want);
+  const uint32_t B = uint32_t(c.B());
+  CHECK(r.peak == (c.meta ? B * 2u * uint32_t(c.k) : B * uint32_t(c.rb * W) + B * 2u * uint32_t(c.k)));
+  if (c.meta) {
+    CHECK(r.in0Taken == 0);
+    CHECK_FALSE(r.in0ReadySeen);
+  } else {
+    CHECK(r.in0Taken == size_t(c.B() * c.rb + 1));
+  }
+  if (!gaps && !bp) {
+    const uint64_t N = want.size();
+    // Collection from cycle 2 (start in cycle 0), one beat per cycle on each input.
+    const uint64_t inBeats = c.meta ? B : std::max<uint64_t>(B, uint64_t(B) * uint64_t(c.rb));
+    CHECK(r.d == 2 + inBeats);
+    CHECK(r.firstValid == r.d + 3);
+    CHECK(r.outCyc.front() == r.d + 3);
+    CHECK(r.outCyc.back() == r.d + 2 + N);
+    CHECK(r.doneCyc == r.d + 3 + N);
+    CHECK(r.doneCyc == 5 + inBeats + N);
+  }
+  return r;
+}
+
+/// The first `tokens` rows of a routing CSV (`token,expert_0,...`, CRLF line ends).
+std::vector<std::vector<uint32_t>> readCsv(const std::string& name, int tokens) {
+  const std::string path = std::string(STEPGEN_ROOT) + "/examples/moe/data/" + name;
+  std::ifstream f(path);
+  REQUIRE(f.good());
+  std::string line;
+  std::getline(f, line);  // header
+  REQUIRE(line.rfind("token,expert_0", 0) == 0);
+  std::vector<std::vector<uint32_t>> rows;
+  while (int(rows.size()) < tokens && std::getline(f, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::stringstream ss(line);
+    std::string field;
+    std::getline(ss, field, ',');
+    REQUIRE(std::stoi(field) == int(rows.size()));
+    std::vector<uint32_t> r;
+    while (std::getline(ss, field, ',')) r.push_back(uint32_t(std::stoul(field)));
+    rows.push_back(r);
+  }
+  REQUIRE(int(rows.size()) == tokens);
+  return rows;
+}
+
+/// E=4, k=2, B=6; expert 2 receives no token. Expert 0: tokens 0 1 3, expert 1: 0 2 4 5,
+/// expert 3: 1 2 3 4 5.
+Case smallCase() {
+  Case c;
+  c.E = 4;
+  c.k = 2;
+  c.rb = 2;
+  c.ids = {{0, 1}, {3, 0}, {1, 3}, {0, 3}, {3, 1}, {1, 3}};
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("sg_route small E=4 k=2 B=6, hand-written token order", "[rtl][route]") {
+  Case c = smallCase();
+  c.meta = true;
+  // static tb=2: e0 (0 1)(3 pad), e1 (0 2)(4 5), e3 (1 2)(3 4)(5 pad); e2 gives nothing.
+  c.tb = 2;
+  {
+    Result r = checkCase<Vsg_route_a>(c, 4);
+    const std::vector<uint32_t> t = {0, 1, 3, PAD, 0, 2, 4, 5, 1, 2, 3, 4, 5, PAD};
+    const std::vector<uint32_t> e = {0, 0, 0, 0, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3};
+    const std::vector<uint32_t> slot = {0, 1, 0, PAD, 1, 0, 1, 0, 0, 1, 1, 0, 1, PAD};
+    REQUIRE(r.out.size() == t.size() + 1);
+    for (size_t i = 0; i < t.size(); ++i) {
+      INFO("entry " << i);
+      CHECK(r.out[i].data[0] == t[i]);
+      CHECK(r.out[i].data[3] == e[i]);
+      CHECK(r.out[i].data[1] == (t[i] == PAD ? PAD : t[i] * 2 + slot[i]));
+      CHECK(r.out[i].stop == int(i % 2));
+    }
+    CHECK(r.out.back().kind == DONE);
+  }
+  // dynamic: e0 (0 1 3), e1 (0 2 4 5), e3 (1 2 3 4 5): stop 1 on entries 2, 6, 11.
+  c.tb = 0;
+  {
+    Result r = checkCase<Vsg_route_a>(c, 4);
+    REQUIRE(r.out.size() == 13);
+    for (size_t i = 0; i < 12; ++i) CHECK(r.out[i].stop == ((i == 2 || i == 6 || i == 11) ? 1 : 0));
+  }
+}
+
+TEST_CASE("sg_route small E=4 k=2 B=6, static and dynamic, both modes", "[rtl][route][timing]") {
+  for (int meta = 0; meta < 2; ++meta)
+    for (int tb : {2, 0, 1, 3, 7}) {
+      Case c = smallCase();
+      c.meta = meta != 0;
+      c.tb = tb;
+      checkCase<Vsg_route_a>(c, 4);
+      c.rb = 1;
+      checkCase<Vsg_route_a>(c, 4);
+    }
+}
+
+TEST_CASE("sg_route empty first and last experts, no tokens at all", "[rtl][route][timing]") {
+  // E=8 (MAXE): only experts 2, 5 used; experts 0 and 7 (first and last) get nothing.
+  for (int meta = 0; meta < 2; ++meta)
+    for (int tb : {0, 2, 4}) {
+      Case c;
+      c.E = 8;
+      c.k = 2;
+      c.rb = 3;
+      c.meta = meta != 0;
+      c.tb = tb;
+      c.ids = {{5, 2}, {2, 5}, {5, 2}};
+      checkCase<Vsg_route_a>(c, 4);
+      // B = 0: only DONE on the output, 3 cycles after the last DONE in.
+      c.ids.clear();
+      Result r = checkCase<Vsg_route_a>(c, 4);
+      CHECK(r.out.size() == 1);
+    }
+  // one token, one expert, k = 1; ids >= E are routed nowhere
+  Case c;
+  c.E = 3;
+  c.k = 2;
+  c.rb = 2;
+  c.tb = 4;
+  c.ids = {{1, 6}, {7, 7}, {2, 1}};
+  checkCase<Vsg_route_a>(c, 4);
+  c.meta = true;
+  checkCase<Vsg_route_a>(c, 4);
+}
+
+TEST_CASE("sg_route Mixtral-8x7B b64 trace, E=8 k=2", "[rtl][route][timing]") {
+  const auto ids = readCsv("routing_mixtral8x7b_b64.csv", 64);
+  for (int meta = 0; meta < 2; ++meta)
+    for (int tb : {8, 16, 64, 0}) {
+      Case c;
+      c.E = 8;
+      c.k = 2;
+      c.meta = meta != 0;
+      c.tb = tb;
+      c.ids = ids;
+      // a: E = MAXE, k = MAXK, D = 16 = ROWW
+      c.rb = 4;
+      checkCase<Vsg_route_a>(c, 4);
+      // b: E < MAXE, k < MAXK (slots k..3 carry expert 1 and must be ignored), D = 16
+      c.rb = 2;
+      checkCase<Vsg_route_b>(c, 8);
+    }
+}
+
+TEST_CASE("sg_route Mixtral trace under back-pressure and input gaps", "[rtl][route]") {
+  const auto ids = readCsv("routing_mixtral8x7b_b64.csv", 64);
+  uint32_t seed = 7;
+  for (int meta = 0; meta < 2; ++meta)
+    for (int tb : {8, 16, 64, 0}) {
+      Case c;
+      c.E = 8;
+      c.k = 2;
+      c.meta = meta != 0;
+      c.tb = tb;
+      c.ids = ids;
+      c.rb = 4;
+      const Result ref = checkCase<Vsg_route_a>(c, 4);
+      const Result bp = checkCase<Vsg_route_a>(c, 4, false, true, ++seed);
+      const Result gp = checkCase<Vsg_route_a>(c, 4, true, false, ++seed);
+      const Result both = checkCase<Vsg_route_a>(c, 4, true, true, ++seed);
+      checkBeats(bp.out, ref.out);
+      checkBeats(gp.out, ref.out);
+      checkBeats(both.out, ref.out);
+      // Output stalls only delay the read-out: first beat still 3 cycles after the last DONE.
+      CHECK(bp.outCyc.front() >= bp.d + 3);
+      CHECK(gp.firstValid == gp.d + 3);
+    }
+}
+
+TEST_CASE("sg_route Qwen3-30B-A3B b64 trace, E=128 k=8 (default size)", "[rtl][route][timing]") {
+  const auto ids = readCsv("routing_qwen3_30b_a3b_b64.csv", 64);
+  for (int meta = 0; meta < 2; ++meta)
+    for (int tb : {8, 64, 0}) {
+      Case c;
+      c.E = 128;
+      c.k = 8;
+      c.meta = meta != 0;
+      c.tb = tb;
+      c.ids = ids;
+      c.rb = 4;  // D = 64 = ROWW
+      checkCase<Vsg_route_c>(c, 16);
+    }
+  Case c;
+  c.E = 128;
+  c.k = 8;
+  c.tb = 16;
+  c.rb = 2;
+  c.ids = ids;
+  const Result a = checkCase<Vsg_route_c>(c, 16);
+  const Result b = checkCase<Vsg_route_c>(c, 16, true, true, 3);
+  checkBeats(b.out, a.out);
+}
