@@ -1,12 +1,15 @@
-// sg_ag: off-chip address generator, LinearOffChipLoad / LinearOffChipStore
-// (docs/hardware.md section 2).
+// sg_ag: off-chip address generator, LinearOffChipLoad / LinearOffChipStore, and
+// RandomOffChipLoad incl. the per-expert weight address generator (docs/hardware.md
+// section 2, docs step.md section 2).
 //
 // Parameters: W words per beat, P = W*4/64 pieces of 64 bytes per beat (one DRAM request),
 // AB address bits, OUTSTANDING beats in flight (response FIFO depth).
 //
 // Per-context configuration (sg_cfg_pkg AG_*): enable, store, rank, base, n0..n3, s0..s3,
-// rows, ppr, row_stride, in0_stopmap (unused: a store consumes stops, a load has no input;
-// in0_src belongs to the generated top).
+// rows, ppr, row_stride, random, per_group, idx_word, idx_stride, in0_stopmap (read by a
+// random load), in1_stopmap (read by a random store); a linear store consumes stops, a
+// linear load has no input; in0_src / in1_src belong to the generated top.
+// random = per_group = idx_word = idx_stride = 0 is the linear unit (in1 unused).
 //
 // The walk: for i3 < n3, i2 < n2, i1 < n1, i0 < n0 (levels above `rank` count as 1), one tile
 // per iteration at base + i3*s3 + i2*s2 + i1*s1 + i0*s0; a tile is rows x ppr pieces of 64
@@ -35,8 +38,69 @@
 // cycle, limited by OUTSTANDING and the DRAM's responses. DONE is valid the cycle after
 // the last data beat left the output register.
 //
+// Random load (store = 0, random = 1): in0 is an address stream (after the in0 stop map:
+// out level = map[3*s +: 3] on STOP beats and on DATA beats with last = 1). The index of a
+// DATA beat is the uint32 in word idx_word; index 0xFFFFFFFF is padding. Each address
+// element runs the whole walk above with base' = base + index*idx_stride (AB bits, wraps);
+// a padding element runs the same walk without DRAM requests, its beats leave as all-zero
+// DATA beats (same last / stops), in order with the other elements' data.
+//   per_group = 0: a DATA beat with last = 1 is an element (DATA beats with last = 0 are
+//     consumed without effect); its walk's last beat gets stop rank + s (s = the element's
+//     stop; the tiles inside the walk keep their walk stops). A STOP beat of level s >= 1
+//     becomes an output STOP beat of level rank + s, in order.
+//   per_group = 1 (expert weight addresses from an EagerMerge selector): a group is the
+//     beats up to and including the first with stop >= 1 (a DATA beat with last = 1 and
+//     stop >= 1, or a STOP beat); its index comes from its first DATA beat, the other beats
+//     are consumed without effect; the walk runs once per group and its last beat gets
+//     stop rank + s - 1 (s = the closing stop). A STOP beat of level s while no group is
+//     open is an empty group: nothing for s = 1, an output STOP of level rank + s - 1 for
+//     s >= 2.
+//   STOP beats mapped to level 0 are consumed without effect. Output stop levels saturate
+//   at 7 (the mapper keeps them <= 7). DONE on in0 is consumed (in0_ready = 0 afterwards
+//   until the context finishes); the output DONE follows everything else, and the context
+//   finishes when it is accepted. A group still open at DONE is dropped; with an empty walk
+//   (n = 0 at a used level, rows = 0, ppr = 0) elements produce nothing.
+//   Jobs: an accepted element / group-closing beat / STOP beat that produces output becomes
+//   a job in a 2-entry queue (the lookahead: up to 2 jobs wait while a walk issues); the
+//   beats that need a queue entry wait (in0_ready = 0) while the queue is full, all other
+//   beats are accepted at once, one per cycle. The walk engine takes the queue head:
+//     * a WALK job is taken in cycle t (the walk state loads at the edge of t, the base
+//       product is computed from the queue register) and its first request / padding beat
+//       issues in cycle t+1;
+//     * a STOP job is taken and issued in the same cycle t (it takes one entry of the
+//       OUTSTANDING budget, like a request, and no DRAM request).
+//   Taking: a job accepted on in0 in cycle a can be taken in cycle a+1 at the earliest; a
+//   WALK job can be taken in the cycle of the previous walk's last issue (no bubble between
+//   walks), a STOP job only in a later cycle (the engine must be idle); after a STOP job
+//   taken in cycle t the next job can be taken in t+1. So with an idle engine and an empty
+//   queue: element accepted in cycle a -> first request in a+2; STOP accepted in a -> issued
+//   in a+1. Back to back: walk B's first request in c+1 if walk A's last issue is in c and B
+//   was accepted in c-1 or earlier.
+//   Issue rate: one per cycle, request or padding beat, while fewer than OUTSTANDING output
+//   beats are in flight (a request also needs req_ready; a padding beat does not). Entries
+//   leave in order: a request's beat as a linear load's (response in c -> output valid in
+//   c+1); a padding beat or a STOP job issued in cycle c is at the head of the in-flight
+//   queue in c+1 at the earliest, i.e. valid at the output in c+2 when nothing older waits
+//   and the output register is free. Unstalled padding walk: one zero beat per cycle.
+//   DONE: valid the cycle after the last beat left the output register, at the earliest
+//   two cycles after the in0 DONE was accepted.
+// Random store (store = 1, random = 1): in1 is the address stream (in1_stopmap; elements,
+// groups, padding and the job queue as for a random load, except that STOP beats on in1 are
+// consumed without producing anything), in0 the data. Each element's walk takes the next
+// DATA beats of in0, one per write request as a linear store does (request in the cycle the
+// beat is taken, req_valid = in0_valid); a padding element's beats are consumed without a
+// request (one per cycle). in0 DATA beats wait (in0_ready = 0) while no walk is loaded; once
+// the in1 DONE was consumed, nothing is queued and no walk runs they are dropped. in0 STOP
+// beats are consumed at any time. The in0 DONE is consumed only after the in1 DONE, with
+// the queue empty and no walk running; the context finishes when it is consumed. No output
+// beats (no write acknowledgements). Walk timing: as for a load (a job accepted on in1 in
+// cycle a is taken in a+1 at the earliest, its first write can be taken in a+2).
+//
 // Ports: out_valid / out_beat come from registers. req_valid / req_addr in load mode are
-// functions of registers only; in store mode they follow in0_valid / in0_beat.
+// functions of registers only; in store mode they follow in0_valid / in0_beat. The ready of
+// the address port (in0 of a random load, in1 of a random store) is combinational from its
+// beat (kind, last, stop) and registers, not from its valid; in0_ready of a random store
+// from in0_beat's kind, req_ready and registers. in1_ready = 0 unless random store.
 module sg_ag #(
   parameter int W = 16,
   parameter int P = 1,
@@ -53,12 +117,12 @@ module sg_ag #(
   input  logic start,
   output logic done,
   output logic [((sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1)-1:0] ctx,
-  // A store reads kind and data; last / stop of input beats do not matter to an AG.
-  /* verilator lint_off UNUSEDSIGNAL */
   input  logic [32*W+5:0] in0_beat,
-  /* verilator lint_on UNUSEDSIGNAL */
   input  logic in0_valid,
   output logic in0_ready,
+  input  logic [32*W+5:0] in1_beat,   // random store: addresses
+  input  logic in1_valid,
+  output logic in1_ready,
   output logic [32*W+5:0] out_beat,
   output logic out_valid,
   input  logic out_ready,
@@ -78,7 +142,9 @@ module sg_ag #(
   localparam int OW = (OUTSTANDING > 1) ? $clog2(OUTSTANDING) : 1;  // FIFO pointer bits
   localparam int OC = $clog2(OUTSTANDING + 1);                       // 0..OUTSTANDING
   localparam logic [OW-1:0] O_LAST = OW'(OUTSTANDING - 1);
-  localparam logic [1:0] K_DATA = 2'd0, K_DONE = 2'd2;  // beat kinds (a store consumes STOP)
+  localparam logic [1:0] K_DATA = 2'd0, K_STOP = 2'd1, K_DONE = 2'd2;  // beat kinds
+  // in-flight entry types: a DRAM response, a padding (all-zero) DATA beat, a STOP beat
+  localparam logic [1:0] T_RESP = 2'd0, T_ZERO = 2'd1, T_STOP = 2'd2;
   localparam logic [1:0] S_IDLE = 2'd0, S_INIT = 2'd1, S_RUN = 2'd2;
 
   // ---------------------------------------------------------------- context sequencing
@@ -141,6 +207,10 @@ module sg_ag #(
   logic [4*16-1:0] cf_neff;   // n0..n3, levels above rank forced to 1
   logic [4*AB-1:0] cf_s;      // s0..s3
   logic cf_empty;             // the walk has no tile
+  logic cf_random, cf_pgroup;
+  logic [5:0] cf_iword;
+  logic [AB-1:0] cf_istride;
+  logic [23:0] cf_map;
 
   assign cc = cfg[32'(ctx_q) * CB +: CB];
   always_comb begin
@@ -158,6 +228,11 @@ module sg_ag #(
     cf_s[AB +: AB] = AB'(cc[sg_cfg_pkg::AG_S1_LSB +: sg_cfg_pkg::AG_S1_W]);
     cf_s[2*AB +: AB] = AB'(cc[sg_cfg_pkg::AG_S2_LSB +: sg_cfg_pkg::AG_S2_W]);
     cf_s[3*AB +: AB] = AB'(cc[sg_cfg_pkg::AG_S3_LSB +: sg_cfg_pkg::AG_S3_W]);
+    cf_random = cc[sg_cfg_pkg::AG_RANDOM_LSB];
+    cf_pgroup = cc[sg_cfg_pkg::AG_PER_GROUP_LSB];
+    cf_iword = cc[sg_cfg_pkg::AG_IDX_WORD_LSB +: 6];
+    cf_istride = AB'(cc[sg_cfg_pkg::AG_IDX_STRIDE_LSB +: sg_cfg_pkg::AG_IDX_STRIDE_W]);
+    cf_map = cf_store ? cc[sg_cfg_pkg::AG_IN1_STOPMAP_LSB +: 24] : cc[sg_cfg_pkg::AG_IN0_STOPMAP_LSB +: 24];
     cf_empty = (cf_rows == 16'd0) || (cf_ppr == 16'd0);
     for (int k = 0; k < 4; k++)
       if (cf_neff[16*k +: 16] == 16'd0) cf_empty = 1'b1;
@@ -242,12 +317,116 @@ module sg_ag #(
     end
   end
 
+  // ---------------------------------------------------------------- random: address input, jobs
+  // Address beat (in0 of a load, in1 of a store) after the stop map, its index word, and
+  // what it does (see the header).
+  logic [BW-1:0] a_beat;
+  logic a_valid;
+  logic [1:0] i_kind;
+  logic i_last;
+  logic [2:0] i_stop;
+  logic [31:0] i_idx;
+  always_comb begin
+    a_beat = cf_store ? in1_beat : in0_beat;
+    a_valid = cf_store ? in1_valid : in0_valid;
+    i_kind = a_beat[DW + 4 +: 2];
+    i_last = a_beat[DW + 3];
+    i_stop = a_beat[DW +: 3];
+    if (i_kind == K_STOP || (i_kind == K_DATA && i_last)) i_stop = cf_map[32'(i_stop) * 3 +: 3];
+    i_idx = a_beat[31:0];
+    for (int k = 0; k < W; k++)
+      if (32'(cf_iword) == k) i_idx = a_beat[32*k +: 32];
+  end
+
+  function automatic logic [2:0] sat3(input logic [3:0] v);
+    sat3 = (v > 4'd7) ? 3'd7 : v[2:0];  // assignment form: Yosys 0.23 rejects `return`
+  endfunction
+
+  // Job queue (2 entries): kind (0 = WALK, 1 = STOP), index (WALK), stop (WALK: added to the
+  // walk's final stop; STOP: the output level).
+  logic jq_kind_q [0:1];
+  logic [31:0] jq_idx_q [0:1];
+  logic [2:0] jq_s_q [0:1];
+  logic jq_rd_q, jq_wr_q;
+  logic [1:0] jq_cnt_q;
+  logic in_done_q;            // in0 DONE accepted
+  logic grp_open_q;           // per_group: a group's first DATA beat was seen
+  logic [31:0] grp_idx_q;     // ... and its index
+  logic cur_pad_q;            // the running walk is a padding walk
+  logic [2:0] cur_add_q;      // added to the stop of the running walk's last beat
+
+  logic is_rload, is_rand;
+  logic a_ready;              // the address beat is taken
+  logic in_idle;              // random: address stream done, nothing queued, no walk
+  logic i_push;               // the beat needs a job entry
+  logic i_push_kind;
+  logic [31:0] i_push_idx;
+  logic [2:0] i_push_s;
+  logic i_open;               // per_group: the beat opens a group
+  logic i_close;              // per_group: the beat closes the open group
+  logic i_fire;
+  logic jq_head_kind;
+  logic [31:0] jq_head_idx;
+  logic [2:0] jq_head_s;
+  logic [AB-1:0] jq_base;     // base of the head job's walk
+  logic pad_fire;             // a padding beat issues
+  logic walk_fire;            // a request or a padding beat issues
+  logic walk_last;            // ... and it is the walk's last
+  logic take_walk, take_stop; // the engine takes the queue head
+  logic [2:0] w_stop;         // stop of the issuing beat (if it ends a tile)
+
+  always_comb begin
+    i_push = 1'b0;
+    i_push_kind = 1'b0;
+    i_push_idx = i_idx;
+    i_push_s = 3'd0;
+    i_open = 1'b0;
+    i_close = 1'b0;
+    if (i_kind == K_DATA) begin
+      if (!cf_pgroup) begin
+        i_push = i_last;
+        i_push_s = i_stop;
+      end else if (i_last && i_stop != 3'd0) begin
+        i_push = 1'b1;
+        i_close = 1'b1;
+        i_push_s = i_stop - 3'd1;
+        if (grp_open_q) i_push_idx = grp_idx_q;
+      end else begin
+        i_open = !grp_open_q;
+      end
+    end else if (i_kind == K_STOP && i_stop != 3'd0) begin
+      if (!cf_pgroup) begin
+        i_push = !cf_store;
+        i_push_kind = 1'b1;
+        i_push_s = sat3({1'b0, cf_rank} + {1'b0, i_stop});
+      end else if (grp_open_q) begin
+        i_push = 1'b1;
+        i_close = 1'b1;
+        i_push_idx = grp_idx_q;
+        i_push_s = i_stop - 3'd1;
+      end else if (i_stop != 3'd1) begin
+        i_push = !cf_store;
+        i_push_kind = 1'b1;
+        i_push_s = sat3({1'b0, cf_rank} + {1'b0, i_stop - 3'd1});
+      end
+    end
+  end
+
+  assign is_rload = run && !cf_store && cf_random;
+  assign is_rand = run && cf_random;
+  assign a_ready = is_rand && !in_done_q && (!i_push || (jq_cnt_q != 2'd2));
+  assign in_idle = in_done_q && (jq_cnt_q == 2'd0) && wdone_q;
+  assign jq_head_kind = jq_kind_q[jq_rd_q];
+  assign jq_head_idx = jq_idx_q[jq_rd_q];
+  assign jq_head_s = jq_s_q[jq_rd_q];
+  assign jq_base = cf_base + AB'(jq_head_idx) * cf_istride;
+
   // ---------------------------------------------------------------- load: FIFOs, output
-  logic [3:0] meta_q [0:OUTSTANDING-1];   // {last, stop} per request, in order
+  logic [5:0] meta_q [0:OUTSTANDING-1];   // {type, last, stop} per in-flight entry, in order
   logic [DW-1:0] dq_q [0:OUTSTANDING-1];  // responses waiting for the output register
   logic [OW-1:0] mt_wr_q, mt_rd_q, dq_wr_q, dq_rd_q;
   logic [OC-1:0] dq_cnt_q;                // responses queued
-  logic [OC-1:0] infl_q;                  // requested, not yet in the output register
+  logic [OC-1:0] infl_q;                  // issued, not yet in the output register
   logic [BW-1:0] out_q;
   logic ov_q;
   logic dsent_q;                          // DONE loaded into the output register
@@ -255,35 +434,62 @@ module sg_ag #(
   logic is_load, is_store;
   logic in_kind_data;
   logic fire_req;       // a request is accepted this cycle
+  logic room;           // fewer than OUTSTANDING entries in flight
   logic can_out;
-  logic ld_data;        // a data beat moves to the output register
+  logic ld_resp;        // a response moves to the output register
+  logic ld_data;        // an in-flight entry moves to the output register
   logic ld_done;        // DONE moves to the output register
   logic byp;            // ... directly from resp_data
-  logic [3:0] meta_head;
+  logic resp_q;         // the response is queued
+  logic [5:0] meta_head;
+  logic head_resp;
 
   assign is_load = run && !cf_store;
   assign is_store = run && cf_store;
   assign in_kind_data = (in0_beat[DW + 4 +: 2] == K_DATA);
   assign can_out = !ov_q || out_ready;
   assign meta_head = meta_q[mt_rd_q];
+  assign head_resp = (meta_head[5:4] == T_RESP);
+  assign room = (infl_q < OC'(OUTSTANDING));
 
   always_comb begin
+    in1_ready = 1'b0;
     if (is_store) begin
-      req_valid = in0_valid && in_kind_data && !wdone_q;
-      in0_ready = !in_kind_data || wdone_q || req_ready;
+      req_valid = in0_valid && in_kind_data && !wdone_q && !cur_pad_q;
+      if (!cf_random) begin
+        in0_ready = !in_kind_data || wdone_q || req_ready;
+      end else begin
+        in1_ready = a_ready;
+        case (in0_beat[DW + 4 +: 2])
+          K_DATA: in0_ready = wdone_q ? in_idle : (cur_pad_q || req_ready);
+          K_DONE: in0_ready = in_idle;
+          default: in0_ready = 1'b1;
+        endcase
+      end
     end else begin
-      req_valid = is_load && !wdone_q && (infl_q < OC'(OUTSTANDING));
-      in0_ready = 1'b0;
+      req_valid = is_load && !wdone_q && !cur_pad_q && room;
+      in0_ready = a_ready;
     end
   end
   assign req_write = cf_store;
   assign req_addr = c_addr;
   assign req_wdata = cf_store ? in0_beat[DW-1:0] : '0;
   assign fire_req = req_valid && req_ready;
+  assign i_fire = a_valid && a_ready;
+
+  assign pad_fire = !wdone_q && cur_pad_q && (is_store ? (in0_valid && in_kind_data) : (is_load && room));
+  assign walk_fire = fire_req || pad_fire;
+  assign walk_last = walk_fire && c_tend && n_end;
+  assign take_walk = is_rand && (wdone_q || walk_last) && (jq_cnt_q != 2'd0) && !jq_head_kind;
+  assign take_stop = is_rload && wdone_q && (jq_cnt_q != 2'd0) && jq_head_kind && room;
+  assign w_stop = !c_tend ? 3'd0 : n_end ? sat3({1'b0, n_stop} + {1'b0, cur_add_q}) : n_stop;
 
   assign byp = (dq_cnt_q == '0);
-  assign ld_data = is_load && can_out && (!byp || resp_valid);
-  assign ld_done = is_load && can_out && wdone_q && (infl_q == '0) && !dsent_q;
+  assign ld_resp = is_load && can_out && (infl_q != '0) && head_resp && (!byp || resp_valid);
+  assign ld_data = ld_resp || (is_load && can_out && (infl_q != '0) && !head_resp);
+  assign ld_done = is_load && can_out && wdone_q && (infl_q == '0) && !dsent_q &&
+                   (!cf_random || (in_done_q && (jq_cnt_q == 2'd0)));
+  assign resp_q = is_load && resp_valid && !(ld_resp && byp);
   assign fin = run && (cf_store ? (in0_valid && in0_ready && (in0_beat[DW + 4 +: 2] == K_DONE))
                                 : (ov_q && out_ready && (out_q[DW + 4 +: 2] == K_DONE)));
   assign out_beat = out_q;
@@ -296,8 +502,11 @@ module sg_ag #(
       dsent_q <= 1'b0;
       infl_q <= '0;
       dq_cnt_q <= '0;
+      jq_cnt_q <= '0;
+      cur_pad_q <= 1'b0;
     end else if (st_q != S_RUN) begin
-      // Idle or INIT: start the walk of the (next) running context.
+      // Idle or INIT: start the walk of the (next) running context (a random load waits
+      // for its first job).
       ov_q <= 1'b0;
       dsent_q <= 1'b0;
       infl_q <= '0;
@@ -312,10 +521,28 @@ module sg_ag #(
       q_q <= 16'd0;
       row_q <= cf_base;
       pa_q <= cf_base;
-      wdone_q <= cf_empty;
+      wdone_q <= cf_empty || cf_random;
+      jq_cnt_q <= '0;
+      jq_rd_q <= 1'b0;
+      jq_wr_q <= 1'b0;
+      in_done_q <= 1'b0;
+      grp_open_q <= 1'b0;
+      cur_pad_q <= 1'b0;
+      cur_add_q <= 3'd0;
     end else begin
       // ---- walk
-      if (fire_req) begin
+      if (take_walk) begin
+        // the next job's walk (an empty walk leaves the engine idle: the job is dropped)
+        idx_q <= '0;
+        lbase_q <= {4{jq_base}};
+        r_q <= 16'd0;
+        q_q <= 16'd0;
+        row_q <= jq_base;
+        pa_q <= jq_base;
+        wdone_q <= cf_empty;
+        cur_pad_q <= (jq_head_idx == 32'hFFFF_FFFF);
+        cur_add_q <= jq_head_s;
+      end else if (walk_fire) begin
         if (c_tend) begin
           idx_q <= n_idx;
           lbase_q <= n_lbase;
@@ -330,23 +557,42 @@ module sg_ag #(
           row_q <= c_row;
           pa_q <= c_pa;
         end
-        if (!cf_store) begin
-          meta_q[mt_wr_q] <= {c_tend, c_tend ? n_stop : 3'd0};
-          mt_wr_q <= (mt_wr_q == O_LAST) ? '0 : mt_wr_q + 1'b1;
+      end
+      if ((walk_fire && !cf_store) || take_stop) begin
+        meta_q[mt_wr_q] <= take_stop ? {T_STOP, 1'b0, jq_head_s}
+                                     : {cur_pad_q ? T_ZERO : T_RESP, c_tend, w_stop};
+        mt_wr_q <= (mt_wr_q == O_LAST) ? '0 : mt_wr_q + 1'b1;
+      end
+      // ---- random load: input beats, job queue
+      if (i_fire) begin
+        if (i_kind == K_DONE) in_done_q <= 1'b1;
+        if (i_open) begin
+          grp_open_q <= 1'b1;
+          grp_idx_q <= i_idx;
+        end
+        if (i_close) grp_open_q <= 1'b0;
+        if (i_push) begin
+          jq_kind_q[jq_wr_q] <= i_push_kind;
+          jq_idx_q[jq_wr_q] <= i_push_idx;
+          jq_s_q[jq_wr_q] <= i_push_s;
+          jq_wr_q <= !jq_wr_q;
         end
       end
+      if (take_walk || take_stop) jq_rd_q <= !jq_rd_q;
+      jq_cnt_q <= jq_cnt_q + 2'(i_fire && i_push) - 2'(take_walk || take_stop);
       // ---- responses, output register
-      if (is_load && resp_valid && !(ld_data && byp)) begin
+      if (resp_q) begin
         dq_q[dq_wr_q] <= resp_data;
         dq_wr_q <= (dq_wr_q == O_LAST) ? '0 : dq_wr_q + 1'b1;
       end
-      dq_cnt_q <= dq_cnt_q + OC'(is_load && resp_valid && !(ld_data && byp)) - OC'(ld_data && !byp);
-      infl_q <= infl_q + OC'(fire_req && !cf_store) - OC'(ld_data);
+      dq_cnt_q <= dq_cnt_q + OC'(resp_q) - OC'(ld_resp && !byp);
+      infl_q <= infl_q + OC'((walk_fire && !cf_store) || take_stop) - OC'(ld_data);
       if (ld_data) begin
-        out_q <= {K_DATA, meta_head, byp ? resp_data : dq_q[dq_rd_q]};
+        out_q <= {(meta_head[5:4] == T_STOP) ? K_STOP : K_DATA, meta_head[3:0],
+                  !ld_resp ? {DW{1'b0}} : byp ? resp_data : dq_q[dq_rd_q]};
         ov_q <= 1'b1;
         mt_rd_q <= (mt_rd_q == O_LAST) ? '0 : mt_rd_q + 1'b1;
-        if (!byp) dq_rd_q <= (dq_rd_q == O_LAST) ? '0 : dq_rd_q + 1'b1;
+        if (ld_resp && !byp) dq_rd_q <= (dq_rd_q == O_LAST) ? '0 : dq_rd_q + 1'b1;
       end else if (ld_done) begin
         out_q <= {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
         ov_q <= 1'b1;

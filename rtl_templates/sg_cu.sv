@@ -1,19 +1,26 @@
 // sg_cu: compute unit -- Map(matmul) over Zip(a, b), Map(silu / mul / add), Accum(add, b),
-// Accum retile (docs/hardware.md section 2).
+// Accum retile, Map(mul) with Expand ("rowscale") (docs/hardware.md section 2).
 //
 // Parameters: W words per beat, LANES multiply-accumulate lanes, BUF_WORDS words of local
 // memory (word addresses BUF_ADDR_BITS wide in the configuration), BF16 = 1 for the
 // bf16_fp32 multiply format (operands truncated to bf16, exact product, fp32 add), 0 for
 // fp32. Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
 //
+// Tile packing: a tile of R x C words travels row-major, flattened, in ceil(R*C / W) DATA
+// beats (beat t = words t*W .. t*W+W-1); the unused words of a final partial beat are zero.
+// Static tiles are whole beats (the mapper requires R*C % W == 0 unless dyn_m or bt is set);
+// dynamic tiles (dyn_m) and bt outputs with N not a multiple of W may end in a partial beat.
+//
 // Per-context configuration (sg_cfg_pkg CU_*): enable, func, accum_b, mn, k, log2n, passes,
-// a_beats, b_beats, o_beats, a_base0/1, b_base0/1, o_base0/1, in0_stopmap, in1_stopmap
-// (inN_src belongs to the generated top). in0 goes through its stop map first: out level =
-// map[3*s +: 3] on STOP beats and on DATA beats with last = 1. Every output stop comes from
-// in0 (Zip: a pair carries its first stream's stops; in1 only contributes data and its beat
-// kind), so in1_stopmap has no observable effect and is not read.
-// func: 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile; any other value finishes an
-// enabled context at once.
+// a_beats, b_beats, o_beats, a_base0/1, b_base0/1, o_base0/1, dyn_m, bt, n, idx_word,
+// in0_stopmap, in1_stopmap (inN_src belongs to the generated top). dyn_m = bt = 0 (and func
+// != 7) is the static behaviour, bit- and cycle-identical to the unit before these fields.
+// in0 goes through its stop map first: out level = map[3*s +: 3] on STOP beats and on DATA
+// beats with last = 1. Every output stop comes from in0 (Zip: a pair carries its first
+// stream's stops; in1 only contributes data and its beat kind), so in1_stopmap has no
+// observable effect and is not read.
+// func: 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale; any other value
+// finishes an enabled context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -29,14 +36,50 @@
 //   * Drain: bank Y leaves as o_beats DATA beats (beat t = words t*W .. t*W+W-1), one per
 //     cycle, `last` + stop on the final one; a token leaves as one STOP (same level) or DONE.
 //   Banks alternate 0,1,0,... in every stage, so tiles and tokens keep their order.
+//   matmul with dyn_m = 1 (dynamic row count M, e.g. the tokens routed to one expert):
+//   * the a tile is however many beats arrive up to and including its `last` beat (a_beats
+//     is not read; the a bank must hold the largest tile). With K >= W (the mapper
+//     guarantees it) M = floor(a_beats*W / K) is exact; the loader counts it as the beats
+//     arrive (words of the open row += W per a beat; a row is complete when they reach K,
+//     at most one row per beat, no divider) and keeps mn = M*N for the bank. N = n if bt,
+//     else 1 << log2n. b is static (b_beats beats).
+//   * passes = ceil(mn / LANES): the pass with p*LANES + LANES >= mn is the last (the
+//     `passes` field is not read); o_beats = ceil(mn / W): the drain ends with the beat that
+//     reaches word mn (the `o_beats` field is not read); words >= mn of the final beat are 0.
+//     mn is not read either (the bank's own mn is used).
+//   matmul with bt = 1 (in1 = b transposed: an N x K row-major tile, weights stored
+//   [out, in] as in nn.Linear): N = field n, any value >= 1 (log2n is not read); lane l
+//   tracks its (i, j) = (o / N, o % N) incrementally: per pass j += LANES % N, i += LANES / N
+//   (+1 when j wraps past N); cycle k does acc = fp32_add(k == 0 ? +0 : acc,
+//   mul(a[i*K+k], b[j*K+k])). The per-lane start values (l / N, l % N) and (LANES / N,
+//   LANES % N) come from LANES+1 restoring dividers (one compare-subtract each per cycle)
+//   that run once per context, for SU = $clog2(LANES+1) cycles from the context's first
+//   cycle in RUN; the MAC stage starts nothing (tile or token) before they finish. The
+//   drain zeroes the words >= mn of the final beat (mn = M*N not a multiple of W). bt
+//   without dyn_m takes mn, passes and o_beats from the configuration (o_beats =
+//   ceil(mn / W)); bt with dyn_m computes them as above.
 // silu / mul / add: one beat per cycle, one register stage; mul / add need both inputs
 //   valid and take both (kind, last and stop from in0). silu(x) = fp32_mul(x, sigmoid(x)).
+//   They work word by word, so a partial final beat passes (its zero words give +0 for
+//   silu(+0), +0 * +0 and +0 + +0).
+// rowscale (Map(mul) with Expand: row r of each tile times a per-row scalar): in0 = a tile
+//   R x C, C = k (a multiple of W: k / W beats per row); in1 = one single-beat DATA element
+//   per row of in0, the scalar is its word idx_word (an fp32). Each in0 DATA beat needs the
+//   current row's in1 beat at in1's head and leaves as fp32_mul(x, scalar) word by word
+//   (fp32 even when BF16 = 1; one register stage, one beat per cycle, kind / last / stop
+//   from in0). The in1 beat is consumed together with the row's last beat (words of the
+//   row reach k, or in0's `last`). in0 STOP beats pass through (after the stop map) without
+//   touching in1; a STOP at in1's head is dropped in the cycle it is presented (in1's stops
+//   are ignored); in0's DONE waits for in1's DONE and both are consumed together.
 // accum (b = accum_b; tile = o_beats beats; banks o_base0 / o_base1): beat t of a tile is
 //   added word-wise into beat t of the accumulating bank (first tile of a group: +0 + x).
 //   A tile whose stop s >= b closes the group (output stop s - b); s < b is absorbed.
 //   STOP s < b is absorbed; STOP s >= b closes the group, or, if nothing was accumulated,
 //   emits a zero tile with stop s - b. The closed bank drains (as for matmul) while the
 //   other bank accumulates. DONE is queued behind the groups and emitted.
+//   accum with dyn_m = 1: a tile ends with its `last` beat (all tiles of a group have the
+//   same length, the mapper's promise) and the result drains with the length of the
+//   group's tiles; an empty group gives a zero tile of max(o_beats, 1) beats.
 // retile (b = accum_b): DATA beats pass through one register stage; `last` is kept only
 //   on a beat with last and stop s >= b, whose stop becomes s - b (all other beats: last 0,
 //   stop 0). STOP s > b becomes STOP s - b; STOP s <= b is absorbed (an empty group cannot
@@ -49,16 +92,26 @@
 //     La .. La+C-1 with C = passes*K; drain reads in cycles La+C .. La+C+o_beats-1; output
 //     beat t is valid in cycle La+C+1+t. Steady state max(a_beats, b_beats, C, o_beats)
 //     cycles per tile.
-//   silu / mul / add / retile: a beat accepted in cycle c is valid at the output in c+1;
-//     one beat per cycle.
+//     dyn_m: the same formulas with a_beats = the beats of this a tile (up to `last`),
+//     passes = ceil(M*N / LANES), o_beats = ceil(M*N / W), M = floor(a_beats*W / K): no
+//     extra cycle (M and mn are counted while the tile loads).
+//     bt: the same formulas, except that the MAC stage of a context starts at the earliest
+//     in cycle R + SU, R = the context's first RUN cycle (start + 2 for context 0, the
+//     cycle after INIT otherwise), SU = $clog2(LANES + 1). When the first beats are
+//     accepted in cycle R, the first output beat is valid in max(La, SU) + C + 1.
+//   silu / mul / add / retile / rowscale: a beat accepted in cycle c is valid at the output
+//     in c+1; one beat per cycle (rowscale: when the row's in1 beat is at in1's head; a
+//     STOP dropped from in1 costs in1 one cycle).
 //   accum: a group closed by the beat accepted in cycle c drains from cycle c+1, its first
 //     beat valid in c+2, one beat per cycle; one input beat per cycle (stalls only when the
-//     other bank still drains, e.g. groups of one tile with a blocked output).
+//     other bank still drains, e.g. groups of one tile with a blocked output). dyn_m: the
+//     same.
 //   A context switch costs one idle cycle (INIT) after the DONE beat is accepted.
 //
 // Ports: out_valid / out_beat come from registers. inN_ready are combinational from
-// registers, from the input's own beat kind, from out_ready (silu / mul / add / retile),
-// and for mul / add / matmul tokens from the other input's valid and beat kind.
+// registers, from the input's own beat kind, from out_ready (silu / mul / add / retile /
+// rowscale), and for mul / add / rowscale / matmul tokens from the other input's valid and
+// beat kind.
 //
 // Implementation note: the local memory `mem` and the lane accumulators `acc` are private to
 // the one always_ff block below and are written with blocking assignments. Verilator 5.006
@@ -67,6 +120,8 @@
 // comes before every write of it (phase 1 / phase 2 below), so the blocking order is the
 // register semantics. acc[32*l +: 32] is lane l's running sum: its k step reads and
 // rewrites it, and at k = K-1 phase 2 stores the updated value into the output bank.
+// The bt lane state (dividers, per-lane (i, j)) lives in packed vectors whose next values
+// are computed in an always_comb loop and registered whole, for the same reason.
 module sg_cu #(
   parameter int W = 16,
   parameter int LANES = 16,
@@ -111,6 +166,8 @@ module sg_cu #(
   localparam logic [FW-1:0] F_ADD = FW'(sg_cfg_pkg::CU_FUNC_ADD);
   localparam logic [FW-1:0] F_ACCUM = FW'(sg_cfg_pkg::CU_FUNC_ACCUM);
   localparam logic [FW-1:0] F_RETILE = FW'(sg_cfg_pkg::CU_FUNC_RETILE);
+  localparam logic [FW-1:0] F_ROWSCALE = FW'(sg_cfg_pkg::CU_FUNC_ROWSCALE);
+  localparam int SU = $clog2(LANES + 1);  // bt setup cycles: bits of the dividend LANES
   localparam logic [1:0] K_DATA = 2'd0, K_STOP = 2'd1, K_DONE = 2'd2;
   localparam logic [1:0] S_IDLE = 2'd0, S_INIT = 2'd1, S_RUN = 2'd2;
 
@@ -175,6 +232,10 @@ module sg_cu #(
   logic [4:0] cf_log2n;
   logic [BA-1:0] cf_abase0, cf_abase1, cf_bbase0, cf_bbase1, cf_obase0, cf_obase1;
   logic [23:0] cf_map0;
+  logic cf_dyn, cf_bt;
+  logic [15:0] cf_n;
+  logic [5:0] cf_idx;
+  logic [31:0] n_eff;           // N: n with bt, 1 << log2n otherwise
 
   assign cc = cfg[32'(ctx_q) * CB +: CB];
   always_comb begin
@@ -194,15 +255,21 @@ module sg_cu #(
     cf_obase0 = cc[sg_cfg_pkg::CU_O_BASE0_LSB +: BA];
     cf_obase1 = cc[sg_cfg_pkg::CU_O_BASE1_LSB +: BA];
     cf_map0 = cc[sg_cfg_pkg::CU_IN0_STOPMAP_LSB +: 24];
+    cf_dyn = cc[sg_cfg_pkg::CU_DYN_M_LSB];
+    cf_bt = cc[sg_cfg_pkg::CU_BT_LSB];
+    cf_n = cc[sg_cfg_pkg::CU_N_LSB +: 16];
+    cf_idx = cc[sg_cfg_pkg::CU_IDX_WORD_LSB +: 6];
+    n_eff = cf_bt ? 32'(cf_n) : (32'd1 << cf_log2n);
   end
 
-  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, bad_func;
+  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, bad_func;
   assign is_mm = run && (cf_func == F_MATMUL);
   assign is_ew1 = run && (cf_func == F_SILU);
   assign is_ew2 = run && (cf_func == F_MUL || cf_func == F_ADD);
   assign is_acc = run && (cf_func == F_ACCUM);
   assign is_rt = run && (cf_func == F_RETILE);
-  assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt);
+  assign is_rs = run && (cf_func == F_ROWSCALE);
+  assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs);
 
   // ---------------------------------------------------------------- inputs (stop maps)
   logic [1:0] k0, k1;
@@ -218,6 +285,12 @@ module sg_cu #(
     k1 = in1_beat[DW + 4 +: 2];
     d1 = in1_beat[DW-1:0];
   end
+  logic [31:0] rs_sc;           // rowscale: the scalar, word idx_word of in1
+  always_comb begin
+    rs_sc = 32'h0;
+    for (int w = 0; w < W; w++)
+      if (32'(cf_idx) == w) rs_sc = d1[32*w +: 32];
+  end
   // ---------------------------------------------------------------- state
   logic [31:0] mem [0:BUF_WORDS-1];   // local memory (private to the main block)
   logic [32*LANES-1:0] acc;           // lane accumulators, lane l at [32*l +: 32] (main block)
@@ -231,6 +304,10 @@ module sg_cu #(
   logic ld_sel_q;
   logic [15:0] a_cnt_q, b_cnt_q;
   logic [2:0] a_stop_q;
+  logic a_fin_q;                      // dyn_m: the loading bank's a tile is complete
+  logic [15:0] ld_rem_q;              // dyn_m: words of a's open row
+  logic [31:0] ld_mn_q;               // dyn_m: complete rows of a so far, times N
+  logic [31:0] ib_mn_q [0:1];         // dyn_m: mn of each input bank
   logic cp_sel_q, cp_osel_q;
   logic [15:0] p_q, k_q;
   logic [31:0] pbase_q;               // p_q * LANES
@@ -239,24 +316,39 @@ module sg_cu #(
   logic [1:0] ob_kind_q [0:1];
   logic [2:0] ob_stop_q [0:1];
   logic [1:0] ob_zero_q;
+  logic [31:0] ob_words_q [0:1];      // dyn_m / bt: valid words of the bank (the rest drain
+                                      // as 0; dyn_m: the drain ends at the beat reaching it)
   logic dr_sel_q;
   logic [15:0] dr_cnt_q;
   // accum
   logic acc_sel_q, acc_has_q;
   logic [15:0] acc_cnt_q;
+  logic [31:0] acc_words_q;           // dyn_m: words of the group's tiles
+  // rowscale
+  logic [15:0] rs_cnt_q;              // words of the open row already passed
+  logic rs_rowend;                    // in0's beat ends its row (consumes the in1 beat)
+  // bt: LANES+1 restoring dividers (lane l: l / N, l % N; entry LANES: LANES / N, LANES % N)
+  // and every lane's (i, j) for the current pass (valid from pass 1; pass 0 uses the
+  // dividers' results)
+  logic [7:0] su_q;
+  logic bt_rdy;
+  logic [16*(LANES+1)-1:0] dv_rem_q, dv_quo_q, dv_rem_d, dv_quo_d;
+  logic [16*LANES-1:0] li_q, lj_q, li_c, lj_c, li_n, lj_n;
 
   // ---------------------------------------------------------------- handshakes
-  logic can_out, mm_tok, mm_free, fire0, fire1, fin_ev;
+  logic can_out, mm_tok, mm_free, a_open, fire0, fire1, fin_ev;
   assign can_out = !ov_q || out_ready;
   assign mm_tok = (a_cnt_q == 16'd0) && (b_cnt_q == 16'd0) && in0_valid && in1_valid &&
                   (k0 != K_DATA) && (k1 != K_DATA);
   assign mm_free = is_mm && !eos_q && !ib_full_q[ld_sel_q];
+  assign a_open = cf_dyn ? !a_fin_q : (a_cnt_q < cf_abeats);
+  assign rs_rowend = ({1'b0, rs_cnt_q} + 17'(W) >= {1'b0, cf_k}) || l0;
 
   always_comb begin
     in0_ready = 1'b0;
     in1_ready = 1'b0;
     if (is_mm) begin
-      in0_ready = mm_free && (mm_tok || (k0 == K_DATA && a_cnt_q < cf_abeats));
+      in0_ready = mm_free && (mm_tok || (k0 == K_DATA && a_open));
       in1_ready = mm_free && (mm_tok || (k1 == K_DATA && b_cnt_q < cf_bbeats));
     end else if (is_ew1 || is_rt) begin
       in0_ready = !eos_q && can_out;
@@ -265,6 +357,14 @@ module sg_cu #(
       in1_ready = !eos_q && can_out && in0_valid;
     end else if (is_acc) begin
       in0_ready = !eos_q && !ob_full_q[acc_sel_q];
+    end else if (is_rs) begin
+      in0_ready = !eos_q && can_out &&
+                  ((k0 == K_STOP) || (in1_valid && (k0 == K_DATA) && (k1 == K_DATA)) ||
+                   (in1_valid && (k0 == K_DONE) && (k1 == K_DONE)));
+      in1_ready = !eos_q &&
+                  ((k1 == K_STOP) || (in0_valid && can_out &&
+                   (((k0 == K_DATA) && (k1 == K_DATA) && rs_rowend) ||
+                    ((k0 == K_DONE) && (k1 == K_DONE)))));
     end
   end
   assign fire0 = in0_valid && in0_ready;
@@ -279,30 +379,40 @@ module sg_cu #(
   logic mm_data;                // ... on a data tile
   logic kfirst, klast, plast;
   logic [31:0] abase_x, bbase_x, obase_y, nmask;
+  logic [31:0] cur_mn;          // mn of the tile in the MAC stage
   logic acc_go;                 // accum takes an input beat
   logic wu_go;                  // the W-word unit (accum / silu / mul / add) works
   logic dr_go;                  // the drain loads the output register
   logic [31:0] ld_abase, ld_bbase, acc_base, dr_base;
   logic [15:0] a_nxt, b_nxt;    // loader counts after this cycle's beats
   logic a_done_now;             // a's tile completes this cycle
+  logic a_complete;             // a's tile is complete after this cycle
   logic [2:0] a_st;             // a's stop if its last beat comes now
+  logic [16:0] rem2;            // dyn_m: words of a's open row with this beat
+  logic row_done;               // dyn_m: ... which completes the row
+  logic [15:0] rem_nxt;
+  logic [31:0] mn_nxt;          // dyn_m: mn after this cycle's a beat
+  logic [31:0] dr_words, dr_lim;  // drain: first word of this beat, valid words of the bank
   always_comb begin
     // The MAC array and the drain are gated by the bank flags alone: only matmul fills input
     // banks and only matmul / accum fill output banks (INIT clears them), so adding is_mm /
     // is_acc would change nothing -- but it would let Yosys prove these arithmetic cells
     // exclusive with the elementwise ones, and its `share` pass then merges them into cells
     // whose select depends on their own results (a combinational loop in Yosys 0.23).
-    mm_go = ib_full_q[cp_sel_q] && !ob_full_q[cp_osel_q];
+    // bt: nothing enters the MAC stage before the dividers are done (bt_rdy).
+    mm_go = ib_full_q[cp_sel_q] && !ob_full_q[cp_osel_q] && (!cf_bt || bt_rdy);
     mm_data = (ib_kind_q[cp_sel_q] == K_DATA);
     kfirst = (k_q == 16'd0);
     klast = ({1'b0, k_q} + 17'd1 >= {1'b0, cf_k});
-    plast = ({1'b0, p_q} + 17'd1 >= {1'b0, cf_passes});
+    cur_mn = cf_dyn ? ib_mn_q[cp_sel_q] : cf_mn;
+    if (cf_dyn) plast = ({1'b0, pbase_q} + 33'(LANES) >= {1'b0, cur_mn});
+    else plast = ({1'b0, p_q} + 17'd1 >= {1'b0, cf_passes});
     abase_x = cp_sel_q ? 32'(cf_abase1) : 32'(cf_abase0);
     bbase_x = cp_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0);
     obase_y = cp_osel_q ? 32'(cf_obase1) : 32'(cf_obase0);
     nmask = (32'd1 << cf_log2n) - 32'd1;
     acc_go = is_acc && fire0;
-    wu_go = (acc_go || ((is_ew1 || is_ew2) && fire0)) && (k0 == K_DATA);
+    wu_go = (acc_go || ((is_ew1 || is_ew2 || is_rs) && fire0)) && (k0 == K_DATA);
     dr_go = ob_full_q[dr_sel_q] && can_out;
     ld_abase = (ld_sel_q ? 32'(cf_abase1) : 32'(cf_abase0)) + 32'(a_cnt_q) * 32'(W);
     ld_bbase = (ld_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0)) + 32'(b_cnt_q) * 32'(W);
@@ -310,8 +420,58 @@ module sg_cu #(
     dr_base = (dr_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(dr_cnt_q) * 32'(W);
     a_nxt = a_cnt_q + 16'(fire0);
     b_nxt = b_cnt_q + 16'(fire1);
-    a_done_now = fire0 && (a_nxt == cf_abeats);
+    a_done_now = fire0 && (cf_dyn ? l0 : (a_nxt == cf_abeats));
+    a_complete = cf_dyn ? (a_fin_q || a_done_now) : (a_nxt == cf_abeats);
     a_st = l0 ? s0 : 3'd0;
+    rem2 = {1'b0, ld_rem_q} + 17'(W);
+    row_done = (rem2 >= {1'b0, cf_k});
+    rem_nxt = row_done ? 16'(rem2 - {1'b0, cf_k}) : 16'(rem2);
+    mn_nxt = ld_mn_q + (row_done ? n_eff : 32'd0);
+    dr_words = 32'(dr_cnt_q) * 32'(W);
+    dr_lim = ob_words_q[dr_sel_q];
+  end
+
+  // ---------------------------------------------------------------- bt lane state
+  // Restoring division of the constant l (0 <= l <= LANES, SU bits, MSB first) by N: step
+  // su (0 .. SU-1) brings down bit SU-1-su. Then per pass every lane advances its (i, j)
+  // by (LANES / N, LANES % N) with one wrap of j.
+  logic [16:0] dv_r2, lj_2;
+  logic dv_ge, lj_wrap;
+  logic [15:0] bt_q, bt_r;
+  always_comb begin
+    bt_rdy = (su_q >= 8'(SU));
+    for (int l = 0; l <= LANES; l++) begin
+      // step 0 starts from remainder 0 and quotient 0 (no reset of these wide registers)
+      dv_r2 = {(su_q == 8'd0) ? 16'd0 : dv_rem_q[16*l +: 16],
+               1'((32'(l) >> (32'(SU - 1) - 32'(su_q))) & 32'd1)};
+      dv_ge = (dv_r2 >= {1'b0, cf_n});
+      dv_rem_d[16*l +: 16] = dv_ge ? 16'(dv_r2 - {1'b0, cf_n}) : 16'(dv_r2);
+      dv_quo_d[16*l +: 16] = {(su_q == 8'd0) ? 15'd0 : dv_quo_q[16*l +: 15], dv_ge};
+    end
+    bt_q = dv_quo_q[16*LANES +: 16];
+    bt_r = dv_rem_q[16*LANES +: 16];
+    for (int l = 0; l < LANES; l++) begin
+      li_c[16*l +: 16] = (p_q == 16'd0) ? dv_quo_q[16*l +: 16] : li_q[16*l +: 16];
+      lj_c[16*l +: 16] = (p_q == 16'd0) ? dv_rem_q[16*l +: 16] : lj_q[16*l +: 16];
+      lj_2 = {1'b0, lj_c[16*l +: 16]} + {1'b0, bt_r};
+      lj_wrap = (lj_2 >= {1'b0, cf_n});
+      lj_n[16*l +: 16] = lj_wrap ? 16'(lj_2 - {1'b0, cf_n}) : 16'(lj_2);
+      li_n[16*l +: 16] = li_c[16*l +: 16] + bt_q + 16'(lj_wrap);
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n || st_q != S_RUN) begin
+      su_q <= 8'd0;
+    end else if (is_mm && cf_bt && !bt_rdy) begin
+      su_q <= su_q + 8'd1;
+      dv_rem_q <= dv_rem_d;
+      dv_quo_q <= dv_quo_d;
+    end
+    if (mm_go && mm_data && klast && !plast) begin
+      li_q <= li_n;
+      lj_q <= lj_n;
+    end
   end
 
   // ---------------------------------------------------------------- main block
@@ -356,6 +516,11 @@ module sg_cu #(
       acc_sel_q <= 1'b0;
       acc_has_q <= 1'b0;
       acc_cnt_q <= 16'd0;
+      acc_words_q <= 32'd0;
+      a_fin_q <= 1'b0;
+      ld_rem_q <= 16'd0;
+      ld_mn_q <= 32'd0;
+      rs_cnt_q <= 16'd0;
     end else begin
       ld_out = 1'b0;
       nb = '0;
@@ -364,28 +529,35 @@ module sg_cu #(
       // drain
       if (dr_go && ob_kind_q[dr_sel_q] == K_DATA) begin
         for (int w = 0; w < W; w++)
-          dtmp[32*w +: 32] = ob_zero_q[dr_sel_q] ? 32'h0 : mem[MI'(dr_base + 32'(w))];
+          dtmp[32*w +: 32] = (ob_zero_q[dr_sel_q] || (dr_words + 32'(w) >= dr_lim)) ? 32'h0 :
+                             mem[MI'(dr_base + 32'(w))];
       end
       // W-word unit: one fp32_add and one fp32_mul per word, shared by accum (old + x, the
-      // first tile of a group +0 + x), add (x + y), mul (x * y) and silu (x * sigmoid(x)).
+      // first tile of a group +0 + x), add (x + y), mul (x * y), silu (x * sigmoid(x)) and
+      // rowscale (x * the row's scalar).
       if (wu_go) begin
         for (int w = 0; w < W; w++) begin
           x = d0[32*w +: 32];
           y = d1[32*w +: 32];
           av = (is_acc && acc_has_q) ? mem[MI'(acc_base + 32'(w))] : 32'h0;
           sm = sg_fp_pkg::fp32_add(is_acc ? av : x, is_acc ? x : y);
-          bv = (cf_func == F_SILU) ? sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(x)) : y;
+          bv = (cf_func == F_SILU) ? sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(x)) :
+               (cf_func == F_ROWSCALE) ? rs_sc : y;
           pr = sg_fp_pkg::fp32_mul(x, bv);
-          wtmp[32*w +: 32] = (cf_func == F_SILU || cf_func == F_MUL) ? pr : sm;
+          wtmp[32*w +: 32] = (cf_func == F_SILU || cf_func == F_MUL || cf_func == F_ROWSCALE) ? pr : sm;
         end
       end
       // MAC array: one k step of one pass, every active lane
       if (mm_go && mm_data) begin
         for (int l = 0; l < LANES; l++) begin
           mo = pbase_q + 32'(l);
-          if (mo < cf_mn) begin
-            av = mem[MI'(abase_x + (mo >> cf_log2n) * 32'(cf_k) + 32'(k_q))];
-            bv = mem[MI'(bbase_x + (32'(k_q) << cf_log2n) + (mo & nmask))];
+          if (mo < cur_mn) begin
+            // One read per operand (the address muxed): two exclusive reads would let Yosys
+            // `share` merge them into a cell that feeds its own select.
+            av = mem[MI'(abase_x + (cf_bt ? 32'(li_c[16*l +: 16]) : (mo >> cf_log2n)) * 32'(cf_k) +
+                         32'(k_q))];
+            bv = mem[MI'(cf_bt ? (bbase_x + 32'(lj_c[16*l +: 16]) * 32'(cf_k) + 32'(k_q)) :
+                                 (bbase_x + (32'(k_q) << cf_log2n) + (mo & nmask)))];
             if (BF16 != 0) pr = sg_fp_pkg::bf16_mul(av, bv);
             else pr = sg_fp_pkg::fp32_mul(av, bv);
             acc[32*l +: 32] = sg_fp_pkg::fp32_add(kfirst ? 32'h0 : acc[32*l +: 32], pr);
@@ -409,7 +581,7 @@ module sg_cu #(
       if (mm_go && mm_data && klast) begin
         for (int l = 0; l < LANES; l++) begin
           mo = pbase_q + 32'(l);
-          if (mo < cf_mn) mem[MI'(obase_y + mo)] = acc[32*l +: 32];
+          if (mo < cur_mn) mem[MI'(obase_y + mo)] = acc[32*l +: 32];
         end
       end
 
@@ -423,16 +595,25 @@ module sg_cu #(
         if (k0 == K_DONE) eos_q <= 1'b1;
       end else if (is_mm && (fire0 || fire1)) begin
         if (a_done_now) a_stop_q <= a_st;
-        if ((a_nxt == cf_abeats) && (b_nxt == cf_bbeats)) begin
+        if (a_complete && (b_nxt == cf_bbeats)) begin
           ib_full_q[ld_sel_q] <= 1'b1;
           ib_kind_q[ld_sel_q] <= K_DATA;
           ib_stop_q[ld_sel_q] <= a_done_now ? a_st : a_stop_q;
+          ib_mn_q[ld_sel_q] <= fire0 ? mn_nxt : ld_mn_q;
           ld_sel_q <= !ld_sel_q;
           a_cnt_q <= 16'd0;
           b_cnt_q <= 16'd0;
+          a_fin_q <= 1'b0;
+          ld_rem_q <= 16'd0;
+          ld_mn_q <= 32'd0;
         end else begin
           a_cnt_q <= a_nxt;
           b_cnt_q <= b_nxt;
+          if (a_done_now) a_fin_q <= 1'b1;
+          if (fire0) begin
+            ld_rem_q <= rem_nxt;
+            ld_mn_q <= mn_nxt;
+          end
         end
       end
 
@@ -444,6 +625,7 @@ module sg_cu #(
           ob_kind_q[cp_osel_q] <= ib_kind_q[cp_sel_q];
           ob_stop_q[cp_osel_q] <= ib_stop_q[cp_sel_q];
           ob_zero_q[cp_osel_q] <= 1'b0;
+          ob_words_q[cp_osel_q] <= (cf_dyn || cf_bt) ? cur_mn : 32'hFFFF_FFFF;
           cp_sel_q <= !cp_sel_q;
           cp_osel_q <= !cp_osel_q;
           k_q <= 16'd0;
@@ -461,17 +643,20 @@ module sg_cu #(
       // ---- accum
       if (acc_go) begin
         if (k0 == K_DATA) begin
-          tend = ({1'b0, acc_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
+          if (cf_dyn) tend = l0;
+          else tend = ({1'b0, acc_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
           st = l0 ? s0 : 3'd0;
           if (!tend) begin
             acc_cnt_q <= acc_cnt_q + 16'd1;
           end else begin
             acc_cnt_q <= 16'd0;
+            acc_words_q <= 32'(acc_cnt_q) * 32'(W) + 32'(W);
             if (st >= cf_b) begin
               ob_full_q[acc_sel_q] <= 1'b1;
               ob_kind_q[acc_sel_q] <= K_DATA;
               ob_stop_q[acc_sel_q] <= st - cf_b;
               ob_zero_q[acc_sel_q] <= 1'b0;
+              ob_words_q[acc_sel_q] <= cf_dyn ? 32'(acc_cnt_q) * 32'(W) + 32'(W) : 32'hFFFF_FFFF;
               acc_sel_q <= !acc_sel_q;
               acc_has_q <= 1'b0;
             end else begin
@@ -484,6 +669,8 @@ module sg_cu #(
             ob_kind_q[acc_sel_q] <= K_DATA;
             ob_stop_q[acc_sel_q] <= s0 - cf_b;
             ob_zero_q[acc_sel_q] <= !acc_has_q;
+            ob_words_q[acc_sel_q] <= !cf_dyn ? 32'hFFFF_FFFF :
+                                     acc_has_q ? acc_words_q : 32'(cf_obeats) * 32'(W);
             acc_sel_q <= !acc_sel_q;
             acc_has_q <= 1'b0;
           end
@@ -505,7 +692,8 @@ module sg_cu #(
           ob_full_q[dr_sel_q] <= 1'b0;
           dr_sel_q <= !dr_sel_q;
         end else begin
-          tend = ({1'b0, dr_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
+          if (cf_dyn) tend = ({1'b0, dr_words} + 33'(W) >= {1'b0, dr_lim});
+          else tend = ({1'b0, dr_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
           nb = {K_DATA, tend, tend ? ob_stop_q[dr_sel_q] : 3'd0, dtmp};
           if (tend) begin
             ob_full_q[dr_sel_q] <= 1'b0;
@@ -517,8 +705,9 @@ module sg_cu #(
         end
       end
 
-      // ---- elementwise: silu / mul / add (results from the W-word unit)
-      if ((is_ew1 || is_ew2) && fire0) begin
+      // ---- elementwise: silu / mul / add / rowscale (results from the W-word unit)
+      if (is_rs && fire0 && k0 == K_DATA) rs_cnt_q <= rs_rowend ? 16'd0 : rs_cnt_q + 16'(W);
+      if ((is_ew1 || is_ew2 || is_rs) && fire0) begin
         ld_out = 1'b1;
         if (k0 == K_DATA) begin
           nb = {K_DATA, l0, l0 ? s0 : 3'd0, wtmp};

@@ -102,7 +102,12 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   ag.add("rows", 16);
   ag.add("ppr", 16);
   ag.add("row_stride", ab);
-  ag.ports(1, l.srcBits);
+  // RandomOffChipLoad (sg_ag.sv header): in0 carries indices; tile base += index*idx_stride.
+  ag.add("random", 1);
+  ag.add("per_group", 1);   // one walk per group of in0 (stop >= 1), index from its first beat
+  ag.add("idx_word", 6);    // word of the address beat that holds the uint32 index
+  ag.add("idx_stride", ab); // bytes per index step
+  ag.ports(2, l.srcBits);   // in1: the address stream of a random store (in0 = data)
   l.ag = ag.k;
 
   LayoutBuilder cu{{UnitKind::Compute, {}, 0, 0}};
@@ -118,6 +123,11 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   cu.add("o_beats", 16);
   for (const char* n : {"a_base0", "a_base1", "b_base0", "b_base1", "o_base0", "o_base1"})
     cu.add(n, l.bufAddrBits);
+  // Dynamic tiles and transposed weights (sg_cu.sv header): all 0 = the static behaviour.
+  cu.add("dyn_m", 1);     // matmul: M from the a tile's beats; accum: tile length from `last`
+  cu.add("bt", 1);        // matmul: in1 carries b transposed (N x K), N = field n
+  cu.add("n", 16);        // N for bt (and for dyn_m with bt); need not be a power of two
+  cu.add("idx_word", 6);  // rowscale: word of the in1 beat that holds the row's scalar
   cu.ports(2, l.srcBits);
   l.cu = cu.k;
 
@@ -169,6 +179,7 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_ADD = {};\n", int(CuFunc::Add));
   s += fmt::format("  localparam int CU_FUNC_ACCUM = {};\n", int(CuFunc::Accum));
   s += fmt::format("  localparam int CU_FUNC_RETILE = {};\n", int(CuFunc::Retile));
+  s += fmt::format("  localparam int CU_FUNC_ROWSCALE = {};\n", int(CuFunc::RowScale));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

@@ -65,6 +65,6 @@ ConfigLayout buildConfigLayout(const ArchModel& a);
 std::string emitConfigPackage(const ConfigLayout& l);
 
 /// CU operation codes (field cu.func); shared by mapper, model and RTL (via the package).
-enum class CuFunc : int { None = 0, Matmul = 1, Silu = 2, Mul = 3, Add = 4, Accum = 5, Retile = 6 };
+enum class CuFunc : int { None = 0, Matmul = 1, Silu = 2, Mul = 3, Add = 4, Accum = 5, Retile = 6, RowScale = 7 };
 
 }  // namespace stepgen

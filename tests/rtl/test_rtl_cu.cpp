@@ -5,6 +5,10 @@
 //   * matmul timing: first output beat and steady-state cycles per tile, compute-, load-
 //     and drain-bound, against max(a_beats, b_beats, passes*K, o_beats);
 //   * silu / mul / add; accum (step.md stop rules, empty groups); retile; contexts.
+//   * dynamic tiles: dyn_m matmul (M from the a tile, outputs ending in partial beats), bt
+//     matmul (b transposed, N = 1, 3, 5, 6, 12), dyn_m accum, rowscale, partial final beats
+//     through silu / mul / add; bit-exact against plain loops, with STOP tokens,
+//     back-pressure and the documented timing (incl. the bt divider setup).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -570,4 +574,559 @@ TEST_CASE("sg_cu contexts: order, skipping, ctx port, done", "[rtl][cu]") {
     // in t+1).
     CHECK(sim.inCyc[0][2] == sim.outCyc[1] + 2);
   }
+}
+
+// ==================================================================== dynamic tiles
+// dyn_m (dynamic row count M), bt (b transposed, N any value), rowscale, partial final
+// beats (tile packing rule: ceil(R*C/W) beats, unused words of the final beat zero).
+namespace {
+
+constexpr int SU = 4;  // bt divider setup cycles: $clog2(LANES + 1) for LANES = 8
+
+int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+
+/// Words padded with zeros to whole beats.
+std::vector<uint32_t> padBeats(std::vector<uint32_t> v) {
+  v.resize(size_t(ceilDiv(int(v.size()), W) * W), 0u);
+  return v;
+}
+
+/// A tile as beats by the packing rule (final beat zero-padded), last + stop on the final.
+std::vector<Beat> packTile(const std::vector<uint32_t>& words, int stop) {
+  return tileBeats(padBeats(words), W, stop);
+}
+
+/// Reference, written independently of the RTL's order of lanes and passes:
+/// out[i*N+j] = sum over k = 0..K-1, sequentially from +0, of mul(a[i*K+k], B(k, j)) with
+/// B(k, j) = b[j*K+k] when bt, else b[k*N+j].
+std::vector<uint32_t> refMm(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, int M, int K,
+                            int N, bool bt, bool bf16) {
+  std::vector<uint32_t> o(size_t(M * N));
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      uint32_t acc = 0;
+      for (int k = 0; k < K; ++k) {
+        const uint32_t x = a[size_t(i * K + k)];
+        const uint32_t y = bt ? b[size_t(j * K + k)] : b[size_t(k * N + j)];
+        acc = fp32Add(acc, bf16 ? bf16Mul(x, y) : fp32Mul(x, y));
+      }
+      o[size_t(i * N + j)] = acc;
+    }
+  return o;
+}
+
+struct MmItem {
+  int kind;  ///< DATA, STOP or DONE
+  int stop;
+  int M;     ///< rows of a (DATA)
+};
+
+struct MmCfg {
+  int K, N;
+  bool dyn, bt;
+};
+
+/// Configures a matmul context. dyn: a_beats, mn, passes, o_beats are left 0 (not read);
+/// static: from Mstatic. Banks: a A words, b B, out O (each rounded up to whole beats);
+/// two banks each, or one shared bank pair (a0 = a1 ...) when `share` (only valid with one
+/// data tile in the stream).
+void setMmDyn(CfgVec& c, int ctx, const MmCfg& m, int Mmax, int Mstatic, bool share) {
+  const int A = ceilDiv(Mmax * m.K, W) * W, B = ceilDiv(m.K * m.N, W) * W, O = ceilDiv(Mmax * m.N, W) * W;
+  const int banks = share ? 1 : 2;
+  REQUIRE(banks * (A + B + O) <= 256);
+  c.set(ctx, "enable", 1);
+  c.set(ctx, "func", 1);
+  c.set(ctx, "k", uint64_t(m.K));
+  c.set(ctx, "b_beats", uint64_t(ceilDiv(m.K * m.N, W)));
+  c.set(ctx, "dyn_m", m.dyn ? 1u : 0u);
+  c.set(ctx, "bt", m.bt ? 1u : 0u);
+  if (m.bt) c.set(ctx, "n", uint64_t(m.N));
+  else c.set(ctx, "log2n", uint64_t(ilog2(m.N)));
+  if (!m.dyn) {
+    const int mn = Mstatic * m.N;
+    c.set(ctx, "mn", uint64_t(mn));
+    c.set(ctx, "passes", uint64_t(ceilDiv(mn, LANES)));
+    c.set(ctx, "a_beats", uint64_t(ceilDiv(Mstatic * m.K, W)));
+    c.set(ctx, "o_beats", uint64_t(ceilDiv(mn, W)));
+  }
+  const int a1 = share ? 0 : A;
+  const int b0 = banks * A, b1 = b0 + (share ? 0 : B);
+  const int o0 = banks * (A + B), o1 = o0 + (share ? 0 : O);
+  c.set(ctx, "a_base0", 0);
+  c.set(ctx, "a_base1", uint64_t(a1));
+  c.set(ctx, "b_base0", uint64_t(b0));
+  c.set(ctx, "b_base1", uint64_t(b1));
+  c.set(ctx, "o_base0", uint64_t(o0));
+  c.set(ctx, "o_base1", uint64_t(o1));
+  c.identityMap(ctx, 0);
+  c.identityMap(ctx, 1);
+}
+
+void requireItems(const std::vector<Item>& got, const std::vector<Item>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("item " << i);
+    CHECK(got[i].kind == want[i].kind);
+    CHECK(got[i].stop == want[i].stop);
+    requireWords(got[i].words, want[i].words);
+  }
+}
+
+/// Runs a stream of matmul tiles / tokens through one context; checks every output word
+/// (M*N results, then zeros to the end of the final beat) against refMm.
+template <class V>
+void mmDynExact(bool bf16, const MmCfg& m, const std::vector<MmItem>& seq, bool backpressure, unsigned seed) {
+  stepgen::enableFtzDaz();
+  std::mt19937 g(seed);
+  int Mmax = 0, Mstatic = 0, tiles = 0;
+  for (const MmItem& x : seq)
+    if (x.kind == DATA) {
+      Mmax = std::max(Mmax, x.M);
+      if (!m.dyn) {
+        if (tiles) REQUIRE(x.M == Mstatic);
+        Mstatic = x.M;
+      }
+      ++tiles;
+    }
+  const int A = ceilDiv(Mmax * m.K, W) * W, B = ceilDiv(m.K * m.N, W) * W, O = ceilDiv(Mmax * m.N, W) * W;
+  const bool share = 2 * (A + B + O) > 256;
+  if (share) REQUIRE(tiles == 1);
+  CfgVec c = newCfg();
+  setMmDyn(c, 0, m, Mmax, Mstatic, share);
+  StreamSim<V, 2> sim(W);
+  sim.config(c);
+  std::vector<Item> want;
+  for (const MmItem& x : seq) {
+    if (x.kind != DATA) {
+      Beat b = x.kind == STOP ? stopBeat(x.stop, W) : doneBeat(W);
+      sim.in[0].push_back(b);
+      sim.in[1].push_back(b);
+      want.push_back({x.kind, x.kind == STOP ? x.stop : 0, {}});
+      continue;
+    }
+    std::vector<uint32_t> a = randWords(g, size_t(x.M * m.K)), b = randWords(g, size_t(m.K * m.N));
+    if (x.M == 3) {  // specials in one tile: signed zeros, subnormals, overflow, inf, NaN
+      const uint32_t sp[] = {0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x7F7FFFFF,
+                             0xFF7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00001, 0x3F800000};
+      for (size_t i = 0; i < a.size(); i += 3) a[i] = sp[(i * 7) % 10];
+    }
+    append(sim.in[0], packTile(a, x.stop));
+    append(sim.in[1], packTile(b, x.stop));
+    want.push_back({DATA, x.stop, padBeats(refMm(a, b, x.M, m.K, m.N, m.bt, bf16))});
+  }
+  if (backpressure) {
+    std::mt19937 r(seed + 1);
+    sim.inGate = [&r](int, uint64_t) { return (r() % 3) != 0; };
+    sim.outGate = [&r](uint64_t) { return (r() % 2) != 0; };
+  }
+  sim.start();
+  REQUIRE(sim.runUntilDone(40000));
+  requireItems(group(sim.out), want);
+  CHECK(sim.in[0].empty());
+  CHECK(sim.in[1].empty());
+}
+
+/// `tiles` equal data tiles (M rows) then DONE, inputs always valid, output always ready.
+/// Returns the first output beat of every tile relative to the first accepted input beat,
+/// and checks that each tile's beats come one per cycle.
+template <class V>
+std::vector<uint64_t> mmDynFirsts(const MmCfg& m, int M, int tiles) {
+  stepgen::enableFtzDaz();
+  std::mt19937 g(21);
+  CfgVec c = newCfg();
+  setMmDyn(c, 0, m, M, M, false);
+  StreamSim<V, 2> sim(W);
+  sim.config(c);
+  for (int t = 0; t < tiles; ++t) {
+    append(sim.in[0], packTile(randWords(g, size_t(M * m.K)), 0));
+    append(sim.in[1], packTile(randWords(g, size_t(m.K * m.N)), 0));
+  }
+  sim.in[0].push_back(doneBeat(W));
+  sim.in[1].push_back(doneBeat(W));
+  sim.start();
+  REQUIRE(sim.runUntilDone(20000));
+  const uint64_t t0 = sim.inCyc[0].at(0);
+  REQUIRE(sim.inCyc[1].at(0) == t0);
+  REQUIRE(t0 == 2);  // start in cycle 0, INIT in 1, the first RUN cycle R = 2
+  std::vector<uint64_t> firsts;
+  bool startOfTile = true;
+  int beats = 0;
+  for (size_t i = 0; i < sim.out.size(); ++i) {
+    if (sim.out[i].kind != DATA) break;
+    if (startOfTile) firsts.push_back(sim.outCyc[i] - t0);
+    else CHECK(sim.outCyc[i] == sim.outCyc[i - 1] + 1);
+    ++beats;
+    startOfTile = sim.out[i].last;
+  }
+  REQUIRE(int(firsts.size()) == tiles);
+  CHECK(beats == tiles * ceilDiv(M * m.N, W));  // o_beats = ceil(M*N / W) per tile
+  return firsts;
+}
+
+/// Checks the documented timing: first beat at max(La, setup) + C + 1, then one tile every
+/// max(a_beats, b_beats, C, o_beats) cycles; setup = SU with bt, else 0.
+template <class V>
+void mmDynTimingCase(const MmCfg& m, int M) {
+  const int aB = ceilDiv(M * m.K, W), bB = ceilDiv(m.K * m.N, W);
+  const int mn = M * m.N, C = ceilDiv(mn, LANES) * m.K, oB = ceilDiv(mn, W);
+  const int La = std::max(aB, bB);
+  const uint64_t first = uint64_t(std::max(La, m.bt ? SU : 0) + C + 1);
+  const uint64_t period = uint64_t(std::max({aB, bB, C, oB}));
+  INFO("M=" << M << " K=" << m.K << " N=" << m.N << " dyn=" << m.dyn << " bt=" << m.bt << " La=" << La
+            << " C=" << C << " o_beats=" << oB);
+  const std::vector<uint64_t> f = mmDynFirsts<V>(m, M, 5);
+  CHECK(f[0] == first);
+  for (size_t i = 1; i < f.size(); ++i) CHECK(f[i] - f[i - 1] == period);
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu dyn_m matmul: M from the a tile, partial output beats", "[rtl][cu][dyn]") {
+  // N = 2 (log2n path): M*N = 2, 6, 10 end in partial beats on W = 4; M = 16: 32 words.
+  // Output banks alternate (tokens too): 5 -> o0, 1 -> o1, STOP, 3 -> o1, 3 -> o0 (stale
+  // words of the 5-row tile behind it must drain as 0), 1 -> o1, 5 -> o0.
+  const std::vector<MmItem> mixed = {{DATA, 0, 5}, {DATA, 1, 1}, {STOP, 1, 0}, {DATA, 0, 3},
+                                     {DATA, 2, 3}, {DATA, 1, 1}, {DATA, 0, 5}, {DONE, 0, 0}};
+  const std::vector<MmItem> big = {{STOP, 2, 0}, {DATA, 1, 16}, {DONE, 0, 0}};
+  for (int K : {8, 12}) {
+    INFO("K = " << K);
+    mmDynExact<Vsg_cu_fp32>(false, {K, 2, true, false}, mixed, false, 100u + unsigned(K));
+    mmDynExact<Vsg_cu_bf16>(true, {K, 2, true, false}, mixed, false, 200u + unsigned(K));
+    mmDynExact<Vsg_cu_fp32>(false, {K, 2, true, false}, big, false, 300u + unsigned(K));
+    mmDynExact<Vsg_cu_bf16>(true, {K, 2, true, false}, big, false, 400u + unsigned(K));
+  }
+  // N = 4, K = 6 (a tile's final beat is itself partial: M*6 words).
+  mmDynExact<Vsg_cu_fp32>(false, {6, 4, true, false}, mixed, false, 500u);
+}
+
+TEST_CASE("sg_cu bt matmul: b transposed, N not a power of two", "[rtl][cu][bt]") {
+  // Static bt (mn, passes, o_beats from the configuration; o_beats = ceil(mn / W)).
+  auto stat = [](int M) {
+    return std::vector<MmItem>{{DATA, 0, M}, {DATA, 1, M}, {STOP, 1, 0}, {DATA, 2, M}, {DONE, 0, 0}};
+  };
+  mmDynExact<Vsg_cu_fp32>(false, {8, 3, false, true}, stat(3), false, 600u);   // mn 9: 3 beats
+  mmDynExact<Vsg_cu_bf16>(true, {8, 3, false, true}, stat(3), false, 601u);
+  mmDynExact<Vsg_cu_fp32>(false, {12, 6, false, true}, stat(2), false, 602u);  // mn 12, K = 12
+  mmDynExact<Vsg_cu_bf16>(true, {8, 6, false, true}, stat(3), false, 603u);    // mn 18: 5 beats
+  mmDynExact<Vsg_cu_fp32>(false, {4, 12, false, true}, stat(2), false, 604u);  // N > LANES
+  mmDynExact<Vsg_cu_fp32>(false, {4, 1, false, true}, stat(5), false, 605u);   // N = 1
+  // bt with dyn_m: M from the a tile, N = 3 and 6.
+  const std::vector<MmItem> mixed = {{DATA, 0, 5}, {DATA, 1, 1}, {STOP, 1, 0}, {DATA, 0, 3},
+                                     {DATA, 2, 3}, {DATA, 1, 1}, {DONE, 0, 0}};
+  // (Banks: with N = 6, K = 12 two 5-row a banks, b and out banks exceed 256 words.)
+  for (int K : {8, 12}) {
+    INFO("K = " << K);
+    mmDynExact<Vsg_cu_fp32>(false, {K, 3, true, true}, mixed, false, 700u + unsigned(K));
+    mmDynExact<Vsg_cu_bf16>(true, {K, 3, true, true}, mixed, false, 750u + unsigned(K));
+  }
+  mmDynExact<Vsg_cu_fp32>(false, {8, 6, true, true}, mixed, false, 800u);
+  mmDynExact<Vsg_cu_bf16>(true, {8, 6, true, true}, mixed, false, 801u);
+  mmDynExact<Vsg_cu_fp32>(false, {8, 3, true, true}, {{STOP, 1, 0}, {DATA, 1, 16}, {DONE, 0, 0}}, false, 900u);
+  mmDynExact<Vsg_cu_bf16>(true, {4, 5, true, true}, {{DATA, 1, 16}, {DONE, 0, 0}}, false, 901u);  // K = W
+}
+
+TEST_CASE("sg_cu dyn_m / bt matmul under random back-pressure", "[rtl][cu][dyn][bt]") {
+  const std::vector<MmItem> mixed = {{DATA, 0, 5}, {DATA, 1, 1}, {STOP, 1, 0}, {DATA, 0, 3},
+                                     {DATA, 2, 3}, {DATA, 1, 1}, {DONE, 0, 0}};
+  mmDynExact<Vsg_cu_fp32>(false, {8, 2, true, false}, mixed, true, 1000u);
+  mmDynExact<Vsg_cu_bf16>(true, {12, 3, true, true}, mixed, true, 1001u);
+  mmDynExact<Vsg_cu_fp32>(false, {8, 6, false, true},
+                          {{DATA, 0, 3}, {STOP, 1, 0}, {DATA, 1, 3}, {DATA, 0, 3}, {DONE, 0, 0}}, true, 1002u);
+}
+
+TEST_CASE("sg_cu dyn_m / bt matmul timing", "[rtl][cu][dyn][bt][timing]") {
+  // dyn_m, N = 2: M=3 K=8: a 6 beats, b 4, mn 6, C = 1*8, o 2 -> first 6+8+1 = 15, period 8.
+  mmDynTimingCase<Vsg_cu_fp32>({8, 2, true, false}, 3);
+  // M=5 K=12: a 15, b 6, mn 10, C = 2*12 = 24, o 3 -> first 40, period 24 (compute bound).
+  mmDynTimingCase<Vsg_cu_fp32>({12, 2, true, false}, 5);
+  // M=5 K=8 N=1: a 10, b 2, mn 5, C = 8, o 2 -> first 19, period 10 (load bound).
+  mmDynTimingCase<Vsg_cu_bf16>({8, 1, true, false}, 5);
+  // M=1 K=8 N=8: a 2, b 16, mn 8, C = 8, o 2 -> first 16+8+1 = 25, period 16 (b bound).
+  mmDynTimingCase<Vsg_cu_fp32>({8, 8, true, false}, 1);
+  // bt, static: M=4 K=4 N=3: a 4, b 3, La = 4 = SU, mn 12, C = 2*4 = 8, o 3 -> first 13.
+  mmDynTimingCase<Vsg_cu_fp32>({4, 3, false, true}, 4);
+  // bt: M=1 K=4 N=3: a 1, b 3, La = 3 < SU = 4: the MAC waits for the dividers:
+  // first = 4 + 4 + 1 = 9 (8 without the setup); period max(1, 3, 4, 1) = 4.
+  mmDynTimingCase<Vsg_cu_fp32>({4, 3, false, true}, 1);
+  // bt + dyn_m: M=3 K=8 N=6: a 6, b 12, mn 18, C = 3*8 = 24, o 5 -> first 37, period 24.
+  mmDynTimingCase<Vsg_cu_bf16>({8, 6, true, true}, 3);
+}
+
+TEST_CASE("sg_cu bt matmul in context 1: divider setup from the context's first RUN cycle", "[rtl][cu][bt][timing]") {
+  // Context 0: add (one beat, DONE); context 1: bt matmul M=1 K=4 N=3 (La = 3 < SU = 4).
+  // Context 1's first RUN cycle R is the cycle after INIT; its first a/b beats are accepted
+  // in R, the MAC starts in R + SU, the first output beat is valid in R + SU + C + 1.
+  stepgen::enableFtzDaz();
+  std::mt19937 g(31);
+  const MmCfg m{4, 3, false, true};
+  CfgVec c = newCfg();
+  setSimple(c, 0, 4);
+  setMmDyn(c, 1, m, 1, 1, false);
+  StreamSim<Vsg_cu_fp32, 2> sim(W);
+  sim.config(c);
+  sim.in[0].push_back(dataBeat({0x3F800000, 0, 0, 0}, true, 0));
+  sim.in[1].push_back(dataBeat({0x3F800000, 0, 0, 0}, true, 0));
+  sim.in[0].push_back(doneBeat(W));
+  sim.in[1].push_back(doneBeat(W));
+  const std::vector<uint32_t> a = randWords(g, 4), b = randWords(g, 12);
+  append(sim.in[0], packTile(a, 1));
+  append(sim.in[1], packTile(b, 1));
+  sim.in[0].push_back(doneBeat(W));
+  sim.in[1].push_back(doneBeat(W));
+  sim.start();
+  REQUIRE(sim.runUntilDone(500));
+  REQUIRE(sim.out.size() == 4);
+  const uint64_t R = sim.outCyc[1] + 2;  // DONE of context 0 accepted, INIT, then RUN
+  CHECK(sim.inCyc[0][2] == R);
+  CHECK(sim.outCyc[2] == R + uint64_t(SU) + 4 + 1);
+  CHECK(sim.out[2].last);
+  CHECK(sim.out[2].stop == 1);
+  requireWords(sim.out[2].data, padBeats(refMm(a, b, 1, 4, 3, true, false)));
+}
+
+namespace {
+
+// ------------------------------------------------------------------ accum, dyn_m
+struct DynAccIn {
+  bool stopBeat;
+  int stop;
+  std::vector<uint32_t> words;  ///< the tile's words (R x C), not padded
+};
+
+/// Reference Accum(add, b) over zero-padded tiles whose length comes from the tile; an
+/// empty group gives oBeats*W zero words.
+std::vector<Item> refAccumDyn(const std::vector<DynAccIn>& in, int b, int oBeats) {
+  std::vector<Item> r;
+  std::vector<uint32_t> acc;
+  bool has = false;
+  for (const DynAccIn& x : in) {
+    if (!x.stopBeat) {
+      const std::vector<uint32_t> p = padBeats(x.words);
+      if (has) REQUIRE(acc.size() == p.size());
+      acc.resize(p.size());
+      for (size_t i = 0; i < p.size(); ++i) acc[i] = fp32Add(has ? acc[i] : 0u, p[i]);
+      has = true;
+    }
+    const stepgen::StopSplit sp = stepgen::accumStop(x.stop, b);
+    if (sp.emit) {
+      r.push_back({DATA, sp.outStop, has ? acc : std::vector<uint32_t>(size_t(std::max(oBeats, 1) * W), 0u)});
+      has = false;
+    }
+  }
+  return r;
+}
+
+template <class V>
+void accumDynCase(int b, int oBeats, const std::vector<DynAccIn>& in, bool backpressure) {
+  stepgen::enableFtzDaz();
+  CfgVec c = newCfg();
+  setSimple(c, 0, 5, b, oBeats, 100, 140);
+  c.set(0, "dyn_m", 1);
+  StreamSim<V, 2> sim(W);
+  sim.config(c);
+  for (const DynAccIn& x : in) {
+    if (x.stopBeat) sim.in[0].push_back(stopBeat(x.stop, W));
+    else append(sim.in[0], packTile(x.words, x.stop));
+  }
+  sim.in[0].push_back(doneBeat(W));
+  std::vector<Item> want = refAccumDyn(in, b, oBeats);
+  want.push_back({DONE, 0, {}});
+  if (backpressure) {
+    std::mt19937 r(12);
+    sim.inGate = [&r](int, uint64_t) { return (r() % 3) != 0; };
+    sim.outGate = [&r](uint64_t) { return (r() % 2) != 0; };
+  }
+  sim.start();
+  REQUIRE(sim.runUntilDone(4000));
+  requireItems(group(sim.out), want);
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu accum dyn_m: tile length from last, partial beats, empty groups", "[rtl][cu][dyn]") {
+  std::mt19937 g(41);
+  // Tiles of M = 3 rows x 2 words (6 words: 2 beats, the 2nd half zero), of 5 x 2 (10
+  // words: 3 beats) and of 3 x 4 (12 words: 3 whole beats); one length per group.
+  auto t = [&](int rows, int cols, int stop) { return DynAccIn{false, stop, randWords(g, size_t(rows * cols))}; };
+  auto s = [](int stop) { return DynAccIn{true, stop, {}}; };
+  const std::vector<DynAccIn> seq = {t(3, 2, 0), t(3, 2, 0), t(3, 2, 1),  // group of 3 tiles
+                                     s(1),                                // empty: zero tile
+                                     t(5, 2, 0), t(5, 2, 2),              // stop 1 out
+                                     t(3, 4, 0), s(1),                    // closed by STOP
+                                     s(2),                                // empty, stop 1
+                                     t(3, 2, 1)};
+  SECTION("fp32, o_beats 2 for empty groups") { accumDynCase<Vsg_cu_fp32>(1, 2, seq, false); }
+  SECTION("bf16, o_beats 0 (empty group: one zero beat)") { accumDynCase<Vsg_cu_bf16>(1, 0, seq, false); }
+  SECTION("back-pressure") { accumDynCase<Vsg_cu_fp32>(1, 3, seq, true); }
+  SECTION("b = 0: every tile its own group") {
+    accumDynCase<Vsg_cu_fp32>(0, 1, {t(3, 2, 0), t(5, 2, 1), t(1, 4, 0), t(3, 2, 2)}, false);
+  }
+}
+
+TEST_CASE("sg_cu accum dyn_m timing", "[rtl][cu][dyn][timing]") {
+  // b = 0, tiles of M = 3 rows x 2 words (2 beats): as static accum, the first output beat
+  // is valid 2 cycles after the beat that closes the group; one input beat per cycle.
+  stepgen::enableFtzDaz();
+  std::mt19937 g(9);
+  CfgVec c = newCfg();
+  setSimple(c, 0, 5, 0, 0, 0, 8);
+  c.set(0, "dyn_m", 1);
+  StreamSim<Vsg_cu_fp32, 2> sim(W);
+  sim.config(c);
+  const int tiles = 6;
+  for (int i = 0; i < tiles; ++i) append(sim.in[0], packTile(randWords(g, 6), 0));
+  sim.in[0].push_back(doneBeat(W));
+  sim.start();
+  REQUIRE(sim.runUntilDone(500));
+  REQUIRE(sim.out.size() == size_t(2 * tiles + 1));
+  for (int i = 0; i < tiles; ++i) {
+    CHECK(sim.outCyc[size_t(2 * i)] == sim.inCyc[0][size_t(2 * i + 1)] + 2);
+    CHECK(sim.outCyc[size_t(2 * i + 1)] == sim.outCyc[size_t(2 * i)] + 1);
+    CHECK(sim.out[size_t(2 * i + 1)].last);
+  }
+  CHECK(sim.inCyc[0][size_t(2 * tiles - 1)] - sim.inCyc[0][0] == uint64_t(2 * tiles - 1));
+}
+
+TEST_CASE("sg_cu silu / mul / add pass a partial final beat", "[rtl][cu][dyn]") {
+  // A 3 x 2 tile (6 words) travels as 2 beats, the last two words of the 2nd zero: the
+  // outputs are word by word, zeros stay +0.
+  stepgen::enableFtzDaz();
+  std::mt19937 g(51);
+  for (int func : {2, 3, 4}) {
+    INFO("func " << func);
+    CfgVec c = newCfg();
+    setSimple(c, 0, func);
+    StreamSim<Vsg_cu_fp32, 2> sim(W);
+    sim.config(c);
+    std::vector<Beat> want;
+    for (int t = 0; t < 3; ++t) {
+      const std::vector<uint32_t> x = padBeats(randWords(g, 6)), y = padBeats(randWords(g, 6));
+      std::vector<uint32_t> r(x.size());
+      for (size_t i = 0; i < x.size(); ++i)
+        r[i] = func == 2 ? stepgen::silu(x[i]) : func == 3 ? fp32Mul(x[i], y[i]) : fp32Add(x[i], y[i]);
+      CHECK(r[6] == 0u);
+      CHECK(r[7] == 0u);
+      append(sim.in[0], tileBeats(x, W, t));
+      if (func != 2) append(sim.in[1], tileBeats(y, W, t));
+      const std::vector<Beat> wb = tileBeats(r, W, t);
+      want.insert(want.end(), wb.begin(), wb.end());
+      if (t == 1) {
+        sim.in[0].push_back(stopBeat(1, W));
+        if (func != 2) sim.in[1].push_back(stopBeat(1, W));
+        want.push_back(stopBeat(1, W));
+      }
+    }
+    sim.in[0].push_back(doneBeat(W));
+    if (func != 2) sim.in[1].push_back(doneBeat(W));
+    want.push_back(doneBeat(W));
+    sim.start();
+    REQUIRE(sim.runUntilDone(500));
+    REQUIRE(sim.out.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      INFO("beat " << i << " got " << show(sim.out[i]) << " want " << show(want[i]));
+      CHECK(sim.out[i] == want[i]);
+    }
+  }
+}
+
+namespace {
+
+// ------------------------------------------------------------------ rowscale
+struct RsTile {
+  bool stopBeat;  ///< an in0 STOP (empty group)
+  int stop;
+  int rows;
+};
+
+/// rowscale over tiles of rows x C words (C = k); in1 carries one beat per row with the
+/// scalar in word idx (other words and in1's last / stop bits random: ignored). With
+/// in1Stops, in1 also carries STOP beats (after each tile's rows, and one for every in0
+/// STOP), which the unit drops.
+template <class V>
+void rowscaleCase(int C, int idx, const std::vector<RsTile>& seq, bool in1Stops, bool backpressure, bool checkTiming) {
+  stepgen::enableFtzDaz();
+  std::mt19937 g(61u + unsigned(C * 10 + idx));
+  CfgVec c = newCfg();
+  setSimple(c, 0, 7);
+  c.set(0, "k", uint64_t(C));
+  c.set(0, "idx_word", uint64_t(idx));
+  StreamSim<V, 2> sim(W);
+  sim.config(c);
+  std::vector<Beat> want;
+  for (const RsTile& t : seq) {
+    if (t.stopBeat) {
+      sim.in[0].push_back(stopBeat(t.stop, W));
+      if (in1Stops) sim.in[1].push_back(stopBeat(t.stop, W));
+      want.push_back(stopBeat(t.stop, W));
+      continue;
+    }
+    std::vector<uint32_t> x = randWords(g, size_t(t.rows * C), -20, 20);
+    if (t.rows == 2) {  // specials: zeros, subnormal, overflow, inf, NaN
+      const uint32_t sp[] = {0x00000000, 0x80000000, 0x00000001, 0x7F7FFFFF, 0x7F800000, 0x7FC00001};
+      for (size_t i = 0; i < x.size(); i += 2) x[i] = sp[(i / 2) % 6];
+    }
+    std::vector<uint32_t> y(x.size());
+    for (int r = 0; r < t.rows; ++r) {
+      std::vector<uint32_t> sb = randWords(g, W, -20, 20);
+      if (t.rows == 2 && r == 1) sb[size_t(idx)] = 0x7F800000;  // inf scalar
+      const uint32_t sc = sb[size_t(idx)];
+      for (int j = 0; j < C; ++j) y[size_t(r * C + j)] = fp32Mul(x[size_t(r * C + j)], sc);
+      sim.in[1].push_back(dataBeat(sb, (g() & 1u) != 0, int(g() % 8)));
+    }
+    if (in1Stops) sim.in[1].push_back(stopBeat(1, W));
+    append(sim.in[0], tileBeats(x, W, t.stop));
+    const std::vector<Beat> wb = tileBeats(y, W, t.stop);
+    want.insert(want.end(), wb.begin(), wb.end());
+  }
+  sim.in[0].push_back(doneBeat(W));
+  sim.in[1].push_back(doneBeat(W));
+  want.push_back(doneBeat(W));
+  if (backpressure) {
+    std::mt19937 r(71);
+    sim.inGate = [&r](int, uint64_t) { return (r() % 3) != 0; };
+    sim.outGate = [&r](uint64_t) { return (r() % 2) != 0; };
+  }
+  sim.start();
+  REQUIRE(sim.runUntilDone(4000));
+  REQUIRE(sim.out.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("beat " << i << " got " << show(sim.out[i]) << " want " << show(want[i]));
+    CHECK(sim.out[i] == want[i]);
+  }
+  CHECK(sim.in[0].empty());
+  CHECK(sim.in[1].empty());
+  if (checkTiming) {
+    // One register stage; with in1 ready with the row's scalar, one in0 beat per cycle.
+    for (size_t i = 0; i < want.size(); ++i) CHECK(sim.outCyc[i] == sim.inCyc[0][i] + 1);
+    if (!in1Stops) CHECK(sim.inCyc[0].back() - sim.inCyc[0].front() == want.size() - 1);
+    // in1 beats are consumed with the last beat of their row (and DONE with DONE).
+    size_t i0 = 0;
+    std::vector<uint64_t> rowEnds;
+    for (const RsTile& t : seq) {
+      if (t.stopBeat) {
+        ++i0;
+        continue;
+      }
+      for (int r = 0; r < t.rows; ++r) {
+        i0 += size_t(C / W);
+        rowEnds.push_back(sim.inCyc[0][i0 - 1]);
+      }
+    }
+    rowEnds.push_back(sim.inCyc[0].back());
+    if (!in1Stops) CHECK(sim.inCyc[1] == rowEnds);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu rowscale: per-row fp32 scalar, STOP / DONE, in1 stops ignored", "[rtl][cu][rowscale]") {
+  const std::vector<RsTile> seq = {{false, 0, 3}, {false, 1, 1}, {true, 1, 0}, {false, 2, 2},
+                                   {false, 0, 4}, {true, 2, 0}, {false, 1, 3}};
+  SECTION("C = 8 (2 beats per row), idx 2, fp32 unit, timing") { rowscaleCase<Vsg_cu_fp32>(8, 2, seq, false, false, true); }
+  SECTION("C = 4 (1 beat per row), idx 0, bf16 unit (still an fp32 multiply), timing") {
+    rowscaleCase<Vsg_cu_bf16>(4, 0, seq, false, false, true);
+  }
+  SECTION("C = 12, idx 3, STOP beats on in1 are dropped") { rowscaleCase<Vsg_cu_fp32>(12, 3, seq, true, false, true); }
+  SECTION("back-pressure") { rowscaleCase<Vsg_cu_fp32>(8, 1, seq, true, true, false); }
+  SECTION("back-pressure, bf16 unit") { rowscaleCase<Vsg_cu_bf16>(4, 3, seq, false, true, false); }
 }
