@@ -1,11 +1,17 @@
 // sg_mu: memory unit, Bufferize(b) + Streamify(repeat) (docs/hardware.md section 2).
-// RepeatStatic(n) is b = 0, repeat = n.
+// RepeatStatic(n) is b = 0, repeat = n. With ROUTE = 1 also the route mode (sg_route, below).
 //
 // Parameters: W words per beat, WORDS words of buffer (two halves), CPB cycles per beat on
-// the write side and on the read side (= ceil(W*4 / mu.bytes_per_cycle)).
+// the write side and on the read side (= ceil(W*4 / mu.bytes_per_cycle)), ROUTE (0/1,
+// arch memory_unit.route): 1 = the unit contains an sg_route for the route mode; 0 = it does
+// not (no sg_route is instantiated, the `route` field is ignored, in1_ready = 0).
 //
 // Per-context configuration (sg_cfg_pkg MU_*): enable, b, repeat, half_words,
-// in0_stopmap (in0_src is used by the generated top, not here).
+// in0_stopmap, and for the route mode route, n_exp, k, tile_rows, row_beats, out_meta,
+// in1_stopmap (in0_src / in1_src are used by the generated top, not here).
+//
+// Buffer mode (route = 0, or ROUTE = 0): everything below up to "Route mode"; in1 is unused
+// (in1_ready = 0).
 //
 // Behaviour
 // * Input beats (after the in0 stop map: out level = map[3*s +: 3] on STOP beats and on
@@ -29,12 +35,39 @@
 // first output beat is at (n-1)*CPB + 2; steady state per buffer max(n, repeat*n)*CPB.
 // A context switch costs one idle cycle (INIT) after the DONE beat is accepted.
 //
-// Ports: out_valid / out_beat come from registers; in0_ready is combinational from
-// registers only (no path from in0_valid).
+// Route mode (ROUTE = 1 and the running context has route = 1): the context runs
+// rtl_templates/sg_route.sv (Partition -> Reshape(tile_rows)/Promote -> retile ->
+// EagerMerge of MoE token rows; behaviour, beat formats and timing: that file's header).
+// in0 = token rows (data mode), in1 = routing rows, out = sg_route's output. Configuration
+// fields go to sg_route's ports of the same names: n_exp, k, tile_rows, row_beats,
+// out_meta (each field's low bits; the fields are wider than the ports, values above the
+// limits below are out of contract). The buffer side stays idle.
+// * Fixed limits of the built-in sg_route: MAXT = 64 tokens (and x rows), MAXE = 128
+//   experts, MAXK = min(8, W/2) slots per token, ROWW = the smallest multiple of W >= 64
+//   words per token row (row_beats <= ROWW/W). ROUTE = 1 needs W >= 4 and even.
+// * Stop maps: in0_stopmap / in1_stopmap are applied to in0 / in1 exactly as in the buffer
+//   mode (STOP beats and DATA beats with last = 1) before sg_route; sg_route ignores the
+//   stop field of DATA beats and drops STOP beats, so the maps have no effect on the result.
+// * No register stage is added: sg_route's in0/in1/out handshakes are sg_mu's ports through
+//   a multiplexer selected by the running context's `route` bit. sg_route is started in the
+//   cycle sg_mu's context sequencer starts a route context (the `start` cycle, or the cycle
+//   the previous context's DONE beat is accepted), i.e. its cycle S is sg_mu's: it accepts
+//   inputs from S+2, as the buffer mode does, and all sg_route timing formulas hold as
+//   written with S = that cycle. (Its configuration ports follow the running context, which
+//   holds the new context from S+1; sg_route reads them from S+2 on: S+1 is its INIT.)
+//   The context finishes when sg_route's DONE beat is accepted (as in the buffer mode); the
+//   next context, or `done`, follows as in the buffer mode (sg_mu's `done` rises in the
+//   same cycle as sg_route's would). sg_route's `done` and `peak_words` are not used
+//   (peak_words is a statistic of the model, not a fabric output).
+//
+// Ports: out_valid / out_beat come from registers (through the mode multiplexer, whose
+// select is a function of registers and the configuration); in0_ready and in1_ready are
+// combinational from registers and configuration only (no path from any valid).
 module sg_mu #(
   parameter int W = 16,
   parameter int WORDS = 16384,
-  parameter int CPB = 1
+  parameter int CPB = 1,
+  parameter int ROUTE = 0
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -49,6 +82,12 @@ module sg_mu #(
   input  logic [32*W+5:0] in0_beat,
   input  logic in0_valid,
   output logic in0_ready,
+  // in1: routing rows of the route mode; not read when ROUTE = 0 (in1_ready = 0 then).
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [32*W+5:0] in1_beat,
+  input  logic in1_valid,
+  /* verilator lint_on UNUSEDSIGNAL */
+  output logic in1_ready,
   output logic [32*W+5:0] out_beat,
   output logic out_valid,
   input  logic out_ready
@@ -77,6 +116,7 @@ module sg_mu #(
   logic [CTXW-1:0] seq_idx;
   logic fin;
   logic run;
+  logic rmode;  // the running context is in route mode (always 0 when ROUTE = 0)
 
   always_comb begin
     for (int c = 0; c < NCTX; c++) en[c] = cfg[c * CB + sg_cfg_pkg::MU_ENABLE_LSB];
@@ -164,21 +204,28 @@ module sg_mu #(
   logic [BW-1:0] out_q;
   logic ov_q;
 
+  logic b_in0_ready;              // the buffer side takes an in0 beat
+  logic r_in0_ready, r_in1_ready, r_out_valid;  // sg_route's handshakes (0 if ROUTE = 0)
+  logic [BW-1:0] r_out_beat;
   logic wfire, can_out, rgo;
   logic [BI-1:0] widx, ridx;
   logic [BW-1:0] rbeat;           // beat to emit when rgo reads a stored beat
   logic r_lastbeat, r_lastrep;
   logic [2:0] r_endstop;          // b + 1 + s_ref of the half being read
 
-  assign in0_ready = run && !eos_q && (wt_q == '0) && !full_q[wh_q];
-  assign wfire = in0_valid && in0_ready;
+  assign b_in0_ready = run && !rmode && !eos_q && (wt_q == '0) && !full_q[wh_q];
+  assign wfire = in0_valid && b_in0_ready;
   assign can_out = !ov_q || out_ready;
   assign rgo = run && full_q[rh_q] && (rt_q == '0) && can_out;
-  assign fin = run && ov_q && out_ready && (out_q[DW + 4 +: 2] == K_DONE);
   assign widx = (wh_q ? hb1_q : '0) + wcnt_q[BI-1:0];
   assign ridx = (rh_q ? hb1_q : '0) + rcnt_q[BI-1:0];
-  assign out_beat = out_q;
-  assign out_valid = ov_q;
+  // Mode multiplexer (the buffer side is idle in route mode: b_in0_ready = 0, nothing fills).
+  assign in0_ready = rmode ? (run && r_in0_ready) : b_in0_ready;
+  assign in1_ready = rmode && run && r_in1_ready;
+  assign out_beat = rmode ? r_out_beat : out_q;
+  assign out_valid = rmode ? (run && r_out_valid) : ov_q;
+  // The context ends when its DONE beat is accepted (either mode).
+  assign fin = run && out_valid && out_ready && (out_beat[DW + 4 +: 2] == K_DONE);
 
   always_comb begin
     r_lastbeat = (rcnt_q + 1'b1 == cnt_q[rh_q]);
@@ -280,5 +327,53 @@ module sg_mu #(
         ov_q <= 1'b0;
       end
     end
+  end
+
+  // ---------------------------------------------------------------- route mode
+  if (ROUTE != 0) begin : g_route
+    localparam int R_MAXT = 64;
+    localparam int R_MAXE = 128;
+    localparam int R_MAXK = (W / 2 < 8) ? W / 2 : 8;
+    localparam int R_ROWW = ((64 + W - 1) / W) * W;
+    logic seq_route;              // the context being started is a route context
+    logic r_start;
+    logic [23:0] cf_map1;
+    logic [2:0] m1_stop;
+    logic [BW-1:0] m1_beat;       // in1 after its stop map
+    // The context's end is its accepted DONE beat (as in the buffer mode), so sg_route's
+    // `done` is not needed; peak_words is a statistic of the model, not a fabric output.
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic r_done;
+    logic [31:0] r_peak;
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    assign rmode = cc[sg_cfg_pkg::MU_ROUTE_LSB];
+    assign seq_route = cfg[32'(seq_idx) * CB + sg_cfg_pkg::MU_ROUTE_LSB +: 1] == 1'b1;
+    assign r_start = (start || fin) && seq_found && seq_route;
+    assign cf_map1 = cc[sg_cfg_pkg::MU_IN1_STOPMAP_LSB +: 24];
+    always_comb begin
+      m1_stop = in1_beat[DW +: 3];
+      if (in1_beat[DW + 4 +: 2] == K_STOP || (in1_beat[DW + 4 +: 2] == K_DATA && in1_beat[DW + 3]))
+        m1_stop = cf_map1[32'(m1_stop) * 3 +: 3];
+      m1_beat = {in1_beat[DW + 3 +: 3], m1_stop, in1_beat[DW-1:0]};
+    end
+
+    sg_route #(.W(W), .MAXT(R_MAXT), .MAXE(R_MAXE), .MAXK(R_MAXK), .ROWW(R_ROWW)) u_route (
+      .clk(clk), .rst_n(rst_n),
+      .n_exp(cc[sg_cfg_pkg::MU_N_EXP_LSB +: $clog2(R_MAXE + 1)]),
+      .k(cc[sg_cfg_pkg::MU_K_LSB +: $clog2(R_MAXK + 1)]),
+      .tile_rows(cc[sg_cfg_pkg::MU_TILE_ROWS_LSB +: $clog2(R_MAXT + 1)]),
+      .row_beats(cc[sg_cfg_pkg::MU_ROW_BEATS_LSB +: $clog2(R_ROWW / W + 1)]),
+      .out_meta(cc[sg_cfg_pkg::MU_OUT_META_LSB]),
+      .start(r_start), .done(r_done), .peak_words(r_peak),
+      .in0_beat(m_beat), .in0_valid(in0_valid && rmode && run), .in0_ready(r_in0_ready),
+      .in1_beat(m1_beat), .in1_valid(in1_valid && rmode && run), .in1_ready(r_in1_ready),
+      .out_beat(r_out_beat), .out_valid(r_out_valid), .out_ready(out_ready && rmode && run));
+  end else begin : g_no_route
+    assign rmode = 1'b0;
+    assign r_in0_ready = 1'b0;
+    assign r_in1_ready = 1'b0;
+    assign r_out_valid = 1'b0;
+    assign r_out_beat = '0;
   end
 endmodule

@@ -1,4 +1,6 @@
-# Unit-level RTL tests of the hand-written templates rtl_templates/sg_{fifo,ag,cu,mu}.sv.
+# Unit-level RTL tests of the hand-written templates rtl_templates/sg_{fifo,ag,cu,mu}.sv
+# (sg_mu with ROUTE=1 also includes rtl_templates/sg_route.sv; sg_route alone:
+# tests/rtl_route.cmake).
 #
 # The templates need the generated package sg_cfg_pkg. verilate() runs Verilator at
 # configure time, so a copy generated for a small test architecture (rtlu::testArch() in
@@ -58,12 +60,17 @@ foreach(v "fp32;0" "bf16;1")
 endforeach()
 add_test(NAME rtl_units_cu COMMAND test_rtl_cu)
 
-# ---- sg_mu: W=4, 256 words (two halves of 128), CPB 1 and 3
+# ---- sg_mu: W=4, 256 words (two halves of 128), CPB 1 and 3; without the route mode
+# (Vsg_mu_c<CPB>, ROUTE=0) and with it (Vsg_mu_r<CPB>, ROUTE=1: sg_route inside, MAXK 2)
 sg_units_test(test_rtl_mu)
 foreach(c 1 3)
   verilate(test_rtl_mu PREFIX Vsg_mu_c${c} TOP_MODULE sg_mu
     SOURCES ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/sg_mu.sv
     VERILATOR_ARGS ${SG_UNITS_VFLAGS} -GW=4 -GWORDS=256 -GCPB=${c})
+  verilate(test_rtl_mu PREFIX Vsg_mu_r${c} TOP_MODULE sg_mu
+    SOURCES ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/sg_route.sv
+            ${STEPGEN_ROOT}/rtl_templates/sg_mu.sv
+    VERILATOR_ARGS ${SG_UNITS_VFLAGS} -GW=4 -GWORDS=256 -GCPB=${c} -GROUTE=1)
 endforeach()
 add_test(NAME rtl_units_mu COMMAND test_rtl_mu)
 
@@ -83,7 +90,10 @@ set(SG_UNITS_LINT_SETS
   "cu_small|sg_cu|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0"
   "cu_big|sg_cu|-GW=16 -GLANES=2048 -GBUF_WORDS=4096 -GBF16=1"
   "mu_small|sg_mu|-GW=2 -GWORDS=64 -GCPB=3"
-  "mu_big|sg_mu|-GW=16 -GWORDS=16384 -GCPB=1")
+  "mu_big|sg_mu|-GW=16 -GWORDS=16384 -GCPB=1"
+  "mu_route_small|sg_mu|-GW=4 -GWORDS=256 -GCPB=3 -GROUTE=1"
+  "mu_route_big|sg_mu|-GW=16 -GWORDS=16384 -GCPB=1 -GROUTE=1"
+  "mu_route_wide|sg_mu|-GW=128 -GWORDS=16384 -GCPB=2 -GROUTE=1")
 foreach(s ${SG_UNITS_LINT_SETS})
   string(REPLACE "|" ";" parts "${s}")
   list(GET parts 0 tag)
@@ -94,6 +104,9 @@ foreach(s ${SG_UNITS_LINT_SETS})
     set(srcs ${STEPGEN_ROOT}/rtl_templates/sg_fifo.sv)
   elseif(top STREQUAL "sg_cu")
     set(srcs ${SG_UNITS_PKG} ${SG_UNITS_FP} ${STEPGEN_ROOT}/rtl_templates/sg_cu.sv)
+  elseif(top STREQUAL "sg_mu" AND params MATCHES "ROUTE=1")
+    set(srcs ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/sg_route.sv
+             ${STEPGEN_ROOT}/rtl_templates/sg_mu.sv)
   else()
     set(srcs ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/${top}.sv)
   endif()

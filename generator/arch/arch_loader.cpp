@@ -1,7 +1,7 @@
 // loadArch: reads an architecture YAML (schema: arch/README.md) into an ArchModel.
-// Every key is required except link.topology; every error is a located DiagError with an
-// A-1xx id (support/diag_ids.md). Errors of independent sections are collected and
-// reported together.
+// Every key is required except link.topology and memory_unit.route; every error is a
+// located DiagError with an A-1xx id (support/diag_ids.md). Errors of independent sections
+// are collected and reported together.
 #include <fmt/format.h>
 
 #include <functional>
@@ -80,7 +80,9 @@ void readMemory(YamlMap m, MemoryUnitParams& mu) {
   mu.capacityBytes = getMultiple(m, "capacity_bytes", 4, 1024, int64_t(1) << 32);
   mu.banks = int(getPow2(m, "banks", 1, 64));
   mu.bytesPerCycle = int(getMultiple(m, "bytes_per_cycle", 4, 4, 4096));
-  m.finish("capacity_bytes, banks, bytes_per_cycle");
+  // Optional: the memory units also have the route mode (sg_route inside sg_mu).
+  if (auto r = m.find("route")) mu.route = r->asEnum({"true", "false"}) == "true";
+  m.finish("capacity_bytes, banks, bytes_per_cycle, route");
 }
 
 void readOffchip(YamlMap m, OffChipParams& oc) {

@@ -29,6 +29,7 @@ struct MemoryUnitParams {
   int64_t capacityBytes = 65536;   ///< bytes
   int banks = 4;
   int bytesPerCycle = 64;          ///< bytes/cycle, each of read and write side
+  bool route = false;              ///< route mode (sg_route: Partition + EagerMerge), memory_unit.route
 };
 
 /// Off-chip memory: DRAM channels served to the address generators.

@@ -136,7 +136,15 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   mu.add("b", 3);
   mu.add("repeat", 16);
   mu.add("half_words", l.muAddrBits);
-  mu.ports(1, l.srcBits);
+  // Route mode (sg_route inside sg_mu, arch memory_unit.route; rtl_templates/sg_mu.sv
+  // header): all 0 = the buffer behaviour. in0 = token rows, in1 = routing rows.
+  mu.add("route", 1);       // 1 = this context runs sg_route
+  mu.add("n_exp", 8);       // experts E (1..128)
+  mu.add("k", 4);           // slots per token (1..min(8, W/2))
+  mu.add("tile_rows", 8);   // token tile tb (0 = dynamic, Promote; 1..64 = Reshape)
+  mu.add("row_beats", 8);   // beats per token row (data mode)
+  mu.add("out_meta", 1);    // 0 = data output, 1 = meta output
+  mu.ports(2, l.srcBits);   // in1: routing rows (route mode only)
   l.mu = mu.k;
 
   int word = 0;

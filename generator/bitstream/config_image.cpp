@@ -107,19 +107,30 @@ class ConfigBuilder {
 
   void configAg(const Op& o, const OpPlacement& p) {
     bool store = o.kind == OpKind::LinearOffChipStore;
+    if (!o.attrs.count("tensor"))
+      throw DiagError("M-306", o.loc, fmt::format("operator '{}': SelectGen runs on the fabric only with a routing "
+                                                  "tensor (tensor: [rows, 16]) to load", o.name));
     auto ti = g_.findTensor(attrString(o, "tensor"));
     if (!ti) throw std::logic_error("internal error: unknown tensor survived loading");
     const Tensor& t = g_.tensors[*ti];
     int64_t cols = dimValue(g_, t.shape.at(1));
     std::vector<int64_t> tile;
-    if (store && !o.attrs.count("tile")) {
-      TileDims td = tileOf(g_, s_.types.at(o.inputs.at(0).v).elem);
-      tile = {td.rows, td.cols};
-    } else {
-      tile = attrIntList(g_, o, "tile");
-    }
+    std::vector<std::vector<int64_t>> strides;
     auto iter = attrIntList(g_, o, "iter");
-    auto strides = attrIntMatrix(g_, o, "strides");
+    if (o.kind == OpKind::SelectGen) {  // one 64-byte routing row per selector element
+      if (iter.size() != 1)
+        throw DiagError("M-307", o.attrs.at("iter").loc, fmt::format("operator '{}': a SelectGen on the fabric walks one level", o.name));
+      tile = {1, 16};
+      strides = {{1, 0}};
+    } else {
+      if (store && !o.attrs.count("tile")) {
+        TileDims td = tileOf(g_, s_.types.at(o.inputs.at(0).v).elem);
+        tile = {td.rows, td.cols};
+      } else {
+        tile = attrIntList(g_, o, "tile");
+      }
+      strides = attrIntMatrix(g_, o, "strides");
+    }
     if (iter.size() > 4 || iter.empty())
       throw DiagError("M-307", o.attrs.at("iter").loc, fmt::format("operator '{}': the address generator walks 1..4 levels, not {}", o.name, iter.size()));
     if ((tile.at(1) * 4) % 64 != 0)
@@ -212,7 +223,36 @@ class ConfigBuilder {
     set(p, "o_base1", uint64_t(t.words()));
   }
 
+  // Route mode (sg_route): the EagerMerge host of a Partition -> Reshape|Promote -> retile
+  // -> EagerMerge cluster (map/mapper.cpp); docs/hardware.md section 7.
+  void configRoute(const Op& o, const OpPlacement& p) {
+    const Op& part = g_.op(g_.stream(g_.op(g_.stream(g_.op(g_.stream(o.inputs.at(0)).producer).inputs.at(0)).producer)
+                                         .inputs.at(0)).producer);
+    const Op& shape = g_.op(g_.stream(g_.op(g_.stream(o.inputs.at(0)).producer).inputs.at(0)).producer);
+    const ElemType& rows = s_.types.at(part.inputs.at(0).v).elem;
+    const ElemType& sel = s_.types.at(part.inputs.at(1).v).elem;
+    TileDims row = tileOf(g_, rows);
+    const int64_t E = int64_t(o.inputs.size()), k = dimValue(g_, sel.tile.at(1));
+    const int64_t tb = shape.kind == OpKind::Reshape ? attrInt(g_, shape, "chunk") : 0;
+    if (wordsPerBeat() != 16)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': route mode reads one 16-word routing row per beat; the "
+                                                  "links carry {} words", o.name, wordsPerBeat()));
+    if (row.rows != 1)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': route mode partitions token rows (tiles 1 x D), got {}x{}",
+                                                  o.name, row.rows, row.cols));
+    limit(o, "experts", E, 128);
+    limit(o, "k", k, 8);
+    limit(o, "token tile", tb, 64);
+    limit(o, "row words", row.cols, 64);
+    set(p, "route", 1);
+    set(p, "n_exp", uint64_t(E));
+    set(p, "k", uint64_t(k));
+    set(p, "tile_rows", uint64_t(tb));
+    set(p, "row_beats", uint64_t(beats(o, row, "token row")));
+  }
+
   void configMu(const Op& o, const OpPlacement& p) {
+    if (o.kind == OpKind::EagerMerge) return configRoute(o, p);
     const StreamType& in = s_.types.at(o.inputs.at(0).v);
     TileDims t = tileOf(g_, in.elem);
     int64_t b = 0, repeat = 1, words = t.words();

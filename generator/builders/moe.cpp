@@ -24,6 +24,7 @@ void checkParams(const MoeParams& p) {
     if (v < 1) bad(fmt::format("{} must be >= 1, got {}", name, v));
   if (p.tileB < 0) bad(fmt::format("tile_b must be >= 0 (0 = dynamic tiling), got {}", p.tileB));
   if (p.topK > p.experts) bad(fmt::format("k = {} exceeds the {} experts", p.topK, p.experts));
+  if (p.topK > 8) bad(fmt::format("k = {} exceeds 8, the experts one 64-byte routing row holds", p.topK));
   if (p.ffn % p.tileF != 0) bad(fmt::format("tile_f {} does not divide ffn {}", p.tileF, p.ffn));
 }
 
@@ -41,6 +42,8 @@ uint32_t bits(float v) {
 
 }  // namespace
 
+int64_t moeDispatchRows(const MoeParams& p) { return p.batch * p.topK + (p.tileB ? p.experts * (p.tileB - 1) : 0); }
+
 std::string buildMoeGraph(const MoeParams& p) {
   checkParams(p);
   const bool dyn = p.tileB == 0;
@@ -52,29 +55,44 @@ std::string buildMoeGraph(const MoeParams& p) {
   line("# rw[t, e] * ((silu(x Wg_e^T) * (x Wu_e^T)) Wd_e); the routing replays a trace.");
   line(dyn ? "# Dynamic tiling: each expert's tokens form one tile of T_e rows (Promote)."
            : fmt::format("# Static token tile {}: each expert's tokens are padded to whole tiles (Reshape).", p.tileB));
-  line(fmt::format("stepgraph: moe_{}", dyn ? std::string("dynamic") : fmt::format("tb{}", p.tileB)));
+  if (p.dispatchOnly) line("# Dispatch only: ends at EagerMerge and stores the expert-grouped token tiles in xm.");
+  line(fmt::format("stepgraph: moe_{}{}", p.dispatchOnly ? "dispatch_" : "", dyn ? std::string("dynamic") : fmt::format("tb{}", p.tileB)));
   line(fmt::format("symbols: {{B: {}, D: {}, F: {}, E: {}, K: {}}}", p.batch, p.hidden, p.ffn, E, p.topK));
   line(dyn ? fmt::format("schedule: {{tf: {}}}", p.tileF) : fmt::format("schedule: {{tb: {}, tf: {}}}", p.tileB, p.tileF));
+  const bool disp = p.dispatchOnly;
   line("tensors:");
   line("  x:  {shape: [B, D], role: input}");
-  line("  wg: {shape: [E*F, D], role: input}");
-  line("  wu: {shape: [E*F, D], role: input}");
-  line("  wd: {shape: [E*F, D], role: input}");
-  line("  rw: {shape: [B, K], role: input}");
-  line("  y:  {shape: [B, D], role: output}");
+  line("  routing: {shape: [B, 16], role: input}");
+  if (disp) {
+    line(fmt::format("  xm: {{shape: [{}, D], role: output}}", moeDispatchRows(p)));
+  } else {
+    line("  wg: {shape: [E*F, D], role: input}");
+    line("  wu: {shape: [E*F, D], role: input}");
+    line("  wd: {shape: [E*F, D], role: input}");
+    line("  rw: {shape: [B, K], role: input}");
+    line("  y:  {shape: [B, D], role: output}");
+  }
   line("ops:");
-  line(fmt::format("  - {{name: route, op: SelectGen, trace: {}, n: E, k: K, iter: [B], out: sel}}", p.trace));
-  line("  - {name: bsel, op: Broadcast, in: sel, out: [sel_p, sel_r]}");
+  line(fmt::format("  - {{name: route, op: SelectGen, trace: {}, tensor: routing, n: E, k: K, iter: [B], out: sel}}", p.trace));
+  if (!disp) line("  - {name: bsel, op: Broadcast, in: sel, out: [sel_p, sel_r]}");
   line("  - {name: load_x, op: LinearOffChipLoad, tensor: x, tile: [1, D], iter: [B], strides: [[1, 0]], out: xr}");
-  line(fmt::format("  - {{name: part_x, op: Partition, in: [xr, sel_p], n: E, b: 0, out: [{}]}}", list("xe", E)));
+  line(fmt::format("  - {{name: part_x, op: Partition, in: [xr, {}], n: E, b: 0, out: [{}]}}", disp ? "sel" : "sel_p", list("xe", E)));
   for (int64_t e = 0; e < E; ++e) {
     if (dyn) {
       line(fmt::format("  - {{name: promote_{0}, op: Promote, b: 1, in: xe_{0}, out: xg_{0}}}", e));
+    } else if (disp) {
+      line(fmt::format("  - {{name: reshape_{0}, op: Reshape, chunk: tb, b: 0, pad: true, in: xe_{0}, out: xg_{0}}}", e));
     } else {
       line(fmt::format("  - {{name: reshape_{0}, op: Reshape, chunk: tb, b: 0, pad: true, in: xe_{0}, out: [xg_{0}, pg_{0}]}}", e));
       line(fmt::format("  - {{name: retile_p_{0}, op: Accum, fn: retile, b: 1, in: pg_{0}, out: pt_{0}}}", e));
     }
     line(fmt::format("  - {{name: retile_x_{0}, op: Accum, fn: retile, b: 1, in: xg_{0}, out: xt_{0}}}", e));
+  }
+  if (disp) {
+    line(fmt::format("  - {{name: merge, op: EagerMerge, b: 0, in: [{}], out: xm}}", list("xt", E)));
+    line(fmt::format("  - {{name: store_xm, op: LinearOffChipStore, in: xm, tensor: xm, tile: [1, D], iter: [{}], strides: [[1, 0]]}}",
+                     moeDispatchRows(p)));
+    return y;
   }
   line(fmt::format("  - {{name: merge, op: EagerMerge, b: 0, in: [{}], out: [xm, selm]}}", list("xt", E)));
   line("  - {name: bselm, op: Broadcast, in: selm, out: [selm_g, selm_u, selm_d, selm_o]}");
@@ -137,6 +155,21 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ex[a] < ex[b]; });
     for (size_t pos = 0; pos < order.size(); ++pos) rw.data.push_back(bits(float(std::exp(logit[order[pos]]) / z)));
+  }
+  // The routing rows of the fabric: experts ascending, weights in the same order.
+  Matrix routing{p.batch, 16, std::vector<uint32_t>(size_t(p.batch * 16), 0)};
+  for (int64_t t = 0; t < p.batch; ++t) {
+    std::vector<int> ex = experts.at(size_t(t));
+    std::sort(ex.begin(), ex.end());
+    for (size_t j = 0; j < ex.size(); ++j) {
+      routing.data[size_t(t * 16) + j] = uint32_t(ex[j]);
+      routing.data[size_t(t * 16 + 8) + j] = rw.data[size_t(t * p.topK) + j];
+    }
+  }
+  in["routing"] = std::move(routing);
+  if (p.dispatchOnly) {  // the dispatch graph reads x and routing only
+    for (const char* n : {"wg", "wu", "wd"}) in.erase(n);
+    return in;
   }
   in["rw"] = std::move(rw);
   return in;

@@ -19,7 +19,12 @@ struct MoeParams {
   int64_t tileB = 16;    ///< static token tile (rows per expert tile, padded); 0 = dynamic tiling
   int64_t tileF = 32;    ///< FFN tile (must divide ffn)
   std::string trace = "routing.csv";  ///< routing CSV, relative to the graph file
+  bool dispatchOnly = false;  ///< stop after EagerMerge: store the expert-grouped token tiles
 };
+
+/// Rows of the `xm` tensor of a dispatch-only graph: B*k routed rows plus, for a static tile,
+/// up to tile_b - 1 padding rows per expert.
+int64_t moeDispatchRows(const MoeParams& p);
 
 /// Graph YAML text (docs/graph_format.md) of
 ///   y[t] = sum over the k experts e of token t (ascending e) of rw[t, j_e] * SwiGLU_e(x[t])
@@ -31,13 +36,19 @@ struct MoeParams {
 /// -> RepeatStatic over the F tiles, AddrGen -> RandomOffChipLoad of the expert's weight
 /// tiles -> SwiGLU with Accum over the F tiles -> Partition back per expert -> FlatMap to
 /// rows (dropping padding rows) -> Reassemble in token order -> scale by rw -> Accum over k.
-/// Deterministic text. Throws DiagError G-120 on a size < 1, k > E or tile_f not dividing F.
+/// SelectGen also names `routing` [B, 16], the decisions as the fabric reads them (one
+/// 64-byte row per token: its k experts ascending in words 0..k-1, their router weights in
+/// words 8..8+k-1). With dispatchOnly the graph ends at EagerMerge and stores the merged
+/// tiles row after row into `xm` [moeDispatchRows, D] (the part that runs on a fabric).
+/// Deterministic text. Throws DiagError G-120 on a size < 1, k > E or > 8, or tile_f not
+/// dividing F.
 std::string buildMoeGraph(const MoeParams& p);
 
 /// Input tensors for the graph above: x uniform in [-1, 1), weights uniform scaled by
 /// 1/sqrt(fan-in), rw a softmax over k random logits per token (positive, summing to 1),
 /// all from a std::mt19937 seeded with `seed`. `experts[t]` = token t's k experts (trace
-/// order); rw is written in ascending expert order to match Reassemble.
+/// order); rw is written in ascending expert order to match Reassemble, and `routing` as
+/// described above.
 std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed);
 
 }  // namespace stepgen

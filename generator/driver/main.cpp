@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
   moeCmd->add_option("--tile-b", mp.tileB, "static token tile (0 = dynamic tiling)");
   moeCmd->add_option("--tile-f", mp.tileF, "FFN tile");
   moeCmd->add_option("--seed", mSeed, "seed of the input tensors");
+  moeCmd->add_flag("--dispatch-only", mp.dispatchOnly,
+                   "end at EagerMerge and store the expert-grouped token tiles (the part that maps onto a fabric)");
   moeCmd->add_option("-o,--out", mOut, "output folder")->required();
 
   std::string rArch, rGraph, rInputs, rOut;
@@ -101,6 +103,10 @@ int main(int argc, char** argv) {
   tilingCmd->add_option("-o,--out", to.workDir, "work folder");
   tilingCmd->add_option("--csv", to.csvPath, "CSV file to write");
   tilingCmd->add_option("--md", to.mdPath, "markdown table to write");
+  tilingCmd->add_option("--dispatch-arch", to.dispatchArch,
+                        "route-mode architecture (e.g. arch/moe.yaml): also verify each point's dispatch half in RTL")
+      ->check(CLI::ExistingFile);
+  tilingCmd->add_option("--dispatch-csv", to.dispatchCsv, "CSV file for the dispatch runs");
 
   std::string dArch, dBin;
   auto* decodeCmd = app.add_subcommand("decode", "decode a bitstream into its readable .cfg text");

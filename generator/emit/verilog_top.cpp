@@ -172,8 +172,8 @@ struct TopEmitter {
              a.cu.format == NumberFormat::Bf16Fp32 ? 1 : 0, n);
         break;
       case UnitKind::Memory:
-        line("  sg_mu #(.W(W), .WORDS({}), .CPB({})) {} (", a.mu.capacityBytes / 4,
-             (a.linkBytes() + a.mu.bytesPerCycle - 1) / a.mu.bytesPerCycle, n);
+        line("  sg_mu #(.W(W), .WORDS({}), .CPB({}), .ROUTE({})) {} (", a.mu.capacityBytes / 4,
+             (a.linkBytes() + a.mu.bytesPerCycle - 1) / a.mu.bytesPerCycle, a.mu.route ? 1 : 0, n);
         break;
       default:
         line("  sg_ag #(.W(W), .P(P), .AB(AB), .OUTSTANDING({})) {} (", a.offchip.outstanding, n);
@@ -213,6 +213,8 @@ std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const
   std::vector<RtlFile> files;
   files.push_back({"sg_cfg_pkg.sv", emitConfigPackage(l)});
   for (const auto& t : templateFiles()) files.push_back({t, readFile(templateDir + "/" + t)});
+  // sg_mu instantiates sg_route only with ROUTE = 1 (memory_unit.route).
+  if (a.mu.route) files.push_back({"sg_route.sv", readFile(templateDir + "/sg_route.sv")});
 
   TopEmitter e{a, l, sourceCandidates(a), {}};
   int nag = 0, nport = 0;

@@ -24,7 +24,8 @@ std::vector<std::string> fabricPortNames(const ArchModel& a, const ConfigLayout&
 /// Throws std::runtime_error if a template file cannot be read.
 std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const std::string& templateDir);
 
-/// Template files the fabric instantiates, in compile order (packages first).
+/// Template files every fabric instantiates, in compile order (packages first). emitFabric
+/// adds sg_route.sv after them when the architecture has memory_unit.route.
 const std::vector<std::string>& templateFiles();
 
 }  // namespace stepgen

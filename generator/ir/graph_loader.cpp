@@ -39,7 +39,7 @@ bool isSupported(OpKind) { return true; }
 std::vector<std::string> opKeys(OpKind k) {
   switch (k) {
     case OpKind::LinearOffChipLoad: return {"tensor", "tile", "iter", "strides"};
-    case OpKind::LinearOffChipStore: return {"tensor", "iter", "strides"};
+    case OpKind::LinearOffChipStore: return {"tensor", "iter", "strides", "tile"};
     case OpKind::Bufferize: return {"b"};
     case OpKind::Streamify: return {"repeat"};
     case OpKind::RepeatStatic: return {"n"};
@@ -56,7 +56,7 @@ std::vector<std::string> opKeys(OpKind k) {
     case OpKind::Partition: return {"n", "b"};
     case OpKind::Reassemble: return {"n", "b"};
     case OpKind::EagerMerge: return {"b"};
-    case OpKind::SelectGen: return {"trace", "n", "k", "iter"};
+    case OpKind::SelectGen: return {"trace", "n", "k", "iter", "tensor"};
     case OpKind::AddrGen: return {"tiles"};
     default: return {};
   }
@@ -77,7 +77,7 @@ Arity opArity(OpKind k) {
     case OpKind::Reshape: return {1, 1, 1, 2};                // data, optional "is padding"
     case OpKind::Partition: return {2, 2, 1, -1};             // [data, selector] -> n outputs
     case OpKind::Reassemble: return {2, -1, 1, 1};            // [i_0..i_{n-1}, selector]
-    case OpKind::EagerMerge: return {1, -1, 2, 2};            // inputs -> [data, selector]
+    case OpKind::EagerMerge: return {1, -1, 1, 2};            // inputs -> data or [data, selector]
     case OpKind::Parallelize: return {1, 1, 1, -1};
     case OpKind::SelectGen: return {0, 0, 1, 1};
     case OpKind::FlatMap: return {1, 2, 1, 1};                // data, optional "is padding" (filter_rows)

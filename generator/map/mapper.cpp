@@ -26,7 +26,8 @@ bool isAbsorbed(OpKind k) {
 UnitKind unitFor(OpKind k) {
   switch (k) {
     case OpKind::LinearOffChipLoad:
-    case OpKind::LinearOffChipStore: return UnitKind::AddressGen;
+    case OpKind::LinearOffChipStore:
+    case OpKind::SelectGen: return UnitKind::AddressGen;  // SelectGen loads its routing rows
     case OpKind::Map:
     case OpKind::Accum: return UnitKind::Compute;
     case OpKind::Bufferize:
@@ -66,10 +67,13 @@ class Mapper {
 
   Mapping run() {
     m_.ops.assign(g_.ops.size(), {});
+    findRouteClusters();
     std::vector<int> order = placedOrder();
     std::vector<bool> taken(a_.units.size(), false);
     for (int op : order) place(op, taken);
     for (int op : order) routeInputs(op);
+    for (size_t op = 0; op < g_.ops.size(); ++op)
+      if (routeHost_[op] >= 0) m_.ops[op].hostOp = routeHost_[op];
     std::sort(m_.routes.begin(), m_.routes.end(), [](const Route& x, const Route& y) {
       return std::tie(x.dstUnit, x.ctx, x.dstPort) < std::tie(y.dstUnit, y.ctx, y.dstPort);
     });
@@ -81,6 +85,57 @@ class Mapper {
   const StepGraph& g_;
   const ArchModel& a_;
   Mapping m_;
+  std::vector<int> routeHost_;       // per op: the EagerMerge whose route unit realises it, or -1
+  std::map<int, int> routePartition_;  // route EagerMerge -> its Partition
+
+  const Op* producerOf(StreamId s) const {
+    const Stream& st = g_.stream(s);
+    return st.producer.valid() ? &g_.op(st.producer) : nullptr;
+  }
+
+  // The front of an MoE layer, Partition(rows, selector) -> per output [Reshape(chunk, b 0)
+  // | Promote over the outermost dim] -> Accum(retile, 1) -> EagerMerge(b 0), all outputs in
+  // order, runs as one memory unit in route mode (docs/hardware.md section 7); the members
+  // are absorbed into the EagerMerge, which is placed.
+  void findRouteClusters() {
+    routeHost_.assign(g_.ops.size(), -1);
+    for (size_t mi = 0; mi < g_.ops.size(); ++mi) {
+      const Op& m = g_.ops[mi];
+      if (m.kind != OpKind::EagerMerge) continue;
+      std::vector<int> members;
+      int part = -1;
+      bool ok = true;
+      for (size_t i = 0; i < m.inputs.size() && ok; ++i) {
+        const Op* rt = producerOf(m.inputs[i]);
+        ok = rt && rt->kind == OpKind::Accum && attrString(*rt, "fn") == "retile" && attrInt(g_, *rt, "b") == 1;
+        const Op* sh = ok ? producerOf(rt->inputs[0]) : nullptr;
+        ok = ok && sh && sh->outputs.size() == 1 &&
+             ((sh->kind == OpKind::Reshape && attrInt(g_, *sh, "b") == 0) || sh->kind == OpKind::Promote);
+        const Op* pa = ok ? producerOf(sh->inputs[0]) : nullptr;
+        ok = ok && pa && pa->kind == OpKind::Partition && pa->outputs.size() == m.inputs.size() &&
+             pa->outputs[i].v == sh->inputs[0].v && attrInt(g_, *pa, "b") == 0;
+        if (!ok) break;
+        const int pi = int(g_.stream(sh->inputs[0]).producer.v);
+        ok = part < 0 || part == pi;
+        part = pi;
+        members.push_back(int(g_.stream(m.inputs[i]).producer.v));
+        members.push_back(int(g_.stream(rt->inputs[0]).producer.v));
+      }
+      if (!ok || part < 0) continue;
+      members.push_back(part);
+      for (int op : members) routeHost_[op] = int(mi);
+      routePartition_[int(mi)] = part;
+    }
+  }
+
+  bool isRoute(int op) const { return routePartition_.count(op) > 0; }
+
+  // The streams a placed op reads, port by port: a route EagerMerge reads its Partition's
+  // rows (port 0) and selector (port 1).
+  std::vector<StreamId> inputStreams(int op) const {
+    if (isRoute(op)) return g_.ops[routePartition_.at(op)].inputs;
+    return g_.ops[op].inputs;
+  }
 
   // Walks upstream from a stream through absorbed ops to the placed producer(s); a Zip
   // splits into one source per member, in order.
@@ -114,7 +169,7 @@ class Mapper {
       std::sort(ready.begin(), ready.end(), std::greater<int>());
       int op = ready.back();
       ready.pop_back();
-      if (!isAbsorbed(g_.ops[op].kind)) order.push_back(op);
+      if (!isAbsorbed(g_.ops[op].kind) && routeHost_[op] < 0) order.push_back(op);
       for (StreamId o : g_.ops[op].outputs)
         for (OpId c : g_.stream(o).consumers)
           if (--indeg[c.v] == 0) ready.push_back(c.v);
@@ -125,7 +180,7 @@ class Mapper {
   std::vector<int> neighbours(int op) const {
     std::vector<int> n;
     std::vector<Source> src;
-    for (StreamId in : g_.ops[op].inputs) sources(in, identityStopMap(), src);
+    for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
     for (const auto& s : src) n.push_back(s.op);
     return n;
   }
@@ -138,7 +193,12 @@ class Mapper {
 
   void place(int op, std::vector<bool>& taken) {
     const Op& o = g_.ops[op];
-    UnitKind want = unitFor(o.kind);
+    UnitKind want = isRoute(op) ? UnitKind::Memory : unitFor(o.kind);
+    if (isRoute(op) && !a_.mu.route)
+      throw DiagError("M-304", o.loc,
+                      fmt::format("operator '{}': Partition + EagerMerge need a memory unit with route mode, and the "
+                                  "memory units of '{}' have none (memory_unit.route: true)",
+                                  o.name, a_.name));
     if (want == UnitKind::Empty)
       throw DiagError("M-306", o.loc, fmt::format("operator '{}' ({}) has no unit to run on", o.name, opKindName(o.kind)));
     checkFunction(o);
@@ -182,7 +242,7 @@ class Mapper {
   void routeInputs(int op) {
     const Op& o = g_.ops[op];
     std::vector<Source> src;
-    for (StreamId in : o.inputs) sources(in, identityStopMap(), src);
+    for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
     for (size_t p = 0; p < src.size(); ++p) {
       Route r;
       r.srcOp = src[p].op;

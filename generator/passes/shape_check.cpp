@@ -604,6 +604,19 @@ class Checker {
       error("S-211", attrLoc(op, "in"), opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " must carry 2-D tiles");
       return;
     }
+    // A stream of dynamic shape (routed tokens) is written word by word into a static walk
+    // of `tile`s, as the AG does for every store; it must fit, which only the run can tell.
+    bool dynamicIn = false;
+    for (const auto& d : it.shape) dynamicIn = dynamicIn || !d.evaluate(g_.symbols);
+    for (const auto& d : it.elem.tile) dynamicIn = dynamicIn || !d.evaluate(g_.symbols);
+    if (dynamicIn) {
+      if (!tileAttr)
+        error("S-234", attrLoc(op, "in"),
+              opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " has a dynamic shape: the store needs a static tile:");
+      else
+        checkTensorWalk(op, *t, *tileAttr, *walk);
+      return;
+    }
     bool ok = true;
     Proof ps = dimsEq(it.shape, walk->iter);
     if (ps != Proof::Yes) {
@@ -1000,6 +1013,14 @@ class Checker {
             opLabel(op) + ": needs 1 <= k <= n, got n = " + std::to_string(*n) + ", k = " + std::to_string(*k));
       return;
     }
+    if (attr(op, "tensor")) {  // the fabric reads the decisions from this [rows, 16] tensor
+      const Tensor* t = tensorAttr(op);
+      if (!t) return;
+      if (provablyEqual(t->shape.at(1), SymExpr::constant(16), cons_) != Proof::Yes)
+        error("S-230", attrLoc(op, "tensor"),
+              opLabel(op) + ": routing tensor '" + t->name + "' must have 16 columns (one 64-byte row per token: k expert "
+              "ids, then k router weights from word 8)");
+    }
     StreamType out;
     out.shape = *iter;
     out.elem = selectorElem(SymExpr::constant(*n), SymExpr::constant(*k));
@@ -1086,7 +1107,7 @@ class Checker {
       error("S-201", attrLoc(op, "in"), opLabel(op) + ": takes one or more input streams, has none");
       return;
     }
-    if (!arity(op, op.inputs.size(), 2, 2)) return;
+    if (!arity(op, op.inputs.size(), 1, 2)) return;  // the selector output is optional
     auto b = intAttr(op, "b");
     auto in = inputTypes(op);
     if (!b || !in) return;
@@ -1112,7 +1133,7 @@ class Checker {
     sel.shape = {*total};
     sel.elem = selectorElem(SymExpr::constant(int64_t(in->size())), SymExpr::constant(1));
     setOutput(op, op.outputs[0], std::move(data));
-    setOutput(op, op.outputs[1], std::move(sel));
+    if (op.outputs.size() == 2) setOutput(op, op.outputs[1], std::move(sel));
   }
 
   void inferReshape(const Op& op) {

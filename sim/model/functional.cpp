@@ -179,20 +179,23 @@ class Runner {
     out.push_back(Token::done());
   }
 
+  // The input's words, in stream order, fill the walk's tiles one after the other (as the
+  // AG writes beats): a token may span several walk tiles or a fraction of one (a dynamic
+  // stream stored into a static walk).
   void store(const Op& op) {
     Matrix& m = r_.outputs.at(attrString(op, "tensor"));
     Walk w = walkOf(op);
-    const TokenStream& in = input(op, 0);
+    std::vector<uint32_t> words;
+    for (const Token& t : input(op, 0))
+      if (t.kind == Kind::Data) words.insert(words.end(), t.data->begin(), t.data->end());
     size_t k = 0;
     forEachTile(w, [&](int64_t tr, int64_t tc, int) {
-      while (k < in.size() && in[k].kind == Kind::Stop) ++k;
-      if (k >= in.size() || in[k].kind != Kind::Data)
-        throw std::runtime_error(fmt::format("store '{}': input stream ended early", op.name));
-      const Token& t = in[k++];
       for (int64_t r = 0; r < w.tile[0]; ++r)
-        for (int64_t c = 0; c < w.tile[1]; ++c)
-          m.data.at((tr * w.tile[0] + r) * m.cols + tc * w.tile[1] + c) = t.data->at(r * w.tile[1] + c);
+        for (int64_t c = 0; c < w.tile[1] && k < words.size(); ++c)
+          m.data.at((tr * w.tile[0] + r) * m.cols + tc * w.tile[1] + c) = words[k++];
     });
+    if (k < words.size())
+      throw std::runtime_error(fmt::format("store '{}': {} words do not fit the walk", op.name, words.size() - k));
   }
 
   void zip(const Op& op) {

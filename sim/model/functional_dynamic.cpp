@@ -132,7 +132,7 @@ class DynamicOp {
     }
     auto [d, sel] = eagerMerge(data, b(), order);
     output(0) = std::move(d);
-    output(1) = std::move(sel);
+    if (op_.outputs.size() == 2) output(1) = std::move(sel);
   }
 
   void reshapeOp() {

@@ -34,13 +34,13 @@ int64_t tokenBytes(const Token& t) {
 /// is static, else the largest element that actually flowed: buffers are sized for it) and
 /// the number of elements that flowed.
 struct StreamFig {
-  int64_t elemBytes = 0, count = 0;
+  int64_t elemBytes = 0, count = 0, totalBytes = 0;  ///< totalBytes: every element that flowed
 };
 StreamFig figOf(const StepGraph& g, const ShapeResult& s, const std::vector<TokenStream>& st, StreamId id) {
   StreamFig f;
   int64_t maxSeen = 0;
   for (const Token& t : st.at(id.v))
-    if (t.kind == Token::Kind::Data) ++f.count, maxSeen = std::max(maxSeen, tokenBytes(t));
+    if (t.kind == Token::Kind::Data) ++f.count, maxSeen = std::max(maxSeen, tokenBytes(t)), f.totalBytes += tokenBytes(t);
   int64_t sb = staticBytes(g, s.types.at(id.v).elem);
   f.elemBytes = sb >= 0 ? sb : maxSeen;
   return f;
@@ -65,16 +65,19 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
       case OpKind::LinearOffChipLoad:
       case OpKind::RandomOffChipLoad:
         r.onchipBytes += 2 * out.elemBytes;
-        r.offchipBytes += out.count * out.elemBytes;
+        r.offchipBytes += out.totalBytes;
+        break;
+      case OpKind::SelectGen:  // the fabric loads one 64-byte routing row per element
+        if (op.attrs.count("tensor")) r.onchipBytes += 2 * 64, r.offchipBytes += out.count * 64;
         break;
       case OpKind::LinearOffChipStore:
         r.onchipBytes += 2 * in.elemBytes;
-        r.offchipBytes += in.count * in.elemBytes;
+        r.offchipBytes += in.totalBytes;
         break;
       case OpKind::RandomOffChipStore: {
         StreamFig data = figOf(g, s, st, op.inputs[1]);
         r.onchipBytes += 2 * data.elemBytes;
-        r.offchipBytes += data.count * data.elemBytes;
+        r.offchipBytes += data.totalBytes;
         break;
       }
       case OpKind::Bufferize: {

@@ -351,37 +351,82 @@ struct Banked : Unit {
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override { return start + m.links[out].beats[i] * rate; }
 };
 
+// DRAM pieces (64-byte addresses) of every Data token of an AG's stream. The walk's tiles
+// are laid out one after the other and each token takes the next ceil(words*4/64) pieces,
+// as the AG moves beats: one walk tile per token for loads and matching stores, a run of
+// rows for a dynamic stream stored into a walk of rows. A SelectGen reads one 64-byte
+// routing row per element.
+// ---------------------------------------------------------------- MU route mode (sg_route.sv)
+// Collects every token row (in0) and routing row (in1), one beat per cycle each; the first
+// output beat is valid 3 cycles after the later DONE was accepted, then one beat per cycle.
+struct MuRoute : Unit {
+  size_t nextAccept[2] = {0, 0};
+  bool offered = false;
+
+  bool step(TimingModel& m) override {
+    bool progress = false;
+    int64_t lastDone = 0;
+    bool allIn = true;
+    for (size_t p = 0; p < 2; ++p) {
+      Link& l = m.links[in[p].first];
+      while (nextAccept[p] < l.size()) {
+        size_t i = nextAccept[p];
+        if (i > 0 && l.end[i - 1] == kUnknown) break;
+        l.accept[in[p].second][i] = i == 0 ? 1 : l.end[i - 1];
+        ++nextAccept[p], progress = true;
+      }
+      allIn = allIn && l.nextEnd == l.size();
+      if (allIn) lastDone = std::max(lastDone, l.end.back());
+    }
+    Link& o = m.links[out];
+    if (!offered && allIn) {
+      for (size_t j = 0; j < o.size(); ++j) o.offer[j] = lastDone + 2;  // DONE accepted at end - 1, valid 3 later
+      offered = true, progress = true;
+    }
+    if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
+    return progress;
+  }
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override { return start + m.links[out].beats[i]; }
+};
+
 std::vector<std::vector<uint64_t>> walkPieces(const StepGraph& g, const Op& op, const TokenStream& toks) {
   const Tensor& t = g.tensors.at(*g.findTensor(attrString(op, "tensor")));
   int64_t cols = *t.shape.at(1).evaluate(g.symbols);
-  std::vector<int64_t> tile;
-  if (op.attrs.count("tile")) {
-    tile = attrIntList(g, op, "tile");
-  } else {  // a store without `tile`: the shape of its input tiles
-    for (const Token& t : toks)
-      if (t.kind == Kind::Data) tile = {t.rows, t.cols};
-    if (tile.empty()) return std::vector<std::vector<uint64_t>>(toks.size());
-  }
-  auto iter = attrIntList(g, op, "iter");
-  auto strides = attrIntMatrix(g, op, "strides");
-  std::vector<std::vector<uint64_t>> out;
-  std::vector<int64_t> idx(iter.size(), 0);
-  int64_t ppr = tile[1] * 4 / 64;
-  for (const Token& tok : toks) {
-    if (tok.kind != Kind::Data) {
-      out.emplace_back();
-      continue;
+  std::vector<int64_t> tile, iter = attrIntList(g, op, "iter");
+  std::vector<std::vector<int64_t>> strides;
+  if (op.kind == OpKind::SelectGen) {
+    tile = {1, 16}, strides = {{1, 0}};
+  } else {
+    strides = attrIntMatrix(g, op, "strides");
+    if (op.attrs.count("tile")) {
+      tile = attrIntList(g, op, "tile");
+    } else {  // a store without `tile`: the shape of its input tiles
+      for (const Token& t : toks)
+        if (t.kind == Kind::Data) tile = {t.rows, t.cols};
+      if (tile.empty()) return std::vector<std::vector<uint64_t>>(toks.size());
     }
+  }
+  std::vector<uint64_t> flat;
+  std::vector<int64_t> idx(iter.size(), 0);
+  int64_t total = 1;
+  for (int64_t n : iter) total *= n;
+  const int64_t ppr = tile[1] * 4 / 64;
+  for (int64_t e = 0; e < total; ++e) {
     int64_t base = t.baseAddress;
     for (size_t l = 0; l < idx.size(); ++l) base += idx[l] * (strides[l][0] * tile[0] * cols + strides[l][1] * tile[1]) * 4;
-    std::vector<uint64_t> p;
     for (int64_t r = 0; r < tile[0]; ++r)
-      for (int64_t c = 0; c < ppr; ++c) p.push_back(uint64_t(base + r * cols * 4 + c * 64));
-    out.push_back(std::move(p));
+      for (int64_t c = 0; c < ppr; ++c) flat.push_back(uint64_t(base + r * cols * 4 + c * 64));
     for (int l = int(idx.size()) - 1; l >= 0; --l) {
-      if (++idx[l] < iter[l]) break;
+      if (++idx[l] < iter[size_t(l)]) break;
       idx[l] = 0;
     }
+  }
+  std::vector<std::vector<uint64_t>> out;
+  size_t next = 0;
+  for (const Token& tok : toks) {
+    out.emplace_back();
+    if (tok.kind != Kind::Data) continue;
+    for (int64_t k = 0; k < (tok.words() * 4 + 63) / 64 && next < flat.size(); ++k) out.back().push_back(flat[next++]);
   }
   return out;
 }
@@ -429,7 +474,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     if (mp.ops[op].unit < 0) continue;
     const Op& o = g.ops[op];
     std::unique_ptr<Unit> u;
-    if (o.kind == OpKind::LinearOffChipLoad) {
+    if (o.kind == OpKind::LinearOffChipLoad || o.kind == OpKind::SelectGen) {
       auto x = std::make_unique<AgLoad>();
       x->outstanding = a.offchip.outstanding, x->piecesPerBeat = a.linkBytes() / 64;
       x->tilePieces = walkPieces(g, o, streams.at(o.outputs[0].v));
@@ -439,6 +484,8 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
       x->piecesPerBeat = a.linkBytes() / 64;
       x->tilePieces = walkPieces(g, o, streams.at(o.inputs[0].v));
       u = std::move(x);
+    } else if (o.kind == OpKind::EagerMerge) {  // the host of a route cluster (map/mapper.cpp)
+      u = std::make_unique<MuRoute>();
     } else if (o.kind == OpKind::Map && attrString(o, "fn") == "matmul") {
       u = std::make_unique<CuMatmul>();
     } else if (o.kind == OpKind::Map) {
@@ -465,7 +512,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     Link& l = m.links[linkOf[r.srcOp]];
     Unit& u = *m.units[unitOf[r.dstOp]];
     bool streaming = dynamic_cast<CuStream*>(&u) != nullptr;
-    bool mu = a.units[r.dstUnit].kind == UnitKind::Memory;
+    bool mu = a.units[r.dstUnit].kind == UnitKind::Memory && !dynamic_cast<MuRoute*>(&u);  // route: 1 beat/cycle
     int c = l.addConsumer(unitOf[r.dstOp], streaming, mu ? cpb : 1);
     if (int(u.in.size()) <= r.dstPort) u.in.resize(r.dstPort + 1);
     u.in[r.dstPort] = {linkOf[r.srcOp], c};

@@ -3,13 +3,23 @@
 // docs/hardware.md section 2 / step.md, RepeatStatic (b = 0) against stepgen::repeatLastStop,
 // empty buffers, stops below b kept, stop maps, the CPB timing, contexts, and a random
 // back-pressure run against a reference.
+//
+// The same buffer-mode tests also run on Vsg_mu_r1 / Vsg_mu_r3 (ROUTE=1: sg_route inside,
+// contexts with route = 0 must behave bit- and cycle-identically). The route mode itself
+// (route = 1, through the configuration vector) is checked against refRoute(), a plain loop
+// over experts and tokens written from the sg_route header (as tests/rtl/test_rtl_route.cpp
+// does), with sg_route's timing formulas taken relative to the cycle sg_mu starts the
+// context; and mixed with buffer-mode contexts in both orders.
 #include <catch2/catch.hpp>
 
 #include <random>
 
 #include "Vsg_mu_c1.h"
 #include "Vsg_mu_c3.h"
+#include "Vsg_mu_r1.h"
+#include "Vsg_mu_r3.h"
 #include "common/stops.hpp"
+#include "route_ref.hpp"
 #include "rtl_unit_util.hpp"
 
 using namespace rtlu;
@@ -189,7 +199,8 @@ TEST_CASE("sg_mu RepeatStatic(3), CPB 3", "[rtl][mu][timing]") {
 TEST_CASE("sg_mu Bufferize(1) + Streamify(2), CPB 1", "[rtl][mu]") { bufferize<Vsg_mu_c1>(1); }
 TEST_CASE("sg_mu Bufferize(1) + Streamify(2), CPB 3", "[rtl][mu][timing]") { bufferize<Vsg_mu_c3>(3); }
 
-TEST_CASE("sg_mu stops below b kept, stop map, repeat 1", "[rtl][mu]") {
+template <class V>
+void stopsBelowB() {
   // Context 0: b = 2, repeat 1, in0 map Promote(0) (s -> s+1 on STOP beats and last beats).
   //   inputs T0 S0, STOP(1), T1 S1, T2 S2 become T0 S1 (< b: stored as written),
   //   STOP(2) (>= b: closes {T0}, s_ref 0), T1 S2 (closes {T1}, s_ref 0), T2 S3 (closes {T2},
@@ -201,7 +212,7 @@ TEST_CASE("sg_mu stops below b kept, stop map, repeat 1", "[rtl][mu]") {
   for (int k = 0; k < 8; ++k) promote |= uint64_t(std::min(k + 1, 7)) << (3 * k);
   c.set(0, "in0_stopmap", promote);
   c = muCfg(1, 2, 1, c);
-  StreamSim<Vsg_mu_c1, 1> sim(W);
+  StreamSim<V, 1> sim(W);
   sim.config(c);
   auto add = [&](int id, int stop) {
     for (const Beat& b : tile(id, 1, stop)) sim.in[0].push_back(b);
@@ -223,15 +234,16 @@ TEST_CASE("sg_mu stops below b kept, stop map, repeat 1", "[rtl][mu]") {
   check(sim.out, want);
 }
 
-TEST_CASE("sg_mu contexts and done", "[rtl][mu]") {
+template <class V>
+void contextsAndDone() {
   SECTION("nothing enabled") {
-    StreamSim<Vsg_mu_c1, 1> sim(W);
+    StreamSim<V, 1> sim(W);
     sim.config(CfgVec(layout(), stepgen::UnitKind::Memory));
     sim.start();
     CHECK(sim.top->done == 1);
   }
   SECTION("only context 1") {
-    StreamSim<Vsg_mu_c1, 1> sim(W);
+    StreamSim<V, 1> sim(W);
     sim.config(muCfg(1, 0, 2));
     for (const Beat& b : tile(0, 1, 0)) sim.in[0].push_back(b);
     sim.in[0].push_back(doneBeat(W));
@@ -242,11 +254,12 @@ TEST_CASE("sg_mu contexts and done", "[rtl][mu]") {
   }
 }
 
-TEST_CASE("sg_mu random back-pressure against the reference", "[rtl][mu]") {
+template <class V>
+void randomBackPressure() {
   for (int b : {0, 1, 2}) {
     for (int rep : {1, 3}) {
       std::mt19937 g(unsigned(b * 10 + rep));
-      StreamSim<Vsg_mu_c3, 1> sim(W);
+      StreamSim<V, 1> sim(W);
       sim.config(muCfg(0, b, rep));
       std::vector<Beat> in;
       int id = 0;
@@ -273,5 +286,295 @@ TEST_CASE("sg_mu random back-pressure against the reference", "[rtl][mu]") {
         REQUIRE(sim.out[i] == want[i]);
       }
     }
+  }
+}
+
+TEST_CASE("sg_mu stops below b kept, stop map, repeat 1", "[rtl][mu]") { stopsBelowB<Vsg_mu_c1>(); }
+TEST_CASE("sg_mu contexts and done", "[rtl][mu]") { contextsAndDone<Vsg_mu_c1>(); }
+TEST_CASE("sg_mu random back-pressure against the reference", "[rtl][mu]") { randomBackPressure<Vsg_mu_c3>(); }
+
+// ---------------------------------------------------------------- ROUTE=1 variant, route = 0
+TEST_CASE("sg_mu ROUTE=1, route 0: RepeatStatic(3), CPB 1 and 3", "[rtl][mu][timing]") {
+  repeatStatic<Vsg_mu_r1>(1, 1);
+  repeatStatic<Vsg_mu_r1>(1, 2);
+  repeatStatic<Vsg_mu_r3>(3, 1);
+  repeatStatic<Vsg_mu_r3>(3, 3);
+}
+TEST_CASE("sg_mu ROUTE=1, route 0: Bufferize(1) + Streamify(2), CPB 1 and 3", "[rtl][mu][timing]") {
+  bufferize<Vsg_mu_r1>(1);
+  bufferize<Vsg_mu_r3>(3);
+}
+TEST_CASE("sg_mu ROUTE=1, route 0: stops below b kept, stop map, repeat 1", "[rtl][mu]") { stopsBelowB<Vsg_mu_r1>(); }
+TEST_CASE("sg_mu ROUTE=1, route 0: contexts and done", "[rtl][mu]") { contextsAndDone<Vsg_mu_r1>(); }
+TEST_CASE("sg_mu ROUTE=1, route 0: random back-pressure against the reference", "[rtl][mu]") {
+  randomBackPressure<Vsg_mu_r3>();
+}
+
+TEST_CASE("sg_mu ROUTE=1, route 0: cycle-identical to ROUTE=0, in1 never ready", "[rtl][mu][timing]") {
+  // The random run of randomBackPressure on both variants, comparing every accepted beat's
+  // cycle; in1 is offered beats throughout and must never be ready.
+  std::mt19937 g(11);
+  std::vector<Beat> in;
+  int id = 0;
+  for (int i = 0; i < 30; ++i) {
+    if (g() % 6 == 0) {
+      in.push_back(stopBeat(1 + int(g() % 3), W));
+      continue;
+    }
+    for (const Beat& x : tile(id++, 1 + int(g() % 3), int(g() % 4))) in.push_back(x);
+  }
+  in.push_back(stopBeat(2, W));
+  in.push_back(doneBeat(W));
+  auto run = [&](auto& sim) {
+    sim.config(muCfg(1, 1, 2, muCfg(0, 1, 2)));
+    for (int c = 0; c < 2; ++c)
+      for (const Beat& x : in) sim.in[0].push_back(x);
+    for (int i = 0; i < 4; ++i) sim.in[1].push_back(tile(99, 1, 0)[0]);
+    std::mt19937 r(5);
+    sim.inGate = [r](int, uint64_t) mutable { return (r() % 3) != 0; };
+    std::mt19937 r2(6);
+    sim.outGate = [r2](uint64_t) mutable { return (r2() % 2) != 0; };
+    sim.start();
+    REQUIRE(sim.runUntilDone(20000));
+    CHECK(sim.inCyc[1].empty());
+  };
+  StreamSim<Vsg_mu_c3, 2> a(W);
+  StreamSim<Vsg_mu_r3, 2> b(W);
+  run(a);
+  run(b);
+  CHECK(a.cyc == b.cyc);
+  CHECK(a.inCyc[0] == b.inCyc[0]);
+  CHECK(a.outCyc == b.outCyc);
+  REQUIRE(a.out.size() == b.out.size());
+  for (size_t i = 0; i < a.out.size(); ++i) REQUIRE(a.out[i] == b.out[i]);
+}
+
+// ---------------------------------------------------------------- route mode (route = 1)
+namespace {
+
+/// One route run as test_rtl_route.cpp's, with two beats per x row by default.
+struct RCase : RouteCase {
+  RCase() { rb = 2; }
+};
+
+/// E=4, k=2, B=6; expert 2 receives no token. Expert 0: tokens 0 1 3, expert 1: 0 2 4 5,
+/// expert 3: 1 2 3 4 5.
+RCase smallRoute() {
+  RCase c;
+  c.ids = {{0, 1}, {3, 0}, {1, 3}, {0, 3}, {3, 1}, {1, 3}};
+  return c;
+}
+
+
+/// Routing rows (in1): word j = expert of slot j, word W/2 + j = its weight; stops on the
+/// rows and a STOP beat in between (both to be ignored).
+std::vector<Beat> routingBeats(const RCase& c) {
+  std::vector<Beat> r;
+  for (int t = 0; t < c.B(); ++t) {
+    std::vector<uint32_t> d(size_t(W), 0u);
+    for (int j = 0; j < c.k; ++j) {
+      d[size_t(j)] = c.ids[size_t(t)][size_t(j)];
+      d[size_t(W / 2 + j)] = weightOf(t, j);
+    }
+    r.push_back(dataBeat(d, true, t % 2));
+    if (t == 2) r.push_back(stopBeat(1, W));
+  }
+  r.push_back(doneBeat(W));
+  return r;
+}
+
+/// x rows (in0): row t = rb beats, word i = xWord(t, i), `last` on its final beat.
+std::vector<Beat> xBeats(const RCase& c) {
+  std::vector<Beat> r;
+  for (int t = 0; t < c.B(); ++t) {
+    std::vector<uint32_t> words;
+    for (int i = 0; i < c.rb * W; ++i) words.push_back(xWord(t, i));
+    for (const Beat& b : tileBeats(words, W, 0)) r.push_back(b);
+  }
+  r.push_back(doneBeat(W));
+  return r;
+}
+
+std::vector<Beat> refRoute(const RCase& c) { return rtlu::refRoute(c, W); }
+
+/// Context ctx in route mode through the configuration vector. promoteMaps: both input stop
+/// maps s -> s+1 instead of the identity (route ignores stops: the result is the same).
+CfgVec routeCfg(int ctx, const RCase& c, bool promoteMaps = false,
+                CfgVec v = CfgVec(layout(), stepgen::UnitKind::Memory)) {
+  v.set(ctx, "enable", 1);
+  v.set(ctx, "route", 1);
+  v.set(ctx, "n_exp", uint64_t(c.E));
+  v.set(ctx, "k", uint64_t(c.k));
+  v.set(ctx, "tile_rows", uint64_t(c.tb));
+  v.set(ctx, "row_beats", uint64_t(c.rb));
+  v.set(ctx, "out_meta", c.meta ? 1u : 0u);
+  uint64_t promote = 0;
+  for (int s = 0; s < 8; ++s) promote |= uint64_t(std::min(s + 1, 7)) << (3 * s);
+  for (int p = 0; p < 2; ++p)
+    v.set(ctx, "in" + std::to_string(p) + "_stopmap", promoteMaps ? promote : CfgVec::identityStopMap());
+  return v;
+}
+
+void checkBeats(const std::vector<Beat>& got, size_t from, const std::vector<Beat>& want) {
+  REQUIRE(got.size() >= from + want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("beat " << from + i << " got " << show(got[from + i]) << " want " << show(want[i]));
+    REQUIRE(got[from + i] == want[i]);
+  }
+}
+
+/// sg_route's timing (its header) with S = the cycle sg_mu starts the context: inputs from
+/// S+2, d = cycle of the last needed DONE, first output beat at d+3, then one per cycle,
+/// N beats ending at d+2+N; with no input gaps d = S + 2 + B (meta) or S + 2 + max(B*rb, B).
+/// `first`: index of the context's first output beat; in0From / in1From: index of its first
+/// beat in inCyc[0] / inCyc[1].
+template <class Sim>
+void checkRouteTiming(const Sim& sim, const RCase& c, uint64_t S, size_t first, size_t in0From, size_t in1From) {
+  const uint64_t N = refRoute(c).size();
+  const uint64_t B = uint64_t(c.B());
+  const uint64_t d1 = sim.inCyc[1].at(in1From + size_t(B) + 1 + (c.B() > 2 ? 1 : 0) - 1);
+  uint64_t d = d1;
+  CHECK(sim.inCyc[1].at(in1From) == S + 2);
+  if (!c.meta) {
+    CHECK(sim.inCyc[0].at(in0From) == S + 2);
+    d = std::max(d, sim.inCyc[0].at(in0From + size_t(B * uint64_t(c.rb))));
+  }
+  const uint64_t inBeats = c.meta ? B + (c.B() > 2 ? 1 : 0)
+                                  : std::max<uint64_t>(B + (c.B() > 2 ? 1 : 0), B * uint64_t(c.rb));
+  CHECK(d == S + 1 + inBeats + 1);
+  CHECK(sim.outCyc.at(first) == d + 3);
+  CHECK(sim.outCyc.at(first + N - 1) == d + 2 + N);
+}
+
+}  // namespace
+
+TEST_CASE("sg_mu route mode: E=4 k=2 B=6, static and dynamic, data and meta", "[rtl][mu][route][timing]") {
+  for (int meta = 0; meta < 2; ++meta)
+    for (int tb : {2, 0})
+      for (int maps = 0; maps < 2; ++maps) {
+        RCase c = smallRoute();
+        c.meta = meta != 0;
+        c.tb = tb;
+        INFO("meta " << meta << " tb " << tb << " promote maps " << maps);
+        StreamSim<Vsg_mu_r1, 2> sim(W);
+        sim.config(routeCfg(0, c, maps != 0));
+        for (const Beat& b : xBeats(c)) sim.in[0].push_back(b);
+        for (const Beat& b : routingBeats(c)) sim.in[1].push_back(b);
+        bool in0Ready = false;
+        sim.sample = [&] { in0Ready = in0Ready || sim.top->in0_ready; };
+        sim.start();
+        REQUIRE(sim.runUntilDone(2000));
+        const std::vector<Beat> want = refRoute(c);
+        REQUIRE(sim.out.size() == want.size());
+        checkBeats(sim.out, 0, want);
+        // Expert 2 gets no token: no beat names it (meta word 3).
+        if (c.meta)
+          for (const Beat& b : sim.out) CHECK((b.kind != DATA || b.data[3] != 2u));
+        if (c.meta) {
+          CHECK(sim.inCyc[0].empty());  // meta mode leaves in0 alone
+          CHECK_FALSE(in0Ready);
+        } else {
+          CHECK(sim.inCyc[0].size() == size_t(c.B() * c.rb + 1));
+        }
+        checkRouteTiming(sim, c, 0, 0, 0, 0);
+        // done the cycle after the DONE beat is accepted: sg_route's `done` timing.
+        CHECK(sim.cyc == sim.outCyc.back() + 1);
+        CHECK(int(sim.top->ctx) == 0);
+        // Nothing moves afterwards.
+        for (int i = 0; i < 5; ++i) sim.step();
+        CHECK(sim.out.size() == want.size());
+        CHECK(sim.top->done);
+      }
+}
+
+TEST_CASE("sg_mu route mode under back-pressure and input gaps", "[rtl][mu][route]") {
+  for (int meta = 0; meta < 2; ++meta)
+    for (int tb : {2, 0}) {
+      RCase c = smallRoute();
+      c.meta = meta != 0;
+      c.tb = tb;
+      StreamSim<Vsg_mu_r3, 2> sim(W);
+      sim.config(routeCfg(0, c));
+      for (const Beat& b : xBeats(c)) sim.in[0].push_back(b);
+      for (const Beat& b : routingBeats(c)) sim.in[1].push_back(b);
+      std::mt19937 r(unsigned(3 + meta * 2 + tb));
+      sim.inGate = [&r](int, uint64_t) { return r() % 3 != 0; };
+      sim.outGate = [&r](uint64_t) { return r() % 2 == 0; };
+      sim.start();
+      REQUIRE(sim.runUntilDone(5000));
+      const std::vector<Beat> want = refRoute(c);
+      REQUIRE(sim.out.size() == want.size());
+      checkBeats(sim.out, 0, want);
+    }
+}
+
+TEST_CASE("sg_mu route in context 0, buffer mode in context 1", "[rtl][mu][route][timing]") {
+  for (int meta = 0; meta < 2; ++meta) {
+    RCase c = smallRoute();
+    c.meta = meta != 0;
+    c.tb = 2;
+    INFO("meta " << meta);
+    // Context 1: Bufferize(1) + Streamify(2) of tiles T0(S0) T1(S1), 2 beats each.
+    StreamSim<Vsg_mu_r1, 2> sim(W);
+    sim.config(muCfg(1, 1, 2, routeCfg(0, c)));
+    if (!c.meta)
+      for (const Beat& b : xBeats(c)) sim.in[0].push_back(b);
+    const size_t in0Ctx1 = c.meta ? 0 : size_t(c.B() * c.rb + 1);
+    for (const Beat& b : tile(0, 2, 0)) sim.in[0].push_back(b);
+    for (const Beat& b : tile(1, 2, 1)) sim.in[0].push_back(b);
+    sim.in[0].push_back(doneBeat(W));
+    for (const Beat& b : routingBeats(c)) sim.in[1].push_back(b);
+    const size_t in1Route = sim.in[1].size();
+    // Extra in1 beats: context 1 (buffer mode) must not take them.
+    for (int i = 0; i < 3; ++i) sim.in[1].push_back(tile(7, 1, 0)[0]);
+    sim.start();
+    REQUIRE(sim.runUntilDone(3000));
+    const std::vector<Beat> want = refRoute(c);
+    checkBeats(sim.out, 0, want);
+    CHECK(sim.inCyc[1].size() == in1Route);
+    // In meta mode context 0 leaves in0 alone, so context 1's tiles wait for it.
+    checkRouteTiming(sim, c, 0, 0, 0, 0);
+    const uint64_t F = sim.outCyc.at(want.size() - 1);  // route DONE accepted: context ends
+    // Context 1 runs from F+2 (one INIT cycle); its 4 beats arrive one per cycle.
+    CHECK(sim.inCyc[0].at(in0Ctx1) == F + 2);
+    auto T = [](int id, int stop) {
+      return std::vector<Exp>{{DATA, id, 0, false, 0}, {DATA, id, 1, true, stop}};
+    };
+    std::vector<Exp> want1;
+    for (const auto& v : {T(0, 0), T(1, 1), T(0, 0), T(1, 2)}) want1.insert(want1.end(), v.begin(), v.end());
+    want1.push_back({DONE, 0, 0, false, 0});
+    check(std::vector<Beat>(sim.out.begin() + long(want.size()), sim.out.end()), want1);
+    // Buffer closes with its 4th beat (F+5): first output 2 cycles later.
+    CHECK(sim.outCyc.at(want.size()) == F + 2 + 3 + 2);
+    CHECK(int(sim.top->ctx) == 1);
+  }
+}
+
+TEST_CASE("sg_mu buffer mode in context 0, route in context 1", "[rtl][mu][route][timing]") {
+  for (int meta = 0; meta < 2; ++meta) {
+    RCase c = smallRoute();
+    c.meta = meta != 0;
+    c.tb = 0;
+    INFO("meta " << meta);
+    StreamSim<Vsg_mu_r1, 2> sim(W);
+    sim.config(routeCfg(1, c, false, muCfg(0, 0, 2)));
+    // Context 0: RepeatStatic(2) of one 1-beat tile; in1 is offered from cycle 0 but only the
+    // route context takes it.
+    for (const Beat& b : tile(5, 1, 0)) sim.in[0].push_back(b);
+    sim.in[0].push_back(doneBeat(W));
+    if (!c.meta)
+      for (const Beat& b : xBeats(c)) sim.in[0].push_back(b);
+    for (const Beat& b : routingBeats(c)) sim.in[1].push_back(b);
+    sim.start();
+    REQUIRE(sim.runUntilDone(3000));
+    check(std::vector<Beat>(sim.out.begin(), sim.out.begin() + 3),
+          {{DATA, 5, 0, true, 0}, {DATA, 5, 0, true, 1}, {DONE, 0, 0, false, 0}});
+    const std::vector<Beat> want = refRoute(c);
+    REQUIRE(sim.out.size() == 3 + want.size());
+    checkBeats(sim.out, 3, want);
+    const uint64_t F = sim.outCyc.at(2);  // context 0's DONE accepted: sg_route starts here
+    checkRouteTiming(sim, c, F, 3, 2, 0);
+    CHECK(sim.cyc == sim.outCyc.back() + 1);
+    CHECK(int(sim.top->ctx) == 1);
   }
 }

@@ -123,6 +123,16 @@ TEST_CASE("bad arch files give located diagnostics", "[arch][diag]") {
   }
   SECTION("duplicate function") { expectDiag("arch_dup_function.yaml", "A-108", 5, 74, "compute_unit.functions[2]"); }
   SECTION("row length") { expectDiag("arch_row_length.yaml", "A-110", 10, 14, "units[1][2]"); }
+  SECTION("route not a bool word") { expectDiag("arch_route_word.yaml", "A-105", 6, 75, "memory_unit.route"); }
+  SECTION("route not a scalar") { expectDiag("arch_route_type.yaml", "A-103", 6, 75, "memory_unit.route"); }
+}
+
+TEST_CASE("memory_unit.route is optional, default false", "[arch]") {
+  CHECK_FALSE(loadArch(kRoot + "/arch/default.yaml").mu.route);
+  CHECK_FALSE(loadArch(kRoot + "/tests/data/arch_small.yaml").mu.route);
+  ArchModel a = loadArch(kRoot + "/tests/data/arch_small_route.yaml");
+  CHECK(a.mu.route);
+  CHECK(a.mu.capacityBytes == 2048);
 }
 
 TEST_CASE("malformed arch YAML is Y-001 with the parser's position", "[arch][diag]") {

@@ -156,3 +156,40 @@ TEST_CASE("moe: routing streams carry the trace's groups, empty experts included
     CHECK(std::is_sorted(order.begin(), order.end()));
   }
 }
+
+// The dispatch half (what the fabric runs): xm must hold, expert by expert (ascending), the
+// x rows of the expert's tokens (ascending), padded with zero rows to whole tiles of tb
+// (static) or unpadded (dynamic), then zeros; the routing rows hold the sorted experts.
+TEST_CASE("moe: dispatch graph output equals a plain grouping loop; routing rows match the trace", "[model][moe]") {
+  for (const MoeCase& c : moeCases()) {
+    for (int64_t tb : {int64_t(16), int64_t(0)}) {
+      MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, tb, c.tileF, "routing.csv", true};
+      fs::path dir = fs::temp_directory_path() / fmt::format("stepgen_moe_disp_{}_{}", c.name, tb);
+      writeMoeExample(p, root() + "/examples/moe/data/" + c.traceFile, dir.string(), 5);
+      RoutingTrace tr = readRoutingTrace((dir / "routing.csv").string(), int(c.experts));
+      StepGraph g = loadGraph((dir / "graph.yaml").string());
+      ShapeResult s = checkShapes(g);
+      auto in = loadInputs(g, (dir / "inputs").string(), 0);
+      FunctionalResult out = runFunctional(g, s, loadArch(root() + "/arch/default.yaml"), in);
+      const Matrix &x = in.at("x"), &routing = in.at("routing"), &xm = out.outputs.at("xm");
+      std::vector<uint32_t> want(size_t(moeDispatchRows(p) * c.hidden), 0);
+      size_t row = 0;
+      for (int e = 0; e < int(c.experts); ++e) {
+        int64_t n = 0;
+        for (int64_t t = 0; t < 64; ++t)
+          if (std::count(tr.experts[size_t(t)].begin(), tr.experts[size_t(t)].end(), e)) {
+            std::copy_n(x.data.begin() + t * c.hidden, c.hidden, want.begin() + int64_t(row++) * c.hidden);
+            ++n;
+          }
+        if (tb && n % tb) row += size_t(tb - n % tb);
+      }
+      INFO(c.name << " tile " << tb);
+      CHECK(xm.data == want);
+      for (int64_t t = 0; t < 64; ++t) {
+        std::vector<int> ex = tr.experts[size_t(t)];
+        std::sort(ex.begin(), ex.end());
+        for (size_t j = 0; j < ex.size(); ++j) CHECK(routing.data[size_t(t * 16) + j] == uint32_t(ex[j]));
+      }
+    }
+  }
+}

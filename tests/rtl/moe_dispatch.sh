@@ -1,0 +1,30 @@
+#!/bin/bash
+# The dispatch half of a MoE layer (SelectGen -> Partition -> Reshape/Promote -> EagerMerge,
+# stored) on arch/moe.yaml: `stepgen verify` must pass (RTL outputs bit-exact with the model,
+# off-chip bytes equal) for a routing trace, a static token tile and dynamic tiling.
+# With a 7th argument "depths", the dynamic graph also runs on copies of the fabric with
+# link FIFO depths 1 and 8: outputs must stay bit-exact (identical across depths).
+# Usage: moe_dispatch.sh <stepgen> <work dir> <fabric cache> <trace csv> <experts> <k> [depths]
+set -euo pipefail
+sg=$1 work=$2 cache=$3 trace=$4 experts=$5 k=$6 depths=${7:-}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+rm -rf "$work" && mkdir -p "$work"
+for tb in 16 0; do
+  "$sg" graph moe --trace "$trace" --experts "$experts" --k "$k" --hidden 64 --tile-b "$tb" --dispatch-only \
+    -o "$work/g$tb" > /dev/null
+  "$sg" verify --arch "$root/arch/moe.yaml" --graph "$work/g$tb/graph.yaml" --inputs "$work/g$tb/inputs" \
+    -o "$work/v$tb" --build-cache "$cache" | tee "$work/v$tb.txt"
+  grep -q 'verdict: PASS' "$work/v$tb.txt"
+  # cycle tolerance of the validation sweep: |rtl - model| / rtl <= 10 %
+  awk '/^cycles:/ { e = $NF == "%" ? $(NF-1) : $NF; sub(/%/, "", e); e = e < 0 ? -e : e;
+                    if (e > 10) { print "cycle error " e " % above 10 %"; exit 1 } }' "$work/v$tb.txt"
+done
+if [ "$depths" = depths ]; then
+  for d in 1 8; do
+    sed "s/fifo_depth: 2/fifo_depth: $d/; s/^name: moe/name: moe_fifo$d/" "$root/arch/moe.yaml" > "$work/moe_fifo$d.yaml"
+    "$sg" verify --arch "$work/moe_fifo$d.yaml" --graph "$work/g0/graph.yaml" --inputs "$work/g0/inputs" \
+      -o "$work/vd$d" --build-cache "$cache" | tee "$work/vd$d.txt"
+    grep -q 'outputs: bit-exact' "$work/vd$d.txt"
+    cmp "$work/v0/rtl_out/xm.npy" "$work/vd$d/rtl_out/xm.npy"
+  done
+fi

@@ -1,0 +1,70 @@
+#pragma once
+// Shared by the route-mode RTL tests (test_rtl_route.cpp: sg_route alone; test_rtl_mu.cpp:
+// sg_mu in route mode): one run's routing and the expected output as a plain loop.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "rtl_unit_util.hpp"
+
+namespace rtlu {
+
+constexpr uint32_t PAD = 0xFFFFFFFFu;
+
+/// One run's configuration and routing: ids[t][j] for j < k (the expert of slot j).
+struct RouteCase {
+  int E = 4;
+  int k = 2;
+  int tb = 0;  ///< 0 = dynamic tiling
+  int rb = 1;  ///< row beats (D = rb * W)
+  bool meta = false;
+  std::vector<std::vector<uint32_t>> ids;
+  int B() const { return int(ids.size()); }
+};
+
+inline uint32_t weightOf(int t, int j) { return 0x3F800000u + uint32_t(t) * 8u + uint32_t(j); }
+inline uint32_t xWord(int t, int i) { return 0x10000u * uint32_t(t + 1) + uint32_t(i); }
+
+/// The specification as a plain loop: experts ascending, their tokens ascending, groups of
+/// tb entries padded (static) or one group of all of them (dynamic), then DONE.
+inline std::vector<Beat> refRoute(const RouteCase& c, int W) {
+  std::vector<Beat> out;
+  for (int e = 0; e < c.E; ++e) {
+    std::vector<std::pair<int, int>> ent;  // (t, j)
+    for (int t = 0; t < c.B(); ++t)
+      for (int j = 0; j < c.k; ++j)
+        if (c.ids[size_t(t)][size_t(j)] == uint32_t(e)) {
+          ent.push_back({t, j});
+          break;
+        }
+    const int T = int(ent.size());
+    if (T == 0) continue;
+    const int gs = c.tb > 0 ? c.tb : T;
+    const int n = (T + gs - 1) / gs * gs;
+    for (int i = 0; i < n; ++i) {
+      const bool pad = i >= T;
+      const bool grpEnd = i % gs == gs - 1;
+      const int t = pad ? -1 : ent[size_t(i)].first;
+      const int j = pad ? -1 : ent[size_t(i)].second;
+      if (c.meta) {
+        std::vector<uint32_t> d(size_t(W), 0u);
+        d[0] = pad ? PAD : uint32_t(t);
+        d[1] = pad ? PAD : uint32_t(t * c.k + j);
+        d[2] = pad ? 0u : weightOf(t, j);
+        d[3] = uint32_t(e);
+        out.push_back(dataBeat(d, true, grpEnd ? 1 : 0));
+      } else {
+        for (int b = 0; b < c.rb; ++b) {
+          std::vector<uint32_t> d(size_t(W), 0u);
+          if (!pad)
+            for (int i2 = 0; i2 < W; ++i2) d[size_t(i2)] = xWord(t, b * W + i2);
+          out.push_back(dataBeat(d, grpEnd && b + 1 == c.rb, 0));
+        }
+      }
+    }
+  }
+  out.push_back(doneBeat(W));
+  return out;
+}
+
+}  // namespace rtlu
