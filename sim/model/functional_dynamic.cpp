@@ -155,8 +155,8 @@ class DynamicOp {
     const Matrix* m;
     int64_t r, c, tr, tc;  // tile shape, tile row / column index
   };
-  TileAt tileAt(const Matrix& m, const Token& a) const {
-    std::vector<int64_t> tile = attrIntList(g_, op_, "tile");
+  // Tile `a` of m in row-major tile order; `tile` = [rows, cols].
+  TileAt tileAt(const Matrix& m, const Token& a, const std::vector<int64_t>& tile) const {
     if (a.sel.size() != 1) fail("an address must name one tile");
     const int64_t perRow = m.cols / tile[1], idx = a.sel[0];
     TileAt t{&m, tile[0], tile[1], idx / perRow, idx % perRow};
@@ -173,7 +173,7 @@ class DynamicOp {
         out.push_back(a);
         continue;
       }
-      TileAt t = tileAt(it->second, a);
+      TileAt t = tileAt(it->second, a, attrIntList(g_, op_, "tile"));
       std::vector<uint32_t> d(size_t(t.r * t.c));
       for (int64_t r = 0; r < t.r; ++r)
         std::copy_n(t.m->data.begin() + (t.tr * t.r + r) * t.m->cols + t.tc * t.c, t.c, d.begin() + r * t.c);
@@ -191,7 +191,7 @@ class DynamicOp {
         acks.push_back(addr[i]);
         continue;
       }
-      TileAt t = tileAt(m, addr[i]);
+      TileAt t = tileAt(m, addr[i], {data[i].rows, data[i].cols});  // a store writes tiles of its data
       for (int64_t r = 0; r < t.r; ++r)
         for (int64_t c = 0; c < t.c; ++c) m.data.at((t.tr * t.r + r) * m.cols + t.tc * t.c + c) = data[i].data->at(r * t.c + c);
       acks.push_back(flagToken(1, addr[i].stop));
