@@ -101,7 +101,7 @@ class Mapper {
     routeHost_.assign(g_.ops.size(), -1);
     for (size_t mi = 0; mi < g_.ops.size(); ++mi) {
       const Op& m = g_.ops[mi];
-      if (m.kind != OpKind::EagerMerge) continue;
+      if (m.kind != OpKind::EagerMerge || attrInt(g_, m, "b") != 0) continue;
       std::vector<int> members;
       int part = -1;
       bool ok = true;
@@ -109,8 +109,12 @@ class Mapper {
         const Op* rt = producerOf(m.inputs[i]);
         ok = rt && rt->kind == OpKind::Accum && attrString(*rt, "fn") == "retile" && attrInt(g_, *rt, "b") == 1;
         const Op* sh = ok ? producerOf(rt->inputs[0]) : nullptr;
+        // Reshape(chunk, b 0, pad) of the expert's rows, or dynamic tiling's Promote over
+        // the outermost dim (b 1 on the rank-0 Partition output).
         ok = ok && sh && sh->outputs.size() == 1 &&
-             ((sh->kind == OpKind::Reshape && attrInt(g_, *sh, "b") == 0) || sh->kind == OpKind::Promote);
+             ((sh->kind == OpKind::Reshape && attrInt(g_, *sh, "b") == 0 && sh->attrs.count("pad") &&
+               attrString(*sh, "pad") == "true") ||
+              (sh->kind == OpKind::Promote && attrInt(g_, *sh, "b") == 1));
         const Op* pa = ok ? producerOf(sh->inputs[0]) : nullptr;
         ok = ok && pa && pa->kind == OpKind::Partition && pa->outputs.size() == m.inputs.size() &&
              pa->outputs[i].v == sh->inputs[0].v && attrInt(g_, *pa, "b") == 0;
@@ -122,6 +126,11 @@ class Mapper {
         members.push_back(int(g_.stream(rt->inputs[0]).producer.v));
       }
       if (!ok || part < 0) continue;
+      if (m.outputs.size() == 2)
+        throw DiagError("M-306", m.loc,
+                        fmt::format("operator '{}': route mode emits EagerMerge's data only; its selector output '{}' "
+                                    "has no unit to come from yet",
+                                    m.name, g_.stream(m.outputs[1]).name));
       members.push_back(part);
       for (int op : members) routeHost_[op] = int(mi);
       routePartition_[int(mi)] = part;

@@ -193,3 +193,26 @@ TEST_CASE("moe: dispatch graph output equals a plain grouping loop; routing rows
     }
   }
 }
+
+TEST_CASE("moe: the dispatch cluster maps onto one route-mode memory unit", "[mapper][moe]") {
+  const MoeCase c = moeCases()[0];
+  MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, 16, c.tileF, "routing.csv", true};
+  fs::path dir = fs::temp_directory_path() / "stepgen_moe_map";
+  writeMoeExample(p, root() + "/examples/moe/data/" + c.traceFile, dir.string(), 5);
+  const std::string graph = (dir / "graph.yaml").string();
+  try {
+    compileGraph(root() + "/arch/default.yaml", graph);
+    FAIL("default.yaml has no route-mode memory unit");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "M-304");
+  }
+  CompileResult r = compileGraph(root() + "/arch/moe.yaml", graph);
+  const int merge = int(r.graph.findStream("xm").has_value() ? r.graph.stream(*r.graph.findStream("xm")).producer.v : -1);
+  REQUIRE(merge >= 0);
+  CHECK(r.arch.units.at(size_t(r.mapping.ops.at(size_t(merge)).unit)).kind == UnitKind::Memory);
+  int absorbed = 0;
+  for (size_t i = 0; i < r.graph.ops.size(); ++i)
+    if (r.mapping.ops[i].hostOp == merge) ++absorbed;
+  CHECK(absorbed == 1 + 2 * 8);  // the Partition, and a Reshape and a retile per expert
+  CHECK(r.mapping.unitsUsed == 4);  // routing rows AG, token rows AG, route MU, store AG
+}
