@@ -4,7 +4,10 @@
 // Parameters: W words per beat, LANES multiply-accumulate lanes, BUF_WORDS words of local
 // memory (word addresses BUF_ADDR_BITS wide in the configuration), BF16 = 1 for the
 // bf16_fp32 multiply format (operands truncated to bf16, exact product, fp32 add), 0 for
-// fp32. Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
+// fp32. DYN = 1 builds the dynamic-tile datapath (dyn_m, bt, rowscale; the generator sets
+// it only when the arch lists matmul_t or rowscale): with DYN = 0 those fields read as 0 and
+// rowscale is an unknown function, and the extra logic folds away (it halves simulation
+// speed). Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
 //
 // Tile packing: a tile of R x C words travels row-major, flattened, in ceil(R*C / W) DATA
 // beats (beat t = words t*W .. t*W+W-1); the unused words of a final partial beat are zero.
@@ -126,7 +129,8 @@ module sg_cu #(
   parameter int W = 16,
   parameter int LANES = 16,
   parameter int BUF_WORDS = 4096,
-  parameter int BF16 = 1
+  parameter int BF16 = 1,
+  parameter int DYN = 1
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -255,8 +259,9 @@ module sg_cu #(
     cf_obase0 = cc[sg_cfg_pkg::CU_O_BASE0_LSB +: BA];
     cf_obase1 = cc[sg_cfg_pkg::CU_O_BASE1_LSB +: BA];
     cf_map0 = cc[sg_cfg_pkg::CU_IN0_STOPMAP_LSB +: 24];
-    cf_dyn = cc[sg_cfg_pkg::CU_DYN_M_LSB];
-    cf_bt = cc[sg_cfg_pkg::CU_BT_LSB];
+    // DYN = 0 (no matmul_t / rowscale in the arch): the dynamic-tile datapath folds away.
+    cf_dyn = DYN != 0 && cc[sg_cfg_pkg::CU_DYN_M_LSB];
+    cf_bt = DYN != 0 && cc[sg_cfg_pkg::CU_BT_LSB];
     cf_n = cc[sg_cfg_pkg::CU_N_LSB +: 16];
     cf_idx = cc[sg_cfg_pkg::CU_IDX_WORD_LSB +: 6];
     n_eff = cf_bt ? 32'(cf_n) : (32'd1 << cf_log2n);
@@ -268,7 +273,7 @@ module sg_cu #(
   assign is_ew2 = run && (cf_func == F_MUL || cf_func == F_ADD);
   assign is_acc = run && (cf_func == F_ACCUM);
   assign is_rt = run && (cf_func == F_RETILE);
-  assign is_rs = run && (cf_func == F_ROWSCALE);
+  assign is_rs = run && DYN != 0 && (cf_func == F_ROWSCALE);
   assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs);
 
   // ---------------------------------------------------------------- inputs (stop maps)
@@ -330,10 +335,8 @@ module sg_cu #(
   // bt: LANES+1 restoring dividers (lane l: l / N, l % N; entry LANES: LANES / N, LANES % N)
   // and every lane's (i, j) for the current pass (valid from pass 1; pass 0 uses the
   // dividers' results)
-  logic [7:0] su_q;
   logic bt_rdy;
-  logic [16*(LANES+1)-1:0] dv_rem_q, dv_quo_q, dv_rem_d, dv_quo_d;
-  logic [16*LANES-1:0] li_q, lj_q, li_c, lj_c, li_n, lj_n;
+  logic [16*LANES-1:0] li_c, lj_c;
 
   // ---------------------------------------------------------------- handshakes
   logic can_out, mm_tok, mm_free, a_open, fire0, fire1, fin_ev;
@@ -435,44 +438,59 @@ module sg_cu #(
   // Restoring division of the constant l (0 <= l <= LANES, SU bits, MSB first) by N: step
   // su (0 .. SU-1) brings down bit SU-1-su. Then per pass every lane advances its (i, j)
   // by (LANES / N, LANES % N) with one wrap of j.
-  logic [16:0] dv_r2, lj_2;
-  logic dv_ge, lj_wrap;
-  logic [15:0] bt_q, bt_r;
-  always_comb begin
-    bt_rdy = (su_q >= 8'(SU));
-    for (int l = 0; l <= LANES; l++) begin
-      // step 0 starts from remainder 0 and quotient 0 (no reset of these wide registers)
-      dv_r2 = {(su_q == 8'd0) ? 16'd0 : dv_rem_q[16*l +: 16],
-               1'((32'(l) >> (32'(SU - 1) - 32'(su_q))) & 32'd1)};
-      dv_ge = (dv_r2 >= {1'b0, cf_n});
-      dv_rem_d[16*l +: 16] = dv_ge ? 16'(dv_r2 - {1'b0, cf_n}) : 16'(dv_r2);
-      dv_quo_d[16*l +: 16] = {(su_q == 8'd0) ? 15'd0 : dv_quo_q[16*l +: 15], dv_ge};
-    end
-    bt_q = dv_quo_q[16*LANES +: 16];
-    bt_r = dv_rem_q[16*LANES +: 16];
-    for (int l = 0; l < LANES; l++) begin
-      li_c[16*l +: 16] = (p_q == 16'd0) ? dv_quo_q[16*l +: 16] : li_q[16*l +: 16];
-      lj_c[16*l +: 16] = (p_q == 16'd0) ? dv_rem_q[16*l +: 16] : lj_q[16*l +: 16];
-      lj_2 = {1'b0, lj_c[16*l +: 16]} + {1'b0, bt_r};
-      lj_wrap = (lj_2 >= {1'b0, cf_n});
-      lj_n[16*l +: 16] = lj_wrap ? 16'(lj_2 - {1'b0, cf_n}) : 16'(lj_2);
-      li_n[16*l +: 16] = li_c[16*l +: 16] + bt_q + 16'(lj_wrap);
-    end
-  end
+  // DYN = 0: no bt tracking at all (a register loop nobody reads still costs simulation time).
+  generate
+    if (DYN != 0) begin : g_bt
+      logic [7:0] su_q;
+      logic [16*(LANES+1)-1:0] dv_rem_q, dv_quo_q, dv_rem_d, dv_quo_d;
+      logic [16*LANES-1:0] li_q, lj_q, li_n, lj_n;
+      logic [16:0] dv_r2, lj_2;
+      logic dv_ge, lj_wrap;
+      logic [15:0] bt_q, bt_r;
+      always_comb begin
+        bt_rdy = (su_q >= 8'(SU));
+        for (int l = 0; l <= LANES; l++) begin
+          // step 0 starts from remainder 0 and quotient 0 (no reset of these wide registers)
+          dv_r2 = {(su_q == 8'd0) ? 16'd0 : dv_rem_q[16*l +: 16],
+                   1'((32'(l) >> (32'(SU - 1) - 32'(su_q))) & 32'd1)};
+          dv_ge = (dv_r2 >= {1'b0, cf_n});
+          dv_rem_d[16*l +: 16] = dv_ge ? 16'(dv_r2 - {1'b0, cf_n}) : 16'(dv_r2);
+          dv_quo_d[16*l +: 16] = {(su_q == 8'd0) ? 15'd0 : dv_quo_q[16*l +: 15], dv_ge};
+        end
+        bt_q = dv_quo_q[16*LANES +: 16];
+        bt_r = dv_rem_q[16*LANES +: 16];
+        for (int l = 0; l < LANES; l++) begin
+          li_c[16*l +: 16] = (p_q == 16'd0) ? dv_quo_q[16*l +: 16] : li_q[16*l +: 16];
+          lj_c[16*l +: 16] = (p_q == 16'd0) ? dv_rem_q[16*l +: 16] : lj_q[16*l +: 16];
+          lj_2 = {1'b0, lj_c[16*l +: 16]} + {1'b0, bt_r};
+          lj_wrap = (lj_2 >= {1'b0, cf_n});
+          lj_n[16*l +: 16] = lj_wrap ? 16'(lj_2 - {1'b0, cf_n}) : 16'(lj_2);
+          li_n[16*l +: 16] = li_c[16*l +: 16] + bt_q + 16'(lj_wrap);
+        end
+      end
 
-  always_ff @(posedge clk) begin
-    if (!rst_n || st_q != S_RUN) begin
-      su_q <= 8'd0;
-    end else if (is_mm && cf_bt && !bt_rdy) begin
-      su_q <= su_q + 8'd1;
-      dv_rem_q <= dv_rem_d;
-      dv_quo_q <= dv_quo_d;
+      always_ff @(posedge clk) begin
+        if (!rst_n || st_q != S_RUN) begin
+          su_q <= 8'd0;
+        end else if (is_mm && cf_bt && !bt_rdy) begin
+          su_q <= su_q + 8'd1;
+          dv_rem_q <= dv_rem_d;
+          dv_quo_q <= dv_quo_d;
+        end
+        if (mm_go && mm_data && klast && !plast) begin
+          li_q <= li_n;
+          lj_q <= lj_n;
+        end
+      end
+    end else begin : g_no_bt
+      assign bt_rdy = 1'b1;
+      always_comb
+        for (int l = 0; l < LANES; l++) begin  // per lane: a '0 of 16*LANES bits trips WIDTHCONCAT
+          li_c[16*l +: 16] = 16'd0;
+          lj_c[16*l +: 16] = 16'd0;
+        end
     end
-    if (mm_go && mm_data && klast && !plast) begin
-      li_q <= li_n;
-      lj_q <= lj_n;
-    end
-  end
+  endgenerate
 
   // ---------------------------------------------------------------- main block
   // Phase 1 reads mem (drain, accum, MAC operands) and phase 2 writes it (loader, accum,

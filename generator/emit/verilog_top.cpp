@@ -168,8 +168,8 @@ struct TopEmitter {
     const char* k = kindConst(s.kind);
     switch (s.kind) {
       case UnitKind::Compute:
-        line("  sg_cu #(.W(W), .LANES({}), .BUF_WORDS({}), .BF16({})) {} (", a.cu.lanes, a.cu.bufferBytes / 4,
-             a.cu.format == NumberFormat::Bf16Fp32 ? 1 : 0, n);
+        line("  sg_cu #(.W(W), .LANES({}), .BUF_WORDS({}), .BF16({}), .DYN({})) {} (", a.cu.lanes, a.cu.bufferBytes / 4,
+             a.cu.format == NumberFormat::Bf16Fp32 ? 1 : 0, a.cu.dynamicTiles() ? 1 : 0, n);
         break;
       case UnitKind::Memory:
         line("  sg_mu #(.W(W), .WORDS({}), .CPB({}), .ROUTE({})) {} (", a.mu.capacityBytes / 4,
