@@ -160,7 +160,7 @@ TEST_CASE("moe: routing streams carry the trace's groups, empty experts included
 // The dispatch half (what the fabric runs): xm must hold, expert by expert (ascending), the
 // x rows of the expert's tokens (ascending), padded with zero rows to whole tiles of tb
 // (static) or unpadded (dynamic), then zeros; the routing rows hold the sorted experts.
-TEST_CASE("moe: dispatch graph output equals a plain grouping loop; routing rows match the trace", "[model][moe]") {
+TEST_CASE("moe: dispatch graph output equals a plain grouping loop, routing rows match the trace", "[model][moe]") {
   for (const MoeCase& c : moeCases()) {
     for (int64_t tb : {int64_t(16), int64_t(0)}) {
       MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, tb, c.tileF, "routing.csv", true};
