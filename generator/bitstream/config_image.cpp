@@ -44,7 +44,7 @@ class ConfigBuilder {
       switch (a_.units[p.unit].kind) {
         case UnitKind::AddressGen: configAg(o, p); break;
         case UnitKind::Compute: configCu(int(op), o, p); break;
-        case UnitKind::Memory: configMu(o, p); break;
+        case UnitKind::Memory: configMu(int(op), o, p); break;
         default: break;
       }
     }
@@ -120,7 +120,7 @@ class ConfigBuilder {
     if (o.kind == OpKind::SelectGen) {  // one 64-byte routing row per selector element
       if (iter.size() != 1)
         throw DiagError("M-307", o.attrs.at("iter").loc, fmt::format("operator '{}': a SelectGen on the fabric walks one level", o.name));
-      tile = {1, 16};
+      tile = {1, kRoutingRowWords};
       strides = {{1, 0}};
     } else {
       if (store && !o.attrs.count("tile")) {
@@ -225,23 +225,30 @@ class ConfigBuilder {
 
   // Route mode (sg_route): the EagerMerge host of a Partition -> Reshape|Promote -> retile
   // -> EagerMerge cluster (map/mapper.cpp); docs/hardware.md section 7.
-  void configRoute(const Op& o, const OpPlacement& p) {
-    const Op& part = g_.op(g_.stream(g_.op(g_.stream(g_.op(g_.stream(o.inputs.at(0)).producer).inputs.at(0)).producer)
-                                         .inputs.at(0)).producer);
-    const Op& shape = g_.op(g_.stream(g_.op(g_.stream(o.inputs.at(0)).producer).inputs.at(0)).producer);
-    const ElemType& rows = s_.types.at(part.inputs.at(0).v).elem;
-    const ElemType& sel = s_.types.at(part.inputs.at(1).v).elem;
+  void configRoute(int op, const Op& o, const OpPlacement& p) {
+    // The cluster's members carry hostOp = the EagerMerge: its Partition, and per expert a
+    // Reshape (static token tile) or a Promote (dynamic tiling) and a retile.
+    const Op* part = nullptr;
+    const Op* shape = nullptr;
+    for (size_t i = 0; i < g_.ops.size(); ++i) {
+      if (m_.ops[i].hostOp != op) continue;
+      if (g_.ops[i].kind == OpKind::Partition) part = &g_.ops[i];
+      if (!shape && (g_.ops[i].kind == OpKind::Reshape || g_.ops[i].kind == OpKind::Promote)) shape = &g_.ops[i];
+    }
+    if (!part || !shape) throw std::logic_error("internal error: route EagerMerge without its cluster");
+    const ElemType& rows = s_.types.at(part->inputs.at(0).v).elem;
+    const ElemType& sel = s_.types.at(part->inputs.at(1).v).elem;
     TileDims row = tileOf(g_, rows);
     const int64_t E = int64_t(o.inputs.size()), k = dimValue(g_, sel.tile.at(1));
-    const int64_t tb = shape.kind == OpKind::Reshape ? attrInt(g_, shape, "chunk") : 0;
-    if (wordsPerBeat() != 16)
-      throw DiagError("M-305", o.loc, fmt::format("operator '{}': route mode reads one 16-word routing row per beat; the "
-                                                  "links carry {} words", o.name, wordsPerBeat()));
+    const int64_t tb = shape->kind == OpKind::Reshape ? attrInt(g_, *shape, "chunk") : 0;
+    if (wordsPerBeat() != kRoutingRowWords)  // sg_route reads the weights at word W/2
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': route mode reads one {}-word routing row per beat; the "
+                                                  "links carry {} words", o.name, kRoutingRowWords, wordsPerBeat()));
     if (row.rows != 1)
       throw DiagError("M-305", o.loc, fmt::format("operator '{}': route mode partitions token rows (tiles 1 x D), got {}x{}",
                                                   o.name, row.rows, row.cols));
     limit(o, "experts", E, 128);
-    limit(o, "k", k, 8);
+    limit(o, "k", k, kRoutingWeightWord);
     limit(o, "token tile", tb, 64);
     limit(o, "row words", row.cols, 64);
     set(p, "route", 1);
@@ -251,8 +258,8 @@ class ConfigBuilder {
     set(p, "row_beats", uint64_t(beats(o, row, "token row")));
   }
 
-  void configMu(const Op& o, const OpPlacement& p) {
-    if (o.kind == OpKind::EagerMerge) return configRoute(o, p);
+  void configMu(int op, const Op& o, const OpPlacement& p) {
+    if (o.kind == OpKind::EagerMerge) return configRoute(op, o, p);
     const StreamType& in = s_.types.at(o.inputs.at(0).v);
     TileDims t = tileOf(g_, in.elem);
     int64_t b = 0, repeat = 1, words = t.words();

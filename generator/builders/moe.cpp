@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <numeric>
 #include <random>
 
+#include "builders/swiglu.hpp"
+#include "common/fp.hpp"
+#include "ir/graph.hpp"
 #include "support/diag.hpp"
 
 namespace stepgen {
@@ -24,7 +26,8 @@ void checkParams(const MoeParams& p) {
     if (v < 1) bad(fmt::format("{} must be >= 1, got {}", name, v));
   if (p.tileB < 0) bad(fmt::format("tile_b must be >= 0 (0 = dynamic tiling), got {}", p.tileB));
   if (p.topK > p.experts) bad(fmt::format("k = {} exceeds the {} experts", p.topK, p.experts));
-  if (p.topK > 8) bad(fmt::format("k = {} exceeds 8, the experts one 64-byte routing row holds", p.topK));
+  if (p.topK > kRoutingWeightWord)
+    bad(fmt::format("k = {} exceeds {}, the experts one routing row holds", p.topK, kRoutingWeightWord));
   if (p.ffn % p.tileF != 0) bad(fmt::format("tile_f {} does not divide ffn {}", p.tileF, p.ffn));
 }
 
@@ -32,12 +35,6 @@ std::string list(const std::string& stem, int64_t n) {
   std::string s;
   for (int64_t e = 0; e < n; ++e) s += (e ? ", " : "") + fmt::format("{}_{}", stem, e);
   return s;
-}
-
-uint32_t bits(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, 4);
-  return b;
 }
 
 }  // namespace
@@ -62,7 +59,7 @@ std::string buildMoeGraph(const MoeParams& p) {
   const bool disp = p.dispatchOnly;
   line("tensors:");
   line("  x:  {shape: [B, D], role: input}");
-  line("  routing: {shape: [B, 16], role: input}");
+  line(fmt::format("  routing: {{shape: [B, {}], role: input}}", kRoutingRowWords));
   if (disp) {
     line(fmt::format("  xm: {{shape: [{}, D], role: output}}", moeDispatchRows(p)));
   } else {
@@ -102,16 +99,7 @@ std::string buildMoeGraph(const MoeParams& p) {
     line(fmt::format("  - {{name: addr_{0}, op: AddrGen, tiles: F/tf, in: selm_{0}, out: a_{0}}}", w));
     line(fmt::format("  - {{name: load_w{0}, op: RandomOffChipLoad, tensor: w{0}, tile: [tf, D], in: a_{0}, out: w{0}_t}}", w));
   }
-  line("  - {name: zip_g, op: Zip, in: [x_g, wg_t], out: xwg}");
-  line("  - {name: mm_g, op: Map, fn: matmul_t, in: xwg, out: g}");
-  line("  - {name: zip_u, op: Zip, in: [x_u, wu_t], out: xwu}");
-  line("  - {name: mm_u, op: Map, fn: matmul_t, in: xwu, out: u}");
-  line("  - {name: silu_g, op: Map, fn: silu, in: g, out: s}");
-  line("  - {name: zip_h, op: Zip, in: [s, u], out: su}");
-  line("  - {name: mul_h, op: Map, fn: mul, in: su, out: h}");
-  line("  - {name: zip_p, op: Zip, in: [h, wd_t], out: hwd}");
-  line("  - {name: mm_p, op: Map, fn: matmul, in: hwd, out: p}");
-  line("  - {name: acc_o, op: Accum, fn: add, b: 1, in: p, out: o}");
+  y += swigluCoreOps("matmul_t");
   line(fmt::format("  - {{name: part_o, op: Partition, in: [o, selm_o], n: E, b: 0, out: [{}]}}", list("oe", E)));
   for (int64_t e = 0; e < E; ++e) {
     if (dyn)
@@ -135,7 +123,7 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   auto random = [&](int64_t rows, int64_t cols, float scale) {
     Matrix m{rows, cols, {}};
-    for (int64_t i = 0; i < rows * cols; ++i) m.data.push_back(bits(u(rng) * scale));
+    for (int64_t i = 0; i < rows * cols; ++i) m.data.push_back(floatToBits(u(rng) * scale));
     return m;
   };
   std::map<std::string, Matrix> in;
@@ -154,16 +142,17 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
     std::vector<size_t> order(ex.size());
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ex[a] < ex[b]; });
-    for (size_t pos = 0; pos < order.size(); ++pos) rw.data.push_back(bits(float(std::exp(logit[order[pos]]) / z)));
+    for (size_t pos = 0; pos < order.size(); ++pos) rw.data.push_back(floatToBits(float(std::exp(logit[order[pos]]) / z)));
   }
   // The routing rows of the fabric: experts ascending, weights in the same order.
-  Matrix routing{p.batch, 16, std::vector<uint32_t>(size_t(p.batch * 16), 0)};
+  const int64_t R = kRoutingRowWords;
+  Matrix routing{p.batch, R, std::vector<uint32_t>(size_t(p.batch * R), 0)};
   for (int64_t t = 0; t < p.batch; ++t) {
     std::vector<int> ex = experts.at(size_t(t));
     std::sort(ex.begin(), ex.end());
     for (size_t j = 0; j < ex.size(); ++j) {
-      routing.data[size_t(t * 16) + j] = uint32_t(ex[j]);
-      routing.data[size_t(t * 16 + 8) + j] = rw.data[size_t(t * p.topK) + j];
+      routing.data[size_t(t * R) + j] = uint32_t(ex[j]);
+      routing.data[size_t(t * R + kRoutingWeightWord) + j] = rw.data[size_t(t * p.topK) + j];
     }
   }
   in["routing"] = std::move(routing);

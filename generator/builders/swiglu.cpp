@@ -22,6 +22,22 @@ void checkParams(const SwigluParams& p) {
 
 }  // namespace
 
+std::string swigluCoreOps(const std::string& gateUpFn) {
+  std::string y;
+  auto line = [&](const std::string& s) { y += s + "\n"; };
+  line("  - {name: zip_g, op: Zip, in: [x_g, wg_t], out: xwg}");
+  line(fmt::format("  - {{name: mm_g, op: Map, fn: {}, in: xwg, out: g}}", gateUpFn));
+  line("  - {name: zip_u, op: Zip, in: [x_u, wu_t], out: xwu}");
+  line(fmt::format("  - {{name: mm_u, op: Map, fn: {}, in: xwu, out: u}}", gateUpFn));
+  line("  - {name: silu_g, op: Map, fn: silu, in: g, out: s}");
+  line("  - {name: zip_h, op: Zip, in: [s, u], out: su}");
+  line("  - {name: mul_h, op: Map, fn: mul, in: su, out: h}");
+  line("  - {name: zip_p, op: Zip, in: [h, wd_t], out: hwd}");
+  line("  - {name: mm_p, op: Map, fn: matmul, in: hwd, out: p}");
+  line("  - {name: acc_o, op: Accum, fn: add, b: 1, in: p, out: o}");
+  return y;
+}
+
 std::string buildSwigluGraph(const SwigluParams& p) {
   checkParams(p);
   std::string y;
@@ -63,16 +79,7 @@ std::string buildSwigluGraph(const SwigluParams& p) {
   load("load_wu", "wu", "[D, tf]", "[[0, 0], [0, 1]]", "wu_t");
   load("load_wd", "wd", "[tf, D]", "[[0, 0], [1, 0]]", "wd_t");
   line("  - {name: bcast_x, op: Broadcast, in: x_t, out: [x_g, x_u]}");
-  line("  - {name: zip_g, op: Zip, in: [x_g, wg_t], out: xwg}");
-  line("  - {name: mm_g, op: Map, fn: matmul, in: xwg, out: g}");
-  line("  - {name: zip_u, op: Zip, in: [x_u, wu_t], out: xwu}");
-  line("  - {name: mm_u, op: Map, fn: matmul, in: xwu, out: u}");
-  line("  - {name: silu_g, op: Map, fn: silu, in: g, out: s}");
-  line("  - {name: zip_h, op: Zip, in: [s, u], out: su}");
-  line("  - {name: mul_h, op: Map, fn: mul, in: su, out: h}");
-  line("  - {name: zip_p, op: Zip, in: [h, wd_t], out: hwd}");
-  line("  - {name: mm_p, op: Map, fn: matmul, in: hwd, out: p}");
-  line("  - {name: acc_o, op: Accum, fn: add, b: 1, in: p, out: o}");
+  y += swigluCoreOps("matmul");
   line("  - {name: store_out, op: LinearOffChipStore, in: o, tensor: out, iter: [B/tb],");
   line("     strides: [[1, 0]]}");
   return y;

@@ -22,4 +22,10 @@ struct SwigluParams {
 /// Throws DiagError G-120 if a size is < 1 or a tile does not divide its dimension.
 std::string buildSwigluGraph(const SwigluParams& p);
 
+/// The ops lines shared by the SwiGLU and MoE graphs: from the zipped x tiles (streams x_g,
+/// x_u) and weight tiles (wg_t, wu_t, wd_t) to the output tiles o, Accum'ed over the F
+/// tiles: g = x Wg, u = x Wu with `gateUpFn` (matmul, or matmul_t for weights stored
+/// [out, in]), h = silu(g) * u, o = sum over F tiles of h Wd.
+std::string swigluCoreOps(const std::string& gateUpFn);
+
 }  // namespace stepgen

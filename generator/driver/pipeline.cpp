@@ -14,6 +14,7 @@
 #include <random>
 #include <sstream>
 
+#include "common/fp.hpp"
 #include "common/npy.hpp"
 
 namespace fs = std::filesystem;
@@ -272,12 +273,7 @@ std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& 
       std::uniform_real_distribution<float> u(-1.0f, 1.0f);
       float scale = t.name == "x" ? 1.0f : 1.0f / std::sqrt(float(rows));
       m.rows = rows, m.cols = cols;
-      for (int64_t i = 0; i < rows * cols; ++i) {
-        float v = u(rng) * scale;
-        uint32_t b;
-        std::memcpy(&b, &v, 4);
-        m.data.push_back(b);
-      }
+      for (int64_t i = 0; i < rows * cols; ++i) m.data.push_back(floatToBits(u(rng) * scale));
     }
     in[t.name] = std::move(m);
   }

@@ -1016,10 +1016,11 @@ class Checker {
     if (attr(op, "tensor")) {  // the fabric reads the decisions from this [rows, 16] tensor
       const Tensor* t = tensorAttr(op);
       if (!t) return;
-      if (provablyEqual(t->shape.at(1), SymExpr::constant(16), cons_) != Proof::Yes)
+      if (provablyEqual(t->shape.at(1), SymExpr::constant(kRoutingRowWords), cons_) != Proof::Yes)
         error("S-230", attrLoc(op, "tensor"),
-              opLabel(op) + ": routing tensor '" + t->name + "' must have 16 columns (one 64-byte row per token: k expert "
-              "ids, then k router weights from word 8)");
+              opLabel(op) + ": routing tensor '" + t->name + "' must have " + std::to_string(kRoutingRowWords) +
+                  " columns (one 64-byte row per token: k expert ids, then k router weights from word " +
+                  std::to_string(kRoutingWeightWord) + ")");
     }
     StreamType out;
     out.shape = *iter;

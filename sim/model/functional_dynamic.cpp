@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "common/fp.hpp"
 #include "common/routing_trace.hpp"
 #include "ir/attrs.hpp"
 #include "model/routing_ops.hpp"

@@ -59,38 +59,39 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
   std::map<int, int64_t> flopsPerUnit;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    StreamFig in = op.inputs.empty() ? StreamFig{} : figOf(g, s, st, op.inputs[0]);
-    StreamFig out = op.outputs.empty() ? StreamFig{} : figOf(g, s, st, op.outputs[0]);
+    auto in = [&] { return figOf(g, s, st, op.inputs.at(0)); };  // walked only where needed
+    auto out = [&] { return figOf(g, s, st, op.outputs.at(0)); };
     switch (op.kind) {
       case OpKind::LinearOffChipLoad:
-      case OpKind::RandomOffChipLoad:
-        r.onchipBytes += 2 * out.elemBytes;
-        r.offchipBytes += out.totalBytes;
+      case OpKind::RandomOffChipLoad: {
+        StreamFig f = out();
+        r.onchipBytes += 2 * f.elemBytes;
+        r.offchipBytes += f.totalBytes;
         break;
-      case OpKind::SelectGen:  // the fabric loads one 64-byte routing row per element
-        if (op.attrs.count("tensor")) r.onchipBytes += 2 * 64, r.offchipBytes += out.count * 64;
+      }
+      case OpKind::SelectGen:  // the fabric loads one routing row per element
+        if (op.attrs.count("tensor"))
+          r.onchipBytes += 2 * 4 * kRoutingRowWords, r.offchipBytes += out().count * 4 * kRoutingRowWords;
         break;
       case OpKind::LinearOffChipStore:
-        r.onchipBytes += 2 * in.elemBytes;
-        r.offchipBytes += in.totalBytes;
-        break;
       case OpKind::RandomOffChipStore: {
-        StreamFig data = figOf(g, s, st, op.inputs[1]);
-        r.onchipBytes += 2 * data.elemBytes;
-        r.offchipBytes += data.totalBytes;
+        StreamFig f = figOf(g, s, st, op.inputs.back());  // the data: a random store's second input
+        r.onchipBytes += 2 * f.elemBytes;
+        r.offchipBytes += f.totalBytes;
         break;
       }
       case OpKind::Bufferize: {
         const StreamType& inT = s.types.at(op.inputs[0].v);
-        int64_t buf = in.elemBytes;
+        StreamFig f = in();
+        int64_t buf = f.elemBytes;
         int b = int(attrInt(g, op, "b"));
         for (int d = 0; d < b; ++d) buf *= evalDim(inT.shape.at(inT.shape.size() - 1 - d), g.symbols);
-        r.onchipBytes += in.elemBytes + 2 * buf;
+        r.onchipBytes += f.elemBytes + 2 * buf;
         break;
       }
       case OpKind::Accum:
       case OpKind::Scan:
-        r.onchipBytes += out.elemBytes;
+        r.onchipBytes += out().elemBytes;
         break;
       case OpKind::Map: {
         std::string fn = attrString(op, "fn");
@@ -98,7 +99,7 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
         const TokenStream &xs = st.at(op.inputs[0].v), &ys = st.at(op.outputs[0].v);
         for (size_t k = 0; k < xs.size() && k < ys.size(); ++k)
           if (ys[k].kind == Token::Kind::Data) flops += mapFlops(fn, xs[k].parts.empty() ? xs[k] : xs[k].parts[0], ys[k]);
-        if (fn == "matmul" || fn == "matmul_t") r.onchipBytes += in.elemBytes + out.elemBytes;
+        if (fn == "matmul" || fn == "matmul_t") r.onchipBytes += in().elemBytes + out().elemBytes;
         r.flops += flops;
         if (m) flopsPerUnit[m->ops[i].unit] += flops;
         break;

@@ -395,7 +395,7 @@ std::vector<std::vector<uint64_t>> walkPieces(const StepGraph& g, const Op& op, 
   std::vector<int64_t> tile, iter = attrIntList(g, op, "iter");
   std::vector<std::vector<int64_t>> strides;
   if (op.kind == OpKind::SelectGen) {
-    tile = {1, 16}, strides = {{1, 0}};
+    tile = {1, kRoutingRowWords}, strides = {{1, 0}};
   } else {
     strides = attrIntMatrix(g, op, "strides");
     if (op.attrs.count("tile")) {

@@ -21,11 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 std::string root() { return STEPGEN_ROOT; }
 
-double f(uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, 4);
-  return x;
-}
+double f(uint32_t b) { return bitsToFloat(b); }
 uint32_t bf16(uint32_t b) { return b & 0xFFFF0000u; }
 
 std::string writeGraph(const SwigluParams& p) {

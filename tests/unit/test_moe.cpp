@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "arch/arch_model.hpp"
+#include "common/fp.hpp"
 #include "common/routing_trace.hpp"
 #include "driver/moe.hpp"
 #include "driver/pipeline.hpp"
@@ -22,11 +23,7 @@ namespace {
 
 std::string root() { return STEPGEN_ROOT; }
 
-double f(uint32_t b) {
-  float x;
-  std::memcpy(&x, &b, 4);
-  return x;
-}
+double f(uint32_t b) { return bitsToFloat(b); }
 
 struct MoeRun {
   MoeParams p;
