@@ -171,6 +171,9 @@ module sg_cu #(
   localparam logic [FW-1:0] F_ACCUM = FW'(sg_cfg_pkg::CU_FUNC_ACCUM);
   localparam logic [FW-1:0] F_RETILE = FW'(sg_cfg_pkg::CU_FUNC_RETILE);
   localparam logic [FW-1:0] F_ROWSCALE = FW'(sg_cfg_pkg::CU_FUNC_ROWSCALE);
+  localparam logic [FW-1:0] F_SCAN = FW'(sg_cfg_pkg::CU_FUNC_SCAN);
+  localparam logic [FW-1:0] F_EXPAND = FW'(sg_cfg_pkg::CU_FUNC_EXPAND);
+  localparam logic [FW-1:0] F_PARALLELIZE = FW'(sg_cfg_pkg::CU_FUNC_PARALLELIZE);
   localparam int SU = $clog2(LANES + 1);  // bt setup cycles: bits of the dividend LANES
   localparam logic [1:0] K_DATA = 2'd0, K_STOP = 2'd1, K_DONE = 2'd2;
   localparam logic [1:0] S_IDLE = 2'd0, S_INIT = 2'd1, S_RUN = 2'd2;
@@ -235,7 +238,7 @@ module sg_cu #(
   logic [15:0] cf_k, cf_passes, cf_abeats, cf_bbeats, cf_obeats;
   logic [4:0] cf_log2n;
   logic [BA-1:0] cf_abase0, cf_abase1, cf_bbase0, cf_bbase1, cf_obase0, cf_obase1;
-  logic [23:0] cf_map0;
+  logic [23:0] cf_map0, cf_map1;
   logic cf_dyn, cf_bt;
   logic [15:0] cf_n;
   logic [5:0] cf_idx;
@@ -259,6 +262,7 @@ module sg_cu #(
     cf_obase0 = cc[sg_cfg_pkg::CU_O_BASE0_LSB +: BA];
     cf_obase1 = cc[sg_cfg_pkg::CU_O_BASE1_LSB +: BA];
     cf_map0 = cc[sg_cfg_pkg::CU_IN0_STOPMAP_LSB +: 24];
+    cf_map1 = cc[sg_cfg_pkg::CU_IN1_STOPMAP_LSB +: 24];
     // DYN = 0 (no matmul_t / rowscale in the arch): the dynamic-tile datapath folds away.
     cf_dyn = DYN != 0 && cc[sg_cfg_pkg::CU_DYN_M_LSB];
     cf_bt = DYN != 0 && cc[sg_cfg_pkg::CU_BT_LSB];
@@ -267,19 +271,22 @@ module sg_cu #(
     n_eff = cf_bt ? 32'(cf_n) : (32'd1 << cf_log2n);
   end
 
-  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, bad_func;
+  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, bad_func;
   assign is_mm = run && (cf_func == F_MATMUL);
   assign is_ew1 = run && (cf_func == F_SILU);
   assign is_ew2 = run && (cf_func == F_MUL || cf_func == F_ADD);
   assign is_acc = run && (cf_func == F_ACCUM);
   assign is_rt = run && (cf_func == F_RETILE);
   assign is_rs = run && DYN != 0 && (cf_func == F_ROWSCALE);
-  assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs);
+  assign is_sc = run && DYN != 0 && (cf_func == F_SCAN);
+  assign is_ex = run && DYN != 0 && (cf_func == F_EXPAND);
+  assign is_pl = run && DYN != 0 && (cf_func == F_PARALLELIZE);
+  assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs || is_sc || is_ex || is_pl);
 
   // ---------------------------------------------------------------- inputs (stop maps)
   logic [1:0] k0, k1;
-  logic l0;
-  logic [2:0] s0;             // in0 stop after the map
+  logic l0, l1;
+  logic [2:0] s0, s1;         // in0 / in1 stop after the map (s1: Expand only)
   logic [DW-1:0] d0, d1;
   always_comb begin
     k0 = in0_beat[DW + 4 +: 2];
@@ -288,6 +295,9 @@ module sg_cu #(
     if (k0 == K_STOP || (k0 == K_DATA && l0)) s0 = cf_map0[32'(s0) * 3 +: 3];
     d0 = in0_beat[DW-1:0];
     k1 = in1_beat[DW + 4 +: 2];
+    l1 = in1_beat[DW + 3];
+    s1 = in1_beat[DW +: 3];
+    if (k1 == K_STOP || (k1 == K_DATA && l1)) s1 = cf_map1[32'(s1) * 3 +: 3];
     d1 = in1_beat[DW-1:0];
   end
   logic [31:0] rs_sc;           // rowscale: the scalar, word idx_word of in1
@@ -332,6 +342,12 @@ module sg_cu #(
   // rowscale
   logic [15:0] rs_cnt_q;              // words of the open row already passed
   logic rs_rowend;                    // in0's beat ends its row (consumes the in1 beat)
+  // Expand: the data tile in bank a_base0 (loaded with a_cnt_q as the beat counter)
+  logic ex_have_q;                    // a whole data tile is in the bank
+  logic [15:0] ex_len_q;              // its beats
+  logic [15:0] ex_oc_q;               // beat of the copy being sent
+  // Parallelize
+  logic [15:0] pl_e_q;                // outermost element index mod n
   // bt: LANES+1 restoring dividers (lane l: l / N, l % N; entry LANES: LANES / N, LANES % N)
   // and every lane's (i, j) for the current pass (valid from pass 1; pass 0 uses the
   // dividers' results)
@@ -346,6 +362,26 @@ module sg_cu #(
   assign mm_free = is_mm && !eos_q && !ib_full_q[ld_sel_q];
   assign a_open = cf_dyn ? !a_fin_q : (a_cnt_q < cf_abeats);
   assign rs_rowend = ({1'b0, rs_cnt_q} + 17'(W) >= {1'b0, cf_k}) || l0;
+  // Expand: the current data element is the tile held in the bank (ex_have_q) or, when
+  // none is held, the STOP at in0's head (an empty data group). in1 (the ref) drives the
+  // output: ex_emit sends copy beat ex_oc_q (its final beat waits for the ref element's
+  // last beat, which it consumes), ex_stop forwards a ref STOP, ex_done pairs the DONEs.
+  // ex_adv: the data element is used up (the ref closed a group at level >= b).
+  logic ex_jlast, ex_tok, ex_emit, ex_stop, ex_done, ex_adv;
+  assign ex_jlast = ({1'b0, ex_oc_q} + 17'd1 >= {1'b0, ex_len_q});
+  assign ex_tok = !ex_have_q && in0_valid && (k0 == K_STOP);
+  assign ex_emit = is_ex && !eos_q && ex_have_q && in1_valid && (k1 == K_DATA) && can_out &&
+                   (!ex_jlast || l1);
+  assign ex_stop = is_ex && !eos_q && in1_valid && (k1 == K_STOP) && can_out &&
+                   ((s1 < cf_b) || ex_have_q || ex_tok);
+  assign ex_done = is_ex && !eos_q && in1_valid && (k1 == K_DONE) && in0_valid && (k0 == K_DONE) &&
+                   can_out;
+  assign ex_adv = ((ex_emit && ex_jlast) || ex_stop) && (s1 >= cf_b);
+  // Parallelize: the beat belongs to an element this unit passes (DONE always passes), and
+  // it closes an outermost element (stop >= accum_b on a tile's last beat or a STOP).
+  logic pl_pass, pl_close;
+  assign pl_pass = (k0 == K_DONE) || (pl_e_q == 16'(cf_idx));
+  assign pl_close = ((k0 == K_STOP) || ((k0 == K_DATA) && l0)) && (s0 >= cf_b);
 
   always_comb begin
     in0_ready = 1'b0;
@@ -353,7 +389,7 @@ module sg_cu #(
     if (is_mm) begin
       in0_ready = mm_free && (mm_tok || (k0 == K_DATA && a_open));
       in1_ready = mm_free && (mm_tok || (k1 == K_DATA && b_cnt_q < cf_bbeats));
-    end else if (is_ew1 || is_rt) begin
+    end else if (is_ew1 || is_rt || is_sc) begin
       in0_ready = !eos_q && can_out;
     end else if (is_ew2) begin
       in0_ready = !eos_q && can_out && in1_valid;
@@ -368,6 +404,17 @@ module sg_cu #(
                   ((k1 == K_STOP) || (in0_valid && can_out &&
                    (((k0 == K_DATA) && (k1 == K_DATA) && rs_rowend) ||
                     ((k0 == K_DONE) && (k1 == K_DONE)))));
+    end else if (is_ex) begin
+      // A data beat loads while no tile is held or as the held one is released; a data
+      // STOP is consumed when a ref STOP >= b uses it up.
+      in0_ready = !eos_q && (((k0 == K_DATA) && (!ex_have_q || ex_adv)) ||
+                             ((k0 == K_STOP) && ex_adv && !ex_have_q) ||
+                             ((k0 == K_DONE) && ex_done));
+      // A ref beat that is not a tile's last is dropped at once (its tile's copy needs only
+      // the stop of the last beat).
+      in1_ready = !eos_q && (((k1 == K_DATA) && (!l1 || (ex_emit && ex_jlast))) || ex_stop || ex_done);
+    end else if (is_pl) begin
+      in0_ready = !eos_q && (can_out || !pl_pass);  // a dropped beat never waits for out
     end
   end
   assign fire0 = in0_valid && in0_ready;
@@ -384,7 +431,7 @@ module sg_cu #(
   logic [31:0] abase_x, bbase_x, obase_y, nmask;
   logic [31:0] cur_mn;          // mn of the tile in the MAC stage
   logic acc_go;                 // accum takes an input beat
-  logic wu_go;                  // the W-word unit (accum / silu / mul / add) works
+  logic wu_go;                  // the W-word unit (accum / scan / silu / mul / add) works
   logic dr_go;                  // the drain loads the output register
   logic [31:0] ld_abase, ld_bbase, acc_base, dr_base;
   logic [15:0] a_nxt, b_nxt;    // loader counts after this cycle's beats
@@ -396,6 +443,8 @@ module sg_cu #(
   logic [15:0] rem_nxt;
   logic [31:0] mn_nxt;          // dyn_m: mn after this cycle's a beat
   logic [31:0] dr_words, dr_lim;  // drain: first word of this beat, valid words of the bank
+  logic rd_go;                  // the drain port reads mem (drain or an Expand copy beat)
+  logic [31:0] rd_base;         // ... at this word address
   always_comb begin
     // The MAC array and the drain are gated by the bank flags alone: only matmul fills input
     // banks and only matmul / accum fill output banks (INIT clears them), so adding is_mm /
@@ -415,12 +464,16 @@ module sg_cu #(
     obase_y = cp_osel_q ? 32'(cf_obase1) : 32'(cf_obase0);
     nmask = (32'd1 << cf_log2n) - 32'd1;
     acc_go = is_acc && fire0;
-    wu_go = (acc_go || ((is_ew1 || is_ew2 || is_rs) && fire0)) && (k0 == K_DATA);
+    wu_go = (acc_go || ((is_ew1 || is_ew2 || is_rs || is_sc) && fire0)) && (k0 == K_DATA);
     dr_go = ob_full_q[dr_sel_q] && can_out;
     ld_abase = (ld_sel_q ? 32'(cf_abase1) : 32'(cf_abase0)) + 32'(a_cnt_q) * 32'(W);
     ld_bbase = (ld_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0)) + 32'(b_cnt_q) * 32'(W);
     acc_base = (acc_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(acc_cnt_q) * 32'(W);
     dr_base = (dr_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(dr_cnt_q) * 32'(W);
+    // Expand reads its copy beats through the drain's port (never busy in Expand): one read
+    // port with a muxed address, as for the MAC operands.
+    rd_go = (dr_go && ob_kind_q[dr_sel_q] == K_DATA) || ex_emit;
+    rd_base = is_ex ? 32'(cf_abase0) + 32'(ex_oc_q) * 32'(W) : dr_base;
     a_nxt = a_cnt_q + 16'(fire0);
     b_nxt = b_cnt_q + 16'(fire1);
     a_done_now = fire0 && (cf_dyn ? l0 : (a_nxt == cf_abeats));
@@ -539,26 +592,29 @@ module sg_cu #(
       ld_rem_q <= 16'd0;
       ld_mn_q <= 32'd0;
       rs_cnt_q <= 16'd0;
+      ex_have_q <= 1'b0;
+      ex_oc_q <= 16'd0;
+      pl_e_q <= 16'd0;
     end else begin
       ld_out = 1'b0;
       nb = '0;
 
       // ================================================ phase 1: reads of mem
-      // drain
-      if (dr_go && ob_kind_q[dr_sel_q] == K_DATA) begin
+      // drain (and Expand's copy beats, read raw)
+      if (rd_go) begin
         for (int w = 0; w < W; w++)
-          dtmp[32*w +: 32] = (ob_zero_q[dr_sel_q] || (dr_words + 32'(w) >= dr_lim)) ? 32'h0 :
-                             mem[MI'(dr_base + 32'(w))];
+          dtmp[32*w +: 32] = (!is_ex && (ob_zero_q[dr_sel_q] || (dr_words + 32'(w) >= dr_lim))) ? 32'h0 :
+                             mem[MI'(rd_base + 32'(w))];
       end
-      // W-word unit: one fp32_add and one fp32_mul per word, shared by accum (old + x, the
-      // first tile of a group +0 + x), add (x + y), mul (x * y), silu (x * sigmoid(x)) and
-      // rowscale (x * the row's scalar).
+      // W-word unit: one fp32_add and one fp32_mul per word, shared by accum and scan (old +
+      // x, the first tile of a group +0 + x), add (x + y), mul (x * y), silu (x *
+      // sigmoid(x)) and rowscale (x * the row's scalar).
       if (wu_go) begin
         for (int w = 0; w < W; w++) begin
           x = d0[32*w +: 32];
           y = d1[32*w +: 32];
-          av = (is_acc && acc_has_q) ? mem[MI'(acc_base + 32'(w))] : 32'h0;
-          sm = sg_fp_pkg::fp32_add(is_acc ? av : x, is_acc ? x : y);
+          av = ((is_acc || is_sc) && acc_has_q) ? mem[MI'(acc_base + 32'(w))] : 32'h0;
+          sm = sg_fp_pkg::fp32_add((is_acc || is_sc) ? av : x, (is_acc || is_sc) ? x : y);
           bv = (cf_func == F_SILU) ? sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(x)) :
                (cf_func == F_ROWSCALE) ? rs_sc : y;
           pr = sg_fp_pkg::fp32_mul(x, bv);
@@ -585,14 +641,15 @@ module sg_cu #(
 
       // ================================================ phase 2: writes of mem
       // matmul loader: a and b beats into input bank ld_sel
-      if (is_mm && fire0 && !mm_tok) begin
+      // (Expand loads its data tile through the same port into bank a_base0)
+      if ((is_mm && fire0 && !mm_tok) || (is_ex && fire0 && k0 == K_DATA)) begin
         for (int w = 0; w < W; w++) mem[MI'(ld_abase + 32'(w))] = d0[32*w +: 32];
       end
       if (is_mm && fire1 && !mm_tok) begin
         for (int w = 0; w < W; w++) mem[MI'(ld_bbase + 32'(w))] = d1[32*w +: 32];
       end
-      // accum
-      if (acc_go && k0 == K_DATA) begin
+      // accum, scan: the running tile
+      if ((acc_go || (is_sc && fire0)) && k0 == K_DATA) begin
         for (int w = 0; w < W; w++) mem[MI'(acc_base + 32'(w))] = wtmp[32*w +: 32];
       end
       // MAC results at the end of a pass: lane l -> word o of output bank cp_osel
@@ -702,6 +759,24 @@ module sg_cu #(
         end
       end
 
+      // ---- scan: one running tile in bank o_base0 (acc_sel_q stays 0); acc_has_q = an
+      // earlier tile of the group is in it. Every beat leaves at once (elementwise below).
+      if (is_sc && fire0) begin
+        if (k0 == K_DATA) begin
+          if (cf_dyn) tend = l0;
+          else tend = ({1'b0, acc_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
+          st = l0 ? s0 : 3'd0;
+          if (!tend) begin
+            acc_cnt_q <= acc_cnt_q + 16'd1;
+          end else begin
+            acc_cnt_q <= 16'd0;
+            acc_has_q <= (st < cf_b);
+          end
+        end else if (k0 == K_STOP && s0 >= cf_b) begin
+          acc_has_q <= 1'b0;
+        end
+      end
+
       // ---- drain of the output banks (matmul, accum)
       if (dr_go) begin
         ld_out = 1'b1;
@@ -723,9 +798,9 @@ module sg_cu #(
         end
       end
 
-      // ---- elementwise: silu / mul / add / rowscale (results from the W-word unit)
+      // ---- elementwise: silu / mul / add / rowscale / scan (results from the W-word unit)
       if (is_rs && fire0 && k0 == K_DATA) rs_cnt_q <= rs_rowend ? 16'd0 : rs_cnt_q + 16'(W);
-      if ((is_ew1 || is_ew2 || is_rs) && fire0) begin
+      if ((is_ew1 || is_ew2 || is_rs || is_sc) && fire0) begin
         ld_out = 1'b1;
         if (k0 == K_DATA) begin
           nb = {K_DATA, l0, l0 ? s0 : 3'd0, wtmp};
@@ -750,6 +825,45 @@ module sg_cu #(
           ld_out = 1'b1;
           nb = {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
           eos_q <= 1'b1;
+        end
+      end
+
+      // ---- expand
+      if (is_ex && fire0 && k0 == K_DATA) begin  // a data beat into the bank
+        if (l0) begin
+          ex_len_q <= a_cnt_q + 16'd1;
+          a_cnt_q <= 16'd0;
+        end else begin
+          a_cnt_q <= a_cnt_q + 16'd1;
+        end
+      end
+      // Released (ex_adv) and refilled by a 1-beat tile in the same cycle: the later
+      // assignment wins.
+      if (ex_adv) ex_have_q <= 1'b0;
+      if (is_ex && fire0 && k0 == K_DATA && l0) ex_have_q <= 1'b1;
+      if (ex_emit) begin
+        ld_out = 1'b1;
+        nb = {K_DATA, ex_jlast, ex_jlast ? s1 : 3'd0, dtmp};
+        ex_oc_q <= ex_jlast ? 16'd0 : ex_oc_q + 16'd1;
+      end
+      if (ex_stop) begin
+        ld_out = 1'b1;
+        nb = {K_STOP, 1'b0, s1, {DW{1'b0}}};
+      end
+      if (ex_done) begin
+        ld_out = 1'b1;
+        nb = {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
+        eos_q <= 1'b1;
+      end
+
+      // ---- parallelize: element pl_e_q passes iff pl_e_q == idx_word
+      if (is_pl && fire0) begin
+        if (pl_close) pl_e_q <= ({1'b0, pl_e_q} + 17'd1 >= {1'b0, cf_n}) ? 16'd0 : pl_e_q + 16'd1;
+        if (pl_pass) begin
+          ld_out = 1'b1;
+          if (k0 == K_DATA) nb = {K_DATA, l0, l0 ? s0 : 3'd0, d0};
+          else nb = {k0, 1'b0, (k0 == K_STOP) ? s0 : 3'd0, {DW{1'b0}}};
+          if (k0 == K_DONE) eos_q <= 1'b1;
         end
       end
 

@@ -1,17 +1,21 @@
 // sg_mu: memory unit, Bufferize(b) + Streamify(repeat) (docs/hardware.md section 2).
-// RepeatStatic(n) is b = 0, repeat = n. With ROUTE = 1 also the route mode (sg_route, below).
+// RepeatStatic(n) is b = 0, repeat = n. With ROUTE = 1 also the route mode (sg_route) and the
+// combine mode (sg_combine), below: the two halves of a Mixture-of-Experts layer.
 //
 // Parameters: W words per beat, WORDS words of buffer (two halves), CPB cycles per beat on
 // the write side and on the read side (= ceil(W*4 / mu.bytes_per_cycle)), ROUTE (0/1,
-// arch memory_unit.route): 1 = the unit contains an sg_route for the route mode; 0 = it does
-// not (no sg_route is instantiated, the `route` field is ignored, in1_ready = 0).
+// arch memory_unit.route): 1 = the unit contains an sg_route and an sg_combine for the route
+// and combine modes; 0 = it does not (neither is instantiated, the `route` and `combine`
+// fields are ignored, in1_ready = 0).
 //
 // Per-context configuration (sg_cfg_pkg MU_*): enable, b, repeat, half_words,
-// in0_stopmap, and for the route mode route, n_exp, k, tile_rows, row_beats, out_meta,
-// in1_stopmap (in0_src / in1_src are used by the generated top, not here).
+// in0_stopmap, for the route mode route, n_exp, k, tile_rows, row_beats, out_meta,
+// in1_stopmap, and for the combine mode combine, k, row_beats, in1_stopmap (in0_src /
+// in1_src are used by the generated top, not here). A context has at most one of route and
+// combine set (both set: out of contract).
 //
-// Buffer mode (route = 0, or ROUTE = 0): everything below up to "Route mode"; in1 is unused
-// (in1_ready = 0).
+// Buffer mode (route = 0 and combine = 0, or ROUTE = 0): everything below up to "Route
+// mode"; in1 is unused (in1_ready = 0).
 //
 // Behaviour
 // * Input beats (after the in0 stop map: out level = map[3*s +: 3] on STOP beats and on
@@ -60,9 +64,23 @@
 //   same cycle as sg_route's would). sg_route's `done` and `peak_words` are not used
 //   (peak_words is a statistic of the model, not a fabric output).
 //
+// Combine mode (ROUTE = 1 and the running context has combine = 1): the context runs
+// rtl_templates/sg_combine.sv (Partition(expert outputs) -> FlatMap(drop padding) -> Flatten
+// -> Reassemble by token; behaviour, beat formats and timing: that file's header). in0 =
+// expert output rows, in1 = the entries (sg_route's meta output), out = sg_combine's output;
+// k and row_beats go to sg_combine's ports of the same names (low bits, as above). Limits of
+// the built-in sg_combine: MAXT = 64 tokens, MAXK = min(8, W/2), ROWW as sg_route's, MAXENT =
+// 16384 entries (in1 DATA beats, padding included; sg_route emits at most 64*8 + 128*63 =
+// 8576). Everything said above for the route mode holds for the combine mode with sg_combine
+// in place of sg_route: same stop maps (no effect on the result: sg_combine reads no stop
+// field), same multiplexer without a register stage (selected by `combine`), started in the
+// same cycle S, so its timing formulas hold with S = that cycle, same end of the context
+// (sg_combine's `done` and `peak_words` are not used). The buffer side stays idle.
+//
 // Ports: out_valid / out_beat come from registers (through the mode multiplexer, whose
 // select is a function of registers and the configuration); in0_ready and in1_ready are
-// combinational from registers and configuration only (no path from any valid).
+// combinational from registers and configuration only (no path from any valid; sg_route's
+// and sg_combine's readies are functions of their registers).
 module sg_mu #(
   parameter int W = 16,
   parameter int WORDS = 16384,
@@ -82,7 +100,8 @@ module sg_mu #(
   input  logic [32*W+5:0] in0_beat,
   input  logic in0_valid,
   output logic in0_ready,
-  // in1: routing rows of the route mode; not read when ROUTE = 0 (in1_ready = 0 then).
+  // in1: routing rows of the route mode, entries of the combine mode; not read when
+  // ROUTE = 0 (in1_ready = 0 then).
   /* verilator lint_off UNUSEDSIGNAL */
   input  logic [32*W+5:0] in1_beat,
   input  logic in1_valid,
@@ -117,6 +136,7 @@ module sg_mu #(
   logic fin;
   logic run;
   logic rmode;  // the running context is in route mode (always 0 when ROUTE = 0)
+  logic cmode;  // the running context is in combine mode (always 0 when ROUTE = 0)
 
   always_comb begin
     for (int c = 0; c < NCTX; c++) en[c] = cfg[c * CB + sg_cfg_pkg::MU_ENABLE_LSB];
@@ -207,23 +227,26 @@ module sg_mu #(
   logic b_in0_ready;              // the buffer side takes an in0 beat
   logic r_in0_ready, r_in1_ready, r_out_valid;  // sg_route's handshakes (0 if ROUTE = 0)
   logic [BW-1:0] r_out_beat;
+  logic c_in0_ready, c_in1_ready, c_out_valid;  // sg_combine's handshakes (0 if ROUTE = 0)
+  logic [BW-1:0] c_out_beat;
   logic wfire, can_out, rgo;
   logic [BI-1:0] widx, ridx;
   logic [BW-1:0] rbeat;           // beat to emit when rgo reads a stored beat
   logic r_lastbeat, r_lastrep;
   logic [2:0] r_endstop;          // b + 1 + s_ref of the half being read
 
-  assign b_in0_ready = run && !rmode && !eos_q && (wt_q == '0) && !full_q[wh_q];
+  assign b_in0_ready = run && !rmode && !cmode && !eos_q && (wt_q == '0) && !full_q[wh_q];
   assign wfire = in0_valid && b_in0_ready;
   assign can_out = !ov_q || out_ready;
   assign rgo = run && full_q[rh_q] && (rt_q == '0) && can_out;
   assign widx = (wh_q ? hb1_q : '0) + wcnt_q[BI-1:0];
   assign ridx = (rh_q ? hb1_q : '0) + rcnt_q[BI-1:0];
-  // Mode multiplexer (the buffer side is idle in route mode: b_in0_ready = 0, nothing fills).
-  assign in0_ready = rmode ? (run && r_in0_ready) : b_in0_ready;
-  assign in1_ready = rmode && run && r_in1_ready;
-  assign out_beat = rmode ? r_out_beat : out_q;
-  assign out_valid = rmode ? (run && r_out_valid) : ov_q;
+  // Mode multiplexer (the buffer side is idle in route and combine mode: b_in0_ready = 0,
+  // nothing fills).
+  assign in0_ready = rmode ? (run && r_in0_ready) : cmode ? (run && c_in0_ready) : b_in0_ready;
+  assign in1_ready = run && ((rmode && r_in1_ready) || (cmode && c_in1_ready));
+  assign out_beat = rmode ? r_out_beat : cmode ? c_out_beat : out_q;
+  assign out_valid = rmode ? (run && r_out_valid) : cmode ? (run && c_out_valid) : ov_q;
   // The context ends when its DONE beat is accepted (either mode).
   assign fin = run && out_valid && out_ready && (out_beat[DW + 4 +: 2] == K_DONE);
 
@@ -329,27 +352,32 @@ module sg_mu #(
     end
   end
 
-  // ---------------------------------------------------------------- route mode
+  // ---------------------------------------------------------------- route and combine modes
   if (ROUTE != 0) begin : g_route
     localparam int R_MAXT = 64;
     localparam int R_MAXE = 128;
     localparam int R_MAXK = (W / 2 < 8) ? W / 2 : 8;
     localparam int R_ROWW = ((64 + W - 1) / W) * W;
+    localparam int C_MAXENT = 16384;  // >= the entries sg_route can emit (64*8 + 128*63)
     logic seq_route;              // the context being started is a route context
-    logic r_start;
+    logic seq_combine;            // ... a combine context
+    logic r_start, c_start;
     logic [23:0] cf_map1;
     logic [2:0] m1_stop;
     logic [BW-1:0] m1_beat;       // in1 after its stop map
     // The context's end is its accepted DONE beat (as in the buffer mode), so sg_route's
     // `done` is not needed; peak_words is a statistic of the model, not a fabric output.
     /* verilator lint_off UNUSEDSIGNAL */
-    logic r_done;
-    logic [31:0] r_peak;
+    logic r_done, c_done;
+    logic [31:0] r_peak, c_peak;
     /* verilator lint_on UNUSEDSIGNAL */
 
     assign rmode = cc[sg_cfg_pkg::MU_ROUTE_LSB];
+    assign cmode = cc[sg_cfg_pkg::MU_COMBINE_LSB];
     assign seq_route = cfg[32'(seq_idx) * CB + sg_cfg_pkg::MU_ROUTE_LSB +: 1] == 1'b1;
+    assign seq_combine = cfg[32'(seq_idx) * CB + sg_cfg_pkg::MU_COMBINE_LSB +: 1] == 1'b1;
     assign r_start = (start || fin) && seq_found && seq_route;
+    assign c_start = (start || fin) && seq_found && seq_combine;
     assign cf_map1 = cc[sg_cfg_pkg::MU_IN1_STOPMAP_LSB +: 24];
     always_comb begin
       m1_stop = in1_beat[DW +: 3];
@@ -369,11 +397,25 @@ module sg_mu #(
       .in0_beat(m_beat), .in0_valid(in0_valid && rmode && run), .in0_ready(r_in0_ready),
       .in1_beat(m1_beat), .in1_valid(in1_valid && rmode && run), .in1_ready(r_in1_ready),
       .out_beat(r_out_beat), .out_valid(r_out_valid), .out_ready(out_ready && rmode && run));
+
+    sg_combine #(.W(W), .MAXT(R_MAXT), .MAXK(R_MAXK), .ROWW(R_ROWW), .MAXENT(C_MAXENT)) u_combine (
+      .clk(clk), .rst_n(rst_n),
+      .k(cc[sg_cfg_pkg::MU_K_LSB +: $clog2(R_MAXK + 1)]),
+      .row_beats(cc[sg_cfg_pkg::MU_ROW_BEATS_LSB +: $clog2(R_ROWW / W + 1)]),
+      .start(c_start), .done(c_done), .peak_words(c_peak),
+      .in0_beat(m_beat), .in0_valid(in0_valid && cmode && run), .in0_ready(c_in0_ready),
+      .in1_beat(m1_beat), .in1_valid(in1_valid && cmode && run), .in1_ready(c_in1_ready),
+      .out_beat(c_out_beat), .out_valid(c_out_valid), .out_ready(out_ready && cmode && run));
   end else begin : g_no_route
     assign rmode = 1'b0;
+    assign cmode = 1'b0;
     assign r_in0_ready = 1'b0;
     assign r_in1_ready = 1'b0;
     assign r_out_valid = 1'b0;
     assign r_out_beat = '0;
+    assign c_in0_ready = 1'b0;
+    assign c_in1_ready = 1'b0;
+    assign c_out_valid = 1'b0;
+    assign c_out_beat = '0;
   end
 endmodule

@@ -1,8 +1,8 @@
 # MoE layer (issue 3) through the command line: the dynamic tiling study must find
 # bit-identical outputs for every token tile (exit 0), and graph moe + model must run on a
 # shipped trace with a located error for a bad one. Qwen3 dynamic off-chip bytes by hand:
-# x 64*64*4 + routing rows 64*64 + 60 non-empty experts * 3 weights * 24*64*4 + rw 64*8*4
-# + y 64*64*4 = 1144832.
+# x 64*64*4 + routing rows 64*64 + 60 non-empty experts * 3 weights * 24*64*4 + rw 64*8*64
+# (one 64-byte row per token and slot) + y 64*64*4 = 1175552.
 add_test(NAME moe_study_tiling
          COMMAND stepgen study tiling --arch ${STEPGEN_ROOT}/arch/default.yaml
                  --data ${STEPGEN_ROOT}/examples/moe/data -o ${CMAKE_BINARY_DIR}/moe_study)
@@ -11,7 +11,7 @@ add_test(NAME moe_cli_graph_model
            $<TARGET_FILE:stepgen> graph moe --trace ${STEPGEN_ROOT}/examples/moe/data/routing_qwen3_30b_a3b_b64.csv \
              --experts 128 --k 8 --hidden 64 --ffn 24 --tile-b 0 --tile-f 8 -o moe_cli
            $<TARGET_FILE:stepgen> model --arch ${STEPGEN_ROOT}/arch/default.yaml --graph moe_cli/graph.yaml \
-             --inputs moe_cli/inputs -o moe_cli/model | grep -q 'off-chip 1144832 B'
+             --inputs moe_cli/inputs -o moe_cli/model | grep -q 'off-chip 1175552 B'
            test -f moe_cli/model/y.npy
            if $<TARGET_FILE:stepgen> graph moe --trace ${STEPGEN_ROOT}/examples/moe/data/routing_qwen3_30b_a3b_b64.csv \
              --experts 100 --k 8 -o moe_bad 2> err.txt; then exit 1; fi
@@ -20,24 +20,21 @@ add_test(NAME moe_cli_graph_model
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(moe_study_tiling moe_cli_graph_model PROPERTIES LABELS "moe")
 
-# The dispatch half on a fabric (route-mode memory unit): RTL bit-exact, bytes equal, cycles
-# within 10 %, both traces, static token tile 16 and dynamic tiling (tests/rtl/moe_dispatch.sh).
-foreach(c "mixtral|routing_mixtral8x7b_b64.csv|8|2|depths" "qwen3|routing_qwen3_30b_a3b_b64.csv|128|8|")
-  string(REPLACE "|" ";" parts "${c}")
-  list(GET parts 0 name)
-  list(GET parts 1 csv)
-  list(GET parts 2 experts)
-  list(GET parts 3 k)
-  list(LENGTH parts n)
-  set(extra "")
-  if(n GREATER 4)
-    list(GET parts 4 extra)
-  endif()
-  add_test(NAME moe_dispatch_${name}
-           COMMAND bash ${STEPGEN_ROOT}/tests/rtl/moe_dispatch.sh $<TARGET_FILE:stepgen> ${CMAKE_BINARY_DIR}/moe_dispatch_${name}
-                   ${CMAKE_BINARY_DIR}/fabric-cache-moe ${STEPGEN_ROOT}/examples/moe/data/${csv} ${experts} ${k} ${extra})
-  set_tests_properties(moe_dispatch_${name} PROPERTIES TIMEOUT 1200 LABELS "moe")
+# A MoE layer on a fabric (tests/rtl/moe_fabric.sh): RTL bit-exact, bytes equal, cycles within
+# 10 %, static token tile 16 and dynamic tiling. The whole layer on both traces (Mixtral also
+# across FIFO depths 1, 2, 8), and the dispatch half alone on Mixtral.
+set(MOE_MIXTRAL ${STEPGEN_ROOT}/examples/moe/data/routing_mixtral8x7b_b64.csv)
+set(MOE_QWEN3 ${STEPGEN_ROOT}/examples/moe/data/routing_qwen3_30b_a3b_b64.csv)
+foreach(c "layer_mixtral|${MOE_MIXTRAL}|8|2|224|32|layer|depths"
+          "layer_qwen3|${MOE_QWEN3}|128|8|24|24|layer"
+          "dispatch_mixtral|${MOE_MIXTRAL}|8|2|224|32|dispatch")
+  string(REPLACE "|" ";" args "${c}")
+  list(POP_FRONT args name)
+  add_test(NAME moe_${name}
+           COMMAND bash ${STEPGEN_ROOT}/tests/rtl/moe_fabric.sh $<TARGET_FILE:stepgen> ${CMAKE_BINARY_DIR}/moe_${name}
+                   ${CMAKE_BINARY_DIR}/fabric-cache-moe ${args})
+  set_tests_properties(moe_${name} PROPERTIES TIMEOUT 1800 LABELS "moe")
 endforeach()
-# Both build the same fabric into one cache: the first builds, the second reuses it.
-set_tests_properties(moe_dispatch_mixtral PROPERTIES FIXTURES_SETUP moe_fabric)
-set_tests_properties(moe_dispatch_qwen3 PROPERTIES FIXTURES_REQUIRED moe_fabric)
+# All build the same fabric into one cache: the first builds, the others reuse it.
+set_tests_properties(moe_layer_mixtral PROPERTIES FIXTURES_SETUP moe_fabric)
+set_tests_properties(moe_layer_qwen3 moe_dispatch_mixtral PROPERTIES FIXTURES_REQUIRED moe_fabric)

@@ -1,6 +1,6 @@
 # Unit-level RTL tests of the hand-written templates rtl_templates/sg_{fifo,ag,cu,mu}.sv
-# (sg_mu with ROUTE=1 also includes rtl_templates/sg_route.sv; sg_route alone:
-# tests/rtl_route.cmake).
+# (sg_mu with ROUTE=1 also includes rtl_templates/sg_route.sv and sg_combine.sv; each alone:
+# tests/rtl_route.cmake, tests/rtl_combine.cmake).
 #
 # The templates need the generated package sg_cfg_pkg. verilate() runs Verilator at
 # configure time, so a copy generated for a small test architecture (rtlu::testArch() in
@@ -49,19 +49,24 @@ foreach(d 1 2 3)
 endforeach()
 add_test(NAME rtl_units_fifo COMMAND test_rtl_fifo)
 
-# ---- sg_cu: W=4, LANES=8, 256-word buffer; fp32 and bf16_fp32 multiply
+# ---- sg_cu: W=4, LANES=8, 256-word buffer; fp32 and bf16_fp32 multiply with the dynamic
+# datapath (DYN=1, the default), and fp32 without it (Vsg_cu_static, DYN=0). The Scan /
+# Expand / Parallelize goldens come from the functional model (routing_ops.cpp).
 sg_units_test(test_rtl_cu)
-foreach(v "fp32;0" "bf16;1")
+target_sources(test_rtl_cu PRIVATE ${STEPGEN_ROOT}/sim/model/routing_ops.cpp)
+foreach(v "fp32;0;1" "bf16;1;1" "static;0;0")
   list(GET v 0 tag)
   list(GET v 1 bf)
+  list(GET v 2 dyn)
   verilate(test_rtl_cu PREFIX Vsg_cu_${tag} TOP_MODULE sg_cu
     SOURCES ${SG_UNITS_PKG} ${SG_UNITS_FP} ${STEPGEN_ROOT}/rtl_templates/sg_cu.sv
-    VERILATOR_ARGS ${SG_UNITS_VFLAGS} -GW=4 -GLANES=8 -GBUF_WORDS=256 -GBF16=${bf})
+    VERILATOR_ARGS ${SG_UNITS_VFLAGS} -GW=4 -GLANES=8 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=${dyn})
 endforeach()
 add_test(NAME rtl_units_cu COMMAND test_rtl_cu)
 
-# ---- sg_mu: W=4, 256 words (two halves of 128), CPB 1 and 3; without the route mode
-# (Vsg_mu_c<CPB>, ROUTE=0) and with it (Vsg_mu_r<CPB>, ROUTE=1: sg_route inside, MAXK 2)
+# ---- sg_mu: W=4, 256 words (two halves of 128), CPB 1 and 3; without the route and combine
+# modes (Vsg_mu_c<CPB>, ROUTE=0) and with them (Vsg_mu_r<CPB>, ROUTE=1: sg_route and
+# sg_combine inside, MAXK 2)
 sg_units_test(test_rtl_mu)
 foreach(c 1 3)
   verilate(test_rtl_mu PREFIX Vsg_mu_c${c} TOP_MODULE sg_mu
@@ -69,7 +74,7 @@ foreach(c 1 3)
     VERILATOR_ARGS ${SG_UNITS_VFLAGS} -GW=4 -GWORDS=256 -GCPB=${c})
   verilate(test_rtl_mu PREFIX Vsg_mu_r${c} TOP_MODULE sg_mu
     SOURCES ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/sg_route.sv
-            ${STEPGEN_ROOT}/rtl_templates/sg_mu.sv
+            ${STEPGEN_ROOT}/rtl_templates/sg_combine.sv ${STEPGEN_ROOT}/rtl_templates/sg_mu.sv
     VERILATOR_ARGS ${SG_UNITS_VFLAGS} -GW=4 -GWORDS=256 -GCPB=${c} -GROUTE=1)
 endforeach()
 add_test(NAME rtl_units_mu COMMAND test_rtl_mu)
@@ -89,6 +94,7 @@ set(SG_UNITS_LINT_SETS
   "ag_p4|sg_ag|-GW=64 -GP=4 -GAB=40 -GOUTSTANDING=3"
   "cu_small|sg_cu|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0"
   "cu_big|sg_cu|-GW=16 -GLANES=2048 -GBUF_WORDS=4096 -GBF16=1"
+  "cu_static|sg_cu|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0 -GDYN=0"
   "mu_small|sg_mu|-GW=2 -GWORDS=64 -GCPB=3"
   "mu_big|sg_mu|-GW=16 -GWORDS=16384 -GCPB=1"
   "mu_route_small|sg_mu|-GW=4 -GWORDS=256 -GCPB=3 -GROUTE=1"
@@ -106,7 +112,7 @@ foreach(s ${SG_UNITS_LINT_SETS})
     set(srcs ${SG_UNITS_PKG} ${SG_UNITS_FP} ${STEPGEN_ROOT}/rtl_templates/sg_cu.sv)
   elseif(top STREQUAL "sg_mu" AND params MATCHES "ROUTE=1")
     set(srcs ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/sg_route.sv
-             ${STEPGEN_ROOT}/rtl_templates/sg_mu.sv)
+             ${STEPGEN_ROOT}/rtl_templates/sg_combine.sv ${STEPGEN_ROOT}/rtl_templates/sg_mu.sv)
   else()
     set(srcs ${SG_UNITS_PKG} ${STEPGEN_ROOT}/rtl_templates/${top}.sv)
   endif()

@@ -112,7 +112,7 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
 
   LayoutBuilder cu{{UnitKind::Compute, {}, 0, 0}};
   cu.add("enable", 1);
-  cu.add("func", 3);
+  cu.add("func", 4);      // CuFunc (config_layout.hpp); 8..10 need sg_cu DYN = 1
   cu.add("accum_b", 3);
   cu.add("mn", 32);
   cu.add("k", 16);
@@ -126,8 +126,10 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   // Dynamic tiles and transposed weights (sg_cu.sv header): all 0 = the static behaviour.
   cu.add("dyn_m", 1);     // matmul: M from the a tile's beats; accum: tile length from `last`
   cu.add("bt", 1);        // matmul: in1 carries b transposed (N x K), N = field n
-  cu.add("n", 16);        // N for bt (and for dyn_m with bt); need not be a power of two
-  cu.add("idx_word", 6);  // rowscale: word of the in1 beat that holds the row's scalar
+  cu.add("n", 16);        // N for bt (and for dyn_m with bt); need not be a power of two.
+                          // Parallelize: the number of outputs n
+  cu.add("idx_word", 6);  // rowscale: word of the in1 beat that holds the row's scalar.
+                          // Parallelize: this unit's output index i (< 64)
   cu.ports(2, l.srcBits);
   l.cu = cu.k;
 
@@ -142,9 +144,12 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   mu.add("n_exp", 8);       // experts E (1..128)
   mu.add("k", 4);           // slots per token (1..min(8, W/2))
   mu.add("tile_rows", 8);   // token tile tb (0 = dynamic, Promote; 1..64 = Reshape)
-  mu.add("row_beats", 8);   // beats per token row (data mode)
+  mu.add("row_beats", 8);   // beats per token row (route data mode; combine mode)
   mu.add("out_meta", 1);    // 0 = data output, 1 = meta output
-  mu.ports(2, l.srcBits);   // in1: routing rows (route mode only)
+  // Combine mode (sg_combine inside sg_mu, same arch flag): in0 = expert output rows, in1 =
+  // sg_route's meta entries; uses k and row_beats. Never together with route.
+  mu.add("combine", 1);     // 1 = this context runs sg_combine
+  mu.ports(2, l.srcBits);   // in1: routing rows (route mode) or meta entries (combine mode)
   l.mu = mu.k;
 
   int word = 0;
@@ -188,6 +193,9 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_ACCUM = {};\n", int(CuFunc::Accum));
   s += fmt::format("  localparam int CU_FUNC_RETILE = {};\n", int(CuFunc::Retile));
   s += fmt::format("  localparam int CU_FUNC_ROWSCALE = {};\n", int(CuFunc::RowScale));
+  s += fmt::format("  localparam int CU_FUNC_SCAN = {};\n", int(CuFunc::Scan));
+  s += fmt::format("  localparam int CU_FUNC_EXPAND = {};\n", int(CuFunc::Expand));
+  s += fmt::format("  localparam int CU_FUNC_PARALLELIZE = {};\n", int(CuFunc::Parallelize));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

@@ -30,6 +30,23 @@ TileDims tileOf(const StepGraph& g, const ElemType& e) {
   return {dimValue(g, e.tile[0]), dimValue(g, e.tile[1])};
 }
 
+// Rows of a dynamically sized tile are tokens routed to one expert: at most the 64 tokens a
+// route unit holds (docs/hardware.md section 7), which sizes the buffers.
+constexpr int64_t kMaxDynamicRows = 64;
+
+bool dynamicRows(const StepGraph& g, const ElemType& e) {
+  return e.kind == ElemType::Kind::Tile && e.tile.size() == 2 && !e.tile[0].evaluate(g.symbols);
+}
+
+// A tile whose row count may be dynamic: the rows are bounded by kMaxDynamicRows.
+TileDims tileBound(const StepGraph& g, const ElemType& e) {
+  if (!dynamicRows(g, e)) return tileOf(g, e);
+  return {kMaxDynamicRows, dimValue(g, e.tile.at(1))};
+}
+
+// Word of a route unit's meta beat that holds the expert id (sg_route.sv, meta mode).
+constexpr int kMetaExpertWord = 3;
+
 class ConfigBuilder {
  public:
   ConfigBuilder(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a, const ConfigLayout& l)
@@ -41,6 +58,12 @@ class ConfigBuilder {
       if (p.unit < 0) continue;
       const Op& o = g_.ops[op];
       set(p, "enable", 1);
+      if (p.auxUnit >= 0) {  // the route unit's twin that emits EagerMerge's selector (meta mode)
+        OpPlacement meta{p.auxUnit, p.ctx, -1, -1};
+        set(meta, "enable", 1);
+        configRoute(int(op), o, meta);
+        set(meta, "out_meta", 1);
+      }
       switch (a_.units[p.unit].kind) {
         case UnitKind::AddressGen: configAg(o, p); break;
         case UnitKind::Compute: configCu(int(op), o, p); break;
@@ -52,7 +75,7 @@ class ConfigBuilder {
       const auto& c = cands_[r.dstUnit];
       auto it = std::find(c.begin(), c.end(), r.srcUnit);
       if (it == c.end()) throw std::logic_error("internal error: route source is not a candidate");
-      OpPlacement dst{r.dstUnit, r.ctx, -1};
+      OpPlacement dst{r.dstUnit, r.ctx, -1, -1};
       set(dst, fmt::format("in{}_src", r.dstPort), uint64_t(it - c.begin()) + 1);
       uint64_t map = 0;
       for (int s = 0; s < 8; ++s) map |= uint64_t(r.stopMap[s]) << (3 * s);
@@ -105,7 +128,40 @@ class ConfigBuilder {
     return b;
   }
 
+  // AddrGen(selector) -> RandomOffChipLoad (map/clusters.hpp WeightLoad): per group of the
+  // route unit's meta beats (expert id in word 3) the AG walks that expert's `tiles` weight
+  // tiles (docs/hardware.md section 7, sg_ag.sv per_group).
+  void configWeightLoad(const Op& o, const OpPlacement& p) {
+    const Op* addr = &g_.op(g_.stream(o.inputs.at(0)).producer);
+    const Tensor& t = g_.tensors.at(*g_.findTensor(attrString(o, "tensor")));
+    const int64_t cols = dimValue(g_, t.shape.at(1));
+    const std::vector<int64_t> tile = attrIntList(g_, o, "tile");
+    const int64_t T = attrInt(g_, *addr, "tiles");
+    if (tile.at(1) != cols || (cols * 4) % 64 != 0)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': a weight tile on the fabric spans whole 64-byte rows of the "
+                                                  "tensor ({} columns), got {} columns", o.name, cols, tile.at(1)));
+    const int64_t ppr = cols * 4 / 64, tileBytes = tile[0] * cols * 4;
+    if ((tile[0] * ppr) % (a_.linkBytes() / 64) != 0)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': a tile of {} pieces is not a whole number of beats", o.name,
+                                                  tile[0] * ppr));
+    limit(o, "tiles per expert", T, 65535);
+    set(p, "rank", 1);
+    set(p, "base", uint64_t(t.baseAddress));
+    set(p, "n0", uint64_t(T));
+    for (int lv = 1; lv < 4; ++lv) set(p, fmt::format("n{}", lv), 1);
+    set(p, "s0", uint64_t(tileBytes));
+    set(p, "rows", uint64_t(tile[0]));
+    set(p, "ppr", uint64_t(ppr));
+    set(p, "row_stride", uint64_t(cols * 4));
+    set(p, "random", 1);
+    set(p, "per_group", 1);
+    set(p, "idx_word", kMetaExpertWord);
+    limit(o, "bytes per expert", T * tileBytes, (int64_t(1) << a_.offchip.addressBits) - 1);
+    set(p, "idx_stride", uint64_t(T * tileBytes));
+  }
+
   void configAg(const Op& o, const OpPlacement& p) {
+    if (o.kind == OpKind::RandomOffChipLoad) return configWeightLoad(o, p);
     bool store = o.kind == OpKind::LinearOffChipStore;
     if (!o.attrs.count("tensor"))
       throw DiagError("M-306", o.loc, fmt::format("operator '{}': SelectGen runs on the fabric only with a routing "
@@ -177,39 +233,73 @@ class ConfigBuilder {
                                   o.name, words * 4, unit, capWords * 4));
   }
 
+  TileDims inputBound(int op, int port) const {
+    for (const Route& r : m_.routes)
+      if (r.dstOp == op && r.dstPort == port) return tileBound(g_, s_.types.at(r.stream.v).elem);
+    throw std::logic_error("internal error: unrouted input port");
+  }
+  bool inputDynamic(int op, int port) const {
+    for (const Route& r : m_.routes)
+      if (r.dstOp == op && r.dstPort == port) return dynamicRows(g_, s_.types.at(r.stream.v).elem);
+    throw std::logic_error("internal error: unrouted input port");
+  }
+
+  // Map(matmul) and Map(matmul_t) (sg_cu.sv header): a is M x K, b is K x N (matmul) or
+  // N x K (matmul_t, bt = 1). A dynamic a (tokens of one expert) sets dyn_m: the unit counts
+  // M from the tile's beats, which needs K >= W.
+  void configMatmul(int op, const Op& o, const OpPlacement& p, bool bt) {
+    const int64_t bufWords = a_.cu.bufferBytes / 4;
+    TileDims ta = inputBound(op, 0), tb = inputTile(op, 1);
+    const bool dyn = inputDynamic(op, 0);
+    int64_t M = ta.rows, K = ta.cols, N = bt ? tb.rows : tb.cols;
+    if (!bt && (N & (N - 1)))
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': matmul output columns {} must be a power of two", o.name, N));
+    if (dyn && K < wordsPerBeat())
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': a dynamic-row matmul needs K >= {} (one beat), got {}",
+                                                  o.name, wordsPerBeat(), K));
+    checkBuffer(o, 2 * (M * K + K * N + M * N), bufWords, "compute-unit");
+    int log2n = 0;
+    while ((int64_t(1) << log2n) < N) ++log2n;
+    set(p, "func", int(CuFunc::Matmul));
+    set(p, "dyn_m", dyn ? 1 : 0);
+    set(p, "bt", bt ? 1 : 0);
+    if (bt) set(p, "n", uint64_t(N));
+    limit(o, "K", K, 65535);
+    set(p, "k", uint64_t(K));
+    if (!bt) set(p, "log2n", uint64_t(log2n));
+    set(p, "b_beats", uint64_t(beats(o, {tb.rows, tb.cols}, "right operand")));
+    if (!dyn) {
+      int64_t passes = (M * N + a_.cu.lanes - 1) / a_.cu.lanes;
+      limit(o, "passes", passes, 65535);
+      set(p, "mn", uint64_t(M * N));
+      set(p, "passes", uint64_t(passes));
+      set(p, "a_beats", uint64_t(beats(o, ta, "left operand")));
+      set(p, "o_beats", uint64_t(bt ? (M * N + wordsPerBeat() - 1) / wordsPerBeat() : beats(o, {M, N}, "output")));
+    }
+    set(p, "a_base0", 0);
+    set(p, "a_base1", uint64_t(M * K));
+    set(p, "b_base0", uint64_t(2 * M * K));
+    set(p, "b_base1", uint64_t(2 * M * K + K * N));
+    set(p, "o_base0", uint64_t(2 * M * K + 2 * K * N));
+    set(p, "o_base1", uint64_t(2 * M * K + 2 * K * N + M * N));
+  }
+
   void configCu(int op, const Op& o, const OpPlacement& p) {
     const int64_t bufWords = a_.cu.bufferBytes / 4;
     std::string fn = attrString(o, "fn");
-    if (o.kind == OpKind::Map && fn == "matmul") {
-      TileDims ta = inputTile(op, 0), tb = inputTile(op, 1);
-      int64_t M = ta.rows, K = ta.cols, N = tb.cols;
-      if (N & (N - 1))
-        throw DiagError("M-305", o.loc, fmt::format("operator '{}': matmul output columns {} must be a power of two", o.name, N));
-      TileDims to{M, N};
-      checkBuffer(o, 2 * (M * K + K * N + M * N), bufWords, "compute-unit");
-      int log2n = 0;
-      while ((int64_t(1) << log2n) < N) ++log2n;
-      set(p, "func", int(CuFunc::Matmul));
-      set(p, "mn", uint64_t(M * N));
-      limit(o, "K", K, 65535);
-      set(p, "k", uint64_t(K));
-      set(p, "log2n", uint64_t(log2n));
-      int64_t passes = (M * N + a_.cu.lanes - 1) / a_.cu.lanes;
-      limit(o, "passes", passes, 65535);
-      set(p, "passes", uint64_t(passes));
-      set(p, "a_beats", uint64_t(beats(o, ta, "left operand")));
-      set(p, "b_beats", uint64_t(beats(o, tb, "right operand")));
-      set(p, "o_beats", uint64_t(beats(o, to, "output")));
-      set(p, "a_base0", 0);
-      set(p, "a_base1", uint64_t(M * K));
-      set(p, "b_base0", uint64_t(2 * M * K));
-      set(p, "b_base1", uint64_t(2 * M * K + K * N));
-      set(p, "o_base0", uint64_t(2 * M * K + 2 * K * N));
-      set(p, "o_base1", uint64_t(2 * M * K + 2 * K * N + M * N));
+    if (o.kind == OpKind::Map && (fn == "matmul" || fn == "matmul_t")) return configMatmul(op, o, p, fn == "matmul_t");
+    TileDims t = inputBound(op, 0);
+    const bool dyn = inputDynamic(op, 0);
+    if (!dyn) set(p, "o_beats", uint64_t(beats(o, t, "input")));
+    if (o.kind == OpKind::Map && fn == "scale_rows") {  // row r of in0 times word 0 of in1's r-th beat
+      if (dyn || t.cols % wordsPerBeat() != 0)
+        throw DiagError("M-305", o.loc, fmt::format("operator '{}': scale_rows on the fabric takes static tiles of whole-beat "
+                                                    "rows", o.name));
+      set(p, "func", int(CuFunc::RowScale));
+      set(p, "k", uint64_t(t.cols));
+      set(p, "idx_word", 0);
       return;
     }
-    TileDims t = inputTile(op, 0);
-    set(p, "o_beats", uint64_t(beats(o, t, "input")));
     if (o.kind == OpKind::Map) {
       CuFunc f = fn == "silu" ? CuFunc::Silu : fn == "mul" ? CuFunc::Mul : fn == "add" ? CuFunc::Add : CuFunc::None;
       if (f == CuFunc::None) throw DiagError("M-304", o.loc, fmt::format("operator '{}': Map function '{}' has no hardware", o.name, fn));
@@ -218,6 +308,7 @@ class ConfigBuilder {
     }
     set(p, "func", int(fn == "retile" ? CuFunc::Retile : CuFunc::Accum));
     set(p, "accum_b", uint64_t(attrInt(g_, o, "b")));
+    set(p, "dyn_m", dyn ? 1 : 0);  // accum: a tile ends with its `last` beat
     checkBuffer(o, 2 * t.words(), bufWords, "compute-unit");
     set(p, "o_base0", 0);
     set(p, "o_base1", uint64_t(t.words()));
@@ -258,10 +349,25 @@ class ConfigBuilder {
     set(p, "row_beats", uint64_t(beats(o, row, "token row")));
   }
 
+  // Combine mode (sg_combine): the Reassemble host of a Partition -> FlatMap -> Flatten ->
+  // Reassemble cluster (map/clusters.hpp); port 0 = the expert output rows, port 1 = the
+  // route unit's meta beats. docs/hardware.md section 7.
+  void configCombine(const Op& o, const OpPlacement& p) {
+    const ElemType& sel = s_.types.at(o.inputs.back().v).elem;
+    const int64_t k = dimValue(g_, sel.tile.at(1));
+    const int64_t D = dimValue(g_, s_.types.at(o.outputs.at(0).v).elem.tile.at(1));
+    limit(o, "k", k, kRoutingWeightWord);
+    limit(o, "row words", D, 64);
+    set(p, "combine", 1);
+    set(p, "k", uint64_t(k));
+    set(p, "row_beats", uint64_t(beats(o, {1, D}, "output row")));
+  }
+
   void configMu(int op, const Op& o, const OpPlacement& p) {
     if (o.kind == OpKind::EagerMerge) return configRoute(op, o, p);
+    if (o.kind == OpKind::Reassemble) return configCombine(o, p);
     const StreamType& in = s_.types.at(o.inputs.at(0).v);
-    TileDims t = tileOf(g_, in.elem);
+    TileDims t = tileBound(g_, in.elem);
     int64_t b = 0, repeat = 1, words = t.words();
     if (o.kind == OpKind::RepeatStatic) {
       repeat = attrInt(g_, o, "n");

@@ -66,7 +66,9 @@ std::string buildMoeGraph(const MoeParams& p) {
     line("  wg: {shape: [E*F, D], role: input}");
     line("  wu: {shape: [E*F, D], role: input}");
     line("  wd: {shape: [E*F, D], role: input}");
-    line("  rw: {shape: [B, K], role: input}");
+    // Router weights, one 64-byte row per (token, slot): the weight in word 0, the rest 0
+    // (an address generator moves whole 64-byte pieces; scale_rows reads column 0).
+    line(fmt::format("  rw: {{shape: [B*K, {}], role: input}}", kRoutingRowWords));
     line("  y:  {shape: [B, D], role: output}");
   }
   line("ops:");
@@ -109,7 +111,8 @@ std::string buildMoeGraph(const MoeParams& p) {
     line(fmt::format("  - {{name: flat_{0}, op: Flatten, lo: 0, hi: 1, in: or_{0}, out: of_{0}}}", e));
   }
   line(fmt::format("  - {{name: reassemble, op: Reassemble, in: [{}, sel_r], n: E, b: 0, out: yk}}", list("of", E)));
-  line("  - {name: load_rw, op: LinearOffChipLoad, tensor: rw, tile: [1, 1], iter: [B, K], strides: [[1, 0], [0, 1]], out: rwt}");
+  line(fmt::format("  - {{name: load_rw, op: LinearOffChipLoad, tensor: rw, tile: [1, {}], iter: [B, K], strides: [[K, 0], [1, 0]], out: rwt}}",
+                   kRoutingRowWords));
   line("  - {name: zip_w, op: Zip, in: [yk, rwt], out: yw}");
   line("  - {name: scale, op: Map, fn: scale_rows, in: yw, out: ys}");
   line("  - {name: acc_y, op: Accum, fn: add, b: 1, in: ys, out: yo}");
@@ -131,7 +134,7 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
   in["wg"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
   in["wu"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
   in["wd"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.ffn)));
-  Matrix rw{p.batch, p.topK, {}};
+  Matrix rw{p.batch * p.topK, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
   for (int64_t t = 0; t < p.batch; ++t) {
     std::vector<double> logit(size_t(p.topK));
     for (double& l : logit) l = 2.0 * u(rng);
@@ -142,7 +145,8 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
     std::vector<size_t> order(ex.size());
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ex[a] < ex[b]; });
-    for (size_t pos = 0; pos < order.size(); ++pos) rw.data.push_back(floatToBits(float(std::exp(logit[order[pos]]) / z)));
+    for (size_t pos = 0; pos < order.size(); ++pos)
+      rw.data[size_t((t * p.topK + int64_t(pos)) * kRoutingRowWords)] = floatToBits(float(std::exp(logit[order[pos]]) / z));
   }
   // The routing rows of the fabric: experts ascending, weights in the same order.
   const int64_t R = kRoutingRowWords;
@@ -152,7 +156,7 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
     std::sort(ex.begin(), ex.end());
     for (size_t j = 0; j < ex.size(); ++j) {
       routing.data[size_t(t * R) + j] = uint32_t(ex[j]);
-      routing.data[size_t(t * R + kRoutingWeightWord) + j] = rw.data[size_t(t * p.topK) + j];
+      routing.data[size_t(t * R + kRoutingWeightWord) + j] = rw.data[size_t((t * p.topK + int64_t(j)) * R)];
     }
   }
   in["routing"] = std::move(routing);

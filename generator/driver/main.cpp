@@ -103,10 +103,8 @@ int main(int argc, char** argv) {
   tilingCmd->add_option("-o,--out", to.workDir, "work folder");
   tilingCmd->add_option("--csv", to.csvPath, "CSV file to write");
   tilingCmd->add_option("--md", to.mdPath, "markdown table to write");
-  tilingCmd->add_option("--dispatch-arch", to.dispatchArch,
-                        "route-mode architecture (e.g. arch/moe.yaml): also verify each point's dispatch half in RTL")
-      ->check(CLI::ExistingFile);
-  tilingCmd->add_option("--dispatch-csv", to.dispatchCsv, "CSV file for the dispatch runs");
+  tilingCmd->add_flag("--rtl", to.rtl, "also verify every point (the whole layer) in RTL on --arch (a fabric like "
+                                       "arch/moe.yaml); adds cycles and the RTL memory peak");
 
   std::string dArch, dBin;
   auto* decodeCmd = app.add_subcommand("decode", "decode a bitstream into its readable .cfg text");

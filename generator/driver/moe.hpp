@@ -36,20 +36,19 @@ ModelResult runModelOnly(const std::string& archPath, const std::string& graphPa
 
 /// Options of `stepgen study tiling`.
 struct TilingStudyOptions {
-  std::string archPath = "arch/default.yaml";
+  std::string archPath = "arch/moe.yaml";
   std::string dataDir = "examples/moe/data";  ///< where the routing CSVs are
   std::string workDir = "out/tiling_study";
   std::string csvPath, mdPath;                 ///< files to write ("" = print only)
-  std::string dispatchArch;                    ///< with a route-mode arch: also verify the dispatch half in RTL
-  std::string dispatchCsv;                     ///< CSV of the dispatch runs ("" = print only)
+  bool rtl = false;                            ///< also run every point through `verify` on archPath
   uint32_t seed = 1;
 };
 
 /// Static token tiles {8, 16, 32, 64} and dynamic tiling on both cases: model outputs (must
 /// be bit-identical across the tilings of a case), off-chip bytes, on-chip bytes (step.md s.3
-/// formula evaluated), FLOPs including padding rows. With `dispatchArch`, the dispatch half
-/// of every point (graph moe --dispatch-only) also runs through `verify` on that fabric:
-/// model and RTL cycles, bit-exactness, off-chip bytes. Returns 0, or 2 if outputs differ
+/// formula evaluated), FLOPs including padding rows. With `rtl`, every point (the whole
+/// layer) also runs through `verify` on archPath: model and RTL cycles, bit-exactness,
+/// off-chip bytes, the peak bytes the RTL memory units held. Returns 0, or 2 if outputs differ
 /// between tilings or an RTL run fails.
 int runTilingStudy(const TilingStudyOptions& o);
 

@@ -235,7 +235,10 @@ std::string mappingText(const CompileResult& c) {
     const auto& p = c.mapping.ops[i];
     const Op& o = c.graph.ops[i];
     s += p.unit >= 0 ? fmt::format("op {} ({}) -> {} ctx{}\n", o.name, opKindName(o.kind), unitInstanceName(c.arch, p.unit), p.ctx)
-                     : fmt::format("op {} ({}) -> absorbed (links and stop maps)\n", o.name, opKindName(o.kind));
+         : p.hostOp >= 0 ? fmt::format("op {} ({}) -> in the unit of '{}'\n", o.name, opKindName(o.kind), c.graph.ops[p.hostOp].name)
+                         : fmt::format("op {} ({}) -> absorbed (links and stop maps)\n", o.name, opKindName(o.kind));
+    if (p.auxUnit >= 0)
+      s += fmt::format("op {} selector output -> {} ctx{} (route meta mode)\n", o.name, unitInstanceName(c.arch, p.auxUnit), p.ctx);
   }
   for (const Route& r : c.mapping.routes)
     s += fmt::format("route {} : {} -> {}.in{} ctx{} distance {} fifo {}\n", c.graph.stream(r.stream).name,

@@ -70,6 +70,7 @@ struct VerifyReport {
   std::string rtlStatus;            ///< ok | deadlock | timeout | build-failed
   std::vector<std::string> rtlStuck;
   int64_t rtlCycles = 0, rtlReadBytes = 0, rtlWriteBytes = 0;
+  int64_t rtlPeakMuBytes = 0;       ///< most bytes held at once by all memory units (route, combine, buffers)
   double rtlWallSeconds = 0, rtlCyclesPerSecond = 0, buildSeconds = 0;
   bool outputsEqual = false;
   std::string firstMismatch;        ///< "out[3,17]: model 0x3f800000 rtl 0x3f800001"

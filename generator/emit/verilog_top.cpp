@@ -213,8 +213,11 @@ std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const
   std::vector<RtlFile> files;
   files.push_back({"sg_cfg_pkg.sv", emitConfigPackage(l)});
   for (const auto& t : templateFiles()) files.push_back({t, readFile(templateDir + "/" + t)});
-  // sg_mu instantiates sg_route only with ROUTE = 1 (memory_unit.route).
-  if (a.mu.route) files.push_back({"sg_route.sv", readFile(templateDir + "/sg_route.sv")});
+  // sg_mu instantiates sg_route and sg_combine only with ROUTE = 1 (memory_unit.route).
+  if (a.mu.route) {
+    files.push_back({"sg_route.sv", readFile(templateDir + "/sg_route.sv")});
+    files.push_back({"sg_combine.sv", readFile(templateDir + "/sg_combine.sv")});
+  }
 
   TopEmitter e{a, l, sourceCandidates(a), {}};
   int nag = 0, nport = 0;

@@ -25,7 +25,7 @@ std::vector<std::string> fabricPortNames(const ArchModel& a, const ConfigLayout&
 std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const std::string& templateDir);
 
 /// Template files every fabric instantiates, in compile order (packages first). emitFabric
-/// adds sg_route.sv after them when the architecture has memory_unit.route.
+/// adds sg_route.sv and sg_combine.sv after them when the architecture has memory_unit.route.
 const std::vector<std::string>& templateFiles();
 
 }  // namespace stepgen

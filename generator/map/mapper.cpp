@@ -10,6 +10,7 @@
 #include "arch/config_layout.hpp"
 #include "common/stops.hpp"
 #include "ir/attrs.hpp"
+#include "map/clusters.hpp"
 #include "map/mapping.hpp"
 
 namespace stepgen {
@@ -57,23 +58,23 @@ StopMap compose(const StopMap& first, const StopMap& then) {
 
 struct Source {
   int op = -1;
+  bool meta = false;  // the selector output of a route EagerMerge (its meta unit)
   StreamId stream;  // stream leaving the absorbed chain into the consumer
   StopMap map = identityStopMap();
 };
 
 class Mapper {
  public:
-  Mapper(const StepGraph& g, const ArchModel& a) : g_(g), a_(a) {}
+  Mapper(const StepGraph& g, const ArchModel& a) : g_(g), a_(a), cl_(findClusters(g)) {}
 
   Mapping run() {
     m_.ops.assign(g_.ops.size(), {});
-    findRouteClusters();
     std::vector<int> order = placedOrder();
     std::vector<bool> taken(a_.units.size(), false);
     for (int op : order) place(op, taken);
     for (int op : order) routeInputs(op);
     for (size_t op = 0; op < g_.ops.size(); ++op)
-      if (routeHost_[op] >= 0) m_.ops[op].hostOp = routeHost_[op];
+      if (cl_.isMember(int(op))) m_.ops[op].hostOp = cl_.host[op];
     std::sort(m_.routes.begin(), m_.routes.end(), [](const Route& x, const Route& y) {
       return std::tie(x.dstUnit, x.ctx, x.dstPort) < std::tie(y.dstUnit, y.ctx, y.dstPort);
     });
@@ -84,66 +85,17 @@ class Mapper {
  private:
   const StepGraph& g_;
   const ArchModel& a_;
+  const Clusters cl_;
   Mapping m_;
-  std::vector<int> routeHost_;       // per op: the EagerMerge whose route unit realises it, or -1
-  std::map<int, int> routePartition_;  // route EagerMerge -> its Partition
 
-  const Op* producerOf(StreamId s) const {
-    const Stream& st = g_.stream(s);
-    return st.producer.valid() ? &g_.op(st.producer) : nullptr;
-  }
+  bool isKind(int op, ClusterKind k) const { return cl_.isHost(op) && cl_.kind.at(op) == k; }
+  // A route EagerMerge whose selector output is read: a second MU emits it (meta mode).
+  bool hasMeta(int op) const { return isKind(op, ClusterKind::Route) && g_.ops[size_t(op)].outputs.size() == 2; }
 
-  // The front of an MoE layer, Partition(rows, selector) -> per output [Reshape(chunk, b 0)
-  // | Promote over the outermost dim] -> Accum(retile, 1) -> EagerMerge(b 0), all outputs in
-  // order, runs as one memory unit in route mode (docs/hardware.md section 7); the members
-  // are absorbed into the EagerMerge, which is placed.
-  void findRouteClusters() {
-    routeHost_.assign(g_.ops.size(), -1);
-    for (size_t mi = 0; mi < g_.ops.size(); ++mi) {
-      const Op& m = g_.ops[mi];
-      if (m.kind != OpKind::EagerMerge || attrInt(g_, m, "b") != 0) continue;
-      std::vector<int> members;
-      int part = -1;
-      bool ok = true;
-      for (size_t i = 0; i < m.inputs.size() && ok; ++i) {
-        const Op* rt = producerOf(m.inputs[i]);
-        ok = rt && rt->kind == OpKind::Accum && attrString(*rt, "fn") == "retile" && attrInt(g_, *rt, "b") == 1;
-        const Op* sh = ok ? producerOf(rt->inputs[0]) : nullptr;
-        // Reshape(chunk, b 0, pad) of the expert's rows, or dynamic tiling's Promote over
-        // the outermost dim (b 1 on the rank-0 Partition output).
-        ok = ok && sh && sh->outputs.size() == 1 &&
-             ((sh->kind == OpKind::Reshape && attrInt(g_, *sh, "b") == 0 && sh->attrs.count("pad") &&
-               attrString(*sh, "pad") == "true") ||
-              (sh->kind == OpKind::Promote && attrInt(g_, *sh, "b") == 1));
-        const Op* pa = ok ? producerOf(sh->inputs[0]) : nullptr;
-        ok = ok && pa && pa->kind == OpKind::Partition && pa->outputs.size() == m.inputs.size() &&
-             pa->outputs[i].v == sh->inputs[0].v && attrInt(g_, *pa, "b") == 0;
-        if (!ok) break;
-        const int pi = int(g_.stream(sh->inputs[0]).producer.v);
-        ok = part < 0 || part == pi;
-        part = pi;
-        members.push_back(int(g_.stream(m.inputs[i]).producer.v));
-        members.push_back(int(g_.stream(rt->inputs[0]).producer.v));
-      }
-      if (!ok || part < 0) continue;
-      if (m.outputs.size() == 2)
-        throw DiagError("M-306", m.loc,
-                        fmt::format("operator '{}': route mode emits EagerMerge's data only; its selector output '{}' "
-                                    "has no unit to come from yet",
-                                    m.name, g_.stream(m.outputs[1]).name));
-      members.push_back(part);
-      for (int op : members) routeHost_[op] = int(mi);
-      routePartition_[int(mi)] = part;
-    }
-  }
-
-  bool isRoute(int op) const { return routePartition_.count(op) > 0; }
-
-  // The streams a placed op reads, port by port: a route EagerMerge reads its Partition's
-  // rows (port 0) and selector (port 1).
+  // The streams a placed op reads, port by port (a cluster host reads its cluster's inputs).
   std::vector<StreamId> inputStreams(int op) const {
-    if (isRoute(op)) return g_.ops[routePartition_.at(op)].inputs;
-    return g_.ops[op].inputs;
+    if (cl_.isHost(op)) return cl_.ports.at(op);
+    return g_.ops[size_t(op)].inputs;
   }
 
   // Walks upstream from a stream through absorbed ops to the placed producer(s); a Zip
@@ -152,7 +104,8 @@ class Mapper {
     const Stream& st = g_.stream(sid);
     const Op& p = g_.op(st.producer);
     if (!isAbsorbed(p.kind)) {
-      out.push_back({st.producer.v, sid, below});
+      bool meta = p.outputs.size() == 2 && p.outputs[1].v == sid.v && hasMeta(st.producer.v);
+      out.push_back({st.producer.v, meta, sid, below});
       return;
     }
     if (p.kind == OpKind::Zip) {
@@ -160,7 +113,7 @@ class Mapper {
       return;
     }
     if (p.kind == OpKind::Streamify) {  // realised by the MU holding the buffer
-      out.push_back({g_.stream(p.inputs.at(0)).producer.v, sid, below});
+      out.push_back({g_.stream(p.inputs.at(0)).producer.v, false, sid, below});
       return;
     }
     sources(p.inputs.at(0), compose(opStopMap(g_, p), below), out);
@@ -178,7 +131,7 @@ class Mapper {
       std::sort(ready.begin(), ready.end(), std::greater<int>());
       int op = ready.back();
       ready.pop_back();
-      if (!isAbsorbed(g_.ops[op].kind) && routeHost_[op] < 0) order.push_back(op);
+      if (!isAbsorbed(g_.ops[op].kind) && !cl_.isMember(op)) order.push_back(op);
       for (StreamId o : g_.ops[op].outputs)
         for (OpId c : g_.stream(o).consumers)
           if (--indeg[c.v] == 0) ready.push_back(c.v);
@@ -186,11 +139,14 @@ class Mapper {
     return order;
   }
 
-  std::vector<int> neighbours(int op) const {
+  int unitOf(const Source& s) const { return s.meta ? m_.ops[s.op].auxUnit : m_.ops[s.op].unit; }
+
+  std::vector<int> placedNeighbours(int op) const {
     std::vector<int> n;
     std::vector<Source> src;
     for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
-    for (const auto& s : src) n.push_back(s.op);
+    for (const auto& s : src)
+      if (unitOf(s) >= 0) n.push_back(unitOf(s));
     return n;
   }
 
@@ -200,26 +156,37 @@ class Mapper {
 
   bool reachable(int u, int v) const { return a_.link.topology == "crossbar" || distance(u, v) <= a_.link.reach; }
 
+  UnitKind wantFor(int op) const {
+    if (isKind(op, ClusterKind::Route) || isKind(op, ClusterKind::Combine)) return UnitKind::Memory;
+    if (isKind(op, ClusterKind::WeightLoad)) return UnitKind::AddressGen;
+    const OpKind k = g_.ops[size_t(op)].kind;
+    return k == OpKind::RandomOffChipLoad || k == OpKind::EagerMerge || k == OpKind::Reassemble ? UnitKind::Empty
+                                                                                               : unitFor(k);
+  }
+
   void place(int op, std::vector<bool>& taken) {
     const Op& o = g_.ops[op];
-    UnitKind want = isRoute(op) ? UnitKind::Memory : unitFor(o.kind);
-    if (isRoute(op) && !a_.mu.route)
+    UnitKind want = wantFor(op);
+    if ((isKind(op, ClusterKind::Route) || isKind(op, ClusterKind::Combine)) && !a_.mu.route)
       throw DiagError("M-304", o.loc,
-                      fmt::format("operator '{}': Partition + EagerMerge need a memory unit with route mode, and the "
-                                  "memory units of '{}' have none (memory_unit.route: true)",
-                                  o.name, a_.name));
+                      fmt::format("operator '{}': {} needs a memory unit with route mode, and the memory units of '{}' "
+                                  "have none (memory_unit.route: true)",
+                                  o.name, isKind(op, ClusterKind::Route) ? "Partition + EagerMerge" : "Partition + Reassemble",
+                                  a_.name));
     if (want == UnitKind::Empty)
       throw DiagError("M-306", o.loc, fmt::format("operator '{}' ({}) has no unit to run on", o.name, opKindName(o.kind)));
     checkFunction(o);
-    std::vector<int> placedNbrs;
-    for (int n : neighbours(op))
-      if (m_.ops[n].unit >= 0) placedNbrs.push_back(m_.ops[n].unit);
+    m_.ops[op].unit = takeUnit(o, want, placedNeighbours(op), taken);
+    m_.ops[op].ctx = 0;
+    if (hasMeta(op)) m_.ops[op].auxUnit = takeUnit(o, want, placedNeighbours(op), taken);
+  }
+
+  // The free unit of kind `want` nearest to the placed neighbours (ties: lowest grid index).
+  int takeUnit(const Op& o, UnitKind want, const std::vector<int>& placedNbrs, std::vector<bool>& taken) {
     int best = -1;
     long bestScore = 0;
-    int free = 0;
     for (size_t u = 0; u < a_.units.size(); ++u) {
       if (a_.units[u].kind != want || taken[u]) continue;
-      ++free;
       long score = 0;
       for (int v : placedNbrs) score += distance(int(u), v) + (reachable(int(u), v) ? 0 : 1000);
       if (best < 0 || score < bestScore) best = int(u), bestScore = score;
@@ -233,13 +200,12 @@ class Mapper {
                       {{a_.loc, fmt::format("architecture '{}' declares {} {} unit(s)", a_.name, total, unitKindName(want))}});
     }
     taken[best] = true;
-    m_.ops[op].unit = best;
-    m_.ops[op].ctx = 0;
+    return best;
   }
 
   void checkFunction(const Op& o) const {
     std::string fn;
-    if (o.kind == OpKind::Map) fn = attrString(o, "fn");
+    if (o.kind == OpKind::Map) fn = attrString(o, "fn") == "scale_rows" ? "rowscale" : attrString(o, "fn");
     if (o.kind == OpKind::Accum) fn = attrString(o, "fn") == "retile" ? "retile" : "accum";
     if (fn.empty()) return;
     const auto& fs = a_.cu.functions;
@@ -249,19 +215,24 @@ class Mapper {
   }
 
   void routeInputs(int op) {
-    const Op& o = g_.ops[op];
     std::vector<Source> src;
     for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
-    for (size_t p = 0; p < src.size(); ++p) {
+    for (size_t p = 0; p < src.size(); ++p) addRoute(op, m_.ops[op].unit, int(p), src[p]);
+    if (hasMeta(op)) addRoute(op, m_.ops[op].auxUnit, 1, src.at(1));  // the meta unit reads the routing rows only
+  }
+
+  void addRoute(int op, int dstUnit, int port, const Source& s) {
+    const Op& o = g_.ops[op];
+    {
       Route r;
-      r.srcOp = src[p].op;
+      r.srcOp = s.op;
       r.dstOp = op;
-      r.srcUnit = m_.ops[src[p].op].unit;
-      r.dstUnit = m_.ops[op].unit;
-      r.dstPort = int(p);
+      r.srcUnit = unitOf(s);
+      r.dstUnit = dstUnit;
+      r.dstPort = port;
       r.ctx = m_.ops[op].ctx;
-      r.stream = src[p].stream;
-      r.stopMap = src[p].map;
+      r.stream = s.stream;
+      r.stopMap = s.map;
       r.distance = distance(r.srcUnit, r.dstUnit);
       r.fifoDepth = a_.link.fifoDepth;
       if (!reachable(r.srcUnit, r.dstUnit)) {

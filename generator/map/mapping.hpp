@@ -22,6 +22,7 @@ struct OpPlacement {
   int unit = -1;
   int ctx = 0;
   int hostOp = -1;  ///< absorbed ops: the placed op that realises them, if any
+  int auxUnit = -1; ///< a route EagerMerge with a selector output: the MU emitting it (meta mode)
 };
 
 /// One hardware link: the output of `srcUnit` feeding input port `dstPort` of `dstUnit`.

@@ -763,12 +763,13 @@ class Checker {
       const ElemType& b = e.parts[1];
       if (*fn == "matmul_t" || *fn == "scale_rows") {
         // matmul_t: a (M x K) times b^T, b given as N x K (weights stored [out, in]).
-        // scale_rows: row r of a (R x C) times the scalar b[r] (b is R x 1).
+        // scale_rows: row r of a (R x C) times the scalar b[r][0] (b is R x C2; a C2 of 16
+        // is one 64-byte piece per scalar, what an address generator loads).
         const bool mt = *fn == "matmul_t";
-        Proof p = mt ? dimEq(a.tile[1], b.tile[1]) : combine(dimEq(a.tile[0], b.tile[0]), dimEq(b.tile[1], SymExpr::constant(1)));
+        Proof p = mt ? dimEq(a.tile[1], b.tile[1]) : dimEq(a.tile[0], b.tile[0]);
         if (p == Proof::No) {
           error("S-212", attrLoc(op, "in"),
-                opLabel(op) + ": " + *fn + (mt ? " needs a M x K and b N x K" : " needs a R x C and b R x 1") +
+                opLabel(op) + ": " + *fn + (mt ? " needs a M x K and b N x K" : " needs a R x C and b R x C2") +
                     ", got " + formatShape(a.tile) + " and " + formatShape(b.tile) + "; input " + inDesc);
           return;
         }

@@ -233,11 +233,11 @@ class Runner {
         for (int64_t n = 0; n < y.rows; ++n)
           for (int64_t k = 0; k < y.cols; ++k) bt[size_t(k * y.rows + n)] = (*y.data)[size_t(n * y.cols + k)];
         out.push_back(Token::tile(x.rows, y.rows, matmul(*x.data, bt, x.rows, x.cols, y.rows, bf16), t.stop));
-      } else if (fn == "scale_rows") {  // row r of a times the scalar b[r], fp32 multiply
+      } else if (fn == "scale_rows") {  // row r of a times the scalar b[r][0], fp32 multiply
         const Token &x = t.parts.at(0), &y = t.parts.at(1);
         std::vector<uint32_t> d(x.data->size());
         for (int64_t r = 0; r < x.rows; ++r)
-          for (int64_t c = 0; c < x.cols; ++c) d[size_t(r * x.cols + c)] = fp32Mul((*x.data)[size_t(r * x.cols + c)], (*y.data)[size_t(r)]);
+          for (int64_t c = 0; c < x.cols; ++c) d[size_t(r * x.cols + c)] = fp32Mul((*x.data)[size_t(r * x.cols + c)], (*y.data)[size_t(r * y.cols)]);
         out.push_back(Token::tile(x.rows, x.cols, std::move(d), t.stop));
       } else if (fn == "silu") {
         std::vector<uint32_t> d(*t.data);

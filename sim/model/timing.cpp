@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <set>
 
 #include "common/dram.hpp"
 #include "ir/attrs.hpp"
@@ -138,8 +140,12 @@ struct AgLoad : Unit {
   std::vector<size_t> firstBeat;    // per token
   size_t nextOffer = 0;
 
-  void issueBeat(TimingModel& m, size_t g, size_t tok, size_t beatInTok) {
-    int64_t t = g == 0 ? 1 : issue[g - 1] + 1;
+  // Earliest cycle token i's first beat may issue (a random load waits for its address), or
+  // kUnknown while that is not known yet.
+  virtual int64_t earliestIssue(TimingModel&, size_t) { return 0; }
+
+  void issueBeat(TimingModel& m, size_t g, size_t tok, size_t beatInTok, int64_t earliest = 0) {
+    int64_t t = std::max(earliest, g == 0 ? int64_t(1) : issue[g - 1] + 1);
     if (int64_t(g) >= outstanding) t = std::max(t, pop[g - outstanding] + 1);
     issue[g] = t;
     int64_t done = t;
@@ -156,11 +162,13 @@ struct AgLoad : Unit {
       size_t i = nextOffer;
       if (i > 0 && l.start[i - 1] == kUnknown) break;
       size_t g = firstBeat[i];
+      const int64_t earliest = earliestIssue(m, i);
+      if (earliest == kUnknown) break;
       if (l.kinds[i] == Kind::Data) {
-        issueBeat(m, g, i, 0);
+        issueBeat(m, g, i, 0, earliest);
         l.offer[i] = pop[g];
       } else {
-        l.offer[i] = g == 0 ? 1 : pop[g - 1] + 1;
+        l.offer[i] = std::max(earliest + 1, g == 0 ? int64_t(1) : pop[g - 1] + 1);
       }
       ++nextOffer, progress = true;
     }
@@ -181,6 +189,42 @@ struct AgLoad : Unit {
       pop[g] = std::max(pop[g], b == 0 ? start : pop[g - 1] + 1);
     }
     return pop[g0 + size_t(l.beats[i]) - 1] + 1;
+  }
+};
+
+// RandomOffChipLoad of expert weights (sg_ag.sv per_group): in0 carries the route unit's
+// meta groups (one link token per group); each group runs one walk of output tokens. A
+// group accepted (its closing beat) in cycle a has its first request in a+2; two groups of
+// lookahead: group i is accepted once walk i-2 has been taken (its first issue - 1).
+struct AgRandomLoad : AgLoad {
+  std::vector<size_t> groupOf;     // per out token: the meta group it belongs to (DONE: the input DONE)
+  std::vector<size_t> groupFirst;  // per meta group: its first out token, or SIZE_MAX if empty
+  size_t nextAccept = 0;
+
+  int64_t earliestIssue(TimingModel& m, size_t i) override {
+    const Link& a = m.links[in[0].first];
+    const size_t k = groupOf[i];
+    if (a.end[k] == kUnknown) return kUnknown;
+    bool first = i == 0 || groupOf[i - 1] != k;
+    return first ? a.end[k] + 1 : 0;
+  }
+
+  bool step(TimingModel& m) override {
+    Link& a = m.links[in[0].first];
+    bool progress = false;
+    while (nextAccept < a.size()) {
+      size_t k = nextAccept;
+      int64_t t = k == 0 ? 1 : a.end[k - 1];
+      if (k > 0 && t == kUnknown) break;
+      if (k >= 2 && groupFirst[k - 2] != SIZE_MAX) {
+        size_t g = firstBeat[groupFirst[k - 2]];
+        if (issue[g] == 0) break;  // walk k-2 not taken yet
+        t = std::max(t, issue[g] - 1);
+      }
+      a.accept[in[0].second][k] = t;
+      ++nextAccept, progress = true;
+    }
+    return AgLoad::step(m) || progress;
   }
 };
 
@@ -218,7 +262,7 @@ struct AgStore : Unit {
 
 // ---------------------------------------------------------------- CU (sg_cu.sv)
 struct CuMatmul : Unit {
-  int64_t computeCycles = 0, outBeats = 0;
+  std::vector<int64_t> computeCycles;  // per in token: passes * K (dynamic tiles differ)
   std::vector<int64_t> computeEnd;
   size_t nextAccept = 0, nextCompute = 0, nextOffer = 0;
 
@@ -247,7 +291,7 @@ struct CuMatmul : Unit {
         if (o.end[i - 2] == kUnknown) break;  // output bank i%2 still draining
         t = std::max(t, o.end[i - 2]);
       }
-      computeEnd[i] = t + (a.kinds[i] == Kind::Data ? computeCycles + kMatmulOverhead : 1);
+      computeEnd[i] = t + (a.kinds[i] == Kind::Data ? computeCycles[i] + kMatmulOverhead : 1);
       ++nextCompute, progress = true;
     }
     while (nextOffer < nextCompute) {
@@ -367,7 +411,8 @@ struct MuRoute : Unit {
     bool progress = false;
     int64_t lastDone = 0;
     bool allIn = true;
-    for (size_t p = 0; p < 2; ++p) {
+    for (size_t p = 0; p < in.size(); ++p) {
+      if (in[p].first < 0) continue;  // the meta twin has no port 0
       Link& l = m.links[in[p].first];
       while (nextAccept[p] < l.size()) {
         size_t i = nextAccept[p];
@@ -388,6 +433,58 @@ struct MuRoute : Unit {
   }
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override { return start + m.links[out].beats[i]; }
 };
+
+// ---------------------------------------------------------------- MU combine mode (sg_combine.sv)
+// Takes the meta entries (port 1) one beat per cycle whenever they come; the expert output
+// rows (port 0) of group n only once group n's first meta entry is in; the first output
+// beat is valid 3 cycles after the later DONE was accepted, then one beat per cycle.
+struct MuCombine : Unit {
+  size_t nextAccept[2] = {0, 0};
+  std::vector<size_t> metaOf;  // per port-0 token: the port-1 token it waits for (SIZE_MAX: none)
+  bool offered = false;
+
+  bool step(TimingModel& m) override {
+    bool progress = false;
+    int64_t lastDone = 0;
+    bool allIn = true;
+    Link& meta = m.links[in[1].first];
+    for (size_t p : {size_t(1), size_t(0)}) {
+      Link& l = m.links[in[p].first];
+      while (nextAccept[p] < l.size()) {
+        size_t i = nextAccept[p];
+        if (i > 0 && l.end[i - 1] == kUnknown) break;
+        int64_t t = i == 0 ? 1 : l.end[i - 1];
+        if (p == 0 && metaOf[i] != SIZE_MAX) {
+          if (meta.start[metaOf[i]] == kUnknown) break;
+          t = std::max(t, meta.start[metaOf[i]] + 1);
+        }
+        l.accept[in[p].second][i] = t;
+        ++nextAccept[p], progress = true;
+      }
+      allIn = allIn && l.nextEnd == l.size();
+      if (allIn) lastDone = std::max(lastDone, l.end.back());
+    }
+    Link& o = m.links[out];
+    if (!offered && allIn) {
+      for (size_t j = 0; j < o.size(); ++j) o.offer[j] = lastDone + 2;  // as MuRoute
+      offered = true, progress = true;
+    }
+    if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
+    return progress;
+  }
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override { return start + m.links[out].beats[i]; }
+};
+
+// The route unit's meta beats (sg_route.sv meta mode) as link tokens: one token per group
+// (tile of the EagerMerge data output) with one beat per entry, then DONE.
+TokenStream metaTokens(const TokenStream& merged, int64_t wpb) {
+  TokenStream meta;
+  for (const Token& t : merged) {
+    if (t.kind == Kind::Data) meta.push_back(Token::tile(t.rows, wpb, {}, 1));
+    if (t.kind == Kind::Done) meta.push_back(t);
+  }
+  return meta;
+}
 
 std::vector<std::vector<uint64_t>> walkPieces(const StepGraph& g, const Op& op, const TokenStream& toks) {
   const Tensor& t = g.tensors.at(*g.findTensor(attrString(op, "tensor")));
@@ -461,6 +558,33 @@ void buildGroups(Banked& u, const TokenStream& in, const TokenStream& out, int b
   }
 }
 
+// Output pieces of a RandomOffChipLoad: token j reads the tile named by address token j
+// (AddrGen: tile a of the tensor in row-major tile order, tiles spanning whole rows).
+std::vector<std::vector<uint64_t>> randomPieces(const StepGraph& g, const Op& op, const TokenStream& addr) {
+  const Tensor& t = g.tensors.at(*g.findTensor(attrString(op, "tensor")));
+  const int64_t cols = *t.shape.at(1).evaluate(g.symbols), rows = attrIntList(g, op, "tile").at(0);
+  std::vector<std::vector<uint64_t>> out(addr.size());
+  for (size_t j = 0; j < addr.size(); ++j) {
+    if (addr[j].kind != Kind::Data) continue;
+    const int64_t base = t.baseAddress + int64_t(addr[j].sel.at(0)) * rows * cols * 4;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols * 4 / 64; ++c) out[j].push_back(uint64_t(base + r * cols * 4 + c * 64));
+  }
+  return out;
+}
+
+// Meta group of every output token of a weight load: T tiles per group, DONE with the
+// input's DONE (meta token `groups`).
+void buildWalkGroups(AgRandomLoad& u, const TokenStream& out, int64_t T, size_t groups) {
+  size_t data = 0;
+  for (const Token& t : out) {
+    if (t.kind == Kind::Done) u.groupOf.push_back(groups);
+    else u.groupOf.push_back(t.kind == Kind::Data ? size_t(int64_t(data++) / T) : (data ? size_t(int64_t(data - 1) / T) : 0));
+  }
+  u.groupFirst.assign(groups + 1, SIZE_MAX);
+  for (size_t j = out.size(); j-- > 0;) u.groupFirst[u.groupOf[j]] = j;
+}
+
 }  // namespace
 
 TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchModel& a,
@@ -468,10 +592,13 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
   TimingModel m(a);
   const int64_t wpb = a.wordsPerBeat();
   const int64_t cpb = (a.linkBytes() + a.mu.bytesPerCycle - 1) / a.mu.bytesPerCycle;
-  std::vector<int> unitOf(g.ops.size(), -1), linkOf(g.ops.size(), -1);
-  // Units, in op order.
+  std::map<int, int> unitOf, linkOf;  // fabric unit -> timing unit / its output link
+  std::map<int, int> opOf;            // fabric unit -> the op it runs
+  std::set<int> metaUnits;            // route units in meta mode
+  // Units, in op order (a route EagerMerge with a selector output also has its meta twin).
   for (size_t op = 0; op < g.ops.size(); ++op) {
-    if (mp.ops[op].unit < 0) continue;
+    const OpPlacement& pl = mp.ops[op];
+    if (pl.unit < 0) continue;
     const Op& o = g.ops[op];
     std::unique_ptr<Unit> u;
     if (o.kind == OpKind::LinearOffChipLoad || o.kind == OpKind::SelectGen) {
@@ -479,14 +606,21 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
       x->outstanding = a.offchip.outstanding, x->piecesPerBeat = a.linkBytes() / 64;
       x->tilePieces = walkPieces(g, o, streams.at(o.outputs[0].v));
       u = std::move(x);
+    } else if (o.kind == OpKind::RandomOffChipLoad) {
+      auto x = std::make_unique<AgRandomLoad>();
+      x->outstanding = a.offchip.outstanding, x->piecesPerBeat = a.linkBytes() / 64;
+      x->tilePieces = randomPieces(g, o, streams.at(o.inputs[0].v));
+      u = std::move(x);
     } else if (o.kind == OpKind::LinearOffChipStore) {
       auto x = std::make_unique<AgStore>();
       x->piecesPerBeat = a.linkBytes() / 64;
       x->tilePieces = walkPieces(g, o, streams.at(o.inputs[0].v));
       u = std::move(x);
-    } else if (o.kind == OpKind::EagerMerge) {  // the host of a route cluster (map/mapper.cpp)
+    } else if (o.kind == OpKind::EagerMerge) {  // the host of a route cluster (map/clusters.hpp)
       u = std::make_unique<MuRoute>();
-    } else if (o.kind == OpKind::Map && attrString(o, "fn") == "matmul") {
+    } else if (o.kind == OpKind::Reassemble) {  // the host of a combine cluster
+      u = std::make_unique<MuCombine>();
+    } else if (o.kind == OpKind::Map && (attrString(o, "fn") == "matmul" || attrString(o, "fn") == "matmul_t")) {
       u = std::make_unique<CuMatmul>();
     } else if (o.kind == OpKind::Map) {
       u = std::make_unique<CuStream>();
@@ -494,48 +628,72 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
       u = std::make_unique<Banked>();
     }
     u->name = o.name;
-    unitOf[op] = int(m.units.size());
+    unitOf[pl.unit] = int(m.units.size()), opOf[pl.unit] = int(op);
     m.units.push_back(std::move(u));
+    if (pl.auxUnit >= 0) {
+      auto meta = std::make_unique<MuRoute>();
+      meta->name = o.name + " (selector)";
+      unitOf[pl.auxUnit] = int(m.units.size()), opOf[pl.auxUnit] = int(op);
+      metaUnits.insert(pl.auxUnit);
+      m.units.push_back(std::move(meta));
+    }
   }
-  // One output link per producing unit, carrying the stream its consumers read.
+  // One output link per producing unit, carrying the stream its consumers read (a meta
+  // twin: its meta beats, one token per group).
   for (const Route& r : mp.routes) {
-    if (linkOf[r.srcOp] >= 0) continue;
+    if (linkOf.count(r.srcUnit)) continue;
     Link l;
     l.name = g.stream(r.stream).name;
-    l.producer = unitOf[r.srcOp];
-    l.init(streams.at(r.stream.v), wpb);
-    linkOf[r.srcOp] = int(m.links.size());
+    l.producer = unitOf.at(r.srcUnit);
+    if (metaUnits.count(r.srcUnit)) l.init(metaTokens(streams.at(g.ops[opOf.at(r.srcUnit)].outputs[0].v), wpb), wpb);
+    else l.init(streams.at(r.stream.v), wpb);
+    linkOf[r.srcUnit] = int(m.links.size());
     m.units[l.producer]->out = int(m.links.size());
     m.links.push_back(std::move(l));
   }
   for (const Route& r : mp.routes) {
-    Link& l = m.links[linkOf[r.srcOp]];
-    Unit& u = *m.units[unitOf[r.dstOp]];
+    Link& l = m.links[linkOf.at(r.srcUnit)];
+    Unit& u = *m.units[unitOf.at(r.dstUnit)];
     bool streaming = dynamic_cast<CuStream*>(&u) != nullptr;
-    bool mu = a.units[r.dstUnit].kind == UnitKind::Memory && !dynamic_cast<MuRoute*>(&u);  // route: 1 beat/cycle
-    int c = l.addConsumer(unitOf[r.dstOp], streaming, mu ? cpb : 1);
-    if (int(u.in.size()) <= r.dstPort) u.in.resize(r.dstPort + 1);
-    u.in[r.dstPort] = {linkOf[r.srcOp], c};
-    l.name += fmt::format(" ({} -> {})", g.ops[r.srcOp].name, g.ops[r.dstOp].name);
+    bool fixedRate = dynamic_cast<MuRoute*>(&u) || dynamic_cast<MuCombine*>(&u);  // 1 beat/cycle
+    bool mu = a.units[r.dstUnit].kind == UnitKind::Memory && !fixedRate;
+    int c = l.addConsumer(unitOf.at(r.dstUnit), streaming, mu ? cpb : 1);
+    if (int(u.in.size()) <= r.dstPort) u.in.resize(size_t(r.dstPort) + 1, {-1, -1});
+    u.in[size_t(r.dstPort)] = {linkOf.at(r.srcUnit), c};
+    l.name += fmt::format(" ({} -> {})", u.name, g.ops[r.dstOp].name);
+    l.name.replace(l.name.find(" (") + 2, u.name.size(), m.units[l.producer]->name);
   }
   // Unit parameters that depend on their links.
-  for (size_t op = 0; op < g.ops.size(); ++op) {
-    if (unitOf[op] < 0) continue;
-    const Op& o = g.ops[op];
-    Unit* u = m.units[unitOf[op]].get();
+  for (const auto& [hw, ui] : unitOf) {
+    const Op& o = g.ops[size_t(opOf.at(hw))];
+    Unit* u = m.units[size_t(ui)].get();
     if (auto* mm = dynamic_cast<CuMatmul*>(u)) {
-      const Token* t = nullptr;
-      for (const Token& x : streams.at(o.inputs[0].v))
-        if (x.kind == Kind::Data) t = &x;
-      if (t) {
-        int64_t M = t->parts[0].rows, K = t->parts[0].cols, N = t->parts[1].cols;
-        mm->computeCycles = (M * N + a.cu.lanes - 1) / a.cu.lanes * K;
+      const bool bt = attrString(o, "fn") == "matmul_t";
+      for (const Token& x : streams.at(o.inputs[0].v)) {
+        int64_t c = 0;
+        if (x.kind == Kind::Data) {
+          int64_t M = x.parts[0].rows, K = x.parts[0].cols, N = bt ? x.parts[1].rows : x.parts[1].cols;
+          c = (M * N + a.cu.lanes - 1) / a.cu.lanes * K;
+        }
+        mm->computeCycles.push_back(c);
       }
     } else if (auto* ag = dynamic_cast<AgLoad*>(u)) {
       const Link& l = m.links[ag->out];
       size_t g0 = 0;
       for (int64_t nb : l.beats) ag->firstBeat.push_back(g0), g0 += size_t(nb);
       ag->issue.assign(g0, 0), ag->pop.assign(g0, 0);
+      if (auto* rl = dynamic_cast<AgRandomLoad*>(u)) {
+        const Op& addr = g.op(g.stream(o.inputs[0]).producer);
+        buildWalkGroups(*rl, streams.at(o.outputs[0].v), attrInt(g, addr, "tiles"), m.links[rl->in[0].first].size() - 1);
+      }
+    } else if (auto* cb = dynamic_cast<MuCombine*>(u)) {
+      const Link &rows = m.links[cb->in[0].first], &meta = m.links[cb->in[1].first];
+      std::vector<size_t> metaData;
+      for (size_t k = 0; k < meta.size(); ++k)
+        if (meta.kinds[k] == Kind::Data) metaData.push_back(k);
+      size_t n = 0;
+      for (size_t i = 0; i < rows.size(); ++i)
+        cb->metaOf.push_back(rows.kinds[i] == Kind::Data && n < metaData.size() ? metaData[n++] : SIZE_MAX);
     } else if (auto* bk = dynamic_cast<Banked*>(u)) {
       bool isMu = o.kind != OpKind::Accum;
       int b = o.kind == OpKind::RepeatStatic ? 0 : int(attrInt(g, o, "b"));

@@ -17,8 +17,10 @@
 
 #include "Vsg_cu_bf16.h"
 #include "Vsg_cu_fp32.h"
+#include "Vsg_cu_static.h"
 #include "common/fp.hpp"
 #include "common/stops.hpp"
+#include "model/routing_ops.hpp"
 #include "rtl_unit_util.hpp"
 
 using namespace rtlu;
@@ -130,6 +132,7 @@ std::vector<uint32_t> refMatmul(const std::vector<uint32_t>& a, const std::vecto
 }
 
 void append(std::deque<Beat>& q, const std::vector<Beat>& v) { q.insert(q.end(), v.begin(), v.end()); }
+void appendBeats(std::vector<Beat>& q, const std::vector<Beat>& v) { q.insert(q.end(), v.begin(), v.end()); }
 
 /// Output beats grouped: each DATA tile (up to its `last` beat) as one entry, each STOP /
 /// DONE beat as one entry.
@@ -1129,4 +1132,408 @@ TEST_CASE("sg_cu rowscale: per-row fp32 scalar, STOP / DONE, in1 stops ignored",
   SECTION("C = 12, idx 3, STOP beats on in1 are dropped") { rowscaleCase<Vsg_cu_fp32>(12, 3, seq, true, false, true); }
   SECTION("back-pressure") { rowscaleCase<Vsg_cu_fp32>(8, 1, seq, true, true, false); }
   SECTION("back-pressure, bf16 unit") { rowscaleCase<Vsg_cu_bf16>(4, 3, seq, false, true, false); }
+}
+
+// ==================================================================== Scan, Expand, Parallelize
+// Golden streams from the functional model (sim/model/routing_ops.cpp: scanAdd, expand,
+// parallelize, the code `stepgen model` runs), turned into beats by the packing rule.
+namespace {
+
+using stepgen::Token;
+using stepgen::TokenStream;
+
+/// A stream from a compact spec: s >= 0 is a rows x cols tile of random words with stop s,
+/// s < 0 is STOP(-s). No DONE (see done()).
+TokenStream makeToks(std::mt19937& g, const std::vector<int>& spec, int rows, int cols) {
+  TokenStream r;
+  for (int s : spec) {
+    if (s < 0) r.push_back(Token::stopOnly(-s));
+    else r.push_back(Token::tile(rows, cols, randWords(g, size_t(rows * cols), -6, 6), s));
+  }
+  return r;
+}
+TokenStream done(TokenStream s) {
+  s.push_back(Token::done());
+  return s;
+}
+TokenStream cat(TokenStream a, const TokenStream& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+/// Beats of a token stream on a W-word link (docs/hardware.md section 1).
+std::vector<Beat> beatsOf(const TokenStream& s) {
+  std::vector<Beat> r;
+  for (const Token& t : s) {
+    if (t.kind == Token::Kind::Data) appendBeats(r, packTile(*t.data, t.stop));
+    else if (t.kind == Token::Kind::Stop) r.push_back(stopBeat(t.stop, W));
+    else r.push_back(doneBeat(W));
+  }
+  return r;
+}
+
+struct RunOut {
+  std::vector<Beat> out;
+  std::vector<uint64_t> outCyc, inCyc[2];
+  bool rest0 = true, rest1 = true;  ///< every input beat was consumed
+};
+
+/// Runs one context over the given input beats. bpSeed != 0: random valid on both inputs
+/// (2 of 3 cycles) and random ready on the output (1 of 2). outBlock: the output is not
+/// ready before this cycle.
+template <class V>
+RunOut runCu(const CfgVec& c, const std::vector<Beat>& in0, const std::vector<Beat>& in1, unsigned bpSeed,
+             uint64_t outBlock = 0) {
+  StreamSim<V, 2> sim(W);
+  sim.config(c);
+  sim.in[0].assign(in0.begin(), in0.end());
+  sim.in[1].assign(in1.begin(), in1.end());
+  std::mt19937 r(bpSeed);
+  if (bpSeed != 0) {
+    sim.inGate = [&r](int, uint64_t) { return (r() % 3) != 0; };
+    sim.outGate = [&r, outBlock](uint64_t cy) { return cy >= outBlock && (r() % 2) != 0; };
+  } else if (outBlock != 0) {
+    sim.outGate = [outBlock](uint64_t cy) { return cy >= outBlock; };
+  }
+  sim.start();
+  REQUIRE(sim.runUntilDone(20000));
+  RunOut o;
+  o.out = sim.out;
+  o.outCyc = sim.outCyc;
+  o.inCyc[0] = sim.inCyc[0];
+  o.inCyc[1] = sim.inCyc[1];
+  o.rest0 = sim.in[0].empty();
+  o.rest1 = sim.in[1].empty();
+  return o;
+}
+
+void requireBeats(const std::vector<Beat>& got, const std::vector<Beat>& want) {
+  for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+    INFO("beat " << i << " got " << show(got[i]) << " want " << show(want[i]));
+    REQUIRE(got[i] == want[i]);
+  }
+  REQUIRE(got.size() == want.size());
+}
+
+/// Scan(add, b) context: func 8, b = accum_b, tiles of oBeats beats (dyn: up to `last`),
+/// running tile in bank o_base0.
+CfgVec scanCfg(int b, int oBeats, bool dyn) {
+  CfgVec c = newCfg();
+  setSimple(c, 0, int(stepgen::CuFunc::Scan), b, oBeats, 100, 0);
+  c.set(0, "dyn_m", dyn ? 1u : 0u);
+  return c;
+}
+
+template <class V>
+void scanCase(const TokenStream& in, int b, int oBeats, bool dyn, unsigned bpSeed) {
+  stepgen::enableFtzDaz();
+  const std::vector<Beat> want = beatsOf(stepgen::scanAdd(in, b));
+  const RunOut r = runCu<V>(scanCfg(b, oBeats, dyn), beatsOf(in), {}, bpSeed);
+  requireBeats(r.out, want);
+  CHECK(r.rest0);
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu scan(add): running sums, stop levels, empty groups, back-pressure", "[rtl][cu][scan]") {
+  std::mt19937 g(91);
+  // Tiles of 2x4 words (2 beats). Groups of every level, STOP-only groups at levels 1..3,
+  // a STOP inside a group (level 1 < b = 2), and one tile of special values.
+  const std::vector<int> spec = {0, 0, 1, -1, 0, 2, -2, 0, 1, -1, 0, 0, 3, -3, -1, 0, 2, 1, 0, 3};
+  TokenStream in = makeToks(g, spec, 2, 4);
+  const uint32_t sp[] = {0x00000000, 0x80000000, 0x00000001, 0x807FFFFF,
+                         0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00001};
+  in[11] = Token::tile(2, 4, std::vector<uint32_t>(sp, sp + 8), in[11].stop);
+  in[12] = Token::tile(2, 4, std::vector<uint32_t>(sp, sp + 8), in[12].stop);  // inf + -inf, NaN
+  in = done(in);
+  for (int b : {0, 1, 2, 3}) {
+    DYNAMIC_SECTION("b = " << b) {
+      scanCase<Vsg_cu_fp32>(in, b, 2, false, 0);
+      scanCase<Vsg_cu_bf16>(in, b, 2, false, 0);
+      scanCase<Vsg_cu_fp32>(in, b, 2, false, 17u + unsigned(b));
+    }
+  }
+}
+
+TEST_CASE("sg_cu scan(add) dyn_m: tile length from last, partial beats", "[rtl][cu][scan][dyn]") {
+  std::mt19937 g(92);
+  // b = 1; per group one tile shape: 3x2 (6 words: 2 beats, the second half zero), 1x4
+  // (1 beat), 5x3 (15 words: 4 beats); an empty group between them.
+  TokenStream in = cat(makeToks(g, {0, 0, 0, 1}, 3, 2), makeToks(g, {-1, 0, 2}, 1, 4));
+  in = done(cat(in, makeToks(g, {0, 1, -2, 0, 0, 2}, 5, 3)));
+  scanCase<Vsg_cu_fp32>(in, 1, 0, true, 0);
+  scanCase<Vsg_cu_fp32>(in, 1, 0, true, 23);
+  scanCase<Vsg_cu_bf16>(in, 2, 0, true, 24);
+}
+
+TEST_CASE("sg_cu scan(add) timing: a beat accepted in cycle c is valid in c+1", "[rtl][cu][scan][timing]") {
+  stepgen::enableFtzDaz();
+  std::mt19937 g(93);
+  const TokenStream in = done(makeToks(g, {0, 1, -1, 0, 0, 2, 1}, 2, 4));
+  const RunOut r = runCu<Vsg_cu_fp32>(scanCfg(1, 2, false), beatsOf(in), {}, 0);
+  requireBeats(r.out, beatsOf(stepgen::scanAdd(in, 1)));
+  REQUIRE(r.inCyc[0].size() == r.out.size());
+  for (size_t i = 0; i < r.out.size(); ++i) CHECK(r.outCyc[i] == r.inCyc[0][i] + 1);
+  CHECK(r.inCyc[0].back() - r.inCyc[0].front() == r.out.size() - 1);  // one beat per cycle
+}
+
+// ------------------------------------------------------------------ Expand
+namespace {
+
+/// The data stream Expand(b) needs for `ref` (step.md: data has ref's shape with the inner
+/// b dims of size 1): b = 0, one token per ref token (a tile for a tile, the same STOP for a
+/// STOP); b >= 1, one tile per inner-b group of ref with the group's closing stop, or, with
+/// emptyAsStop, STOP(close) for a group without elements.
+TokenStream expandData(std::mt19937& g, const TokenStream& ref, int b, int rows, int cols, bool emptyAsStop) {
+  TokenStream d;
+  bool any = false;
+  for (const Token& t : ref) {
+    if (t.kind == Token::Kind::Done) break;
+    if (b == 0) {
+      d.push_back(t.kind == Token::Kind::Stop ? t : Token::tile(rows, cols, randWords(g, size_t(rows * cols)), t.stop));
+      continue;
+    }
+    any = any || t.kind == Token::Kind::Data;
+    if (t.stop >= b) {
+      if (!any && emptyAsStop) d.push_back(Token::stopOnly(t.stop));
+      else d.push_back(Token::tile(rows, cols, randWords(g, size_t(rows * cols)), t.stop));
+      any = false;
+    }
+  }
+  return done(d);
+}
+
+struct ExpandSpec {
+  std::vector<int> ref;  ///< makeToks spec of the reference
+  int b;
+  int rr, rc;            ///< ref tile shape
+  int dr, dc;            ///< data tile shape
+  bool emptyAsStop = false;
+  int promoteRef = -1;   ///< >= 0: in1's stop map is Promote at this rank (the model sees it applied)
+};
+
+CfgVec expandCfg(int b, int promoteRef) {
+  CfgVec c = newCfg();
+  setSimple(c, 0, int(stepgen::CuFunc::Expand), b);
+  c.set(0, "a_base0", 16);
+  if (promoteRef >= 0) {
+    uint64_t m = 0;
+    for (int s = 0; s < 8; ++s) m |= uint64_t(std::min(stepgen::promoteStop(s, promoteRef), 7)) << (3 * s);
+    c.set(0, "in1_stopmap", m);
+  }
+  return c;
+}
+
+template <class V>
+void expandCase(const ExpandSpec& x, unsigned seed, unsigned bpSeed) {
+  std::mt19937 g(seed);
+  const TokenStream refIn = done(makeToks(g, x.ref, x.rr, x.rc));
+  TokenStream ref = refIn;  // as the unit sees it after in1's stop map
+  if (x.promoteRef >= 0)
+    for (Token& t : ref)
+      if (t.kind != Token::Kind::Done) t.stop = stepgen::promoteStop(t.stop, x.promoteRef);
+  const TokenStream data = expandData(g, ref, x.b, x.dr, x.dc, x.emptyAsStop);
+  const std::vector<Beat> want = beatsOf(stepgen::expand(data, ref, x.b));
+  const RunOut r = runCu<V>(expandCfg(x.b, x.promoteRef), beatsOf(data), beatsOf(refIn), bpSeed);
+  requireBeats(r.out, want);
+  CHECK(r.rest0);
+  CHECK(r.rest1);
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu expand: broadcast to the ref's inner b dims, empty groups, back-pressure", "[rtl][cu][expand]") {
+  // Ref with groups at levels 1..3, empty groups (STOP-only) at levels 1..3, an empty inner
+  // group inside a non-empty one (STOP(1) with b = 2).
+  const std::vector<int> ref = {0, 0, 1, -1, 0, 2, -2, 0, 1, -1, 0, 0, 3, -3, -1, 0, 2, 0, 1, 0, 3};
+  const std::vector<ExpandSpec> cases = {
+      {ref, 1, 1, 4, 1, 4},              // one-beat ref and data tiles
+      {ref, 2, 3, 4, 2, 4},              // ref 3 beats, data 2 beats
+      {ref, 3, 1, 4, 3, 3},              // data 9 words: 3 beats, the last partial
+      {ref, 0, 2, 4, 1, 2},              // b = 0: element by element, ref STOPs pair with data STOPs
+      {ref, 1, 2, 2, 5, 4, true},        // empty groups of data given as STOP beats
+      {ref, 2, 1, 4, 1, 4, true},
+      {ref, 1, 1, 4, 1, 4, false, 0},    // in1 stop map Promote(0): every ref tile closes a group
+      {ref, 2, 2, 4, 1, 4, false, 1},    // in1 stop map Promote(1)
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    DYNAMIC_SECTION("case " << i << " b = " << cases[i].b) {
+      expandCase<Vsg_cu_fp32>(cases[i], 100u + unsigned(i), 0);
+      expandCase<Vsg_cu_bf16>(cases[i], 200u + unsigned(i), 300u + unsigned(i));
+      expandCase<Vsg_cu_fp32>(cases[i], 400u + unsigned(i), 500u + unsigned(i));
+    }
+  }
+}
+
+TEST_CASE("sg_cu expand timing", "[rtl][cu][expand][timing]") {
+  std::mt19937 g(94);
+  SECTION("one-beat tiles: a ref beat accepted in c is valid in c+1, one per cycle") {
+    // b = 1: groups of 3, 1, 2 ref tiles. The next data tile loads in the cycle the group's
+    // closing ref beat is accepted, so the ref stream never waits after the first tile.
+    const TokenStream ref = done(makeToks(g, {0, 0, 1, 1, 0, 2}, 1, 4));
+    const TokenStream data = expandData(g, ref, 1, 1, 4, false);
+    const RunOut r = runCu<Vsg_cu_fp32>(expandCfg(1, -1), beatsOf(data), beatsOf(ref), 0);
+    requireBeats(r.out, beatsOf(stepgen::expand(data, ref, 1)));
+    REQUIRE(r.inCyc[1].size() == r.out.size());
+    for (size_t i = 0; i < r.out.size(); ++i) CHECK(r.outCyc[i] == r.inCyc[1][i] + 1);
+    CHECK(r.inCyc[1].front() == r.inCyc[0].front() + 1);  // the first tile is held from c+1
+    CHECK(r.inCyc[1].back() - r.inCyc[1].front() == r.out.size() - 1);
+    // data tile k+1 is accepted with the ref beat closing group k (ref beats 2, 3)
+    CHECK(r.inCyc[0][1] == r.inCyc[1][2]);
+    CHECK(r.inCyc[0][2] == r.inCyc[1][3]);
+  }
+  SECTION("ref tiles of R beats, data tiles of D beats: max(R, D) cycles per copy") {
+    for (auto [R, D] : {std::pair{3, 2}, std::pair{1, 3}, std::pair{2, 2}}) {
+      // One data tile (b = 1, one group of 4 ref tiles).
+      const TokenStream ref = done(makeToks(g, {0, 0, 0, 1}, R, 4));
+      const TokenStream data = expandData(g, ref, 1, D, 4, false);
+      const RunOut r = runCu<Vsg_cu_fp32>(expandCfg(1, -1), beatsOf(data), beatsOf(ref), 0);
+      requireBeats(r.out, beatsOf(stepgen::expand(data, ref, 1)));
+      // The data tile's last beat is accepted in c = inCyc0[D-1]; copy beat 0 is sent in c+1
+      // and valid in c+2. Copies 1..3 end max(R, D) cycles after each other (copy 0 may end
+      // earlier: the ref beats before its last are dropped while the tile loads).
+      INFO("R = " << R << ", D = " << D);
+      const uint64_t c = r.inCyc[0][size_t(D - 1)];
+      CHECK(r.outCyc[0] == c + 2);
+      for (int k = 1; k < 4; ++k)
+        CHECK(r.outCyc[size_t(k * D + D - 1)] - r.outCyc[size_t((k - 1) * D + D - 1)] == uint64_t(std::max(R, D)));
+      // beats of one copy leave in consecutive cycles
+      for (int k = 0; k < 4; ++k)
+        for (int j = 1; j < D; ++j) CHECK(r.outCyc[size_t(k * D + j)] == r.outCyc[size_t(k * D + j - 1)] + 1);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ Parallelize
+namespace {
+
+CfgVec parCfg(int n, int i, int level) {
+  CfgVec c = newCfg();
+  setSimple(c, 0, int(stepgen::CuFunc::Parallelize), level);
+  c.set(0, "n", uint64_t(n));
+  c.set(0, "idx_word", uint64_t(i));
+  return c;
+}
+
+/// Every output i < n (and one i >= n, which gets only DONE) against the model.
+template <class V>
+void parCase(const TokenStream& in, int n, int level, unsigned bpSeed) {
+  const std::vector<TokenStream> want = stepgen::parallelize(in, n);
+  for (int i = 0; i <= n; ++i) {
+    INFO("output " << i << " of " << n);
+    const RunOut r = runCu<V>(parCfg(n, i, level), beatsOf(in), {}, bpSeed + unsigned(i));
+    requireBeats(r.out, i < n ? beatsOf(want[size_t(i)]) : std::vector<Beat>{doneBeat(W)});
+    CHECK(r.rest0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu parallelize: round robin of the outermost dim", "[rtl][cu][parallelize]") {
+  std::mt19937 g(95);
+  SECTION("rank 2, empty elements and inner empty groups, 2-beat tiles") {
+    // Outermost elements (closed by stop 2): {0 0 1 0 2}, {STOP2}, {STOP1 0 2}, {0 1 -1 2},
+    // {STOP2}, {0 2}, {0 0 2}: 7 elements.
+    const TokenStream in = done(makeToks(g, {0, 0, 1, 0, 2, -2, -1, 0, 2, 0, 1, -1, -2, -2, 0, 2, 0, 0, 2}, 2, 4));
+    for (int n : {1, 2, 3, 4}) {
+      DYNAMIC_SECTION("n = " << n) {
+        parCase<Vsg_cu_fp32>(in, n, 2, 0);
+        parCase<Vsg_cu_bf16>(in, n, 2, 40u + unsigned(n));
+      }
+    }
+  }
+  SECTION("rank 0: every tile an element (level 0), 5 tiles over n = 2 and 3") {
+    const TokenStream in = done(makeToks(g, {0, 0, 0, 0, 0}, 1, 4));
+    parCase<Vsg_cu_fp32>(in, 2, 0, 0);
+    parCase<Vsg_cu_fp32>(in, 3, 0, 51);
+  }
+  SECTION("rank 1, 3-beat partial tiles") {
+    const TokenStream in = done(makeToks(g, {0, 1, -1, 0, 0, 1, 1, -1, 0, 1}, 3, 3));
+    parCase<Vsg_cu_fp32>(in, 2, 1, 0);
+    parCase<Vsg_cu_fp32>(in, 3, 1, 61);
+  }
+}
+
+TEST_CASE("sg_cu parallelize timing: c -> c+1, dropped beats never wait for the output", "[rtl][cu][parallelize][timing]") {
+  std::mt19937 g(96);
+  const TokenStream in = done(makeToks(g, {0, 1, -1, 0, 1, 0, 0, 1, 1}, 2, 4));
+  const std::vector<TokenStream> want = stepgen::parallelize(in, 2);
+  const std::vector<Beat> inb = beatsOf(in);
+  SECTION("output always ready: one input beat per cycle, passed beats valid the next cycle") {
+    const RunOut r = runCu<Vsg_cu_fp32>(parCfg(2, 1, 1), inb, {}, 0);
+    requireBeats(r.out, beatsOf(want[1]));
+    CHECK(r.inCyc[0].back() - r.inCyc[0].front() == inb.size() - 1);
+    // Elements (level 1, 2-beat tiles): e0 = beats 0..3, e1 = {STOP1} beat 4, e2 = beats
+    // 5..8, e3 = beats 9..14, e4 = beats 15, 16; DONE = beat 17. i = 1 passes e1, e3, DONE.
+    const std::vector<size_t> passed = {4, 9, 10, 11, 12, 13, 14, 17};
+    REQUIRE(inb.size() == 18);
+    REQUIRE(r.out.size() == passed.size());
+    for (size_t k = 0; k < passed.size(); ++k) CHECK(r.outCyc[k] == r.inCyc[0][passed[k]] + 1);
+  }
+  SECTION("output blocked: the dropped element 0 is consumed anyway") {
+    // e0 (beats 0..3) is dropped, e1's STOP (beat 4) fills the output register, e2 (beats
+    // 5..8) is dropped while the output is blocked; e3's first beat (9) waits for it.
+    const RunOut r = runCu<Vsg_cu_fp32>(parCfg(2, 1, 1), inb, {}, 0, 40);
+    requireBeats(r.out, beatsOf(want[1]));
+    const uint64_t t0 = r.inCyc[0][0];
+    for (size_t k = 1; k <= 8; ++k) CHECK(r.inCyc[0][k] == t0 + k);
+    CHECK(r.inCyc[0][9] == 40);  // the output register empties at the edge ending cycle 40
+  }
+}
+
+// ------------------------------------------------------------------ DYN = 0
+TEST_CASE("sg_cu DYN = 0: scan, expand, parallelize and rowscale are unknown functions", "[rtl][cu][dyn]") {
+  for (stepgen::CuFunc f : {stepgen::CuFunc::RowScale, stepgen::CuFunc::Scan, stepgen::CuFunc::Expand,
+                            stepgen::CuFunc::Parallelize}) {
+    CfgVec c = newCfg();
+    setSimple(c, 0, int(f), 1);
+    StreamSim<Vsg_cu_static, 2> sim(W);
+    sim.config(c);
+    sim.in[0] = {dataBeat({1, 2, 3, 4}, true, 1), doneBeat(W)};
+    sim.in[1] = {dataBeat({1, 2, 3, 4}, true, 1), doneBeat(W)};
+    sim.start();
+    // start in cycle 0, INIT in 1, RUN in 2 finishes the context: done after that edge
+    REQUIRE(sim.runUntilDone(3));
+    CHECK(sim.out.empty());
+    CHECK(sim.in[0].size() == 2);
+    CHECK(sim.in[1].size() == 2);
+  }
+}
+
+TEST_CASE("sg_cu DYN = 0 and DYN = 1 agree bit and cycle on the static functions", "[rtl][cu][dyn]") {
+  stepgen::enableFtzDaz();
+  std::mt19937 g(97);
+  const MmShape s{4, 8, 4};
+  std::vector<Beat> a, b;
+  for (int t = 0; t < 4; ++t) {
+    appendBeats(a, tileBeats(randWords(g, size_t(s.M * s.K)), W, t % 3));
+    appendBeats(b, tileBeats(randWords(g, size_t(s.K * s.N)), W, t % 3));
+    if (t == 1) {
+      a.push_back(stopBeat(2, W));
+      b.push_back(stopBeat(2, W));
+    }
+  }
+  a.push_back(doneBeat(W));
+  b.push_back(doneBeat(W));
+  std::vector<std::pair<std::string, CfgVec>> cfgs;
+  CfgVec mm = newCfg();
+  setMatmul(mm, 0, s, packed(s));
+  cfgs.push_back({"matmul", mm});
+  for (int f : {2, 3, 4, 6}) {
+    CfgVec c = newCfg();
+    setSimple(c, 0, f, 1);
+    cfgs.push_back({"func " + std::to_string(f), c});
+  }
+  CfgVec acc = newCfg();
+  setSimple(acc, 0, 5, 1, 8, 128, 160);
+  cfgs.push_back({"accum", acc});
+  for (const auto& [name, c] : cfgs) {
+    INFO(name);
+    const RunOut r1 = runCu<Vsg_cu_fp32>(c, a, b, 7);
+    const RunOut r0 = runCu<Vsg_cu_static>(c, a, b, 7);
+    requireBeats(r0.out, r1.out);
+    CHECK(r0.outCyc == r1.outCyc);
+    CHECK(r0.inCyc[0] == r1.inCyc[0]);
+    CHECK(r0.inCyc[1] == r1.inCyc[1]);
+  }
 }

@@ -9,7 +9,10 @@
 // (route = 1, through the configuration vector) is checked against refRoute(), a plain loop
 // over experts and tokens written from the sg_route header (as tests/rtl/test_rtl_route.cpp
 // does), with sg_route's timing formulas taken relative to the cycle sg_mu starts the
-// context; and mixed with buffer-mode contexts in both orders.
+// context; and mixed with buffer-mode contexts in both orders. The combine mode (combine = 1,
+// sg_combine inside) likewise against refCombine() (tests/rtl/combine_ref.hpp, written from
+// the sg_combine header), its timing formulas relative to the context's start cycle, after
+// and before a buffer-mode context and after a route context.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -18,6 +21,7 @@
 #include "Vsg_mu_c3.h"
 #include "Vsg_mu_r1.h"
 #include "Vsg_mu_r3.h"
+#include "combine_ref.hpp"
 #include "common/stops.hpp"
 #include "route_ref.hpp"
 #include "rtl_unit_util.hpp"
@@ -576,5 +580,162 @@ TEST_CASE("sg_mu buffer mode in context 0, route in context 1", "[rtl][mu][route
     checkRouteTiming(sim, c, F, 3, 2, 0);
     CHECK(sim.cyc == sim.outCyc.back() + 1);
     CHECK(int(sim.top->ctx) == 1);
+  }
+}
+
+// ---------------------------------------------------------------- combine mode (combine = 1)
+namespace {
+
+/// Context ctx in combine mode through the configuration vector (k, row_beats shared with the
+/// route mode). promoteMaps: both stop maps s -> s+1 (combine reads no stop: same result).
+CfgVec combineCfg(int ctx, const CombineCase& c, bool promoteMaps = false,
+                  CfgVec v = CfgVec(layout(), stepgen::UnitKind::Memory)) {
+  v.set(ctx, "enable", 1);
+  v.set(ctx, "combine", 1);
+  v.set(ctx, "k", uint64_t(c.k));
+  v.set(ctx, "row_beats", uint64_t(c.rb));
+  uint64_t promote = 0;
+  for (int s = 0; s < 8; ++s) promote |= uint64_t(std::min(s + 1, 7)) << (3 * s);
+  for (int p = 0; p < 2; ++p)
+    v.set(ctx, "in" + std::to_string(p) + "_stopmap", promoteMaps ? promote : CfgVec::identityStopMap());
+  return v;
+}
+
+/// The combine case of sg_route's small routing (smallRoute: 14 entries, 12 written slots).
+CombineCase smallCombine(int rb, std::vector<Beat>* meta) {
+  RCase r = smallRoute();
+  r.tb = 2;
+  return combineFromRoute(r, W, rb, meta);
+}
+
+/// sg_combine's timing (its header) with S = the cycle sg_mu starts the context and both
+/// inputs offered without gaps from S+2: entry n in S+2+n, in1's DONE in S+2+n_e, in0 beat i
+/// in S+3+i, d = S + 3 + n_e*rb, first output beat at d+3, N beats ending at d+2+N.
+/// `first`: index of the context's first output beat; in0From / in1From: index of its first
+/// beat in inCyc[0] / inCyc[1].
+template <class Sim>
+void checkCombineTiming(const Sim& sim, const CombineCase& c, uint64_t S, size_t first, size_t in0From,
+                        size_t in1From) {
+  const uint64_t N = refCombine(c, W).size();
+  const uint64_t ne = uint64_t(c.n()), rb = uint64_t(c.rb);
+  for (uint64_t n = 0; n <= ne; ++n) CHECK(sim.inCyc[1].at(in1From + n) == S + 2 + n);
+  for (uint64_t i = 0; i <= ne * rb; ++i) CHECK(sim.inCyc[0].at(in0From + i) == S + 3 + i);
+  const uint64_t d = S + 3 + ne * rb;
+  for (uint64_t i = 0; i < N; ++i) CHECK(sim.outCyc.at(first + i) == d + 3 + i);
+}
+
+}  // namespace
+
+TEST_CASE("sg_mu buffer mode in context 0, combine in context 1", "[rtl][mu][combine][timing]") {
+  for (int rb : {1, 3}) {
+    INFO("row beats " << rb);
+    std::vector<Beat> meta;
+    const CombineCase c = smallCombine(rb, &meta);
+    StreamSim<Vsg_mu_r1, 2> sim(W);
+    sim.config(combineCfg(1, c, false, muCfg(0, 0, 2)));
+    // Context 0: RepeatStatic(2) of one 1-beat tile; the entries are offered on in1 from
+    // cycle 0 but only the combine context takes them.
+    for (const Beat& b : tile(5, 1, 0)) sim.in[0].push_back(b);
+    sim.in[0].push_back(doneBeat(W));
+    for (const Beat& b : rowBeats(c, W)) sim.in[0].push_back(b);
+    for (const Beat& b : meta) sim.in[1].push_back(b);
+    sim.start();
+    REQUIRE(sim.runUntilDone(3000));
+    check(std::vector<Beat>(sim.out.begin(), sim.out.begin() + 3),
+          {{DATA, 5, 0, true, 0}, {DATA, 5, 0, true, 1}, {DONE, 0, 0, false, 0}});
+    const std::vector<Beat> want = refCombine(c, W);
+    REQUIRE(sim.out.size() == 3 + want.size());
+    checkBeats(sim.out, 3, want);
+    const uint64_t F = sim.outCyc.at(2);  // context 0's DONE accepted: sg_combine starts here
+    checkCombineTiming(sim, c, F, 3, 2, 0);
+    // done the cycle after the DONE beat is accepted, as in the other modes
+    CHECK(sim.cyc == sim.outCyc.back() + 1);
+    CHECK(int(sim.top->ctx) == 1);
+    for (int i = 0; i < 5; ++i) sim.step();
+    CHECK(sim.out.size() == 3 + want.size());
+    CHECK(sim.top->done);
+  }
+}
+
+TEST_CASE("sg_mu combine in context 0, buffer mode in context 1", "[rtl][mu][combine][timing]") {
+  for (int maps = 0; maps < 2; ++maps) {
+    INFO("promote maps " << maps);
+    std::vector<Beat> meta;
+    const CombineCase c = smallCombine(2, &meta);
+    StreamSim<Vsg_mu_r1, 2> sim(W);
+    // Context 1: Bufferize(1) + Streamify(2) of tiles T0(S0) T1(S1), 2 beats each.
+    sim.config(muCfg(1, 1, 2, combineCfg(0, c, maps != 0)));
+    for (const Beat& b : rowBeats(c, W)) sim.in[0].push_back(b);
+    const size_t in0Ctx1 = sim.in[0].size();
+    for (const Beat& b : tile(0, 2, 0)) sim.in[0].push_back(b);
+    for (const Beat& b : tile(1, 2, 1)) sim.in[0].push_back(b);
+    sim.in[0].push_back(doneBeat(W));
+    for (const Beat& b : meta) sim.in[1].push_back(b);
+    const size_t in1Combine = sim.in[1].size();
+    // Extra in1 beats: context 1 (buffer mode) must not take them.
+    for (int i = 0; i < 3; ++i) sim.in[1].push_back(tile(7, 1, 0)[0]);
+    sim.start();
+    REQUIRE(sim.runUntilDone(3000));
+    const std::vector<Beat> want = refCombine(c, W);
+    checkBeats(sim.out, 0, want);
+    CHECK(sim.inCyc[1].size() == in1Combine);
+    checkCombineTiming(sim, c, 0, 0, 0, 0);
+    const uint64_t F = sim.outCyc.at(want.size() - 1);  // combine DONE accepted: context ends
+    CHECK(sim.inCyc[0].at(in0Ctx1) == F + 2);
+    auto T = [](int id, int stop) {
+      return std::vector<Exp>{{DATA, id, 0, false, 0}, {DATA, id, 1, true, stop}};
+    };
+    std::vector<Exp> want1;
+    for (const auto& v : {T(0, 0), T(1, 1), T(0, 0), T(1, 2)}) want1.insert(want1.end(), v.begin(), v.end());
+    want1.push_back({DONE, 0, 0, false, 0});
+    check(std::vector<Beat>(sim.out.begin() + long(want.size()), sim.out.end()), want1);
+    CHECK(int(sim.top->ctx) == 1);
+  }
+}
+
+TEST_CASE("sg_mu route (meta) in context 0, combine in context 1", "[rtl][mu][route][combine][timing]") {
+  // The two halves of an MoE layer time-multiplexed on one unit: context 0 emits the entries,
+  // context 1 takes the same entries (as the fabric would broadcast them) and the expert
+  // output rows.
+  RCase r = smallRoute();
+  r.meta = true;
+  r.tb = 2;
+  std::vector<Beat> meta;
+  const CombineCase c = combineFromRoute(r, W, 2, &meta);
+  StreamSim<Vsg_mu_r1, 2> sim(W);
+  sim.config(combineCfg(1, c, false, routeCfg(0, r)));
+  for (const Beat& b : routingBeats(r)) sim.in[1].push_back(b);
+  const size_t in1Ctx1 = sim.in[1].size();
+  for (const Beat& b : meta) sim.in[1].push_back(b);
+  for (const Beat& b : rowBeats(c, W)) sim.in[0].push_back(b);
+  sim.start();
+  REQUIRE(sim.runUntilDone(3000));
+  const std::vector<Beat> wantRoute = refRoute(r);
+  checkBeats(sim.out, 0, wantRoute);
+  REQUIRE(meta == wantRoute);  // context 0 emitted exactly the entries context 1 takes
+  const std::vector<Beat> want = refCombine(c, W);
+  REQUIRE(sim.out.size() == wantRoute.size() + want.size());
+  checkBeats(sim.out, wantRoute.size(), want);
+  const uint64_t F = sim.outCyc.at(wantRoute.size() - 1);
+  checkCombineTiming(sim, c, F, wantRoute.size(), 0, in1Ctx1);
+  CHECK(sim.cyc == sim.outCyc.back() + 1);
+}
+
+TEST_CASE("sg_mu combine mode under back-pressure and input gaps", "[rtl][mu][combine]") {
+  for (int rb : {1, 4}) {
+    std::vector<Beat> meta;
+    const CombineCase c = smallCombine(rb, &meta);
+    StreamSim<Vsg_mu_r3, 2> sim(W);
+    sim.config(combineCfg(0, c, true));
+    for (const Beat& b : rowBeats(c, W)) sim.in[0].push_back(b);
+    for (const Beat& b : meta) sim.in[1].push_back(b);
+    std::mt19937 g(unsigned(17 + rb));
+    sim.inGate = [&g](int, uint64_t) { return g() % 3 != 0; };
+    sim.outGate = [&g](uint64_t) { return g() % 2 == 0; };
+    sim.start();
+    REQUIRE(sim.runUntilDone(5000));
+    const std::vector<Beat> want = refCombine(c, W);
+    REQUIRE(sim.out.size() == want.size());
+    checkBeats(sim.out, 0, want);
   }
 }

@@ -62,7 +62,7 @@ double moeRelError(const MoeRun& r, bool bf16In) {
     std::vector<double> ref(size_t(D), 0.0), mag(size_t(D), 0.0);
     for (size_t j = 0; j < ex.size(); ++j) {
       const int64_t e = ex[j];
-      const double w = f(rw.data[size_t(t * r.p.topK) + j]);
+      const double w = f(rw.data[size_t((t * r.p.topK + int64_t(j)) * rw.cols)]);  // word 0 of (t, j)'s row
       for (int64_t k = 0; k < F; ++k) {
         double g = 0, u = 0;
         for (int64_t d = 0; d < D; ++d) {

@@ -1,16 +1,21 @@
 #!/bin/bash
-# The dispatch half of a MoE layer (SelectGen -> Partition -> Reshape/Promote -> EagerMerge,
-# stored) on arch/moe.yaml: `stepgen verify` must pass (RTL outputs bit-exact with the model,
-# off-chip bytes equal) for a routing trace, a static token tile and dynamic tiling.
-# With a 7th argument "depths", the dynamic graph also runs on copies of the fabric with
-# link FIFO depths 1 and 8: outputs must stay bit-exact (identical across depths).
-# Usage: moe_dispatch.sh <stepgen> <work dir> <fabric cache> <trace csv> <experts> <k> [depths]
+# A MoE layer on arch/moe.yaml: `stepgen verify` must pass (RTL outputs bit-exact with the
+# model, off-chip bytes equal, cycles within 10 %) for a routing trace, static token tile 16
+# and dynamic tiling. <what> = layer: the whole layer (dispatch, experts' SwiGLU on weights
+# loaded per expert, combine with the router weights); dispatch: only SelectGen -> Partition
+# -> Reshape/Promote -> EagerMerge, stored.
+# With "depths" last, the dynamic graph also runs on copies of the fabric with link FIFO
+# depths 1 and 8: the outputs must be identical across depths.
+# Usage: moe_fabric.sh <stepgen> <work dir> <fabric cache> <trace csv> <experts> <k> <ffn> <tile_f> <what> [depths]
 set -euo pipefail
-sg=$1 work=$2 cache=$3 trace=$4 experts=$5 k=$6 depths=${7:-}
+sg=$1 work=$2 cache=$3 trace=$4 experts=$5 k=$6 ffn=$7 tf=$8 what=$9 depths=${10:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
+out=y
+extra=(--ffn "$ffn" --tile-f "$tf")
+if [ "$what" = dispatch ]; then out=xm extra=(--dispatch-only); fi
 rm -rf "$work" && mkdir -p "$work"
 for tb in 16 0; do
-  "$sg" graph moe --trace "$trace" --experts "$experts" --k "$k" --hidden 64 --tile-b "$tb" --dispatch-only \
+  "$sg" graph moe --trace "$trace" --experts "$experts" --k "$k" --hidden 64 --tile-b "$tb" "${extra[@]}" \
     -o "$work/g$tb" > /dev/null
   "$sg" verify --arch "$root/arch/moe.yaml" --graph "$work/g$tb/graph.yaml" --inputs "$work/g$tb/inputs" \
     -o "$work/v$tb" --build-cache "$cache" | tee "$work/v$tb.txt"
@@ -25,6 +30,6 @@ if [ "$depths" = depths ]; then
     "$sg" verify --arch "$work/moe_fifo$d.yaml" --graph "$work/g0/graph.yaml" --inputs "$work/g0/inputs" \
       -o "$work/vd$d" --build-cache "$cache" | tee "$work/vd$d.txt"
     grep -q 'outputs: bit-exact' "$work/vd$d.txt"
-    cmp "$work/v0/rtl_out/xm.npy" "$work/vd$d/rtl_out/xm.npy"
+    cmp "$work/v0/rtl_out/$out.npy" "$work/vd$d/rtl_out/$out.npy"
   done
 fi
