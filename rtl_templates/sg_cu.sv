@@ -1,13 +1,15 @@
 // sg_cu: compute unit -- Map(matmul) over Zip(a, b), Map(silu / mul / add), Accum(add, b),
-// Accum retile, Map(mul) with Expand ("rowscale") (docs/hardware.md section 2).
+// Accum retile, Map(mul) with Expand ("rowscale"), Scan(add, b), Expand(b), Parallelize
+// (docs/hardware.md sections 2 and 7).
 //
 // Parameters: W words per beat, LANES multiply-accumulate lanes, BUF_WORDS words of local
 // memory (word addresses BUF_ADDR_BITS wide in the configuration), BF16 = 1 for the
 // bf16_fp32 multiply format (operands truncated to bf16, exact product, fp32 add), 0 for
-// fp32. DYN = 1 builds the dynamic-tile datapath (dyn_m, bt, rowscale; the generator sets
-// it only when the arch lists matmul_t or rowscale): with DYN = 0 those fields read as 0 and
-// rowscale is an unknown function, and the extra logic folds away (it halves simulation
-// speed). Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
+// fp32. DYN = 1 builds the dynamic-tile datapath (dyn_m, bt, rowscale, scan, expand,
+// parallelize; the generator sets it only when the arch lists matmul_t or rowscale): with
+// DYN = 0 those fields read as 0 and funcs 7..10 are unknown functions, and the extra logic
+// folds away (it halves simulation speed). Arithmetic: sg_fp_pkg (bit-exact with
+// sim/common/fp.hpp).
 //
 // Tile packing: a tile of R x C words travels row-major, flattened, in ceil(R*C / W) DATA
 // beats (beat t = words t*W .. t*W+W-1); the unused words of a final partial beat are zero.
@@ -17,13 +19,15 @@
 // Per-context configuration (sg_cfg_pkg CU_*): enable, func, accum_b, mn, k, log2n, passes,
 // a_beats, b_beats, o_beats, a_base0/1, b_base0/1, o_base0/1, dyn_m, bt, n, idx_word,
 // in0_stopmap, in1_stopmap (inN_src belongs to the generated top). dyn_m = bt = 0 (and func
-// != 7) is the static behaviour, bit- and cycle-identical to the unit before these fields.
+// 1..6) is the static behaviour, bit- and cycle-identical to the unit before these fields.
 // in0 goes through its stop map first: out level = map[3*s +: 3] on STOP beats and on DATA
 // beats with last = 1. Every output stop comes from in0 (Zip: a pair carries its first
 // stream's stops; in1 only contributes data and its beat kind), so in1_stopmap has no
-// observable effect and is not read.
-// func: 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale; any other value
-// finishes an enabled context at once.
+// observable effect and is not read -- except in expand, where in1 is the ref, whose stops
+// are the output's: in1 goes through in1_stopmap the same way.
+// func (4 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
+// 9 expand, 10 parallelize; any other value (and 7..10 with DYN = 0) finishes an enabled
+// context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -87,6 +91,41 @@
 //   on a beat with last and stop s >= b, whose stop becomes s - b (all other beats: last 0,
 //   stop 0). STOP s > b becomes STOP s - b; STOP s <= b is absorbed (an empty group cannot
 //   be written as a tile). DONE passes.
+// scan (Scan(add, b), b = accum_b; tile = o_beats beats, with dyn_m = 1 up to its `last`
+//   beat as for accum; one running tile in bank o_base0): beat t of a DATA tile leaves as
+//   fp32_add(first tile of its group ? +0 : running beat t, x) word by word and that sum
+//   becomes running beat t (the model's scanAdd: the same fp32_add as accum). The output
+//   keeps the input beat's `last` and stop (after in0's map). A tile with stop s >= b or a
+//   STOP s >= b ends the group: the next tile starts again from +0. STOP beats pass (s < b
+//   inside a group changes nothing); DONE passes. in1 is not read.
+// expand (Expand(b), b = accum_b; in0 = data, in1 = ref, equal rank, data's inner b dims of
+//   size 1; the model's `expand`). The current data element is either a tile, loaded whole
+//   into bank a_base0 (its beats up to `last`, any length the bank holds, partial final beat
+//   kept as it is), or a STOP at in0's head (an empty data group). ref drives the output:
+//   * ref DATA tile: a copy of the data tile (its D beats, read back raw) with `last` and the
+//     ref tile's stop on the final beat; the ref tile's beats other than the last are
+//     dropped as they come (only the stop of its last beat is used), the last is consumed
+//     with the copy's final beat. The ref tile's shape does not matter.
+//   * ref STOP s: forwarded as STOP s (s < b: an empty inner group; s >= b: an empty group
+//     at level >= b, or a stop-only beat closing a non-empty one).
+//   * A ref tile or STOP with stop s >= b closes the group: the data element is used up (a
+//     held tile is released, a data STOP is consumed) and the next data element is taken.
+//     An empty ref group (STOP s >= b with no tile) thus consumes one data element and emits
+//     only the STOP; with b = 0 every ref tile uses up one data tile and every ref STOP one
+//     data STOP.
+//   * ref DONE waits for in0's DONE; both are consumed and DONE leaves.
+//   Every ref beat that emits waits for the current data element. A well-formed pair (the
+//   model's checks: data stops = the closing stops of ref's groups) never blocks; a ref tile
+//   against a data STOP, or a DONE against a data tile, is malformed and stalls the unit.
+//   Data stops are not read (in0_stopmap has no effect); the data tile must fit the bank.
+// parallelize (round robin of the outermost dim; n = field n, this unit's output i = field
+//   idx_word, L = accum_b = the stop level that closes one outermost element, i.e. the
+//   stream's rank; L = 0: every tile is an element): elements are counted from 0 and close
+//   at a tile's last beat or a STOP with stop >= L (an empty element is one STOP). The beats
+//   of element e pass unchanged (after in0's map) iff e mod n == i; the others are dropped.
+//   DONE passes. Output i is the model's parallelize(x, n)[i]: the same stops, shape
+//   [ceil((D-i)/n), inner dims]. n = 0 acts as n = 1; i >= n passes only DONE. One fabric
+//   output = one CU (the fabric Broadcasts the input to n units). in1 is not read.
 // Every function ends the context when its DONE beat is accepted at the output.
 //
 // Timing (cycle 0 = the cycle the first beat of the tile is accepted, inputs and output
@@ -102,9 +141,23 @@
 //     in cycle R + SU, R = the context's first RUN cycle (start + 2 for context 0, the
 //     cycle after INIT otherwise), SU = $clog2(LANES + 1). When the first beats are
 //     accepted in cycle R, the first output beat is valid in max(La, SU) + C + 1.
-//   silu / mul / add / retile / rowscale: a beat accepted in cycle c is valid at the output
-//     in c+1; one beat per cycle (rowscale: when the row's in1 beat is at in1's head; a
-//     STOP dropped from in1 costs in1 one cycle).
+//   silu / mul / add / retile / rowscale / scan: a beat accepted in cycle c is valid at the
+//     output in c+1; one beat per cycle (rowscale: when the row's in1 beat is at in1's head;
+//     a STOP dropped from in1 costs in1 one cycle).
+//   parallelize: a passed beat accepted in cycle c is valid at the output in c+1; one beat
+//     per cycle; a dropped beat is accepted in the cycle it is presented even while the
+//     output is blocked.
+//   expand: an output beat (copy beat, STOP, DONE) sent in cycle c is valid in c+1.
+//     A data tile's beats are accepted one per cycle whenever no tile is held or the held
+//     one is released in that cycle; the tile is held from the cycle after its last beat.
+//     A copy beat is sent in every cycle in which a tile is held, in1's head is a DATA beat
+//     and the output register frees, the copy's final beat only with the ref tile's last
+//     beat (consumed then); ref beats before the last are accepted one per cycle as they
+//     come. So: one-beat data and ref tiles: a ref beat accepted in cycle c is valid at the
+//     output in c+1, one per cycle, the next data tile loading in the cycle the closing ref
+//     beat is accepted; a ref tile of R beats against a held tile of D beats takes max(R, D)
+//     cycles; the first copy of a tile whose last beat is accepted in c is valid from c+2
+//     (a D-beat tile after a release: D - 1 cycles without output).
 //   accum: a group closed by the beat accepted in cycle c drains from cycle c+1, its first
 //     beat valid in c+2, one beat per cycle; one input beat per cycle (stalls only when the
 //     other bank still drains, e.g. groups of one tile with a blocked output). dyn_m: the
@@ -113,8 +166,9 @@
 //
 // Ports: out_valid / out_beat come from registers. inN_ready are combinational from
 // registers, from the input's own beat kind, from out_ready (silu / mul / add / retile /
-// rowscale), and for mul / add / rowscale / matmul tokens from the other input's valid and
-// beat kind.
+// rowscale / scan / expand / parallelize), and for mul / add / rowscale / matmul tokens and
+// expand from the other input's valid and beat kind (expand: in0_ready also from in1's
+// `last` and stop).
 //
 // Implementation note: the local memory `mem` and the lane accumulators `acc` are private to
 // the one always_ff block below and are written with blocking assignments. Verilator 5.006
@@ -145,11 +199,10 @@ module sg_cu #(
   input  logic [32*W+5:0] in0_beat,
   input  logic in0_valid,
   output logic in0_ready,
-  // in1 carries b (matmul) or the second operand (mul, add); its last bit and stop are not
-  // used (Zip: in0's are authoritative) apart from the kind.
-  /* verilator lint_off UNUSEDSIGNAL */
+  // in1 carries b (matmul), the second operand (mul, add), the row scalars (rowscale) or the
+  // ref (expand); its last bit and stop are used by expand only (Zip: in0's are
+  // authoritative).
   input  logic [32*W+5:0] in1_beat,
-  /* verilator lint_on UNUSEDSIGNAL */
   input  logic in1_valid,
   output logic in1_ready,
   output logic [32*W+5:0] out_beat,
@@ -281,7 +334,8 @@ module sg_cu #(
   assign is_sc = run && DYN != 0 && (cf_func == F_SCAN);
   assign is_ex = run && DYN != 0 && (cf_func == F_EXPAND);
   assign is_pl = run && DYN != 0 && (cf_func == F_PARALLELIZE);
-  assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs || is_sc || is_ex || is_pl);
+  assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs ||
+                             is_sc || is_ex || is_pl);
 
   // ---------------------------------------------------------------- inputs (stop maps)
   logic [1:0] k0, k1;
@@ -373,7 +427,7 @@ module sg_cu #(
   assign ex_emit = is_ex && !eos_q && ex_have_q && in1_valid && (k1 == K_DATA) && can_out &&
                    (!ex_jlast || l1);
   assign ex_stop = is_ex && !eos_q && in1_valid && (k1 == K_STOP) && can_out &&
-                   ((s1 < cf_b) || ex_have_q || ex_tok);
+                   (ex_have_q || ex_tok);
   assign ex_done = is_ex && !eos_q && in1_valid && (k1 == K_DONE) && in0_valid && (k0 == K_DONE) &&
                    can_out;
   assign ex_adv = ((ex_emit && ex_jlast) || ex_stop) && (s1 >= cf_b);
@@ -412,7 +466,8 @@ module sg_cu #(
                              ((k0 == K_DONE) && ex_done));
       // A ref beat that is not a tile's last is dropped at once (its tile's copy needs only
       // the stop of the last beat).
-      in1_ready = !eos_q && (((k1 == K_DATA) && (!l1 || (ex_emit && ex_jlast))) || ex_stop || ex_done);
+      in1_ready = !eos_q && (((k1 == K_DATA) && (!l1 || (ex_emit && ex_jlast))) || ex_stop ||
+                             ex_done);
     end else if (is_pl) begin
       in0_ready = !eos_q && (can_out || !pl_pass);  // a dropped beat never waits for out
     end
@@ -603,8 +658,8 @@ module sg_cu #(
       // drain (and Expand's copy beats, read raw)
       if (rd_go) begin
         for (int w = 0; w < W; w++)
-          dtmp[32*w +: 32] = (!is_ex && (ob_zero_q[dr_sel_q] || (dr_words + 32'(w) >= dr_lim))) ? 32'h0 :
-                             mem[MI'(rd_base + 32'(w))];
+          dtmp[32*w +: 32] = (!is_ex && (ob_zero_q[dr_sel_q] || (dr_words + 32'(w) >= dr_lim))) ?
+                             32'h0 : mem[MI'(rd_base + 32'(w))];
       end
       // W-word unit: one fp32_add and one fp32_mul per word, shared by accum and scan (old +
       // x, the first tile of a group +0 + x), add (x + y), mul (x * y), silu (x *

@@ -61,8 +61,8 @@
 //   holds the new context from S+1; sg_route reads them from S+2 on: S+1 is its INIT.)
 //   The context finishes when sg_route's DONE beat is accepted (as in the buffer mode); the
 //   next context, or `done`, follows as in the buffer mode (sg_mu's `done` rises in the
-//   same cycle as sg_route's would). sg_route's `done` and `peak_words` are not used
-//   (peak_words is a statistic of the model, not a fabric output).
+//   same cycle as sg_route's would). sg_route's `done` is not used; its
+//   `peak_words` is `held_words` while the route context runs.
 //
 // Combine mode (ROUTE = 1 and the running context has combine = 1): the context runs
 // rtl_templates/sg_combine.sv (Partition(expert outputs) -> FlatMap(drop padding) -> Flatten
@@ -109,7 +109,11 @@ module sg_mu #(
   output logic in1_ready,
   output logic [32*W+5:0] out_beat,
   output logic out_valid,
-  input  logic out_ready
+  input  logic out_ready,
+  // Words the unit holds now: the buffer halves being filled or read out, or the route /
+  // combine storage (their peak_words, which only grows until the context ends). A
+  // statistic for the harness's on-chip peak (docs/hardware.md section 6), no function.
+  output logic [31:0] held_words
 );
   localparam int NCTX = sg_cfg_pkg::CONTEXTS;
   localparam int CB = sg_cfg_pkg::MU_BITS;
@@ -236,6 +240,8 @@ module sg_mu #(
   logic [2:0] r_endstop;          // b + 1 + s_ref of the half being read
 
   assign b_in0_ready = run && !rmode && !cmode && !eos_q && (wt_q == '0) && !full_q[wh_q];
+  logic [31:0] b_held;            // buffer mode: beats in the filling half and in closed halves, in words
+  assign b_held = 32'(W) * (32'(wcnt_q) + (full_q[0] ? 32'(cnt_q[0]) : 0) + (full_q[1] ? 32'(cnt_q[1]) : 0));
   assign wfire = in0_valid && b_in0_ready;
   assign can_out = !ov_q || out_ready;
   assign rgo = run && full_q[rh_q] && (rt_q == '0) && can_out;
@@ -366,11 +372,12 @@ module sg_mu #(
     logic [2:0] m1_stop;
     logic [BW-1:0] m1_beat;       // in1 after its stop map
     // The context's end is its accepted DONE beat (as in the buffer mode), so sg_route's
-    // `done` is not needed; peak_words is a statistic of the model, not a fabric output.
+    // `done` is not needed; peak_words becomes held_words.
     /* verilator lint_off UNUSEDSIGNAL */
     logic r_done, c_done;
-    logic [31:0] r_peak, c_peak;
     /* verilator lint_on UNUSEDSIGNAL */
+    logic [31:0] r_peak, c_peak;
+    assign held_words = !run ? '0 : rmode ? r_peak : cmode ? c_peak : b_held;
 
     assign rmode = cc[sg_cfg_pkg::MU_ROUTE_LSB];
     assign cmode = cc[sg_cfg_pkg::MU_COMBINE_LSB];
@@ -407,6 +414,7 @@ module sg_mu #(
       .in1_beat(m1_beat), .in1_valid(in1_valid && cmode && run), .in1_ready(c_in1_ready),
       .out_beat(c_out_beat), .out_valid(c_out_valid), .out_ready(out_ready && cmode && run));
   end else begin : g_no_route
+    assign held_words = run ? b_held : '0;
     assign rmode = 1'b0;
     assign cmode = 1'b0;
     assign r_in0_ready = 1'b0;

@@ -38,3 +38,20 @@ endforeach()
 # All build the same fabric into one cache: the first builds, the others reuse it.
 set_tests_properties(moe_layer_mixtral PROPERTIES FIXTURES_SETUP moe_fabric)
 set_tests_properties(moe_layer_qwen3 moe_dispatch_mixtral PROPERTIES FIXTURES_REQUIRED moe_fabric)
+
+# Issue 3 item 7: a MoE layer whose routing needs deeper FIFOs than the fabric has. With the
+# residual add (graph moe --residual) the x rows are broadcast to the router, which takes all
+# 64 rows before it emits, and to the final add, which takes a row only when its MoE output
+# exists: the add's 2-beat FIFO fills, the broadcast stops, the router never completes.
+# verify must stop (RTL watchdog), exit 2, and the model and the RTL must name stream xr.
+add_test(NAME moe_deadlock_residual
+         COMMAND bash -c "set -u
+           $<TARGET_FILE:stepgen> graph moe --trace ${MOE_MIXTRAL} --experts 8 --k 2 --hidden 64 --ffn 224 \
+             --tile-b 0 --tile-f 32 --residual -o moe_res > /dev/null || exit 1
+           timeout 600 $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe.yaml --graph moe_res/graph.yaml \
+             --inputs moe_res/inputs -o moe_res/v --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe > moe_res.log 2>&1
+           rc=$?; cat moe_res.log; [ $rc -eq 2 ] || { echo expected exit 2, got $rc; exit 1; }
+           grep -q 'model : DEADLOCK' moe_res.log && grep -q '^  xr (load_x -> merge) (load_x -> add_res).*not taken by add_res' moe_res.log
+           grep -q 'rtl   : deadlock' moe_res.log && grep -q 'stuck: .*(stream xr)' moe_res.log"
+         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+set_tests_properties(moe_deadlock_residual PROPERTIES TIMEOUT 900 LABELS "moe" FIXTURES_REQUIRED moe_fabric)

@@ -29,6 +29,7 @@ void checkParams(const MoeParams& p) {
   if (p.topK > kRoutingWeightWord)
     bad(fmt::format("k = {} exceeds {}, the experts one routing row holds", p.topK, kRoutingWeightWord));
   if (p.ffn % p.tileF != 0) bad(fmt::format("tile_f {} does not divide ffn {}", p.tileF, p.ffn));
+  if (p.residual && p.dispatchOnly) bad("the residual add needs the whole layer, not --dispatch-only");
 }
 
 std::string list(const std::string& stem, int64_t n) {
@@ -53,7 +54,9 @@ std::string buildMoeGraph(const MoeParams& p) {
   line(dyn ? "# Dynamic tiling: each expert's tokens form one tile of T_e rows (Promote)."
            : fmt::format("# Static token tile {}: each expert's tokens are padded to whole tiles (Reshape).", p.tileB));
   if (p.dispatchOnly) line("# Dispatch only: ends at EagerMerge and stores the expert-grouped token tiles in xm.");
-  line(fmt::format("stepgraph: moe_{}{}", p.dispatchOnly ? "dispatch_" : "", dyn ? std::string("dynamic") : fmt::format("tb{}", p.tileB)));
+  if (p.residual) line("# Residual: y = x + MoE(x); the x rows go to the router and, through a Broadcast, to the final add.");
+  line(fmt::format("stepgraph: moe_{}{}{}", p.dispatchOnly ? "dispatch_" : "", p.residual ? "residual_" : "",
+                   dyn ? std::string("dynamic") : fmt::format("tb{}", p.tileB)));
   line(fmt::format("symbols: {{B: {}, D: {}, F: {}, E: {}, K: {}}}", p.batch, p.hidden, p.ffn, E, p.topK));
   line(dyn ? fmt::format("schedule: {{tf: {}}}", p.tileF) : fmt::format("schedule: {{tb: {}, tf: {}}}", p.tileB, p.tileF));
   const bool disp = p.dispatchOnly;
@@ -75,7 +78,9 @@ std::string buildMoeGraph(const MoeParams& p) {
   line(fmt::format("  - {{name: route, op: SelectGen, trace: {}, tensor: routing, n: E, k: K, iter: [B], out: sel}}", p.trace));
   if (!disp) line("  - {name: bsel, op: Broadcast, in: sel, out: [sel_p, sel_r]}");
   line("  - {name: load_x, op: LinearOffChipLoad, tensor: x, tile: [1, D], iter: [B], strides: [[1, 0]], out: xr}");
-  line(fmt::format("  - {{name: part_x, op: Partition, in: [xr, {}], n: E, b: 0, out: [{}]}}", disp ? "sel" : "sel_p", list("xe", E)));
+  if (p.residual) line("  - {name: bres, op: Broadcast, in: xr, out: [xr_p, xr_res]}");
+  line(fmt::format("  - {{name: part_x, op: Partition, in: [{}, {}], n: E, b: 0, out: [{}]}}", p.residual ? "xr_p" : "xr",
+                   disp ? "sel" : "sel_p", list("xe", E)));
   for (int64_t e = 0; e < E; ++e) {
     if (dyn) {
       line(fmt::format("  - {{name: promote_{0}, op: Promote, b: 1, in: xe_{0}, out: xg_{0}}}", e));
@@ -116,7 +121,12 @@ std::string buildMoeGraph(const MoeParams& p) {
   line("  - {name: zip_w, op: Zip, in: [yk, rwt], out: yw}");
   line("  - {name: scale, op: Map, fn: scale_rows, in: yw, out: ys}");
   line("  - {name: acc_y, op: Accum, fn: add, b: 1, in: ys, out: yo}");
-  line("  - {name: store_y, op: LinearOffChipStore, in: yo, tensor: y, iter: [B], strides: [[1, 0]]}");
+  if (p.residual) {
+    line("  - {name: zip_res, op: Zip, in: [yo, xr_res], out: yx}");
+    line("  - {name: add_res, op: Map, fn: add, in: yx, out: yr}");
+  }
+  line(fmt::format("  - {{name: store_y, op: LinearOffChipStore, in: {}, tensor: y, iter: [B], strides: [[1, 0]]}}",
+                   p.residual ? "yr" : "yo"));
   return y;
 }
 

@@ -20,6 +20,7 @@ struct MoeParams {
   int64_t tileF = 32;    ///< FFN tile (must divide ffn)
   std::string trace = "routing.csv";  ///< routing CSV, relative to the graph file
   bool dispatchOnly = false;  ///< stop after EagerMerge: store the expert-grouped token tiles
+  bool residual = false;      ///< y = x + MoE(x): the x rows are Broadcast to the router and to the final add
 };
 
 /// Rows of the `xm` tensor of a dispatch-only graph: B*k routed rows plus, for a static tile,
@@ -39,9 +40,12 @@ int64_t moeDispatchRows(const MoeParams& p);
 /// SelectGen also names `routing` [B, 16], the decisions as the fabric reads them (one
 /// 64-byte row per token: its k experts ascending in words 0..k-1, their router weights in
 /// words 8..8+k-1). With dispatchOnly the graph ends at EagerMerge and stores the merged
-/// tiles row after row into `xm` [moeDispatchRows, D] (the part that runs on a fabric).
-/// Deterministic text. Throws DiagError G-120 on a size < 1, k > E or > 8, or tile_f not
-/// dividing F.
+/// tiles row after row into `xm` [moeDispatchRows, D]. With residual, y = x + MoE(x): the
+/// x rows are Broadcast to the Partition and to a final Map(add). The router takes all B rows
+/// before it emits anything, so that Broadcast needs FIFO room for B*D words on the add's
+/// side: on a fabric with shallow link FIFOs it deadlocks (the deadlock example of issue 3).
+/// Deterministic text. Throws DiagError G-120 on a size < 1, k > E or > 8, tile_f not
+/// dividing F, or residual with dispatchOnly.
 std::string buildMoeGraph(const MoeParams& p);
 
 /// Input tensors for the graph above: x uniform in [-1, 1), weights uniform scaled by

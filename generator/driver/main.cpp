@@ -81,6 +81,9 @@ int main(int argc, char** argv) {
   moeCmd->add_option("--seed", mSeed, "seed of the input tensors");
   moeCmd->add_flag("--dispatch-only", mp.dispatchOnly,
                    "end at EagerMerge and store the expert-grouped token tiles (the part that maps onto a fabric)");
+  moeCmd->add_flag("--residual", mp.residual,
+                   "y = x + MoE(x): the x rows are broadcast to the router and the final add (needs link FIFOs of B*D "
+                   "words on the add's side, else it deadlocks)");
   moeCmd->add_option("-o,--out", mOut, "output folder")->required();
 
   std::string rArch, rGraph, rInputs, rOut;

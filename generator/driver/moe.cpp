@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "arch/arch_model.hpp"
@@ -77,7 +78,24 @@ namespace {
 struct StudyPoint {
   ModelResult model;
   VerifyReport v;
+  std::vector<VerifyReport> depths;  ///< the same point on the fabric with other link FIFO depths
 };
+
+// Link FIFO depths every point also runs with (the arch's own depth runs first).
+const std::vector<int> kStudyDepths = {1, 8};
+
+// A copy of the architecture file with another link FIFO depth, written into the work folder.
+std::string archWithDepth(const TilingStudyOptions& o, int depth) {
+  std::ifstream in(o.archPath);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = std::regex_replace(ss.str(), std::regex("fifo_depth: *[0-9]+"), fmt::format("fifo_depth: {}", depth));
+  text = std::regex_replace(text, std::regex("(^|\n)name: *([A-Za-z0-9_]+)"), fmt::format("$1name: $2_fifo{}", depth));
+  fs::path p = fs::path(o.workDir) / fmt::format("arch_fifo{}.yaml", depth);
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+  return p.string();
+}
 
 StudyPoint runPoint(const TilingStudyOptions& o, const MoeCase& c, int64_t tb) {
   MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, tb, c.tileF, "routing.csv"};
@@ -90,6 +108,10 @@ StudyPoint runPoint(const TilingStudyOptions& o, const MoeCase& c, int64_t tb) {
     v.archPath = o.archPath, v.graphPath = dir + "/graph.yaml", v.inputsDir = dir + "/inputs";
     v.outDir = dir + "/verify", v.buildCache = (fs::path(o.workDir) / "fabric-cache").string(), v.seed = o.seed;
     r.v = verify(v);
+    for (int d : kStudyDepths) {
+      v.archPath = archWithDepth(o, d), v.outDir = dir + fmt::format("/verify_fifo{}", d);
+      r.depths.push_back(verify(v));
+    }
   }
   std::cerr << fmt::format("{} tile {}: model {} cycles, RTL {} cycles ({})\n", c.name, tb ? std::to_string(tb) : "dynamic",
                            r.v.model.timing.cycles, r.v.rtlCycles, o.rtl ? r.v.rtlStatus : "not run");
@@ -102,11 +124,12 @@ int runTilingStudy(const TilingStudyOptions& o) {
   const std::vector<int64_t> tiles = {8, 16, 32, 64, 0};
   std::string csv =
       "case,experts,k,hidden,ffn,tile_f,token_tile,model_cycles,rtl_cycles,cycle_error_percent,outputs_bit_exact_rtl,"
-      "offchip_bytes_model,offchip_bytes_rtl,onchip_bytes_formula,onchip_peak_rtl,flops,outputs_equal_dynamic\n";
+      "offchip_bytes_model,offchip_bytes_rtl,onchip_bytes_formula,onchip_peak_rtl,flops,outputs_equal_dynamic,"
+      "rtl_cycles_fifo1,rtl_cycles_fifo8,outputs_bit_exact_all_fifo_depths\n";
   std::string md =
       "| case | token tile | model cycles | RTL cycles | error | RTL outputs | off-chip bytes (model; RTL) | on-chip bytes "
       "(formula) | on-chip peak in RTL MUs | on-chip static/dynamic (formula; RTL) | FLOPs (incl. padding) | outputs = "
-      "dynamic |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      "dynamic | RTL cycles at FIFO depth 1; 8 | outputs at depths 1, 2, 8 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   bool allOk = true;
   for (const MoeCase& c : moeCases()) {
     std::vector<StudyPoint> runs;
@@ -118,18 +141,23 @@ int runTilingStudy(const TilingStudyOptions& o) {
       bool eq = r.outputs.at("y").data == dyn.model.outputs.at("y").data;
       const int64_t mb = v.model.timing.offchipReadBytes + v.model.timing.offchipWriteBytes;
       const int64_t rb = v.rtlReadBytes + v.rtlWriteBytes;
-      const bool rtlOk = !o.rtl || (v.rtlStatus == "ok" && v.outputsEqual && mb == rb);
+      bool depthsOk = true;
+      for (const VerifyReport& d : runs[i].depths) depthsOk = depthsOk && d.rtlStatus == "ok" && d.outputsEqual;
+      const bool rtlOk = !o.rtl || (v.rtlStatus == "ok" && v.outputsEqual && mb == rb && depthsOk);
+      auto depthCycles = [&](size_t k) { return k < runs[i].depths.size() ? runs[i].depths[k].rtlCycles : int64_t(0); };
       allOk = allOk && eq && rtlOk;
       std::string tile = tiles[i] ? std::to_string(tiles[i]) : "dynamic";
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{:.2f},{},{},{},{},{},{},{}\n", c.name, c.experts, c.topK, c.hidden, c.ffn,
-                         c.tileF, tile, v.model.timing.cycles, v.rtlCycles, v.cycleErrorPercent, v.outputsEqual ? 1 : 0, mb,
-                         rb, r.onchipBytes, v.rtlPeakMuBytes, r.flops, eq ? 1 : 0);
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{:.2f},{},{},{},{},{},{},{},{},{},{}\n", c.name, c.experts, c.topK, c.hidden,
+                         c.ffn, c.tileF, tile, v.model.timing.cycles, v.rtlCycles, v.cycleErrorPercent, v.outputsEqual ? 1 : 0,
+                         mb, rb, r.onchipBytes, v.rtlPeakMuBytes, r.flops, eq ? 1 : 0, depthCycles(0), depthCycles(1),
+                         o.rtl && v.outputsEqual && depthsOk ? 1 : 0);
       auto ratio = [](int64_t a, int64_t b) { return b > 0 ? fmt::format("{:.2f}", double(a) / double(b)) : std::string("-"); };
-      md += fmt::format("| {} | {} | {} | {} | {:+.2f} % | {} | {}; {} | {} | {} | {}; {} | {} | {} |\n", c.name, tile,
-                        v.model.timing.cycles, v.rtlCycles, v.cycleErrorPercent,
+      md += fmt::format("| {} | {} | {} | {} | {:+.2f} % | {} | {}; {} | {} | {} | {}; {} | {} | {} | {}; {} | {} |\n", c.name,
+                        tile, v.model.timing.cycles, v.rtlCycles, v.cycleErrorPercent,
                         !o.rtl ? "not run" : v.outputsEqual ? "bit-exact" : "MISMATCH", mb, rb, r.onchipBytes,
                         v.rtlPeakMuBytes, ratio(r.onchipBytes, dyn.model.onchipBytes),
-                        ratio(v.rtlPeakMuBytes, dyn.v.rtlPeakMuBytes), r.flops, eq ? "yes" : "NO");
+                        ratio(v.rtlPeakMuBytes, dyn.v.rtlPeakMuBytes), r.flops, eq ? "yes" : "NO", depthCycles(0),
+                        depthCycles(1), !o.rtl ? "not run" : v.outputsEqual && depthsOk ? "bit-exact" : "MISMATCH");
     }
   }
   std::cout << md;

@@ -90,10 +90,11 @@ nlohmann::json tensorJson(const StepGraph& g, const Tensor& t, const std::string
 // Writes run.json, runs the verilated fabric, reads its result and compares outputs.
 void runRtl(const CompileResult& c, const std::string& bin, const VerifyOptions& o, const fs::path& dir, VerifyReport& r) {
   nlohmann::json run;
-  int nag = 0;
-  for (const auto& u : c.arch.units) nag += u.kind == UnitKind::AddressGen;
+  int nag = 0, nmu = 0;
+  for (const auto& u : c.arch.units) nag += u.kind == UnitKind::AddressGen, nmu += u.kind == UnitKind::Memory;
   run["bitstream"] = "fabric.bin";
   run["n_ag"] = nag;
+  run["n_mu"] = nmu;
   run["pieces_per_beat"] = c.arch.linkBytes() / 64;
   run["link_bits"] = c.arch.link.widthBits;
   run["addr_bits"] = c.arch.offchip.addressBits;
@@ -134,6 +135,7 @@ void runRtl(const CompileResult& c, const std::string& bin, const VerifyOptions&
   r.rtlCycles = res.value("cycles", int64_t(0));
   r.rtlReadBytes = res.value("offchip_read_bytes", int64_t(0));
   r.rtlWriteBytes = res.value("offchip_write_bytes", int64_t(0));
+  r.rtlPeakMuBytes = 4 * res.value("mu_peak_words", int64_t(0));
   r.rtlWallSeconds = res.value("wall_seconds", 0.0);
   r.rtlCyclesPerSecond = res.value("cycles_per_second", 0.0);
   if (res.contains("stuck"))
@@ -169,7 +171,7 @@ void writeReportJson(const VerifyReport& r, const CompileResult& c, const fs::pa
   j["rtl"] = {{"ran", r.rtlRan},         {"status", r.rtlStatus},        {"cycles", r.rtlCycles},
               {"offchip_read_bytes", r.rtlReadBytes}, {"offchip_write_bytes", r.rtlWriteBytes},
               {"wall_seconds", r.rtlWallSeconds}, {"cycles_per_second", r.rtlCyclesPerSecond},
-              {"build_seconds", r.buildSeconds}, {"stuck", r.rtlStuck}};
+              {"build_seconds", r.buildSeconds}, {"stuck", r.rtlStuck}, {"mu_peak_bytes", r.rtlPeakMuBytes}};
   j["outputs_equal"] = r.outputsEqual;
   j["first_mismatch"] = r.firstMismatch;
   j["cycle_error_percent"] = r.cycleErrorPercent;
@@ -202,8 +204,9 @@ std::string verdictText(const VerifyReport& r) {
     if (!r.firstMismatch.empty()) s += r.firstMismatch + "\n";
     return s + "verdict: FAIL\n";
   }
-  s += fmt::format("rtl   : {} cycles, off-chip {} B read + {} B written, {:.0f} cycles/s, build {:.1f} s\n", r.rtlCycles,
-                   r.rtlReadBytes, r.rtlWriteBytes, r.rtlCyclesPerSecond, r.buildSeconds);
+  s += fmt::format("rtl   : {} cycles, off-chip {} B read + {} B written, memory units held at most {} B, {:.0f} cycles/s, "
+                   "build {:.1f} s\n",
+                   r.rtlCycles, r.rtlReadBytes, r.rtlWriteBytes, r.rtlPeakMuBytes, r.rtlCyclesPerSecond, r.buildSeconds);
   s += fmt::format("cycles: rtl {} vs model {}: {:+.2f} %\n", r.rtlCycles, m.timing.cycles, r.cycleErrorPercent);
   s += r.outputsEqual ? "outputs: bit-exact\n" : fmt::format("outputs: MISMATCH, first at {}\n", r.firstMismatch);
   bool bytesOk = r.rtlReadBytes == m.timing.offchipReadBytes && r.rtlWriteBytes == m.timing.offchipWriteBytes;

@@ -13,6 +13,7 @@
 //   dram_bytes       int      size of the DRAM image in bytes (required)
 //   inputs/outputs   array    [{name, npy, base (bytes), rows, cols}] fp32 row-major regions
 //   ports            array    names of the unit input ports, index = bit of dbg_port_*
+//   n_mu             int      memory units = 32-bit fields of dbg_mu_held (default 0)
 //   max_cycles       int      stop with status "timeout" after this many cycles (default 1e9)
 //   watchdog_cycles  int      idle cycles before status "deadlock" (default 20000)
 //   trace            string   FST file to write ("" = none; needs a --trace build)
@@ -35,7 +36,8 @@
 //
 // Result JSON: {status: "ok"|"deadlock"|"timeout"|"error", cycles, done_cycle (null unless
 // ok), last_write_done, sim_cycles, config_words, offchip_read_bytes, offchip_write_bytes,
-// outstanding_reads, stuck: [port names], stuck_detail: [{index, port, valid, full}],
+// outstanding_reads, mu_peak_words (the most words all memory units held in one cycle, the
+// sum of dbg_mu_held), stuck: [port names], stuck_detail: [{index, port, valid, full}],
 // wall_seconds, cycles_per_second, message}. Outputs are written for every status but
 // "error". Exit codes: 0 ok, 1 usage, 2 error, 3 deadlock, 4 timeout.
 #include "Vfabric.h"
@@ -85,6 +87,7 @@ struct RunDesc {
     uint64_t dramBytes = 0;
     std::vector<Region> inputs, outputs;
     std::vector<std::string> ports;
+    unsigned nMu = 0;
     uint64_t maxCycles = 1000000000ull;
     uint64_t watchdog = 20000;
     fs::path trace;   // empty = none
@@ -145,6 +148,7 @@ RunDesc parseRun(const fs::path& file) {
             for (const json& p : j.at("ports")) r.ports.push_back(p.get<std::string>());
         r.maxCycles = j.value("max_cycles", r.maxCycles);
         r.watchdog = j.value("watchdog_cycles", r.watchdog);
+        r.nMu = j.value("n_mu", 0u);
         const std::string tr = j.value("trace", std::string());
         if (!tr.empty()) r.trace = resolve(dir, tr);
         r.result = resolve(dir, j.value("result", std::string("result.json")));
@@ -312,7 +316,8 @@ int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
     std::vector<char> driven(NAG, 0);
     std::string status;
     std::optional<uint64_t> doneCycle;
-    uint64_t idle = 0, c = 0;
+    uint64_t idle = 0, c = 0, muPeak = 0;
+    if (rd.nMu) checkPort("dbg_mu_held", top->dbg_mu_held, uint64_t(rd.nMu) * 32);
     std::FILE* portLog = std::getenv("STEPGEN_PORT_LOG") ? std::fopen(std::getenv("STEPGEN_PORT_LOG"), "w") : nullptr;
     const auto t0 = std::chrono::steady_clock::now();
     for (;; ++c) {
@@ -333,6 +338,9 @@ int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
         }
         top->eval();
         dump();
+        uint64_t held = 0;
+        for (unsigned m = 0; m < rd.nMu; ++m) held += vport::getBits(top->dbg_mu_held, m * 32, 32);
+        muPeak = std::max(muPeak, held);
 
         if (portLog && vport::anySet(top->dbg_port_fire))  // calibration aid: one line per beat
             for (unsigned p = 0; p < nport; ++p)
@@ -401,6 +409,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
     res["offchip_read_bytes"] = dram.readBytes();
     res["offchip_write_bytes"] = dram.writeBytes();
     res["outstanding_reads"] = dram.outstandingReads();
+    res["mu_peak_words"] = muPeak;
     res["stuck"] = stuck;
     res["stuck_detail"] = detail;
     res["wall_seconds"] = wall;

@@ -660,8 +660,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     int c = l.addConsumer(unitOf.at(r.dstUnit), streaming, mu ? cpb : 1);
     if (int(u.in.size()) <= r.dstPort) u.in.resize(size_t(r.dstPort) + 1, {-1, -1});
     u.in[size_t(r.dstPort)] = {linkOf.at(r.srcUnit), c};
-    l.name += fmt::format(" ({} -> {})", u.name, g.ops[r.dstOp].name);
-    l.name.replace(l.name.find(" (") + 2, u.name.size(), m.units[l.producer]->name);
+    l.name += fmt::format(" ({} -> {})", m.units[size_t(l.producer)]->name, u.name);
   }
   // Unit parameters that depend on their links.
   for (const auto& [hw, ui] : unitOf) {
@@ -723,11 +722,22 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
   TimingResult r;
   r.offchipReadBytes = m.readBytes;
   r.offchipWriteBytes = m.writeBytes;
-  for (auto& l : m.links)
-    if (l.nextEnd < l.size()) {
-      r.deadlock = true;
-      r.stuck.push_back(fmt::format("{} at tile {} of {}", l.name, l.nextEnd, l.size()));
-    }
+  // Stuck streams: first those whose producer offers a tile that a consumer does not take
+  // (the hardware's full FIFOs), then those still waiting for data.
+  std::vector<std::string> waiting;
+  for (auto& l : m.links) {
+    if (l.nextEnd == l.size()) continue;
+    r.deadlock = true;
+    const size_t i = l.nextStart;
+    std::string refusing;
+    if (i < l.size() && l.offer[i] != kUnknown)
+      for (size_t c = 0; c < l.cons.size(); ++c)
+        if (l.accept[c][i] == kUnknown) refusing += (refusing.empty() ? "" : ", ") + m.units[size_t(l.cons[c])]->name;
+    std::string s = fmt::format("{} at tile {} of {}", l.name, l.nextEnd, l.size());
+    if (refusing.empty()) waiting.push_back(s + ": no data");
+    else r.stuck.push_back(s + ": offered, not taken by " + refusing);
+  }
+  r.stuck.insert(r.stuck.end(), waiting.begin(), waiting.end());
   for (auto& u : m.units) {
     if (u->doneAt == kUnknown) {
       if (!r.deadlock) r.stuck.push_back(fmt::format("unit '{}' never finished", u->name));

@@ -24,6 +24,7 @@ module sg_top #(
     parameter int LB = 512,
     parameter int AB = 32,
     parameter int NPORT = 2,
+    parameter int NMU = 1,
     parameter int DEPTH = 4
 ) (
     input  logic                clk,
@@ -44,7 +45,8 @@ module sg_top #(
     /* verilator lint_on UNUSEDSIGNAL */
     output logic [NPORT-1:0]    dbg_port_valid,
     output logic [NPORT-1:0]    dbg_port_full,
-    output logic [NPORT-1:0]    dbg_port_fire
+    output logic [NPORT-1:0]    dbg_port_fire,
+    output logic [NMU*32-1:0]   dbg_mu_held
 );
     localparam int PW = $clog2(DEPTH);
 
@@ -137,4 +139,5 @@ module sg_top #(
     assign dbg_port_valid = {1'b0, count != 0};
     assign dbg_port_full  = {1'b0, count == (PW+1)'(DEPTH)};
     assign dbg_port_fire  = {1'b0, push};
+    assign dbg_mu_held    = '0;
 endmodule

@@ -1,5 +1,6 @@
 // sg_cu (rtl_templates/sg_cu.sv) verilated with W=4, LANES=8, BUF_WORDS=256, in the fp32
-// (Vsg_cu_fp32) and bf16_fp32 (Vsg_cu_bf16) multiply formats, driven beat by beat:
+// (Vsg_cu_fp32) and bf16_fp32 (Vsg_cu_bf16) multiply formats with DYN=1, and fp32 with
+// DYN=0 (Vsg_cu_static), driven beat by beat:
 //   * matmul bit-exact against a plain C++ loop with sim/common/fp.hpp in the same order,
 //     with STOP / DONE tokens, stop maps and random back-pressure;
 //   * matmul timing: first output beat and steady-state cycles per tile, compute-, load-
@@ -9,6 +10,11 @@
 //     matmul (b transposed, N = 1, 3, 5, 6, 12), dyn_m accum, rowscale, partial final beats
 //     through silu / mul / add; bit-exact against plain loops, with STOP tokens,
 //     back-pressure and the documented timing (incl. the bt divider setup).
+//   * Scan(add), Expand, Parallelize (funcs 8..10): golden streams from the functional
+//     model (sim/model/routing_ops.cpp: scanAdd, expand, parallelize) with empty groups,
+//     several stop levels, random back-pressure and the documented timing.
+//   * DYN = 0 (Vsg_cu_static): funcs 7..10 are unknown; the static functions are bit- and
+//     cycle-identical to the DYN = 1 unit.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -1238,13 +1244,14 @@ void scanCase(const TokenStream& in, int b, int oBeats, bool dyn, unsigned bpSee
 TEST_CASE("sg_cu scan(add): running sums, stop levels, empty groups, back-pressure", "[rtl][cu][scan]") {
   std::mt19937 g(91);
   // Tiles of 2x4 words (2 beats). Groups of every level, STOP-only groups at levels 1..3,
-  // a STOP inside a group (level 1 < b = 2), and one tile of special values.
+  // a STOP inside a group (level 1 < b = 2), and two consecutive tiles of special values
+  // (signed zeros, subnormals, overflow to inf, inf + -inf, NaN).
   const std::vector<int> spec = {0, 0, 1, -1, 0, 2, -2, 0, 1, -1, 0, 0, 3, -3, -1, 0, 2, 1, 0, 3};
   TokenStream in = makeToks(g, spec, 2, 4);
-  const uint32_t sp[] = {0x00000000, 0x80000000, 0x00000001, 0x807FFFFF,
-                         0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00001};
-  in[11] = Token::tile(2, 4, std::vector<uint32_t>(sp, sp + 8), in[11].stop);
-  in[12] = Token::tile(2, 4, std::vector<uint32_t>(sp, sp + 8), in[12].stop);  // inf + -inf, NaN
+  in[11] = Token::tile(2, 4, {0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x7F7FFFFF, 0x7F800000,
+                              0xFF800000, 0x7FC00001}, in[11].stop);
+  in[12] = Token::tile(2, 4, {0x80000000, 0x80000000, 0x00000001, 0x3F800000, 0x7F7FFFFF, 0xFF800000,
+                              0xFF800000, 0x00000000}, in[12].stop);
   in = done(in);
   for (int b : {0, 1, 2, 3}) {
     DYNAMIC_SECTION("b = " << b) {
@@ -1263,7 +1270,12 @@ TEST_CASE("sg_cu scan(add) dyn_m: tile length from last, partial beats", "[rtl][
   in = done(cat(in, makeToks(g, {0, 1, -2, 0, 0, 2}, 5, 3)));
   scanCase<Vsg_cu_fp32>(in, 1, 0, true, 0);
   scanCase<Vsg_cu_fp32>(in, 1, 0, true, 23);
-  scanCase<Vsg_cu_bf16>(in, 2, 0, true, 24);
+  scanCase<Vsg_cu_bf16>(in, 1, 0, true, 24);
+  // b = 2: the shape changes only between level-2 groups; STOP(1) inside a group is kept.
+  const TokenStream in2 =
+      done(cat(makeToks(g, {0, 1, 0, 2}, 3, 2), makeToks(g, {-1, -2, 0, 1, -1, 0, 2}, 5, 3)));
+  scanCase<Vsg_cu_fp32>(in2, 2, 0, true, 0);
+  scanCase<Vsg_cu_bf16>(in2, 2, 0, true, 25);
 }
 
 TEST_CASE("sg_cu scan(add) timing: a beat accepted in cycle c is valid in c+1", "[rtl][cu][scan][timing]") {
@@ -1290,7 +1302,8 @@ TokenStream expandData(std::mt19937& g, const TokenStream& ref, int b, int rows,
   for (const Token& t : ref) {
     if (t.kind == Token::Kind::Done) break;
     if (b == 0) {
-      d.push_back(t.kind == Token::Kind::Stop ? t : Token::tile(rows, cols, randWords(g, size_t(rows * cols)), t.stop));
+      if (t.kind == Token::Kind::Stop) d.push_back(t);
+      else d.push_back(Token::tile(rows, cols, randWords(g, size_t(rows * cols)), t.stop));
       continue;
     }
     any = any || t.kind == Token::Kind::Data;
@@ -1342,7 +1355,8 @@ void expandCase(const ExpandSpec& x, unsigned seed, unsigned bpSeed) {
 
 }  // namespace
 
-TEST_CASE("sg_cu expand: broadcast to the ref's inner b dims, empty groups, back-pressure", "[rtl][cu][expand]") {
+TEST_CASE("sg_cu expand: broadcast to the ref's inner b dims, empty groups, back-pressure",
+          "[rtl][cu][expand]") {
   // Ref with groups at levels 1..3, empty groups (STOP-only) at levels 1..3, an empty inner
   // group inside a non-empty one (STOP(1) with b = 2).
   const std::vector<int> ref = {0, 0, 1, -1, 0, 2, -2, 0, 1, -1, 0, 0, 3, -3, -1, 0, 2, 0, 1, 0, 3};
@@ -1396,9 +1410,11 @@ TEST_CASE("sg_cu expand timing", "[rtl][cu][expand][timing]") {
       const uint64_t c = r.inCyc[0][size_t(D - 1)];
       CHECK(r.outCyc[0] == c + 2);
       for (int k = 1; k < 4; ++k)
-        CHECK(r.outCyc[size_t(k * D + D - 1)] - r.outCyc[size_t((k - 1) * D + D - 1)] == uint64_t(std::max(R, D)));
-      // beats of one copy leave in consecutive cycles
-      for (int k = 0; k < 4; ++k)
+        CHECK(r.outCyc[size_t(k * D + D - 1)] - r.outCyc[size_t((k - 1) * D + D - 1)] ==
+              uint64_t(std::max(R, D)));
+      // D >= R: the beats of a copy leave in consecutive cycles (R > D: its final beat waits
+      // for the ref tile's last beat)
+      for (int k = 0; k < 4 && D >= R; ++k)
         for (int j = 1; j < D; ++j) CHECK(r.outCyc[size_t(k * D + j)] == r.outCyc[size_t(k * D + j - 1)] + 1);
     }
   }
@@ -1421,7 +1437,7 @@ void parCase(const TokenStream& in, int n, int level, unsigned bpSeed) {
   const std::vector<TokenStream> want = stepgen::parallelize(in, n);
   for (int i = 0; i <= n; ++i) {
     INFO("output " << i << " of " << n);
-    const RunOut r = runCu<V>(parCfg(n, i, level), beatsOf(in), {}, bpSeed + unsigned(i));
+    const RunOut r = runCu<V>(parCfg(n, i, level), beatsOf(in), {}, bpSeed ? bpSeed + unsigned(i) : 0u);
     requireBeats(r.out, i < n ? beatsOf(want[size_t(i)]) : std::vector<Beat>{doneBeat(W)});
     CHECK(r.rest0);
   }
@@ -1434,7 +1450,8 @@ TEST_CASE("sg_cu parallelize: round robin of the outermost dim", "[rtl][cu][para
   SECTION("rank 2, empty elements and inner empty groups, 2-beat tiles") {
     // Outermost elements (closed by stop 2): {0 0 1 0 2}, {STOP2}, {STOP1 0 2}, {0 1 -1 2},
     // {STOP2}, {0 2}, {0 0 2}: 7 elements.
-    const TokenStream in = done(makeToks(g, {0, 0, 1, 0, 2, -2, -1, 0, 2, 0, 1, -1, -2, -2, 0, 2, 0, 0, 2}, 2, 4));
+    const TokenStream in =
+        done(makeToks(g, {0, 0, 1, 0, 2, -2, -1, 0, 2, 0, 1, -1, -2, -2, 0, 2, 0, 0, 2}, 2, 4));
     for (int n : {1, 2, 3, 4}) {
       DYNAMIC_SECTION("n = " << n) {
         parCase<Vsg_cu_fp32>(in, n, 2, 0);
@@ -1454,7 +1471,8 @@ TEST_CASE("sg_cu parallelize: round robin of the outermost dim", "[rtl][cu][para
   }
 }
 
-TEST_CASE("sg_cu parallelize timing: c -> c+1, dropped beats never wait for the output", "[rtl][cu][parallelize][timing]") {
+TEST_CASE("sg_cu parallelize timing: c -> c+1, dropped beats never wait for the output",
+          "[rtl][cu][parallelize][timing]") {
   std::mt19937 g(96);
   const TokenStream in = done(makeToks(g, {0, 1, -1, 0, 1, 0, 0, 1, 1}, 2, 4));
   const std::vector<TokenStream> want = stepgen::parallelize(in, 2);
