@@ -41,14 +41,15 @@
 // row count), row memory (NS * ROWW/W beats, written at slot*ROWW/W + beat), and a written
 // bit per slot (wm_q). Both memories have one write and one asynchronous read port, as in
 // sg_route. Token boundaries without a divider: the per-token written mask tm (bit t*MAXK + j
-// = slot t*k + j written, j < k) is wm_q viewed through a MAXK-way multiplexer on k (t*kk is
-// an elaboration constant for each candidate kk); `tany` = tokens with a written slot. The
-// read-out keeps the current row (ct, cj) and the next written slot (nt, nj) one ahead, so a
-// row's stop is known when its final beat is registered: next = the next set bit of tm[nt]
-// above nj, else the first set bit of the next token in tany. Longest combinational paths:
-// nt -> tany priority encoder (MAXT bits) -> tm row select (MAXT:1 of MAXK bits) -> MAXK-bit
-// priority encoder -> nxt registers; in0 row count -> entry memory read -> row memory write
-// address; cursor slot -> row memory read -> output register.
+// = slot t*k + j written, j < k) is wm_q viewed through a MAXK-way multiplexer on k (t*c is
+// an elaboration constant for each candidate c); tany = tokens with a written slot (function
+// next_slot). The read-out keeps the current row (token ct, slot cs = ct*k + j) and the next
+// written slot (nt, nj) one ahead, so a row's stop is known when its final beat is
+// registered: next = the next set bit of tm[nt] above nj, else the first set bit of the next
+// token in tany. Longest combinational paths: nt -> tany priority encoder (MAXT bits) -> tm
+// row select (MAXT:1 of MAXK bits) -> MAXK-bit priority encoder -> nt/nj registers; in0 row
+// count -> entry memory read -> row memory write address; cursor slot -> row memory read ->
+// output register.
 // Port widths: k $clog2(MAXK+1), row_beats $clog2(ROWW/W+1) bits.
 //
 // Timing (cycle S = the `start` cycle; S+1 clears the unit, inputs are accepted from S+2).
@@ -148,6 +149,37 @@ module sg_combine #(
       if (v[i] && i >= from) r = {1'b1, JW'(i)};
     ffs_j = r;
   endfunction
+  // The written slot after slot j of token t in slot order: the next written slot of token t
+  // above j, else the first written slot of the next token that has one; from0: the first
+  // written slot of all. v: (t, j) is a slot (the successor of none is none). Returns
+  // {found, token, slot in token}. wm: written bits by slot; kk: k. The per-token mask is wm
+  // through a MAXK-way multiplexer on k (t*c is an elaboration constant for each candidate
+  // c), so no divider is needed. Called only where its result is registered (in the
+  // always_ff below, under col_end / adv): a simulator then skips it in all other cycles
+  // (as a continuous assignment it cost every cycle of every route-capable memory unit).
+  function automatic logic [TW+JW:0] next_slot(input logic [NS-1:0] wm,
+                                               input logic [$clog2(MAXK+1)-1:0] kk,
+                                               input logic [TW-1:0] t, input logic [JW-1:0] j,
+                                               input logic v, input logic from0);
+    logic [NS-1:0] tm;                    // bit t*MAXK + j: slot t*k + j written (j < k)
+    logic [MAXT-1:0] tany;                // token t has a written slot
+    logic [JW:0] f_in;                    // next written slot of token t above j
+    logic [TW:0] f_tok;                   // next token with a written slot
+    logic [JW:0] f_first;                 // its first written slot
+    tm = '0;
+    for (int tt = 0; tt < MAXT; tt++) begin
+      for (int c = 1; c <= MAXK; c++)
+        if (32'(kk) == c)
+          for (int jj = 0; jj < c; jj++) tm[tt * MAXK + jj] = wm[tt * c + jj];
+      tany[tt] = |tm[tt * MAXK +: MAXK];
+    end
+    f_in = ffs_j(tm[32'(t) * MAXK +: MAXK], 32'(j) + 1);
+    f_tok = ffs_t(tany, from0 ? 0 : 32'(t) + 1);
+    f_first = ffs_j(tm[32'(f_tok[TW-1:0]) * MAXK +: MAXK], 0);
+    if (!from0 && f_in[JW]) next_slot = {v, t, f_in[JW-1:0]};
+    // (a token in tany has a first written slot: f_first[JW] is 1 there)
+    else next_slot = {f_tok[TW] && f_first[JW] && (from0 || v), f_tok[TW-1:0], f_first[JW-1:0]};
+  endfunction
 
   // ---------------------------------------------------------------- state
   logic [2:0] st_q;
@@ -197,48 +229,10 @@ module sg_combine #(
   assign w_addr = XA'(32'(r_ent[SW-1:0]) * RBM + 32'(rb_q));
 
   // ---------------------------------------------------------------- read-out step
-  logic [NS-1:0] tm;                      // bit t*MAXK + j: slot t*k + j written (j < k)
-  logic [MAXT-1:0] tany;                  // token t has a written slot
-  logic [MAXK-1:0] tm_nt, tm_tn;          // tm rows of nt and of tn
-  logic from0;                            // look up the first written slot (cycle d)
-  logic [JW:0] ffs_in;                    // next written slot of token nt after nj
-  logic [TW:0] ffs_tok;                   // next token with a written slot
-  logic [JW:0] ffs_first;                 // its first written slot
-  logic s_v;                              // successor of nxt: exists,
-  logic [TW-1:0] s_t;                     // ... token,
-  logic [JW-1:0] s_j;                     // ... slot in token
   logic row_end;                          // the current beat is the row's last
   logic [2:0] row_stop;
   logic can_out, step, adv;
   logic [XA-1:0] c_addr;
-
-  always_comb begin
-    tm = '0;
-    for (int t = 0; t < MAXT; t++) begin
-      for (int kk = 1; kk <= MAXK; kk++)
-        if (32'(k) == kk)
-          for (int j = 0; j < kk; j++) tm[t * MAXK + j] = wm_q[t * kk + j];
-      tany[t] = |tm[t * MAXK +: MAXK];
-    end
-  end
-
-  assign from0 = (st_q == S_COL);
-  assign tm_nt = tm[32'(nt_q) * MAXK +: MAXK];
-  assign ffs_in = ffs_j(tm_nt, 32'(nj_q) + 1);
-  assign ffs_tok = ffs_t(tany, from0 ? 0 : 32'(nt_q) + 1);
-  assign tm_tn = tm[32'(ffs_tok[TW-1:0]) * MAXK +: MAXK];
-  assign ffs_first = ffs_j(tm_tn, 0);
-  always_comb begin
-    if (!from0 && ffs_in[JW]) begin
-      s_v = nv_q;
-      s_t = nt_q;
-      s_j = ffs_in[JW-1:0];
-    end else begin
-      s_v = ffs_tok[TW] && ffs_first[JW] && (from0 || nv_q);  // (a token in tany has one)
-      s_t = ffs_tok[TW-1:0];
-      s_j = ffs_first[JW-1:0];
-    end
-  end
 
   assign row_end = (32'(cb_q) + 1 == 32'(row_beats));
   assign row_stop = !nv_q ? 3'd2 : (nt_q != ct_q) ? 3'd1 : 3'd0;
@@ -309,14 +303,9 @@ module sg_combine #(
           end
           peak_q <= peak_q + (wr0 ? 32'(W) : 32'd0)
                            + ((f1 && in1_kind == K_DATA) ? 32'd1 : 32'd0);
-          // wm_q is final here (the rows' beats precede in0's DONE): look up the first
-          // written slot now.
-          if (col_end) begin
-            st_q <= S_PREP;
-            nv_q <= s_v;
-            nt_q <= s_t;
-            nj_q <= s_j;
-          end
+          // wm_q is final here (the rows' beats precede in0's DONE): the first written slot
+          // is looked up now (below).
+          if (col_end) st_q <= S_PREP;
         end
         S_PREP: st_q <= S_EMIT;
         S_EMIT: begin
@@ -345,10 +334,10 @@ module sg_combine #(
         ct_q <= nt_q;
         cs_q <= SW'(32'(nt_q) * 32'(k) + 32'(nj_q));
         cb_q <= '0;
-        nv_q <= s_v;
-        nt_q <= s_t;
-        nj_q <= s_j;
       end
+      // col_end (in S_COL: the first written slot) and adv (after it) never coincide.
+      if (col_end || adv)
+        {nv_q, nt_q, nj_q} <= next_slot(wm_q, k, nt_q, nj_q, nv_q, st_q == S_COL);
     end
   end
 endmodule

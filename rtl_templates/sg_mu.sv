@@ -75,7 +75,8 @@
 // in place of sg_route: same stop maps (no effect on the result: sg_combine reads no stop
 // field), same multiplexer without a register stage (selected by `combine`), started in the
 // same cycle S, so its timing formulas hold with S = that cycle, same end of the context
-// (sg_combine's `done` and `peak_words` are not used). The buffer side stays idle.
+// (sg_combine's `done` is not used; its `peak_words` is `held_words` while the combine
+// context runs). The buffer side stays idle.
 //
 // Ports: out_valid / out_beat come from registers (through the mode multiplexer, whose
 // select is a function of registers and the configuration); in0_ready and in1_ready are

@@ -18,6 +18,24 @@ stepgen_verify_test(e2e_swiglu_default arch/default.yaml examples/swiglu/graph.y
 stepgen_verify_test(e2e_buffer_default arch/default.yaml tests/data/graphs/buffer.yaml)
 stepgen_verify_test(e2e_shapes_default arch/default.yaml tests/data/graphs/shapes.yaml)
 set_tests_properties(e2e_swiglu_default e2e_buffer_default e2e_shapes_default PROPERTIES FIXTURES_REQUIRED default_fabric)
+# Scan(add), Expand and Parallelize on compute units (tests/data/arch_dyn_ops.yaml, sg_cu DYN = 1):
+# bit-exact, bytes equal, and the model's cycles within 5 % of the RTL's. The expected outputs
+# by plain loops over the same inputs: tests/unit/test_dyn_ops_map.cpp.
+foreach(g scan expand parallelize parallelize_scan)
+  set(name e2e_${g}_dyn_ops)
+  add_test(NAME ${name}
+           COMMAND bash -c "mkdir -p ${E2E_DIR}; log=${E2E_DIR}/${name}.log
+             $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/tests/data/arch_dyn_ops.yaml \
+               --graph ${STEPGEN_ROOT}/tests/data/graphs/${g}.yaml -o ${E2E_DIR}/${name} --build-cache ${E2E_CACHE} > $log 2>&1
+             rc=$?; cat $log; [ $rc -eq 0 ] || exit 1
+             awk '/^cycles:/ { e = $NF == \"%\" ? $(NF-1) : $NF; sub(/%/, \"\", e); e = e < 0 ? -e : e;
+                              if (e > 5) { print \"cycle error \" e \" % above 5 %\"; exit 1 } }' $log")
+  set_tests_properties(${name} PROPERTIES TIMEOUT 900)
+endforeach()
+set_tests_properties(e2e_scan_dyn_ops PROPERTIES FIXTURES_SETUP dyn_ops_fabric)
+set_tests_properties(e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops
+                     PROPERTIES FIXTURES_REQUIRED dyn_ops_fabric)
+
 # The small fabric with an FST waveform (a build of its own: tracing is compiled in).
 add_test(NAME e2e_trace_small COMMAND bash ${STEPGEN_ROOT}/tests/rtl/trace_small.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/trace ${E2E_CACHE})
 set_tests_properties(e2e_trace_small PROPERTIES TIMEOUT 1200)

@@ -19,12 +19,14 @@ enum class NumberFormat { Fp32, Bf16Fp32 };
 struct ComputeUnitParams {
   int lanes = 16;                  ///< MAC lanes (multiply-accumulates per cycle)
   int flopsPerCycle = 32;          ///< must equal 2 * lanes
-  std::vector<std::string> functions;  ///< subset of matmul, silu, mul, add, accum, retile, matmul_t, rowscale
-  /// The dynamic-tile datapath (sg_cu DYN = 1: dyn_m, bt, rowscale) is built only when
-  /// matmul_t or rowscale is listed: it halves the simulation speed of a fabric.
+  /// subset of matmul, silu, mul, add, accum, retile, matmul_t, rowscale, scan, expand, parallelize
+  std::vector<std::string> functions;
+  /// The dynamic-tile datapath (sg_cu DYN = 1: dyn_m, bt, rowscale, scan, expand,
+  /// parallelize) is built only when one of its functions is listed: it halves the
+  /// simulation speed of a fabric.
   bool dynamicTiles() const {
     for (const auto& f : functions)
-      if (f == "matmul_t" || f == "rowscale") return true;
+      if (f == "matmul_t" || f == "rowscale" || f == "scan" || f == "expand" || f == "parallelize") return true;
     return false;
   }
   NumberFormat format = NumberFormat::Bf16Fp32;

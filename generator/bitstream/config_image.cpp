@@ -44,6 +44,13 @@ TileDims tileBound(const StepGraph& g, const ElemType& e) {
   return {kMaxDynamicRows, dimValue(g, e.tile.at(1))};
 }
 
+// The target of set() for one unit and context (a unit other than an op's own).
+OpPlacement at(int unit, int ctx) {
+  OpPlacement q;
+  q.unit = unit, q.ctx = ctx;
+  return q;
+}
+
 // Word of a route unit's meta beat that holds the expert id (sg_route.sv, meta mode).
 constexpr int kMetaExpertWord = 3;
 
@@ -59,7 +66,7 @@ class ConfigBuilder {
       const Op& o = g_.ops[op];
       set(p, "enable", 1);
       if (p.auxUnit >= 0) {  // the route unit's twin that emits EagerMerge's selector (meta mode)
-        OpPlacement meta{p.auxUnit, p.ctx, -1, -1};
+        OpPlacement meta = at(p.auxUnit, p.ctx);
         set(meta, "enable", 1);
         configRoute(int(op), o, meta);
         set(meta, "out_meta", 1);
@@ -75,7 +82,7 @@ class ConfigBuilder {
       const auto& c = cands_[r.dstUnit];
       auto it = std::find(c.begin(), c.end(), r.srcUnit);
       if (it == c.end()) throw std::logic_error("internal error: route source is not a candidate");
-      OpPlacement dst{r.dstUnit, r.ctx, -1, -1};
+      OpPlacement dst = at(r.dstUnit, r.ctx);
       set(dst, fmt::format("in{}_src", r.dstPort), uint64_t(it - c.begin()) + 1);
       uint64_t map = 0;
       for (int s = 0; s < 8; ++s) map |= uint64_t(r.stopMap[s]) << (3 * s);
@@ -284,8 +291,56 @@ class ConfigBuilder {
     set(p, "o_base1", uint64_t(2 * M * K + 2 * K * N + M * N));
   }
 
+  // Scan(add, b) (sg_cu.sv func 8): the running tile lives in bank o_base0; a tile of
+  // dynamic row count ends with its `last` beat (dyn_m), a static one is o_beats beats.
+  void configScan(int op, const Op& o, const OpPlacement& p) {
+    const TileDims t = inputBound(op, 0);
+    const bool dyn = inputDynamic(op, 0);
+    if (!dyn) set(p, "o_beats", uint64_t(beats(o, t, "input")));
+    checkBuffer(o, t.words(), a_.cu.bufferBytes / 4, "compute-unit");
+    const int64_t b = attrInt(g_, o, "b");
+    limit(o, "b", b, 7);
+    set(p, "func", int(CuFunc::Scan));
+    set(p, "accum_b", uint64_t(b));
+    set(p, "dyn_m", dyn ? 1 : 0);
+    set(p, "o_base0", 0);
+  }
+
+  // Expand(b) (sg_cu.sv func 9): in0 = data, each element held whole in bank a_base0 while
+  // the ref's group lasts; in1 = ref, whose stops (after in1_stopmap) are the output's. Tiles
+  // of any length pass, so no beat count is configured.
+  void configExpand(int op, const Op& o, const OpPlacement& p) {
+    checkBuffer(o, inputBound(op, 0).words(), a_.cu.bufferBytes / 4, "compute-unit");
+    const int64_t b = attrInt(g_, o, "b");
+    limit(o, "b", b, 7);
+    set(p, "func", int(CuFunc::Expand));
+    set(p, "accum_b", uint64_t(b));
+    set(p, "a_base0", 0);
+  }
+
+  // Parallelize (sg_cu.sv func 10): one CU per output; output k's unit passes the outermost
+  // elements e with e mod n = k (idx_word = k). An element closes at a stop >= the input
+  // stream's rank (accum_b), so rank 0 makes every tile an element.
+  void configParallelize(const Op& o, const OpPlacement& p) {
+    const int64_t n = int64_t(o.outputs.size());
+    const int64_t rank = int64_t(s_.types.at(o.inputs.at(0).v).shape.size()) - 1;
+    limit(o, "outputs", n, 64);  // idx_word is 6 bits
+    limit(o, "rank", rank, 7);
+    for (int64_t k = 0; k < n; ++k) {
+      const OpPlacement q = at(p.unitOfOutput(size_t(k)), p.ctx);
+      set(q, "enable", 1);
+      set(q, "func", int(CuFunc::Parallelize));
+      set(q, "n", uint64_t(n));
+      set(q, "idx_word", uint64_t(k));
+      set(q, "accum_b", uint64_t(rank));
+    }
+  }
+
   void configCu(int op, const Op& o, const OpPlacement& p) {
     const int64_t bufWords = a_.cu.bufferBytes / 4;
+    if (o.kind == OpKind::Scan) return configScan(op, o, p);
+    if (o.kind == OpKind::Expand) return configExpand(op, o, p);
+    if (o.kind == OpKind::Parallelize) return configParallelize(o, p);
     std::string fn = attrString(o, "fn");
     if (o.kind == OpKind::Map && (fn == "matmul" || fn == "matmul_t")) return configMatmul(op, o, p, fn == "matmul_t");
     TileDims t = inputBound(op, 0);

@@ -31,7 +31,8 @@ int64_t moeDispatchRows(const MoeParams& p);
 ///   y[t] = sum over the k experts e of token t (ascending e) of rw[t, j_e] * SwiGLU_e(x[t])
 /// with SwiGLU_e(x) = (silu(x Wg_e^T) * (x Wu_e^T)) Wd_e. Tensors: x [B, D], wg and wu
 /// [E*F, D] (expert e's rows e*F .. e*F+F-1, stored [out, in]), wd [E*F, D] (expert e's
-/// F x D block), rw [B, k] (router weights, ascending expert order per token), y [B, D].
+/// F x D block), rw [B*k, 16] (router weights, ascending expert order per token, one 64-byte
+/// row per (token, slot) with the weight in word 0: what an address generator loads), y [B, D].
 /// The schedule: SelectGen -> Partition of the x rows per expert -> per expert Reshape(tb,
 /// pad) + retile (static) or Promote + retile (dynamic: one tile of T_e rows) -> EagerMerge
 /// -> RepeatStatic over the F tiles, AddrGen -> RandomOffChipLoad of the expert's weight
@@ -49,7 +50,8 @@ int64_t moeDispatchRows(const MoeParams& p);
 std::string buildMoeGraph(const MoeParams& p);
 
 /// Input tensors for the graph above: x uniform in [-1, 1), weights uniform scaled by
-/// 1/sqrt(fan-in), rw a softmax over k random logits per token (positive, summing to 1),
+/// 1/sqrt(fan-in), rw a softmax over k random logits per token (positive, summing to 1;
+/// word 0 of its rows),
 /// all from a std::mt19937 seeded with `seed`. `experts[t]` = token t's k experts (trace
 /// order); rw is written in ascending expert order to match Reassemble, and `routing` as
 /// described above.

@@ -30,7 +30,11 @@ UnitKind unitFor(OpKind k) {
     case OpKind::LinearOffChipStore:
     case OpKind::SelectGen: return UnitKind::AddressGen;  // SelectGen loads its routing rows
     case OpKind::Map:
-    case OpKind::Accum: return UnitKind::Compute;
+    case OpKind::Accum:
+    case OpKind::Scan:
+    case OpKind::Expand:       // in0 = data, in1 = ref
+    case OpKind::Parallelize:  // one compute unit per output
+      return UnitKind::Compute;
     case OpKind::Bufferize:
     case OpKind::RepeatStatic: return UnitKind::Memory;
     default: return UnitKind::Empty;
@@ -58,7 +62,7 @@ StopMap compose(const StopMap& first, const StopMap& then) {
 
 struct Source {
   int op = -1;
-  bool meta = false;  // the selector output of a route EagerMerge (its meta unit)
+  int output = 0;   // which output of `op` (Parallelize outputs and a route selector have units of their own)
   StreamId stream;  // stream leaving the absorbed chain into the consumer
   StopMap map = identityStopMap();
 };
@@ -104,8 +108,10 @@ class Mapper {
     const Stream& st = g_.stream(sid);
     const Op& p = g_.op(st.producer);
     if (!isAbsorbed(p.kind)) {
-      bool meta = p.outputs.size() == 2 && p.outputs[1].v == sid.v && hasMeta(st.producer.v);
-      out.push_back({st.producer.v, meta, sid, below});
+      int k = 0;
+      for (size_t j = 0; j < p.outputs.size(); ++j)
+        if (p.outputs[j].v == sid.v) k = int(j);
+      out.push_back({st.producer.v, k, sid, below});
       return;
     }
     if (p.kind == OpKind::Zip) {
@@ -113,7 +119,7 @@ class Mapper {
       return;
     }
     if (p.kind == OpKind::Streamify) {  // realised by the MU holding the buffer
-      out.push_back({g_.stream(p.inputs.at(0)).producer.v, false, sid, below});
+      out.push_back({g_.stream(p.inputs.at(0)).producer.v, 0, sid, below});
       return;
     }
     sources(p.inputs.at(0), compose(opStopMap(g_, p), below), out);
@@ -139,7 +145,7 @@ class Mapper {
     return order;
   }
 
-  int unitOf(const Source& s) const { return s.meta ? m_.ops[s.op].auxUnit : m_.ops[s.op].unit; }
+  int unitOf(const Source& s) const { return m_.ops[s.op].unitOfOutput(size_t(s.output)); }
 
   std::vector<int> placedNeighbours(int op) const {
     std::vector<int> n;
@@ -179,6 +185,9 @@ class Mapper {
     m_.ops[op].unit = takeUnit(o, want, placedNeighbours(op), taken);
     m_.ops[op].ctx = 0;
     if (hasMeta(op)) m_.ops[op].auxUnit = takeUnit(o, want, placedNeighbours(op), taken);
+    if (o.kind == OpKind::Parallelize)  // output k > 0 runs on a CU of its own
+      for (size_t k = 1; k < o.outputs.size(); ++k)
+        m_.ops[op].extraUnits.push_back(takeUnit(o, want, placedNeighbours(op), taken));
   }
 
   // The free unit of kind `want` nearest to the placed neighbours (ties: lowest grid index).
@@ -207,6 +216,10 @@ class Mapper {
     std::string fn;
     if (o.kind == OpKind::Map) fn = attrString(o, "fn") == "scale_rows" ? "rowscale" : attrString(o, "fn");
     if (o.kind == OpKind::Accum) fn = attrString(o, "fn") == "retile" ? "retile" : "accum";
+    if (o.kind == OpKind::Scan)  // only Scan(add) has hardware
+      fn = attrString(o, "fn") == "add" ? "scan" : "scan_" + attrString(o, "fn");
+    if (o.kind == OpKind::Expand) fn = "expand";
+    if (o.kind == OpKind::Parallelize) fn = "parallelize";
     if (fn.empty()) return;
     const auto& fs = a_.cu.functions;
     if (std::find(fs.begin(), fs.end(), fn) == fs.end())
@@ -218,6 +231,7 @@ class Mapper {
     std::vector<Source> src;
     for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
     for (size_t p = 0; p < src.size(); ++p) addRoute(op, m_.ops[op].unit, int(p), src[p]);
+    for (int u : m_.ops[op].extraUnits) addRoute(op, u, 0, src.at(0));  // Parallelize: every output's CU reads the input
     if (hasMeta(op)) addRoute(op, m_.ops[op].auxUnit, 1, src.at(1));  // the meta unit reads the routing rows only
   }
 

@@ -23,6 +23,15 @@ struct OpPlacement {
   int ctx = 0;
   int hostOp = -1;  ///< absorbed ops: the placed op that realises them, if any
   int auxUnit = -1; ///< a route EagerMerge with a selector output: the MU emitting it (meta mode)
+  std::vector<int> extraUnits;  ///< Parallelize: the CUs of outputs 1..n-1 (output 0 is `unit`)
+
+  /// The unit that emits output `k` of the op: a Parallelize output's own CU, a route
+  /// EagerMerge's selector (k = 1) its meta MU, otherwise `unit`.
+  int unitOfOutput(size_t k) const {
+    if (k >= 1 && k - 1 < extraUnits.size()) return extraUnits[k - 1];
+    if (k == 1 && auxUnit >= 0) return auxUnit;
+    return unit;
+  }
 };
 
 /// One hardware link: the output of `srcUnit` feeding input port `dstPort` of `dstUnit`.
@@ -47,7 +56,9 @@ struct Mapping {
 /// capacities. Errors (DiagError): M-301 no free unit of the kind an op needs, M-302 tile or
 /// buffer larger than a unit's memory, M-303 stream longer than link.reach (unroutable),
 /// M-304 a function the compute units do not have, M-305 a tile that is not a whole number
-/// of beats or 64-byte pieces.
+/// of beats or 64-byte pieces, M-306 an operator no unit runs. Scan(add), Expand and
+/// Parallelize run on compute units; Parallelize with n outputs takes n of them (one per
+/// output, the input broadcast to all).
 Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel& a);
 
 }  // namespace stepgen

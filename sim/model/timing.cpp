@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <stdexcept>
 
 #include "common/dram.hpp"
 #include "ir/attrs.hpp"
@@ -68,6 +69,9 @@ struct Unit {
   virtual bool step(TimingModel& m) = 0;
   // Producer side: when the last beat of out token i has left, given its start.
   virtual int64_t endFor(TimingModel& m, size_t i, int64_t start) = 0;
+  // Consumer side: true if the unit sets the `hold` of the tokens it takes on input `port`
+  // itself (it passes them on as they come); false: the link holds a token for beats x rate.
+  virtual bool streams(int /*port*/) const { return false; }
 };
 
 class TimingModel {
@@ -193,13 +197,16 @@ struct AgLoad : Unit {
 };
 
 // RandomOffChipLoad of expert weights (sg_ag.sv per_group): in0 carries the route unit's
-// meta groups (one link token per group); each group runs one walk of output tokens. A
-// group accepted (its closing beat) in cycle a has its first request in a+2; two groups of
-// lookahead: group i is accepted once walk i-2 has been taken (its first issue - 1).
+// meta groups (one link token per group); each group runs one walk of output tokens. The
+// beats of a group are taken as they come, except its closing beat, which needs one of the
+// two job-queue entries: group k closes once walk k-2 has been taken (its first issue - 1).
+// A group closed in cycle a has its first request in a+2.
 struct AgRandomLoad : AgLoad {
   std::vector<size_t> groupOf;     // per out token: the meta group it belongs to (DONE: the input DONE)
   std::vector<size_t> groupFirst;  // per meta group: its first out token, or SIZE_MAX if empty
-  size_t nextAccept = 0;
+  size_t nextAccept = 0, nextHold = 0;
+
+  bool streams(int) const override { return true; }  // holds each group until it may close
 
   int64_t earliestIssue(TimingModel& m, size_t i) override {
     const Link& a = m.links[in[0].first];
@@ -211,18 +218,24 @@ struct AgRandomLoad : AgLoad {
 
   bool step(TimingModel& m) override {
     Link& a = m.links[in[0].first];
+    const int c = in[0].second;
     bool progress = false;
     while (nextAccept < a.size()) {
       size_t k = nextAccept;
-      int64_t t = k == 0 ? 1 : a.end[k - 1];
-      if (k > 0 && t == kUnknown) break;
+      if (k > 0 && a.end[k - 1] == kUnknown) break;
+      a.accept[c][k] = k == 0 ? 1 : a.end[k - 1];
+      ++nextAccept, progress = true;
+    }
+    while (nextHold < a.size() && a.start[nextHold] != kUnknown) {
+      size_t k = nextHold;
+      int64_t h = a.start[k] + a.beats[k];
       if (k >= 2 && groupFirst[k - 2] != SIZE_MAX) {
         size_t g = firstBeat[groupFirst[k - 2]];
         if (issue[g] == 0) break;  // walk k-2 not taken yet
-        t = std::max(t, issue[g] - 1);
+        h = std::max(h, issue[g]);
       }
-      a.accept[in[0].second][k] = t;
-      ++nextAccept, progress = true;
+      a.hold[c][k] = h;
+      ++nextHold, progress = true;
     }
     return AgLoad::step(m) || progress;
   }
@@ -345,6 +358,113 @@ struct CuStream : Unit {
     for (auto [li, c] : in) e = std::max(e, m.links[li].natEnd[i] + kHop);
     return e;
   }
+  bool streams(int) const override { return true; }
+};
+
+// Expand (sg_cu.sv func 9): in0 = data elements, in1 = ref; out token j is ref token j's
+// copy of its data element (or the ref's STOP / DONE), so the ref streams to the output as
+// in CuStream (c -> c+1). A ref token of group k waits for data element k: a tile is held
+// from the cycle after its last beat; a STOP or DONE must be at in0's head and is taken in
+// the cycle of the ref token that uses it up. Data tile k+1 loads from the cycle the ref
+// token closing group k is consumed. (The RTL drops a ref tile's beats before its last as
+// they come, even before the data tile is held; the model waits: at most R-1 cycles late.)
+struct CuExpand : Unit {
+  std::vector<size_t> groupOf;  // per ref token: its data element (the ref DONE: the data DONE)
+  std::vector<size_t> closer;   // per data element: the ref token that uses it up
+  size_t nextData = 0, nextRef = 0, nextOffer = 0, nextHold = 0;
+
+  // First cycle data element k may be taken: the one before it has been used up.
+  int64_t freeFrom(TimingModel& m, size_t k) const {
+    if (k == 0) return 1;
+    const int64_t e = m.links[in[1].first].end[closer[k - 1]];
+    return e == kUnknown ? kUnknown : e - 1;
+  }
+
+  bool step(TimingModel& m) override {
+    Link& d = m.links[in[0].first];
+    Link& r = m.links[in[1].first];
+    Link& o = m.links[out];
+    const int dc = in[0].second, rc = in[1].second;
+    bool progress = false;
+    while (nextData < d.size()) {
+      const size_t k = nextData;
+      int64_t t = d.kinds[k] == Kind::Data ? freeFrom(m, k) : r.start[closer[k]];
+      if (t == kUnknown) break;
+      d.accept[dc][k] = t;
+      ++nextData, progress = true;
+    }
+    while (nextRef < r.size()) {
+      const size_t j = nextRef, k = groupOf[j];
+      int64_t t = 1;
+      if (j > 0) {
+        if (o.end[j - 1] == kUnknown) break;
+        t = o.end[j - 1] - 1;
+      }
+      if (d.kinds[k] == Kind::Data) {  // the tile is held
+        if (d.end[k] == kUnknown) break;
+        t = std::max(t, d.end[k]);
+      } else {  // the STOP / DONE is at in0's head
+        const int64_t f = freeFrom(m, k);
+        if (f == kUnknown || d.offer[k] == kUnknown) break;
+        t = std::max({t, f, d.offer[k]});
+      }
+      r.accept[rc][j] = t;
+      ++nextRef, progress = true;
+    }
+    for (; nextOffer < o.size() && r.start[nextOffer] != kUnknown; ++nextOffer, progress = true)
+      o.offer[nextOffer] = r.start[nextOffer] + kHop;
+    for (; nextHold < o.nextEnd; ++nextHold, progress = true) r.hold[rc][nextHold] = o.end[nextHold] - 1;
+    if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
+    return progress;
+  }
+  int64_t endFor(TimingModel& m, size_t j, int64_t start) override {
+    return std::max(start + m.links[out].beats[j], m.links[in[1].first].natEnd[j] + kHop);
+  }
+  bool streams(int port) const override { return port == 1; }
+};
+
+// One output of Parallelize (sg_cu.sv func 10; one CU per output, the input broadcast to
+// all): every input token is taken; a token of this output's elements passes as in
+// CuStream (c -> c+1), any other is dropped at one beat per cycle without waiting for the
+// output.
+struct CuParallelize : Unit {
+  int index = 0;               // this unit's output
+  std::vector<int64_t> outOf;  // per in token: its out token, or -1 (dropped)
+  std::vector<size_t> inOf;    // per out token: its in token
+  size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
+
+  bool step(TimingModel& m) override {
+    Link& l = m.links[in[0].first];
+    Link& o = m.links[out];
+    const int c = in[0].second;
+    bool progress = false;
+    while (nextAccept < l.size()) {
+      const size_t i = nextAccept;
+      int64_t t = 1;
+      if (outOf[i] > 0) {
+        if (o.end[size_t(outOf[i]) - 1] == kUnknown) break;
+        t = o.end[size_t(outOf[i]) - 1] - 1;
+      }
+      l.accept[c][i] = t;
+      ++nextAccept, progress = true;
+    }
+    for (; nextOffer < l.size() && l.start[nextOffer] != kUnknown; ++nextOffer, progress = true)
+      if (outOf[nextOffer] >= 0) o.offer[size_t(outOf[nextOffer])] = l.start[nextOffer] + kHop;
+    while (nextHold < l.size()) {
+      const size_t i = nextHold;
+      const int64_t e = outOf[i] < 0 ? (l.start[i] == kUnknown ? kUnknown : l.start[i] + l.beats[i])
+                                     : (o.end[size_t(outOf[i])] == kUnknown ? kUnknown : o.end[size_t(outOf[i])] - 1);
+      if (e == kUnknown) break;
+      l.hold[c][i] = e;
+      ++nextHold, progress = true;
+    }
+    if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
+    return progress;
+  }
+  int64_t endFor(TimingModel& m, size_t j, int64_t start) override {
+    return std::max(start + m.links[out].beats[j], m.links[in[0].first].natEnd[inOf[j]] + kHop);
+  }
+  bool streams(int) const override { return true; }
 };
 
 // Accum / retile, and the MU: tokens accumulate into one of two banks; a closing token
@@ -558,6 +678,34 @@ void buildGroups(Banked& u, const TokenStream& in, const TokenStream& out, int b
   }
 }
 
+// Data element of every ref token of an Expand(b) (a token with stop >= b uses it up; the
+// ref DONE pairs with the data DONE), and the ref token that uses each element up.
+void buildExpandGroups(CuExpand& u, const TokenStream& ref, int b, size_t dataTokens) {
+  size_t k = 0;
+  for (size_t j = 0; j < ref.size(); ++j) {
+    u.groupOf.push_back(k);
+    if (ref[j].kind == Kind::Done || ref[j].stop >= b) u.closer.push_back(j), ++k;
+  }
+  if (k != dataTokens) throw std::logic_error("internal error: Expand data and ref groups disagree");
+}
+
+// Which input tokens output `index` of Parallelize(n) passes: the outermost elements (closed
+// by a stop >= the stream's rank, the largest stop in it, as the functional model counts)
+// e with e mod n = index, and DONE.
+void buildParallelOutput(CuParallelize& u, const TokenStream& in, size_t n, size_t outTokens) {
+  int rank = 0;
+  for (const Token& t : in)
+    if (t.kind != Kind::Done) rank = std::max(rank, t.stop);
+  size_t e = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const bool pass = in[i].kind == Kind::Done || e % n == size_t(u.index);
+    u.outOf.push_back(pass ? int64_t(u.inOf.size()) : -1);
+    if (pass) u.inOf.push_back(i);
+    if (in[i].kind != Kind::Done && in[i].stop >= rank) ++e;
+  }
+  if (u.inOf.size() != outTokens) throw std::logic_error("internal error: Parallelize output tokens disagree");
+}
+
 // Output pieces of a RandomOffChipLoad: token j reads the tile named by address token j
 // (AddrGen: tile a of the tensor in row-major tile order, tiles spanning whole rows).
 std::vector<std::vector<uint64_t>> randomPieces(const StepGraph& g, const Op& op, const TokenStream& addr) {
@@ -622,8 +770,12 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
       u = std::make_unique<MuCombine>();
     } else if (o.kind == OpKind::Map && (attrString(o, "fn") == "matmul" || attrString(o, "fn") == "matmul_t")) {
       u = std::make_unique<CuMatmul>();
-    } else if (o.kind == OpKind::Map) {
+    } else if (o.kind == OpKind::Map || o.kind == OpKind::Scan) {  // Scan(add): c -> c+1 as well
       u = std::make_unique<CuStream>();
+    } else if (o.kind == OpKind::Expand) {
+      u = std::make_unique<CuExpand>();
+    } else if (o.kind == OpKind::Parallelize) {  // output 0; outputs 1.. below
+      u = std::make_unique<CuParallelize>();
     } else {
       u = std::make_unique<Banked>();
     }
@@ -636,6 +788,13 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
       unitOf[pl.auxUnit] = int(m.units.size()), opOf[pl.auxUnit] = int(op);
       metaUnits.insert(pl.auxUnit);
       m.units.push_back(std::move(meta));
+    }
+    for (size_t k = 0; k < pl.extraUnits.size(); ++k) {  // Parallelize outputs 1..n-1
+      auto x = std::make_unique<CuParallelize>();
+      x->index = int(k) + 1;
+      x->name = fmt::format("{} (output {})", o.name, k + 1);
+      unitOf[pl.extraUnits[k]] = int(m.units.size()), opOf[pl.extraUnits[k]] = int(op);
+      m.units.push_back(std::move(x));
     }
   }
   // One output link per producing unit, carrying the stream its consumers read (a meta
@@ -654,7 +813,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
   for (const Route& r : mp.routes) {
     Link& l = m.links[linkOf.at(r.srcUnit)];
     Unit& u = *m.units[unitOf.at(r.dstUnit)];
-    bool streaming = dynamic_cast<CuStream*>(&u) != nullptr;
+    bool streaming = u.streams(r.dstPort);
     bool fixedRate = dynamic_cast<MuRoute*>(&u) || dynamic_cast<MuCombine*>(&u);  // 1 beat/cycle
     bool mu = a.units[r.dstUnit].kind == UnitKind::Memory && !fixedRate;
     int c = l.addConsumer(unitOf.at(r.dstUnit), streaming, mu ? cpb : 1);
@@ -685,6 +844,10 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
         const Op& addr = g.op(g.stream(o.inputs[0]).producer);
         buildWalkGroups(*rl, streams.at(o.outputs[0].v), attrInt(g, addr, "tiles"), m.links[rl->in[0].first].size() - 1);
       }
+    } else if (auto* ex = dynamic_cast<CuExpand*>(u)) {
+      buildExpandGroups(*ex, streams.at(o.inputs[1].v), int(attrInt(g, o, "b")), m.links[ex->in[0].first].size());
+    } else if (auto* pz = dynamic_cast<CuParallelize*>(u)) {
+      buildParallelOutput(*pz, streams.at(o.inputs[0].v), o.outputs.size(), m.links[pz->out].size());
     } else if (auto* cb = dynamic_cast<MuCombine*>(u)) {
       const Link &rows = m.links[cb->in[0].first], &meta = m.links[cb->in[1].first];
       std::vector<size_t> metaData;

@@ -213,3 +213,73 @@ TEST_CASE("moe: the dispatch cluster maps onto one route-mode memory unit", "[ma
   CHECK(absorbed == 1 + 2 * 8);  // the Partition, and a Reshape and a retile per expert
   CHECK(r.mapping.unitsUsed == 4);  // routing rows AG, token rows AG, route MU, store AG
 }
+
+namespace {
+// Configuration field `name` of context 0 of fabric unit `unit` in a compiled image.
+uint64_t cfgField(const CompileResult& c, int unit, const std::string& name) {
+  const KindLayout& k = c.layout.kindLayout(c.arch.units.at(size_t(unit)).kind);
+  for (size_t s = 0; s < c.layout.slots.size(); ++s)
+    if (c.layout.slots[s].unit == unit)
+      for (size_t f = 0; f < k.fields.size(); ++f)
+        if (k.fields[f].name == name) return c.image.values[s][0][f];
+  throw std::logic_error("no field " + name);
+}
+int opIndex(const CompileResult& c, const std::string& name) {
+  for (size_t i = 0; i < c.graph.ops.size(); ++i)
+    if (c.graph.ops[i].name == name) return int(i);
+  throw std::logic_error("no op " + name);
+}
+}  // namespace
+
+TEST_CASE("moe: the whole layer maps onto arch/moe.yaml (route, meta twin, weight loads, combine)", "[mapper][moe]") {
+  const MoeCase c = moeCases()[0];  // Mixtral: E 8, k 2, D 64, F 224, tile_F 32
+  for (int64_t tb : {int64_t(16), int64_t(0)}) {
+    MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, tb, c.tileF, "routing.csv"};
+    fs::path dir = fs::temp_directory_path() / fmt::format("stepgen_moe_map_layer_{}", tb);
+    writeMoeExample(p, root() + "/examples/moe/data/" + c.traceFile, dir.string(), 5);
+    CompileResult r = compileGraph(root() + "/arch/moe.yaml", (dir / "graph.yaml").string());
+    CHECK(r.mapping.unitsUsed == 19);  // 7 AG (routing, x, wg, wu, wd, rw, y), 4 MU, 8 CU
+    // The route EagerMerge: data on one MU, its selector (meta beats) on a second one that
+    // reads the same routing rows.
+    const OpPlacement& merge = r.mapping.ops.at(size_t(opIndex(r, "merge")));
+    REQUIRE(merge.auxUnit >= 0);
+    CHECK(merge.auxUnit != merge.unit);
+    CHECK(cfgField(r, merge.unit, "route") == 1);
+    CHECK(cfgField(r, merge.unit, "out_meta") == 0);
+    CHECK(cfgField(r, merge.auxUnit, "route") == 1);
+    CHECK(cfgField(r, merge.auxUnit, "out_meta") == 1);
+    CHECK(cfgField(r, merge.auxUnit, "tile_rows") == uint64_t(tb));
+    int routingSrc[2] = {-1, -1};
+    for (const Route& rt : r.mapping.routes)
+      for (int i = 0; i < 2; ++i)
+        if (rt.dstUnit == (i ? merge.auxUnit : merge.unit) && rt.dstPort == 1) routingSrc[i] = rt.srcUnit;
+    CHECK(routingSrc[0] >= 0);
+    CHECK(routingSrc[0] == routingSrc[1]);
+    // Combine: Partition + 8 x (FlatMap, Flatten) absorbed into the Reassemble's MU.
+    const int re = opIndex(r, "reassemble");
+    int members = 0;
+    for (const auto& o : r.mapping.ops) members += o.hostOp == re;
+    CHECK(members == 1 + 2 * 8);
+    const int cu = r.mapping.ops[size_t(re)].unit;
+    CHECK(cfgField(r, cu, "combine") == 1);
+    CHECK(cfgField(r, cu, "k") == 2);
+    CHECK(cfgField(r, cu, "row_beats") == 4);  // D 64 / 16 words per beat
+    // Weight loads: per group of meta beats, expert id in word 3, F/tf tiles of tf x D.
+    const int wg = r.mapping.ops.at(size_t(opIndex(r, "load_wg"))).unit;
+    CHECK(cfgField(r, wg, "random") == 1);
+    CHECK(cfgField(r, wg, "per_group") == 1);
+    CHECK(cfgField(r, wg, "idx_word") == 3);
+    CHECK(cfgField(r, wg, "n0") == 224 / 32);
+    CHECK(cfgField(r, wg, "s0") == 32 * 64 * 4);
+    CHECK(cfgField(r, wg, "idx_stride") == 224 * 64 * 4);  // one expert's F rows of D words
+    CHECK(r.mapping.ops.at(size_t(opIndex(r, "addr_g"))).hostOp == opIndex(r, "load_wg"));
+    // Gate matmul: b arrives tf x D (bt, N = tf); dynamic tiling counts M from the beats.
+    const int mm = r.mapping.ops.at(size_t(opIndex(r, "mm_g"))).unit;
+    CHECK(cfgField(r, mm, "bt") == 1);
+    CHECK(cfgField(r, mm, "n") == 32);
+    CHECK(cfgField(r, mm, "k") == 64);
+    CHECK(cfgField(r, mm, "dyn_m") == (tb ? 0u : 1u));
+    if (tb) CHECK(cfgField(r, mm, "mn") == 16 * 32);
+    CHECK(cfgField(r, r.mapping.ops.at(size_t(opIndex(r, "scale"))).unit, "func") == int(CuFunc::RowScale));
+  }
+}
