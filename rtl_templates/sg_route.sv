@@ -51,6 +51,16 @@
 // encoded from that register, so switching experts costs nothing. Longest combinational
 // paths: bit map row select (MAXE:1 of MAXT bits) -> MAXT-bit priority encoder -> cursor
 // register; cursor -> per-token memory read -> slot match -> output register.
+// Simulation cost: the wide logic (routing-row decode and bit map update, priority encoders,
+// per-token memory reads and slot match, output beat) is evaluated only inside the always_ff
+// branches that register its results (functions and block-local temporaries), so a simulator
+// skips it in every cycle that does not use it: idle, sg_mu's other contexts, x-row beats, the
+// non-final beats of an entry. Only the two bit map row selects (row_cur, row_nxt: MAXT bits
+// each) are continuous: the bit map is written in an always_ff of its own, update branch first,
+// and read nowhere else, so Verilator updates it in place (read in the read-out's block, it
+// would copy all MAXE*MAXT bits to a shadow and back every cycle). Priority encoders: mask the
+// bits below `from`, isolate the lowest set bit (m & -m), OR-encode it with constant masks
+// (clog2(n) steps instead of a loop over all n bits).
 // Port widths: n_exp $clog2(MAXE+1), k $clog2(MAXK+1), tile_rows $clog2(MAXT+1), row_beats
 // $clog2(ROWW/W+1) bits.
 //
@@ -136,21 +146,74 @@ module sg_route #(
     $error("sg_route: need W >= 4 even, 1 <= MAXK <= W/2, ROWW a multiple of W, MAXT >= 2");
   end
 
-  // ---------------------------------------------------------------- priority encoders
-  // Lowest set bit of v at an index >= from: {found, index}.
+  // ---------------------------------------------------------------- functions
+  // Called only inside the always_ff blocks below, in the branches that register their
+  // results: a simulator then skips this logic in every other cycle (as continuous
+  // assignments it cost every cycle of every route-capable memory unit, idle or not).
+
+  // Priority encoders: the lowest set bit of v at an index >= from: {found, index}. The bits
+  // below `from` are masked off, the lowest remaining set bit is isolated (m & -m) and
+  // encoded: index bit b = OR of the one-hot bits i with bit b of i set (constant masks).
+  function automatic logic [TW*MAXT-1:0] enc_masks_t();
+    for (int b = 0; b < TW; b++)
+      for (int i = 0; i < MAXT; i++) enc_masks_t[b * MAXT + i] = ((i >> b) & 1) != 0;
+  endfunction
+  function automatic logic [EW*MAXE-1:0] enc_masks_e();
+    for (int b = 0; b < EW; b++)
+      for (int i = 0; i < MAXE; i++) enc_masks_e[b * MAXE + i] = ((i >> b) & 1) != 0;
+  endfunction
+  localparam logic [TW*MAXT-1:0] ENC_T = enc_masks_t();
+  localparam logic [EW*MAXE-1:0] ENC_E = enc_masks_e();
   function automatic logic [TW:0] ffs_t(input logic [MAXT-1:0] v, input int from);
-    logic [TW:0] r;
-    r = '0;
-    for (int i = MAXT - 1; i >= 0; i--)
-      if (v[i] && i >= from) r = {1'b1, TW'(i)};
-    ffs_t = r;
+    logic [MAXT-1:0] m;
+    m = v & ({MAXT{1'b1}} << from);
+    m = m & (~m + 1'b1);
+    ffs_t[TW] = |m;
+    for (int b = 0; b < TW; b++) ffs_t[b] = |(m & ENC_T[b * MAXT +: MAXT]);
   endfunction
   function automatic logic [EW:0] ffs_e(input logic [MAXE-1:0] v, input int from);
-    logic [EW:0] r;
-    r = '0;
-    for (int i = MAXE - 1; i >= 0; i--)
-      if (v[i] && i >= from) r = {1'b1, EW'(i)};
-    ffs_e = r;
+    logic [MAXE-1:0] m;
+    m = v & ({MAXE{1'b1}} << from);
+    m = m & (~m + 1'b1);
+    ffs_e[EW] = |m;
+    for (int b = 0; b < EW; b++) ffs_e[b] = |(m & ENC_E[b * MAXE +: MAXE]);
+  endfunction
+
+  // Routing row (words 0..MAXK-1 of an in1 beat): the expert id of each slot, and which slots
+  // are routed (j < k and id < n_exp).
+  function automatic logic [MAXK*EW-1:0] row_ids(input logic [MAXK*32-1:0] w);
+    for (int j = 0; j < MAXK; j++) row_ids[j * EW +: EW] = w[j * 32 +: EW];
+  endfunction
+  function automatic logic [MAXK-1:0] row_ok(input logic [MAXK*32-1:0] w,
+                                             input logic [$clog2(MAXK+1)-1:0] kk,
+                                             input logic [$clog2(MAXE+1)-1:0] ne);
+    for (int j = 0; j < MAXK; j++) row_ok[j] = (j < 32'(kk)) && (w[j * 32 +: 32] < 32'(ne));
+  endfunction
+
+  // The experts named by the routed slots of a routing row (ids, ok as above).
+  function automatic logic [MAXE-1:0] row_hit(input logic [MAXK*EW-1:0] ids,
+                                              input logic [MAXK-1:0] ok);
+    row_hit = '0;
+    for (int j = 0; j < MAXK; j++)
+      if (ok[j]) row_hit[ids[j * EW +: EW]] = 1'b1;
+  endfunction
+
+  // Meta words 0..3 of the entry (token t of expert e, pad: padding) from the token's stored
+  // ids, routed slots and weights: the slot j is the lowest routed slot naming e.
+  function automatic logic [127:0] meta_words(input logic [MAXK*EW-1:0] ids,
+                                              input logic [MAXK-1:0] ok,
+                                              input logic [MAXK*32-1:0] wts,
+                                              input logic [EW-1:0] e, input logic [TW-1:0] t,
+                                              input logic pad,
+                                              input logic [$clog2(MAXK+1)-1:0] kk);
+    logic [JW-1:0] j;
+    j = '0;
+    for (int i = MAXK - 1; i >= 0; i--)
+      if (ok[i] && ids[i * EW +: EW] == e) j = JW'(i);
+    meta_words[0 +: 32] = pad ? 32'hFFFF_FFFF : 32'(t);
+    meta_words[32 +: 32] = pad ? 32'hFFFF_FFFF : 32'(t) * 32'(kk) + 32'(j);
+    meta_words[64 +: 32] = pad ? 32'd0 : wts[32'(j) * 32 +: 32];
+    meta_words[96 +: 32] = 32'(e);
   endfunction
 
   // ---------------------------------------------------------------- state
@@ -185,11 +248,6 @@ module sg_route #(
   logic f0, f1;
   logic [1:0] in0_kind, in1_kind;
   logic col_end;                          // the last needed DONE is accepted this cycle
-  logic [MAXE-1:0] hit;                   // experts named by the accepted routing row
-  logic [MAXK*EW-1:0] row_ids;
-  logic [MAXK-1:0] row_ok;
-  logic [MAXK*32-1:0] row_wts;
-  logic [MAXT-1:0] tok_dec;               // one-hot of the routing row's token index
 
   assign in0_kind = in0_beat[DW + 4 +: 2];
   assign in1_kind = in1_beat[DW + 4 +: 2];
@@ -200,75 +258,45 @@ module sg_route #(
   assign col_end = (st_q == S_COL) && (d1_q || (f1 && in1_kind == K_DONE)) &&
                    (out_meta || d0_q || (f0 && in0_kind == K_DONE));
 
-  always_comb begin
-    hit = '0;
-    row_ids = '0;
-    row_ok = '0;
-    row_wts = '0;
-    tok_dec = '0;
-    tok_dec[rt_q[TW-1:0]] = 1'b1;
-    for (int j = 0; j < MAXK; j++) begin
-      row_wts[j * 32 +: 32] = in1_beat[(W / 2 + j) * 32 +: 32];
-      row_ids[j * EW +: EW] = in1_beat[j * 32 +: EW];
-      row_ok[j] = (j < 32'(k)) && (in1_beat[j * 32 +: 32] < 32'(n_exp));
-      if (row_ok[j]) hit[row_ids[j * EW +: EW]] = 1'b1;
-    end
-  end
-
   // ---------------------------------------------------------------- read-out step
-  logic [MAXT-1:0] row_cur, row_nxt;      // bit map rows of cur_e and nxt_e
-  logic [TW:0] ffs_cur, ffs_nxt;          // next token of cur_e after cur_t; first of nxt_e
-  logic [EW:0] ffs_ne;                    // next non-empty expert (above nxt_e, or from 0)
-  logic has_next;                         // the current expert has a token after cur_t
-  logic grp_end;                          // the current entry is its group's last
   logic ent_end;                          // the current beat is the entry's last
-  logic can_out, step, load;
-  logic [MAXK*EW-1:0] c_ids;
-  logic [MAXK-1:0] c_ok;
-  logic [MAXK*32-1:0] c_wts;
-  logic [JW-1:0] c_j;                     // slot of the current entry
-  logic [31:0] c_w;
-  logic [DW-1:0] c_meta, c_data;
-  logic [XA-1:0] c_addr;
+  logic can_out, step;
+  logic [XA-1:0] c_addr;                  // x memory address of the current beat
+  logic [MAXT-1:0] row_cur, row_nxt;      // bit map rows of cur_e and nxt_e
 
-  assign row_cur = bm_q[32'(cur_e_q) * MAXT +: MAXT];
-  assign row_nxt = bm_q[32'(nxt_e_q) * MAXT +: MAXT];
-  assign ffs_cur = ffs_t(row_cur, 32'(cur_t_q) + 1);
-  assign ffs_nxt = ffs_t(row_nxt, 0);
-  assign ffs_ne = ffs_e(ne_q, (st_q == S_COL) ? 0 : 32'(nxt_e_q) + 1);
-  assign has_next = !cur_pad_q && ffs_cur[TW];
-  assign grp_end = (tile_rows == '0) ? !has_next
-                                     : ({1'b0, cnt_q} + 1'b1 == {1'b0, tile_rows});
   assign ent_end = out_meta || (32'(cur_b_q) + 1 == 32'(row_beats));
   assign can_out = !ov_q || out_ready;
   assign step = (st_q == S_EMIT) && !eos_q && can_out;
-
-  always_comb begin
-    c_ids = tid_mem[cur_t_q];
-    c_ok = tok_mem[cur_t_q];
-    c_wts = twt_mem[cur_t_q];
-    c_j = '0;
-    for (int j = MAXK - 1; j >= 0; j--)
-      if (c_ok[j] && c_ids[j * EW +: EW] == cur_e_q) c_j = JW'(j);
-    c_w = c_wts[32'(c_j) * 32 +: 32];
-    c_meta = '0;
-    c_meta[0 +: 32] = cur_pad_q ? 32'hFFFF_FFFF : 32'(cur_t_q);
-    c_meta[32 +: 32] = cur_pad_q ? 32'hFFFF_FFFF : 32'(cur_t_q) * 32'(k) + 32'(c_j);
-    c_meta[64 +: 32] = cur_pad_q ? 32'd0 : c_w;
-    c_meta[96 +: 32] = 32'(cur_e_q);
-    c_addr = XA'(32'(cur_t_q) * RBM + 32'(cur_b_q));
-    c_data = cur_pad_q ? '0 : xmem[c_addr];
-  end
+  assign c_addr = XA'(32'(cur_t_q) * RBM + 32'(cur_b_q));
+  // The bit map rows of cur_e and nxt_e (plain row selects; see the bit map block below).
+  assign row_cur = bm_q[32'(cur_e_q) * MAXT +: MAXT];
+  assign row_nxt = bm_q[32'(nxt_e_q) * MAXT +: MAXT];
 
   assign out_beat = out_q;
   assign out_valid = ov_q;
   assign done = done_q;
   assign peak_words = peak_q;
 
-  // load: move the cursor to the first token of nxt_e (or to the end when there is no
-  // further non-empty expert) and look up the non-empty expert after nxt_e. In S_PREP (the
-  // first expert) and after the last entry of an expert's last group.
-  assign load = (st_q == S_PREP) || (step && cur_v_q && ent_end && !has_next && grp_end);
+  // The bit map: with an accepted routing row, row e |= the token's one-hot for every expert e
+  // named by a routed slot (hit); cleared in S_INIT. A block of its own, read elsewhere only
+  // through row_cur / row_nxt, and the update branch first: then Verilator updates bm_q in
+  // place (otherwise it copies all MAXE*MAXT bits to a shadow and back every cycle).
+  always_ff @(posedge clk) begin
+    if (rst_n && !start) begin
+      if (f1 && in1_kind == K_DATA) begin : b_row
+        logic [MAXE-1:0] hit;
+        hit = row_hit(row_ids(in1_beat[0 +: MAXK * 32]),
+                      row_ok(in1_beat[0 +: MAXK * 32], k, n_exp));
+        for (int e = 0; e < MAXE; e++)
+          if (hit[e])
+            bm_q[e * MAXT +: MAXT] <= bm_q[e * MAXT +: MAXT] | (MAXT'(1) << rt_q[TW-1:0]);
+        ne_q <= ne_q | hit;
+      end else if (st_q == S_INIT) begin
+        for (int e = 0; e < MAXE; e++) bm_q[e * MAXT +: MAXT] <= '0;  // row by row
+        ne_q <= '0;
+      end
+    end
+  end
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
@@ -285,7 +313,23 @@ module sg_route #(
       peak_q <= '0;
       ov_q <= 1'b0;
       eos_q <= 1'b0;
-    end else begin
+    end else begin : b_run
+      // Read-out step values, set only in the cycles that use them (blocking, local):
+      logic [TW:0] nt;                    // next token of cur_e after cur_t: {found, t}
+      logic has_next;                     // the current expert has a token after cur_t
+      logic grp_end;                      // the current entry is its group's last
+      logic load;
+      logic [TW:0] ft;                    // first token of nxt_e: {found, t}
+      logic [EW:0] fe;                    // next non-empty expert: {found, e}
+      nt = '0;
+      ft = '0;
+      fe = '0;
+      has_next = 1'b0;
+      grp_end = 1'b0;
+      // load: move the cursor to the first token of nxt_e (or to the end when there is no
+      // further non-empty expert) and look up the non-empty expert after nxt_e. In S_PREP
+      // (the first expert) and after the last entry of an expert's last group.
+      load = (st_q == S_PREP);
       case (st_q)
         S_INIT: begin
           st_q <= S_COL;
@@ -294,8 +338,6 @@ module sg_route #(
           rt_q <= '0;
           xt_q <= '0;
           xb_q <= '0;
-          for (int e = 0; e < MAXE; e++) bm_q[e * MAXT +: MAXT] <= '0;  // row by row
-          ne_q <= '0;
           ov_q <= 1'b0;
           eos_q <= 1'b0;
         end
@@ -319,12 +361,9 @@ module sg_route #(
             if (in1_kind == K_DONE) begin
               d1_q <= 1'b1;
             end else if (in1_kind == K_DATA) begin
-              tid_mem[rt_q[TW-1:0]] <= row_ids;
-              tok_mem[rt_q[TW-1:0]] <= row_ok;
-              twt_mem[rt_q[TW-1:0]] <= row_wts;
-              for (int e = 0; e < MAXE; e++)
-                if (hit[e]) bm_q[e * MAXT +: MAXT] <= bm_q[e * MAXT +: MAXT] | tok_dec;
-              ne_q <= ne_q | hit;
+              tid_mem[rt_q[TW-1:0]] <= row_ids(in1_beat[0 +: MAXK * 32]);
+              tok_mem[rt_q[TW-1:0]] <= row_ok(in1_beat[0 +: MAXK * 32], k, n_exp);
+              twt_mem[rt_q[TW-1:0]] <= in1_beat[W / 2 * 32 +: MAXK * 32];
               rt_q <= rt_q + 1'b1;
             end
           end
@@ -332,11 +371,7 @@ module sg_route #(
                            + ((f1 && in1_kind == K_DATA) ? 32'(k) * 2 : 32'd0);
           // The bit map is final here (in1's rows precede its DONE): look up the first
           // non-empty expert now.
-          if (col_end) begin
-            st_q <= S_PREP;
-            nxt_v_q <= ffs_ne[EW];
-            nxt_e_q <= ffs_ne[EW-1:0];
-          end
+          if (col_end) st_q <= S_PREP;  // (nxt_e: below)
         end
         S_PREP: st_q <= S_EMIT;
         S_EMIT: begin
@@ -345,20 +380,27 @@ module sg_route #(
             if (!cur_v_q) begin
               out_q <= {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
               eos_q <= 1'b1;
+            end else if (!ent_end) begin
+              // a beat inside an x row (data mode): the group cannot end here
+              out_q <= {K_DATA, 1'b0, 3'd0, cur_pad_q ? {DW{1'b0}} : xmem[c_addr]};
+              cur_b_q <= cur_b_q + 1'b1;
             end else begin
-              if (out_meta) out_q <= {K_DATA, 1'b1, grp_end ? 3'd1 : 3'd0, c_meta};
-              else out_q <= {K_DATA, ent_end && grp_end, 3'd0, c_data};
-              if (!ent_end) begin
-                cur_b_q <= cur_b_q + 1'b1;
-              end else begin
-                cur_b_q <= '0;
-                cnt_q <= grp_end ? '0 : cnt_q + 1'b1;
-                if (has_next) begin
-                  cur_t_q <= ffs_cur[TW-1:0];
-                end else if (!grp_end) begin
-                  cur_pad_q <= 1'b1;       // static tile: pad up to tb entries
-                end                        // else: load (below)
-              end
+              // the entry's last (in meta mode: only) beat
+              if (!cur_pad_q) nt = ffs_t(row_cur, 32'(cur_t_q) + 1);
+              has_next = nt[TW];
+              grp_end = (tile_rows == '0) ? !has_next
+                                          : ({1'b0, cnt_q} + 1'b1 == {1'b0, tile_rows});
+              if (out_meta)
+                out_q <= {K_DATA, 1'b1, grp_end ? 3'd1 : 3'd0, {(DW - 128){1'b0}},
+                          meta_words(tid_mem[cur_t_q], tok_mem[cur_t_q], twt_mem[cur_t_q],
+                                     cur_e_q, cur_t_q, cur_pad_q, k)};
+              else
+                out_q <= {K_DATA, grp_end, 3'd0, cur_pad_q ? {DW{1'b0}} : xmem[c_addr]};
+              cur_b_q <= '0;
+              cnt_q <= grp_end ? '0 : cnt_q + 1'b1;
+              if (has_next) cur_t_q <= nt[TW-1:0];
+              else if (!grp_end) cur_pad_q <= 1'b1;  // static tile: pad up to tb entries
+              else load = 1'b1;
             end
           end else if (out_ready) begin
             ov_q <= 1'b0;
@@ -372,14 +414,20 @@ module sg_route #(
         default: ;
       endcase
       if (load) begin
-        cur_v_q <= nxt_v_q && ffs_nxt[TW];  // (a non-empty expert has a first token)
+        ft = ffs_t(row_nxt, 0);
+        cur_v_q <= nxt_v_q && ft[TW];     // (a non-empty expert has a first token)
         cur_e_q <= nxt_e_q;
-        cur_t_q <= ffs_nxt[TW-1:0];
+        cur_t_q <= ft[TW-1:0];
         cur_pad_q <= 1'b0;
         cur_b_q <= '0;
         cnt_q <= '0;
-        nxt_v_q <= ffs_ne[EW];
-        nxt_e_q <= ffs_ne[EW-1:0];
+      end
+      // nxt_e: the first non-empty expert when the bit map is final (col_end), then the one
+      // after nxt_e with every load (the two never coincide).
+      if (col_end || load) begin
+        fe = ffs_e(ne_q, col_end ? 0 : 32'(nxt_e_q) + 1);
+        nxt_v_q <= fe[EW];
+        nxt_e_q <= fe[EW-1:0];
       end
     end
   end

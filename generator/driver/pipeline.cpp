@@ -242,6 +242,8 @@ std::string mappingText(const CompileResult& c) {
                          : fmt::format("op {} ({}) -> absorbed (links and stop maps)\n", o.name, opKindName(o.kind));
     if (p.auxUnit >= 0)
       s += fmt::format("op {} selector output -> {} ctx{} (route meta mode)\n", o.name, unitInstanceName(c.arch, p.auxUnit), p.ctx);
+    for (size_t k = 0; k < p.extraUnits.size(); ++k)
+      s += fmt::format("op {} output {} -> {} ctx{}\n", o.name, k + 1, unitInstanceName(c.arch, p.extraUnits[k]), p.ctx);
   }
   for (const Route& r : c.mapping.routes)
     s += fmt::format("route {} : {} -> {}.in{} ctx{} distance {} fifo {}\n", c.graph.stream(r.stream).name,

@@ -230,6 +230,11 @@ class Mapper {
   void routeInputs(int op) {
     std::vector<Source> src;
     for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
+    if (isKind(op, ClusterKind::WeightLoad) && !(src.at(0).output == 1 && hasMeta(src[0].op)))
+      throw DiagError("M-306", g_.ops[size_t(op)].loc,
+                      fmt::format("operator '{}': on a fabric an AddrGen -> RandomOffChipLoad reads the selector output "
+                                  "of a route EagerMerge (one group of meta beats per chunk); its selector comes from '{}'",
+                                  g_.ops[size_t(op)].name, g_.ops[size_t(src[0].op)].name));
     for (size_t p = 0; p < src.size(); ++p) addRoute(op, m_.ops[op].unit, int(p), src[p]);
     for (int u : m_.ops[op].extraUnits) addRoute(op, u, 0, src.at(0));  // Parallelize: every output's CU reads the input
     if (hasMeta(op)) addRoute(op, m_.ops[op].auxUnit, 1, src.at(1));  // the meta unit reads the routing rows only

@@ -91,6 +91,7 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
       }
       case OpKind::Accum:
       case OpKind::Scan:
+      case OpKind::Expand:  // one output element (step.md s.3)
         r.onchipBytes += out().elemBytes;
         break;
       case OpKind::Map: {
