@@ -13,6 +13,8 @@
 #include "model/routing_ops.hpp"
 #include "model/timing.hpp"
 
+#include "compiled.hpp"
+
 using namespace stepgen;
 
 namespace {
@@ -21,20 +23,10 @@ std::string root() { return STEPGEN_ROOT; }
 std::string arch() { return root() + "/tests/data/arch_dyn_ops.yaml"; }
 std::string graph(const std::string& name) { return root() + "/tests/data/graphs/" + name + ".yaml"; }
 
-// Configuration field `name` of context 0 of fabric unit `unit`.
-uint64_t field(const CompileResult& c, int unit, const std::string& name) {
-  const KindLayout& k = c.layout.kindLayout(c.arch.units.at(size_t(unit)).kind);
-  for (size_t s = 0; s < c.layout.slots.size(); ++s)
-    if (c.layout.slots[s].unit == unit)
-      for (size_t f = 0; f < k.fields.size(); ++f)
-        if (k.fields[f].name == name) return c.image.values[s][0][f];
-  throw std::logic_error("no field " + name);
-}
+uint64_t field(const CompileResult& c, int unit, const std::string& name) { return testing::cfgField(c, unit, name); }
 
 const OpPlacement& placed(const CompileResult& c, const std::string& op) {
-  for (size_t i = 0; i < c.graph.ops.size(); ++i)
-    if (c.graph.ops[i].name == op) return c.mapping.ops[i];
-  throw std::logic_error("no op " + op);
+  return c.mapping.ops.at(size_t(testing::opIndex(c, op)));
 }
 
 // The unit feeding input `port` of `unit`, or -1.

@@ -15,6 +15,7 @@
 #include "driver/pipeline.hpp"
 #include "ir/graph.hpp"
 #include "passes/shape_check.hpp"
+#include "compiled.hpp"
 
 using namespace stepgen;
 namespace fs = std::filesystem;
@@ -214,24 +215,9 @@ TEST_CASE("moe: the dispatch cluster maps onto one route-mode memory unit", "[ma
   CHECK(r.mapping.unitsUsed == 4);  // routing rows AG, token rows AG, route MU, store AG
 }
 
-namespace {
-// Configuration field `name` of context 0 of fabric unit `unit` in a compiled image.
-uint64_t cfgField(const CompileResult& c, int unit, const std::string& name) {
-  const KindLayout& k = c.layout.kindLayout(c.arch.units.at(size_t(unit)).kind);
-  for (size_t s = 0; s < c.layout.slots.size(); ++s)
-    if (c.layout.slots[s].unit == unit)
-      for (size_t f = 0; f < k.fields.size(); ++f)
-        if (k.fields[f].name == name) return c.image.values[s][0][f];
-  throw std::logic_error("no field " + name);
-}
-int opIndex(const CompileResult& c, const std::string& name) {
-  for (size_t i = 0; i < c.graph.ops.size(); ++i)
-    if (c.graph.ops[i].name == name) return int(i);
-  throw std::logic_error("no op " + name);
-}
-}  // namespace
-
 TEST_CASE("moe: the whole layer maps onto arch/moe.yaml (route, meta twin, weight loads, combine)", "[mapper][moe]") {
+  using testing::cfgField;
+  using testing::opIndex;
   const MoeCase c = moeCases()[0];  // Mixtral: E 8, k 2, D 64, F 224, tile_F 32
   for (int64_t tb : {int64_t(16), int64_t(0)}) {
     MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, tb, c.tileF, "routing.csv"};
