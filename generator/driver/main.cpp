@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   moeCmd->add_option("--tile-f", mp.tileF, "FFN tile");
   moeCmd->add_option("--seed", mSeed, "seed of the input tensors");
   moeCmd->add_flag("--dispatch-only", mp.dispatchOnly,
-                   "end at EagerMerge and store the expert-grouped token tiles (the part that maps onto a fabric)");
+                   "end at EagerMerge and store the expert-grouped token tiles (the route cluster alone)");
   moeCmd->add_flag("--residual", mp.residual,
                    "y = x + MoE(x): the x rows are broadcast to the router and the final add (needs link FIFOs of B*D "
                    "words on the add's side, else it deadlocks)");
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   std::string rArch, rGraph, rInputs, rOut;
   uint32_t rSeed = 1;
   auto* modelCmd = app.add_subcommand("model", "run the approximate model only (functional outputs, traffic and memory "
-                                               "figures); works for graphs with dynamic operators, which have no unit yet");
+                                               "figures, no mapping); runs any graph, also one that does not map onto the fabric");
   modelCmd->add_option("--arch", rArch, "architecture YAML")->required()->check(CLI::ExistingFile);
   modelCmd->add_option("--graph", rGraph, "STeP graph YAML")->required()->check(CLI::ExistingFile);
   modelCmd->add_option("--inputs", rInputs, "folder with <tensor>.npy inputs (default: seeded random)");

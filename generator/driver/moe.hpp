@@ -1,6 +1,6 @@
 #pragma once
 // The Mixture-of-Experts workflow: example folders from a routing trace, a model-only run of
-// any graph (the dynamic operators have no unit yet), and the dynamic tiling study
+// any graph (no mapping: also graphs that do not map onto a fabric), and the dynamic tiling study
 // (step.md section 5).
 #include <cstdint>
 #include <map>
