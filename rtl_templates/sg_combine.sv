@@ -270,7 +270,9 @@ module sg_combine #(
       peak_q <= '0;
       ov_q <= 1'b0;
       eos_q <= 1'b0;
-    end else begin
+    end else begin : b_run
+      logic [TW+JW:0] nxt;                // next_slot's result (blocking, local)
+      nxt = '0;
       case (st_q)
         S_INIT: begin
           st_q <= S_COL;
@@ -336,8 +338,12 @@ module sg_combine #(
         cb_q <= '0;
       end
       // col_end (in S_COL: the first written slot) and adv (after it) never coincide.
-      if (col_end || adv)
-        {nv_q, nt_q, nj_q} <= next_slot(wm_q, k, nt_q, nj_q, nv_q, st_q == S_COL);
+      // One call into a local, then unpacked: Verilator inlines a function once per
+      // destination of a concatenation assignment, which would run it three times.
+      if (col_end || adv) begin
+        nxt = next_slot(wm_q, k, nt_q, nj_q, nv_q, st_q == S_COL);
+        {nv_q, nt_q, nj_q} <= nxt;
+      end
     end
   end
 endmodule
