@@ -242,31 +242,29 @@ class Mapper {
 
   void addRoute(int op, int dstUnit, int port, const Source& s) {
     const Op& o = g_.ops[op];
-    {
-      Route r;
-      r.srcOp = s.op;
-      r.dstOp = op;
-      r.srcUnit = unitOf(s);
-      r.dstUnit = dstUnit;
-      r.dstPort = port;
-      r.ctx = m_.ops[op].ctx;
-      r.stream = s.stream;
-      r.stopMap = s.map;
-      r.distance = distance(r.srcUnit, r.dstUnit);
-      r.fifoDepth = a_.link.fifoDepth;
-      if (!reachable(r.srcUnit, r.dstUnit)) {
-        const Op& so = g_.ops[r.srcOp];
-        const auto& su = a_.units[r.srcUnit];
-        const auto& du = a_.units[r.dstUnit];
-        throw DiagError("M-303", g_.stream(r.stream).loc,
-                        fmt::format("stream '{}' from '{}' at ({},{}) to '{}' at ({},{}) spans distance {} but links "
-                                    "reach only {} (unroutable)",
-                                    g_.stream(r.stream).name, so.name, su.x, su.y, o.name, du.x, du.y, r.distance,
-                                    a_.link.reach),
-                        {{so.loc, "producer"}, {o.loc, "consumer"}});
-      }
-      m_.routes.push_back(r);
+    Route r;
+    r.srcOp = s.op;
+    r.dstOp = op;
+    r.srcUnit = unitOf(s);
+    r.dstUnit = dstUnit;
+    r.dstPort = port;
+    r.ctx = m_.ops[op].ctx;
+    r.stream = s.stream;
+    r.stopMap = s.map;
+    r.distance = distance(r.srcUnit, r.dstUnit);
+    r.fifoDepth = a_.link.fifoDepth;
+    if (!reachable(r.srcUnit, r.dstUnit)) {
+      const Op& so = g_.ops[r.srcOp];
+      const auto& su = a_.units[r.srcUnit];
+      const auto& du = a_.units[r.dstUnit];
+      throw DiagError("M-303", g_.stream(r.stream).loc,
+                      fmt::format("stream '{}' from '{}' at ({},{}) to '{}' at ({},{}) spans distance {} but links "
+                                  "reach only {} (unroutable)",
+                                  g_.stream(r.stream).name, so.name, su.x, su.y, o.name, du.x, du.y, r.distance,
+                                  a_.link.reach),
+                      {{so.loc, "producer"}, {o.loc, "consumer"}});
     }
+    m_.routes.push_back(r);
   }
 };
 

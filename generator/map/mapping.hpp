@@ -58,7 +58,9 @@ struct Mapping {
 /// M-304 a function the compute units do not have, M-305 a tile that is not a whole number
 /// of beats or 64-byte pieces, M-306 an operator no unit runs. Scan(add), Expand and
 /// Parallelize run on compute units; Parallelize with n outputs takes n of them (one per
-/// output, the input broadcast to all).
+/// output, the input broadcast to all). The MoE clusters of map/clusters.hpp run on one unit
+/// each (the host op is placed, members get hostOp); a route EagerMerge whose selector output
+/// is read takes a second memory unit (auxUnit) for it.
 Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel& a);
 
 }  // namespace stepgen
