@@ -267,5 +267,11 @@ TEST_CASE("moe: the whole layer maps onto arch/moe.yaml (route, meta twin, weigh
     CHECK(cfgField(r, mm, "dyn_m") == (tb ? 0u : 1u));
     if (tb) CHECK(cfgField(r, mm, "mn") == 16 * 32);
     CHECK(cfgField(r, r.mapping.ops.at(size_t(opIndex(r, "scale"))).unit, "func") == int(CuFunc::RowScale));
+    // Deterministic: a second compile gives the same bitstream, mapping and Verilog.
+    CompileResult again = compileGraph(root() + "/arch/moe.yaml", (dir / "graph.yaml").string());
+    CHECK(again.bitstream == r.bitstream);
+    CHECK(mappingText(again) == mappingText(r));
+    REQUIRE(again.rtl.size() == r.rtl.size());
+    for (size_t i = 0; i < r.rtl.size(); ++i) CHECK(again.rtl[i].text == r.rtl[i].text);
   }
 }
