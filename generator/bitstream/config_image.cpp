@@ -393,6 +393,11 @@ class ConfigBuilder {
     if (row.rows != 1)
       throw DiagError("M-305", o.loc, fmt::format("operator '{}': route mode partitions token rows (tiles 1 x D), got {}x{}",
                                                   o.name, row.rows, row.cols));
+    // The route unit holds at most kMaxDynamicRows tokens (sg_route MAXT in sg_mu).
+    const StreamType& rowsT = s_.types.at(part->inputs.at(0).v);
+    int64_t tokens = 1;
+    for (const SymExpr& d : rowsT.shape) tokens *= dimValue(g_, d);
+    limit(o, "tokens", tokens, kMaxDynamicRows);
     limit(o, "experts", E, 128);
     limit(o, "k", k, kRoutingWeightWord);
     limit(o, "token tile", tb, 64);
@@ -411,6 +416,9 @@ class ConfigBuilder {
     const ElemType& sel = s_.types.at(o.inputs.back().v).elem;
     const int64_t k = dimValue(g_, sel.tile.at(1));
     const int64_t D = dimValue(g_, s_.types.at(o.outputs.at(0).v).elem.tile.at(1));
+    int64_t tokens = 1;  // one selector element per token; sg_combine holds MAXT = 64
+    for (const SymExpr& d : s_.types.at(o.inputs.back().v).shape) tokens *= dimValue(g_, d);
+    limit(o, "tokens", tokens, kMaxDynamicRows);
     limit(o, "k", k, kRoutingWeightWord);
     limit(o, "row words", D, 64);
     set(p, "combine", 1);

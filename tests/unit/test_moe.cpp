@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "arch/arch_model.hpp"
 #include "common/fp.hpp"
@@ -273,5 +275,25 @@ TEST_CASE("moe: the whole layer maps onto arch/moe.yaml (route, meta twin, weigh
     CHECK(mappingText(again) == mappingText(r));
     REQUIRE(again.rtl.size() == r.rtl.size());
     for (size_t i = 0; i < r.rtl.size(); ++i) CHECK(again.rtl[i].text == r.rtl[i].text);
+  }
+}
+
+TEST_CASE("moe: a batch larger than the route unit holds is a located mapping error", "[mapper][moe][bad]") {
+  const MoeCase c = moeCases()[0];
+  MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, 0, c.tileF, "routing.csv"};
+  fs::path dir = fs::temp_directory_path() / "stepgen_moe_b128";
+  writeMoeExample(p, root() + "/examples/moe/data/" + c.traceFile, dir.string(), 5);
+  // The same layer with B = 128 (compile reads no trace): 128 tokens exceed the 64 of sg_route.
+  std::ifstream in((dir / "graph.yaml").string());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.replace(text.find("symbols: {B: 64,"), 16, "symbols: {B: 128,");
+  { std::ofstream((dir / "graph128.yaml").string()) << text; }
+  try {
+    compileGraph(root() + "/arch/moe.yaml", (dir / "graph128.yaml").string());
+    FAIL("expected M-307");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "M-307");
+    CHECK_THAT(e.diags[0].message, Catch::Contains("merge") && Catch::Contains("tokens = 128"));
+    CHECK(e.diags[0].loc.line > 0);
   }
 }
