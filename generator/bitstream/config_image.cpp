@@ -15,7 +15,11 @@ namespace {
 
 int64_t dimValue(const StepGraph& g, const SymExpr& e) {
   auto v = e.evaluate(g.symbols);
-  if (!v) throw DiagError("M-308", g.loc, fmt::format("dimension '{}' is not static; this version maps static shapes only", e.toString()));
+  if (!v)
+    throw DiagError("M-308", g.loc,
+                    fmt::format("dimension '{}' is not static, and this unit needs a fixed size (only the row count "
+                                "of a tile on the MoE path may be dynamic)",
+                                e.toString()));
   return *v;
 }
 
