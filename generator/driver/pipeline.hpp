@@ -61,6 +61,7 @@ struct VerifyOptions {
   bool skipRtl = false;             ///< model only
   int64_t watchdogCycles = 20000;
   std::string buildCache;           ///< folder for verilated fabrics keyed by RTL hash ("" = <out>/build)
+  double maxCycleErrorPercent = 0;  ///< > 0: |RTL - model| / RTL above this fails the verdict
 };
 
 /// What verify measured.
@@ -75,12 +76,20 @@ struct VerifyReport {
   bool outputsEqual = false;
   std::string firstMismatch;        ///< "out[3,17]: model 0x3f800000 rtl 0x3f800001"
   double cycleErrorPercent = 0;     ///< (rtl - model) / rtl * 100
+  double maxCycleErrorPercent = 0;  ///< the tolerance it was held to (0 = none)
   double compileSeconds = 0;
 };
 
 /// compile + model + Verilator build/run + compare; writes report.txt / report.json in the
 /// output folder. Errors: DiagError for bad input (nothing left in outDir).
 VerifyReport verify(const VerifyOptions& o);
+
+/// The verdict: the model finished without deadlock and, unless the RTL was not run, the RTL
+/// finished with outputs bit-exact, off-chip bytes equal to the model's and the cycle error
+/// within maxCycleErrorPercent (when set).
+bool passed(const VerifyReport& r);
+bool bytesEqual(const VerifyReport& r);     ///< RTL off-chip read and write bytes == the model's
+bool cyclesWithin(const VerifyReport& r);   ///< |cycle error| within the tolerance (always, if none)
 
 /// The verdict block printed by the command.
 std::string verdictText(const VerifyReport& r);

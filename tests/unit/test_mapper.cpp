@@ -94,3 +94,24 @@ TEST_CASE("bad input: a missing input file is R-401", "[bad]") {
   CompileResult c = compileGraph(root() + "/arch/default.yaml", example());
   CHECK(diagId([&] { loadInputs(c.graph, "/nonexistent/folder", 1); }) == "R-401");
 }
+
+TEST_CASE("verdict: outputs, bytes, deadlock and the cycle tolerance decide PASS", "[verify]") {
+  VerifyReport r;
+  r.model.timing.cycles = 950, r.model.timing.offchipReadBytes = 640, r.model.timing.offchipWriteBytes = 64;
+  CHECK(passed(r));  // the RTL was not run: the model alone decides
+  r.rtlRan = true, r.rtlStatus = "ok", r.outputsEqual = true;
+  r.rtlCycles = 1000, r.cycleErrorPercent = 5.0, r.rtlReadBytes = 640, r.rtlWriteBytes = 64;
+  CHECK(passed(r));  // no tolerance set
+  r.maxCycleErrorPercent = 5.0;
+  CHECK(passed(r));
+  r.maxCycleErrorPercent = 4.9;
+  CHECK_FALSE(passed(r));
+  CHECK_THAT(verdictText(r), Catch::Contains("above the tolerance of 4.9 %") && Catch::Contains("verdict: FAIL"));
+  r.maxCycleErrorPercent = 0;
+  r.rtlWriteBytes = 128;
+  CHECK_FALSE(passed(r));
+  r.rtlWriteBytes = 64, r.outputsEqual = false;
+  CHECK_FALSE(passed(r));
+  r.outputsEqual = true, r.model.timing.deadlock = true;
+  CHECK_FALSE(passed(r));
+}
