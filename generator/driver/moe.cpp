@@ -82,9 +82,6 @@ struct StudyPoint {
   std::vector<VerifyReport> depths;  ///< the same point on the fabric with other link FIFO depths
 };
 
-// Link FIFO depths every point also runs with (the arch's own depth runs first).
-const std::vector<int> kStudyDepths = {1, 8};
-
 // A copy of the architecture file with another link FIFO depth, written into the work folder.
 std::string archWithDepth(const TilingStudyOptions& o, int depth) {
   std::ifstream in(o.archPath);
@@ -98,21 +95,26 @@ std::string archWithDepth(const TilingStudyOptions& o, int depth) {
   return p.string();
 }
 
-StudyPoint runPoint(const TilingStudyOptions& o, const MoeCase& c, int64_t tb) {
+// One point: with `rtl`, the whole layer through `verify` on the study's fabric and on the
+// copies in depthArchs (its model figures are then verify's; else a model-only run).
+StudyPoint runPoint(const TilingStudyOptions& o, const std::vector<std::string>& depthArchs, const MoeCase& c,
+                    int64_t tb) {
   MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, tb, c.tileF, "routing.csv"};
   std::string dir = (fs::path(o.workDir) / fmt::format("{}_{}", c.name, tb ? fmt::format("tb{}", tb) : "dynamic")).string();
   writeMoeExample(p, (fs::path(o.dataDir) / c.traceFile).string(), dir, o.seed);
   StudyPoint r;
-  r.model = runModelOnly(o.archPath, dir + "/graph.yaml", dir + "/inputs", o.seed);
   if (o.rtl) {
     VerifyOptions v;
     v.archPath = o.archPath, v.graphPath = dir + "/graph.yaml", v.inputsDir = dir + "/inputs";
     v.outDir = dir + "/verify", v.buildCache = (fs::path(o.workDir) / "fabric-cache").string(), v.seed = o.seed;
     r.v = verify(v);
-    for (int d : kStudyDepths) {
-      v.archPath = archWithDepth(o, d), v.outDir = dir + fmt::format("/verify_fifo{}", d);
+    r.model = r.v.model;
+    for (const std::string& arch : depthArchs) {
+      v.archPath = arch, v.outDir = dir + "/verify_" + fs::path(arch).stem().string();
       r.depths.push_back(verify(v));
     }
+  } else {
+    r.model = runModelOnly(o.archPath, dir + "/graph.yaml", dir + "/inputs", o.seed);
   }
   std::cerr << fmt::format("{} tile {}: model {} cycles, RTL {} cycles ({})\n", c.name, tb ? std::to_string(tb) : "dynamic",
                            r.v.model.timing.cycles, r.v.rtlCycles, o.rtl ? r.v.rtlStatus : "not run");
@@ -131,13 +133,16 @@ int runTilingStudy(const TilingStudyOptions& o) {
       "| case | token tile | model cycles | RTL cycles | error | RTL outputs | off-chip bytes (model; RTL) | on-chip bytes "
       "(formula) | on-chip peak in RTL MUs | on-chip static/dynamic (formula; RTL) | FLOPs (incl. padding) | outputs = "
       "dynamic | RTL cycles at FIFO depth 1; 8 | outputs at depths 1, 2, 8 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::vector<std::string> depthArchs;  // link FIFO depths every point also runs with (the arch has its own)
+  if (o.rtl)
+    for (int d : {1, 8}) depthArchs.push_back(archWithDepth(o, d));
   bool allOk = true;
   // Logs of static/dynamic ratios (on-chip formula, RTL memory-unit peak) and |cycle errors|.
   std::map<std::string, std::vector<double>> logFormula, logRtl;
   std::vector<double> absErr;
   for (const MoeCase& c : moeCases()) {
     std::vector<StudyPoint> runs;
-    for (int64_t tb : tiles) runs.push_back(runPoint(o, c, tb));
+    for (int64_t tb : tiles) runs.push_back(runPoint(o, depthArchs, c, tb));
     const StudyPoint& dyn = runs.back();
     for (size_t i = 0; i < tiles.size(); ++i) {
       const ModelResult& r = runs[i].model;
@@ -145,9 +150,9 @@ int runTilingStudy(const TilingStudyOptions& o) {
       bool eq = r.outputs.at("y").data == dyn.model.outputs.at("y").data;
       const int64_t mb = v.model.timing.offchipReadBytes + v.model.timing.offchipWriteBytes;
       const int64_t rb = v.rtlReadBytes + v.rtlWriteBytes;
-      bool depthsOk = true;
+      bool depthsOk = true;  // every depth bit-exact with the model, so all equal to each other
       for (const VerifyReport& d : runs[i].depths) depthsOk = depthsOk && d.rtlStatus == "ok" && d.outputsEqual;
-      const bool rtlOk = !o.rtl || (v.rtlStatus == "ok" && v.outputsEqual && mb == rb && depthsOk);
+      const bool rtlOk = !o.rtl || (passed(v) && depthsOk);
       auto depthCycles = [&](size_t k) { return k < runs[i].depths.size() ? runs[i].depths[k].rtlCycles : int64_t(0); };
       allOk = allOk && eq && rtlOk;
       std::string tile = tiles[i] ? std::to_string(tiles[i]) : "dynamic";
@@ -178,14 +183,18 @@ int runTilingStudy(const TilingStudyOptions& o) {
         for (double x : v) sum += x, ++n;
     return n ? fmt::format("{:.2f}x", std::exp(sum / double(n))) : std::string("-");
   };
-  md += fmt::format("\nOn-chip static/dynamic, geometric mean over the static points: formula {} (mixtral {}, qwen3 {})",
-                    geo(logFormula, ""), geo(logFormula, "mixtral"), geo(logFormula, "qwen3"));
+  auto perCase = [&](const std::map<std::string, std::vector<double>>& logs) {
+    std::string s;
+    for (const MoeCase& c : moeCases()) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", c.name, geo(logs, c.name));
+    return s;
+  };
+  md += fmt::format("\nOn-chip static/dynamic, geometric mean over the static points: formula {} ({})", geo(logFormula, ""),
+                    perCase(logFormula));
   if (o.rtl) {
     double mean = 0, worst = 0;
     for (double e : absErr) mean += e / double(absErr.size()), worst = std::max(worst, e);
-    md += fmt::format("; RTL memory-unit peak {} (mixtral {}, qwen3 {}).\nCycle error |RTL - model| / RTL: mean {:.2f} %, "
-                      "max {:.2f} %",
-                      geo(logRtl, ""), geo(logRtl, "mixtral"), geo(logRtl, "qwen3"), mean, worst);
+    md += fmt::format("; RTL memory-unit peak {} ({}).\nCycle error |RTL - model| / RTL: mean {:.2f} %, max {:.2f} %",
+                      geo(logRtl, ""), perCase(logRtl), mean, worst);
   }
   md += ".\n";
   std::cout << md;
