@@ -527,6 +527,10 @@ struct MuRoute : Unit {
   size_t nextAccept[2] = {0, 0};
   bool offered = false;
 
+  // Earliest cycle token i of port p may be taken besides the port's own order (kUnknown
+  // while not known yet); the route unit takes both inputs freely.
+  virtual int64_t waitFor(TimingModel&, size_t /*p*/, size_t /*i*/) { return 0; }
+
   bool step(TimingModel& m) override {
     bool progress = false;
     int64_t lastDone = 0;
@@ -537,7 +541,9 @@ struct MuRoute : Unit {
       while (nextAccept[p] < l.size()) {
         size_t i = nextAccept[p];
         if (i > 0 && l.end[i - 1] == kUnknown) break;
-        l.accept[in[p].second][i] = i == 0 ? 1 : l.end[i - 1];
+        const int64_t w = waitFor(m, p, i);
+        if (w == kUnknown) break;
+        l.accept[in[p].second][i] = std::max(w, i == 0 ? int64_t(1) : l.end[i - 1]);
         ++nextAccept[p], progress = true;
       }
       allIn = allIn && l.nextEnd == l.size();
@@ -558,41 +564,14 @@ struct MuRoute : Unit {
 // Takes the meta entries (port 1) one beat per cycle whenever they come; the expert output
 // rows (port 0) of group n only once group n's first meta entry is in; the first output
 // beat is valid 3 cycles after the later DONE was accepted, then one beat per cycle.
-struct MuCombine : Unit {
-  size_t nextAccept[2] = {0, 0};
+struct MuCombine : MuRoute {
   std::vector<size_t> metaOf;  // per port-0 token: the port-1 token it waits for (SIZE_MAX: none)
-  bool offered = false;
 
-  bool step(TimingModel& m) override {
-    bool progress = false;
-    int64_t lastDone = 0;
-    bool allIn = true;
-    Link& meta = m.links[in[1].first];
-    for (size_t p : {size_t(1), size_t(0)}) {
-      Link& l = m.links[in[p].first];
-      while (nextAccept[p] < l.size()) {
-        size_t i = nextAccept[p];
-        if (i > 0 && l.end[i - 1] == kUnknown) break;
-        int64_t t = i == 0 ? 1 : l.end[i - 1];
-        if (p == 0 && metaOf[i] != SIZE_MAX) {
-          if (meta.start[metaOf[i]] == kUnknown) break;
-          t = std::max(t, meta.start[metaOf[i]] + 1);
-        }
-        l.accept[in[p].second][i] = t;
-        ++nextAccept[p], progress = true;
-      }
-      allIn = allIn && l.nextEnd == l.size();
-      if (allIn) lastDone = std::max(lastDone, l.end.back());
-    }
-    Link& o = m.links[out];
-    if (!offered && allIn) {
-      for (size_t j = 0; j < o.size(); ++j) o.offer[j] = lastDone + 2;  // as MuRoute
-      offered = true, progress = true;
-    }
-    if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
-    return progress;
+  int64_t waitFor(TimingModel& m, size_t p, size_t i) override {
+    if (p != 0 || metaOf[i] == SIZE_MAX) return 0;
+    const int64_t s = m.links[in[1].first].start[metaOf[i]];
+    return s == kUnknown ? kUnknown : s + 1;
   }
-  int64_t endFor(TimingModel& m, size_t i, int64_t start) override { return start + m.links[out].beats[i]; }
 };
 
 // The route unit's meta beats (sg_route.sv meta mode) as link tokens: one token per group
@@ -814,8 +793,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     Link& l = m.links[linkOf.at(r.srcUnit)];
     Unit& u = *m.units[unitOf.at(r.dstUnit)];
     bool streaming = u.streams(r.dstPort);
-    bool fixedRate = dynamic_cast<MuRoute*>(&u) || dynamic_cast<MuCombine*>(&u);  // 1 beat/cycle
-    bool mu = a.units[r.dstUnit].kind == UnitKind::Memory && !fixedRate;
+    bool mu = a.units[r.dstUnit].kind == UnitKind::Memory && !dynamic_cast<MuRoute*>(&u);  // route, combine: 1 beat/cycle
     int c = l.addConsumer(unitOf.at(r.dstUnit), streaming, mu ? cpb : 1);
     if (int(u.in.size()) <= r.dstPort) u.in.resize(size_t(r.dstPort) + 1, {-1, -1});
     u.in[size_t(r.dstPort)] = {linkOf.at(r.srcUnit), c};
