@@ -230,11 +230,22 @@ class ConfigBuilder {
     set(p, "row_stride", uint64_t(cols * 4));
   }
 
-  TileDims inputTile(int op, int port) const {
+  // Elements a stream of static shape carries (the product of its dims).
+  int64_t elements(StreamId id) const {
+    int64_t n = 1;
+    for (const SymExpr& d : s_.types.at(id.v).shape) n *= dimValue(g_, d);
+    return n;
+  }
+
+  // Element type of the stream entering input `port` of op's unit.
+  const ElemType& inputElem(int op, int port) const {
     for (const Route& r : m_.routes)
-      if (r.dstOp == op && r.dstPort == port) return tileOf(g_, s_.types.at(r.stream.v).elem);
+      if (r.dstOp == op && r.dstPort == port) return s_.types.at(r.stream.v).elem;
     throw std::logic_error("internal error: unrouted input port");
   }
+  TileDims inputTile(int op, int port) const { return tileOf(g_, inputElem(op, port)); }
+  TileDims inputBound(int op, int port) const { return tileBound(g_, inputElem(op, port)); }
+  bool inputDynamic(int op, int port) const { return dynamicRows(g_, inputElem(op, port)); }
 
   void checkBuffer(const Op& o, int64_t words, int64_t capWords, const char* unit) {
     if (words > capWords)
@@ -242,17 +253,6 @@ class ConfigBuilder {
                       fmt::format("graph too big for the fabric: operator '{}' needs {} bytes of {} memory (double-buffered "
                                   "tiles), the unit has {} bytes",
                                   o.name, words * 4, unit, capWords * 4));
-  }
-
-  TileDims inputBound(int op, int port) const {
-    for (const Route& r : m_.routes)
-      if (r.dstOp == op && r.dstPort == port) return tileBound(g_, s_.types.at(r.stream.v).elem);
-    throw std::logic_error("internal error: unrouted input port");
-  }
-  bool inputDynamic(int op, int port) const {
-    for (const Route& r : m_.routes)
-      if (r.dstOp == op && r.dstPort == port) return dynamicRows(g_, s_.types.at(r.stream.v).elem);
-    throw std::logic_error("internal error: unrouted input port");
   }
 
   // Map(matmul) and Map(matmul_t) (sg_cu.sv header): a is M x K, b is K x N (matmul) or
@@ -397,11 +397,7 @@ class ConfigBuilder {
     if (row.rows != 1)
       throw DiagError("M-305", o.loc, fmt::format("operator '{}': route mode partitions token rows (tiles 1 x D), got {}x{}",
                                                   o.name, row.rows, row.cols));
-    // The route unit holds at most kMaxDynamicRows tokens (sg_route MAXT in sg_mu).
-    const StreamType& rowsT = s_.types.at(part->inputs.at(0).v);
-    int64_t tokens = 1;
-    for (const SymExpr& d : rowsT.shape) tokens *= dimValue(g_, d);
-    limit(o, "tokens", tokens, kMaxDynamicRows);
+    limit(o, "tokens", elements(part->inputs.at(0)), kMaxDynamicRows);  // sg_route holds MAXT = 64
     limit(o, "experts", E, 128);
     limit(o, "k", k, kRoutingWeightWord);
     limit(o, "token tile", tb, 64);
@@ -420,9 +416,7 @@ class ConfigBuilder {
     const ElemType& sel = s_.types.at(o.inputs.back().v).elem;
     const int64_t k = dimValue(g_, sel.tile.at(1));
     const int64_t D = dimValue(g_, s_.types.at(o.outputs.at(0).v).elem.tile.at(1));
-    int64_t tokens = 1;  // one selector element per token; sg_combine holds MAXT = 64
-    for (const SymExpr& d : s_.types.at(o.inputs.back().v).shape) tokens *= dimValue(g_, d);
-    limit(o, "tokens", tokens, kMaxDynamicRows);
+    limit(o, "tokens", elements(o.inputs.back()), kMaxDynamicRows);  // one selector element per token; MAXT = 64
     limit(o, "k", k, kRoutingWeightWord);
     limit(o, "row words", D, 64);
     set(p, "combine", 1);

@@ -40,9 +40,10 @@ struct TopEmitter {
 
   std::string inst(int u) const { return unitInstanceName(a, u); }
 
-  int agIndex(int u) const {
+  // Index of unit u among the units of its kind (grid order): its slice of dram_* / dbg_mu_held.
+  int kindIndex(int u) const {
     int n = 0;
-    for (int v = 0; v < u; ++v) n += a.units[v].kind == UnitKind::AddressGen;
+    for (int v = 0; v < u; ++v) n += a.units[v].kind == a.units[u].kind;
     return n;
   }
 
@@ -164,12 +165,6 @@ struct TopEmitter {
     line("                        ({});", all);
   }
 
-  int muIndex(int u) const {
-    int n = 0;
-    for (int v = 0; v < u; ++v) n += a.units[v].kind == UnitKind::Memory;
-    return n;
-  }
-
   void unitInstance(const UnitConfigSlot& s) {
     int u = s.unit;
     std::string n = inst(u);
@@ -191,12 +186,12 @@ struct TopEmitter {
     for (int p = 0; p < l.kindLayout(s.kind).inPorts; ++p)
       line("    .in{0}_beat({1}_in{0}_beat), .in{0}_valid({1}_in{0}_valid), .in{0}_ready({1}_in{0}_ready),", p, n);
     if (s.kind == UnitKind::AddressGen) {
-      int i = agIndex(u);
+      int i = kindIndex(u);
       line("    .req_valid(dram_req_valid[{0}]), .req_ready(dram_req_ready[{0}]), .req_write(dram_req_write[{0}]),", i);
       line("    .req_addr(dram_req_addr[{} * P * AB +: P * AB]), .req_wdata(dram_req_wdata[{} * 32 * W +: 32 * W]),", i, i);
       line("    .resp_valid(dram_resp_valid[{0}]), .resp_data(dram_resp_data[{0} * 32 * W +: 32 * W]),", i);
     }
-    if (s.kind == UnitKind::Memory) line("    .held_words(dbg_mu_held[{} * 32 +: 32]),", muIndex(u));
+    if (s.kind == UnitKind::Memory) line("    .held_words(dbg_mu_held[{} * 32 +: 32]),", kindIndex(u));
     line("    .out_beat({0}_out_beat), .out_valid({0}_out_valid), .out_ready({0}_out_ready));", n);
     line("");
   }
