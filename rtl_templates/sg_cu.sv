@@ -770,12 +770,12 @@ module sg_cu #(
         end
       end
 
-      // ---- accum
+      // ---- accum and scan: does this in0 DATA beat end its tile, and the tile's stop
+      if (cf_dyn) tend = l0;
+      else tend = ({1'b0, acc_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
+      st = a_st;
       if (acc_go) begin
         if (k0 == K_DATA) begin
-          if (cf_dyn) tend = l0;
-          else tend = ({1'b0, acc_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
-          st = l0 ? s0 : 3'd0;
           if (!tend) begin
             acc_cnt_q <= acc_cnt_q + 16'd1;
           end else begin
@@ -818,9 +818,6 @@ module sg_cu #(
       // earlier tile of the group is in it. Every beat leaves at once (elementwise below).
       if (is_sc && fire0) begin
         if (k0 == K_DATA) begin
-          if (cf_dyn) tend = l0;
-          else tend = ({1'b0, acc_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
-          st = l0 ? s0 : 3'd0;
           if (!tend) begin
             acc_cnt_q <= acc_cnt_q + 16'd1;
           end else begin
