@@ -41,10 +41,9 @@ class Finder {
     return ok ? p : nullptr;
   }
 
-  void add(int host, ClusterKind k, const std::vector<int>& members, std::vector<StreamId> ports, const Op* part) {
+  void add(int host, ClusterKind k, const std::vector<int>& members, std::vector<StreamId> ports) {
     c_.kind[host] = k;
     c_.ports[host] = std::move(ports);
-    if (part) c_.partition[host] = id(part);
     c_.host[size_t(host)] = host;
     for (int m : members) c_.host[size_t(m)] = host;
   }
@@ -76,7 +75,7 @@ class Finder {
     }
     if (!part) return;
     members.push_back(id(part));
-    add(mi, ClusterKind::Route, members, part->inputs, part);
+    add(mi, ClusterKind::Route, members, part->inputs);
   }
 
   // Partition(o, selector) -> per output FlatMap(rows | filter_rows, 1) -> Flatten(0, 1) ->
@@ -100,7 +99,7 @@ class Finder {
     }
     if (!part) return;
     members.push_back(id(part));
-    add(ri, ClusterKind::Combine, members, part->inputs, part);
+    add(ri, ClusterKind::Combine, members, part->inputs);
   }
 
   // AddrGen(selector) -> RandomOffChipLoad: the AG walks one expert's weight tiles per group.
@@ -108,7 +107,7 @@ class Finder {
     const Op& l = g_.ops[size_t(li)];
     const Op* ag = producer(l.inputs.at(0));
     if (!is(ag, OpKind::AddrGen)) return;
-    add(li, ClusterKind::WeightLoad, {id(ag)}, ag->inputs, nullptr);
+    add(li, ClusterKind::WeightLoad, {id(ag)}, ag->inputs);
   }
 };
 

@@ -20,7 +20,6 @@ struct Clusters {
   std::vector<int> host;  ///< per op: the host op that realises it (members and hosts), or -1
   std::map<int, ClusterKind> kind;            ///< per host op
   std::map<int, std::vector<StreamId>> ports;  ///< per host op: the streams its unit reads, port by port
-  std::map<int, int> partition;               ///< per Route / Combine host: its Partition op
 
   bool isHost(int op) const { return kind.count(op) > 0; }
   /// A member absorbed into some other op's unit.
