@@ -74,7 +74,7 @@ cmd=("$VERILATOR" --cc --exe --build -j "${STEPGEN_VERILATOR_JOBS:-2}"
      -CFLAGS "$cflags"
      ${vflags[@]+"${vflags[@]}"} "${incs[@]}"
      ${pkgs[@]+"${pkgs[@]}"} "$top" ${others[@]+"${others[@]}"}
-     "$root/sim/harness/harness_main.cpp" "$root/sim/common/dram.cpp" "$root/sim/common/npy.cpp")
+     "$root/sim/harness/harness_main.cpp" "$root/sim/common/dram.cpp" "$root/sim/common/npy.cpp" "$root/sim/common/run_desc.cpp")
 
 if ! "${cmd[@]}" >"$log" 2>&1; then
   cat "$log" >&2

@@ -1,5 +1,7 @@
 #include "arch/config_layout.hpp"
 
+#include "arch/unit_catalogue.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -69,25 +71,11 @@ int64_t ConfigLayout::bitOf(int unit, int ctx, const ConfigField& f) const {
   return int64_t(s->wordBase) * 32 + int64_t(ctx) * kindLayout(s->kind).bits + f.lsb;
 }
 
-std::vector<std::vector<int>> sourceCandidates(const ArchModel& a) {
-  std::vector<std::vector<int>> c(a.units.size());
-  for (size_t u = 0; u < a.units.size(); ++u) {
-    if (a.units[u].kind == UnitKind::Empty) continue;
-    for (size_t v = 0; v < a.units.size(); ++v) {
-      if (v == u || a.units[v].kind == UnitKind::Empty) continue;
-      int d = std::abs(a.units[u].x - a.units[v].x) + std::abs(a.units[u].y - a.units[v].y);
-      if (a.link.topology == "crossbar" || d <= a.link.reach) c[u].push_back(int(v));
-    }
-  }
-  return c;
-}
-
 ConfigLayout buildConfigLayout(const ArchModel& a) {
   ConfigLayout l;
   l.contexts = a.contexts;
-  size_t maxCand = 0;
-  for (const auto& c : sourceCandidates(a)) maxCand = std::max(maxCand, c.size());
-  l.srcBits = bitsFor(int64_t(maxCand) + 1);
+  const UnitCatalogue cat(a);
+  l.srcBits = cat.sourceSelectBits();
   l.bufAddrBits = bitsFor(a.cu.bufferBytes / 4);
   l.muAddrBits = bitsFor(a.mu.capacityBytes / 4);
   const int ab = a.offchip.addressBits;
@@ -107,7 +95,7 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   ag.add("per_group", 1);   // one walk per group of in0 (stop >= 1), index from its first beat
   ag.add("idx_word", 6);    // word of the address beat that holds the uint32 index
   ag.add("idx_stride", ab); // bytes per index step
-  ag.ports(2, l.srcBits);   // in1: the address stream of a random store (in0 = data)
+  ag.ports(UnitCatalogue::inPorts(UnitKind::AddressGen), l.srcBits);   // in1: the address stream of a random store (in0 = data)
   l.ag = ag.k;
 
   LayoutBuilder cu{{UnitKind::Compute, {}, 0, 0}};
@@ -130,7 +118,7 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
                           // Parallelize: the number of outputs n
   cu.add("idx_word", 6);  // rowscale: word of the in1 beat that holds the row's scalar.
                           // Parallelize: this unit's output index i (< 64)
-  cu.ports(2, l.srcBits);
+  cu.ports(UnitCatalogue::inPorts(UnitKind::Compute), l.srcBits);
   l.cu = cu.k;
 
   LayoutBuilder mu{{UnitKind::Memory, {}, 0, 0}};
@@ -149,7 +137,7 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   // Combine mode (sg_combine inside sg_mu, same arch flag): in0 = expert output rows, in1 =
   // sg_route's meta entries; uses k and row_beats. Never together with route.
   mu.add("combine", 1);     // 1 = this context runs sg_combine
-  mu.ports(2, l.srcBits);   // in1: routing rows (route mode) or meta entries (combine mode)
+  mu.ports(UnitCatalogue::inPorts(UnitKind::Memory), l.srcBits);   // in1: routing rows (route mode) or meta entries (combine mode)
   l.mu = mu.k;
 
   int word = 0;

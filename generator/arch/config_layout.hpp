@@ -1,6 +1,6 @@
 #pragma once
 // ConfigLayout: bit position of every configuration field of every unit and context
-// (architecture.md "The contract that three parts share"). Derived from the ArchModel only.
+// (docs/architecture.md#principles: one home for each decision). Derived from the ArchModel only.
 // The bitstream writer packs with it, emitConfigPackage gives the RTL the same offsets
 // (sg_cfg_pkg.sv), and the decoder reads bitstreams back with it.
 #include <cstdint>
@@ -51,11 +51,6 @@ struct ConfigLayout {
   /// Absolute bit of field f of context ctx of unit (bitstream bit index).
   int64_t bitOf(int unit, int ctx, const ConfigField& f) const;
 };
-
-/// Candidate source units of each unit's input ports: the non-empty units (other than the
-/// unit itself) within Manhattan distance link.reach (every unit for a crossbar), in grid
-/// order. Select value i+1 picks candidate i; 0 means unconnected.
-std::vector<std::vector<int>> sourceCandidates(const ArchModel& a);
 
 /// Builds the layout of an architecture. Pure function of `a`.
 ConfigLayout buildConfigLayout(const ArchModel& a);

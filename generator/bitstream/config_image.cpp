@@ -7,7 +7,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "arch/unit_catalogue.hpp"
 #include "ir/attrs.hpp"
+#include "ir/op_table.hpp"
 
 namespace stepgen {
 
@@ -61,7 +63,7 @@ constexpr int kMetaExpertWord = 3;
 class ConfigBuilder {
  public:
   ConfigBuilder(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a, const ConfigLayout& l)
-      : g_(g), s_(s), m_(m), a_(a), l_(l), img_(emptyImage(l)), cands_(sourceCandidates(a)) {}
+      : g_(g), s_(s), m_(m), a_(a), l_(l), img_(emptyImage(l)), cat_(a) {}
 
   ConfigImage run() {
     for (size_t op = 0; op < g_.ops.size(); ++op) {
@@ -83,11 +85,10 @@ class ConfigBuilder {
       }
     }
     for (const Route& r : m_.routes) {
-      const auto& c = cands_[r.dstUnit];
-      auto it = std::find(c.begin(), c.end(), r.srcUnit);
-      if (it == c.end()) throw std::logic_error("internal error: route source is not a candidate");
+      const int sel = cat_.sourceSelect({r.dstUnit}, {r.srcUnit});
+      if (sel == 0) throw std::logic_error("internal error: route source is not a candidate");
       OpPlacement dst = at(r.dstUnit, r.ctx);
-      set(dst, fmt::format("in{}_src", r.dstPort), uint64_t(it - c.begin()) + 1);
+      set(dst, fmt::format("in{}_src", r.dstPort), uint64_t(sel));
       uint64_t map = 0;
       for (int s = 0; s < 8; ++s) map |= uint64_t(r.stopMap[s]) << (3 * s);
       set(dst, fmt::format("in{}_stopmap", r.dstPort), map);
@@ -102,7 +103,7 @@ class ConfigBuilder {
   const ArchModel& a_;
   const ConfigLayout& l_;
   ConfigImage img_;
-  std::vector<std::vector<int>> cands_;
+  UnitCatalogue cat_;
 
   int slotIndex(int unit) const {
     for (size_t i = 0; i < l_.slots.size(); ++i)
@@ -271,7 +272,6 @@ class ConfigBuilder {
     checkBuffer(o, 2 * (M * K + K * N + M * N), bufWords, "compute-unit");
     int log2n = 0;
     while ((int64_t(1) << log2n) < N) ++log2n;
-    set(p, "func", int(CuFunc::Matmul));
     set(p, "dyn_m", dyn ? 1 : 0);
     set(p, "bt", bt ? 1 : 0);
     if (bt) set(p, "n", uint64_t(N));
@@ -304,7 +304,6 @@ class ConfigBuilder {
     checkBuffer(o, t.words(), a_.cu.bufferBytes / 4, "compute-unit");
     const int64_t b = attrInt(g_, o, "b");
     limit(o, "b", b, 7);
-    set(p, "func", int(CuFunc::Scan));
     set(p, "accum_b", uint64_t(b));
     set(p, "dyn_m", dyn ? 1 : 0);
     set(p, "o_base0", 0);
@@ -317,7 +316,6 @@ class ConfigBuilder {
     checkBuffer(o, inputBound(op, 0).words(), a_.cu.bufferBytes / 4, "compute-unit");
     const int64_t b = attrInt(g_, o, "b");
     limit(o, "b", b, 7);
-    set(p, "func", int(CuFunc::Expand));
     set(p, "accum_b", uint64_t(b));
     set(p, "a_base0", 0);
   }
@@ -333,39 +331,37 @@ class ConfigBuilder {
     for (int64_t k = 0; k < n; ++k) {
       const OpPlacement q = at(p.unitOfOutput(size_t(k)), p.ctx);
       set(q, "enable", 1);
-      set(q, "func", int(CuFunc::Parallelize));
+      set(q, "func", int(cuFunctionOf(o)->func));
       set(q, "n", uint64_t(n));
       set(q, "idx_word", uint64_t(k));
       set(q, "accum_b", uint64_t(rank));
     }
   }
 
+  // The function comes from the operator table (ir/op_table.hpp), as the mapper's check does.
   void configCu(int op, const Op& o, const OpPlacement& p) {
     const int64_t bufWords = a_.cu.bufferBytes / 4;
-    if (o.kind == OpKind::Scan) return configScan(op, o, p);
-    if (o.kind == OpKind::Expand) return configExpand(op, o, p);
-    if (o.kind == OpKind::Parallelize) return configParallelize(o, p);
-    std::string fn = attrString(o, "fn");
-    if (o.kind == OpKind::Map && (fn == "matmul" || fn == "matmul_t")) return configMatmul(op, o, p, fn == "matmul_t");
+    const CuFunctionRow* f = cuFunctionOf(o);
+    if (!f)
+      throw DiagError("M-304", o.loc, fmt::format("operator '{}' ({}): function '{}' has no hardware", o.name,
+                                                  opKindName(o.kind), attrString(o, "fn")));
+    if (f->func == CuFunc::Parallelize) return configParallelize(o, p);
+    set(p, "func", int(f->func));
+    if (f->func == CuFunc::Scan) return configScan(op, o, p);
+    if (f->func == CuFunc::Expand) return configExpand(op, o, p);
+    if (f->func == CuFunc::Matmul) return configMatmul(op, o, p, f->transposedB);
     TileDims t = inputBound(op, 0);
     const bool dyn = inputDynamic(op, 0);
     if (!dyn) set(p, "o_beats", uint64_t(beats(o, t, "input")));
-    if (o.kind == OpKind::Map && fn == "scale_rows") {  // row r of in0 times word 0 of in1's r-th beat
+    if (f->func == CuFunc::RowScale) {  // row r of in0 times word 0 of in1's r-th beat
       if (dyn || t.cols % wordsPerBeat() != 0)
         throw DiagError("M-305", o.loc, fmt::format("operator '{}': scale_rows on the fabric takes static tiles of whole-beat "
                                                     "rows", o.name));
-      set(p, "func", int(CuFunc::RowScale));
       set(p, "k", uint64_t(t.cols));
       set(p, "idx_word", 0);
       return;
     }
-    if (o.kind == OpKind::Map) {
-      CuFunc f = fn == "silu" ? CuFunc::Silu : fn == "mul" ? CuFunc::Mul : fn == "add" ? CuFunc::Add : CuFunc::None;
-      if (f == CuFunc::None) throw DiagError("M-304", o.loc, fmt::format("operator '{}': Map function '{}' has no hardware", o.name, fn));
-      set(p, "func", int(f));
-      return;
-    }
-    set(p, "func", int(fn == "retile" ? CuFunc::Retile : CuFunc::Accum));
+    if (o.kind == OpKind::Map) return;  // silu, mul, add: one beat per cycle, no parameters
     set(p, "accum_b", uint64_t(attrInt(g_, o, "b")));
     set(p, "dyn_m", dyn ? 1 : 0);  // accum: a tile ends with its `last` beat
     checkBuffer(o, 2 * t.words(), bufWords, "compute-unit");
@@ -498,20 +494,15 @@ ConfigImage decodeBitstream(const std::vector<uint32_t>& w, const ConfigLayout& 
   return img;
 }
 
-std::string unitInstanceName(const ArchModel& a, int unit) {
-  const UnitSite& s = a.units.at(unit);
-  const char* k = s.kind == UnitKind::Compute ? "cu" : s.kind == UnitKind::Memory ? "mu" : s.kind == UnitKind::AddressGen ? "ag" : "none";
-  return fmt::format("u_{}_x{}_y{}", k, s.x, s.y);
-}
-
 std::string configText(const ConfigImage& img, const ConfigLayout& l, const ArchModel& a) {
+  const UnitCatalogue cat(a);
   std::vector<std::string> lines;
   for (size_t si = 0; si < l.slots.size(); ++si) {
     const auto& kl = l.kindLayout(l.slots[si].kind);
     for (int c = 0; c < l.contexts; ++c)
       for (size_t f = 0; f < kl.fields.size(); ++f)
         if (uint64_t v = img.values[si][c][f])
-          lines.push_back(fmt::format("{} ctx{} {} = {}", unitInstanceName(a, l.slots[si].unit), c, kl.fields[f].name, v));
+          lines.push_back(fmt::format("{} ctx{} {} = {}", cat.instanceName({l.slots[si].unit}), c, kl.fields[f].name, v));
   }
   std::sort(lines.begin(), lines.end());
   std::string out = fmt::format("# stepgen configuration for architecture '{}': {} words\n", a.name, l.totalWords);

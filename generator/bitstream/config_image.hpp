@@ -35,9 +35,6 @@ ConfigImage decodeBitstream(const std::vector<uint32_t>& words, const ConfigLayo
 /// e.g. `u_cu_x1_y0 ctx0 func = 1`. Deterministic.
 std::string configText(const ConfigImage& img, const ConfigLayout& l, const ArchModel& a);
 
-/// Instance name of a unit from its grid position, e.g. u_cu_x1_y2.
-std::string unitInstanceName(const ArchModel& a, int unit);
-
 /// Bytes <-> words (little-endian) for the .bin file.
 std::vector<uint8_t> wordsToBytes(const std::vector<uint32_t>& w);
 std::vector<uint32_t> bytesToWords(const std::vector<uint8_t>& b);

@@ -1,4 +1,4 @@
-// buildMoeGraph / moeInputs: the MoE layer of step.md section 5 as a STeP graph. The text is
+// buildMoeGraph / moeInputs: the MoE layer of docs/step_semantics.md#dynamic-tiling as a STeP graph. The text is
 // assembled line by line in a fixed order so that it is byte-for-byte reproducible.
 #include "builders/moe.hpp"
 
@@ -48,7 +48,7 @@ std::string buildMoeGraph(const MoeParams& p) {
   const int64_t E = p.experts;
   std::string y;
   auto line = [&](const std::string& s) { y += s + "\n"; };
-  line("# Top-k Mixture-of-Experts layer of SwiGLU experts (step.md sections 2 and 5).");
+  line("# Top-k Mixture-of-Experts layer of SwiGLU experts (docs/step_semantics.md#dynamic-tiling).");
   line("# Written by stepgen (buildMoeGraph). y[t] = sum over token t's experts e (ascending) of");
   line("# rw[t, e] * ((silu(x Wg_e^T) * (x Wu_e^T)) Wd_e); the routing replays a trace.");
   line(dyn ? "# Dynamic tiling: each expert's tokens form one tile of T_e rows (Promote)."

@@ -1,11 +1,11 @@
 #pragma once
 // buildMoeGraph: a top-k Mixture-of-Experts layer of SwiGLU experts as a STeP graph
-// (step.md sections 2 and 5), driven by a routing trace (the CSV format of ../shared/data).
+// (docs/step_semantics.md#dynamic-tiling), driven by a routing trace (the CSV format of examples/moe/data).
 #include <cstdint>
 #include <map>
 #include <string>
 
-#include "model/functional.hpp"
+#include "ir/tokens.hpp"
 
 namespace stepgen {
 

@@ -42,7 +42,7 @@ std::string buildSwigluGraph(const SwigluParams& p) {
   checkParams(p);
   std::string y;
   auto line = [&](const std::string& s) { y += s + "\n"; };
-  line("# SwiGLU FFN layer: out = (silu(x Wg) * (x Wu)) Wd   (step.md section 3)");
+  line("# SwiGLU FFN layer: out = (silu(x Wg) * (x Wu)) Wd   (docs/step_semantics.md#swiglu-closed-form)");
   line("# Written by stepgen (buildSwigluGraph). Schedule: for each batch tile b, for each F");
   line("# tile f: x tile re-read per F tile, each weight tile read once per batch tile, the");
   line("# partial products p accumulated over the F tiles.");

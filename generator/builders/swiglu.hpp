@@ -1,6 +1,6 @@
 #pragma once
 // buildSwigluGraph: writes the STeP graph YAML of one SwiGLU FFN layer,
-// out = (silu(x Wg) * (x Wu)) Wd, with the schedule of step.md section 3 (x re-read once
+// out = (silu(x Wg) * (x Wu)) Wd, with the schedule of docs/step_semantics.md#swiglu-closed-form (x re-read once
 // per F tile, each weight read once per batch tile, partial products accumulated over F).
 #include <cstdint>
 #include <string>

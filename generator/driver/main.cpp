@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   auto* studyCmd = app.add_subcommand("study", "studies of the dynamic STeP optimizations");
   studyCmd->require_subcommand(1);
   auto* tilingCmd = studyCmd->add_subcommand("tiling", "dynamic tiling: static token tiles {8,16,32,64} vs dynamic on the "
-                                                       "Mixtral and Qwen3 traces (step.md section 5)");
+                                                       "Mixtral and Qwen3 traces (docs/step_semantics.md#dynamic-tiling)");
   tilingCmd->add_option("--arch", to.archPath, "architecture YAML")->check(CLI::ExistingFile);
   tilingCmd->add_option("--data", to.dataDir, "folder with the routing CSVs");
   tilingCmd->add_option("-o,--out", to.workDir, "work folder");
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
       ModelResult r = runModelOnly(rArch, rGraph, rInputs, rSeed);
       std::filesystem::create_directories(rOut);
       for (const auto& [name, m] : r.outputs) toNpy(std::filesystem::path(rOut) / (name + ".npy"), m);
-      std::cout << fmt::format("model: off-chip {} B, on-chip {} B (step.md s.3), {} FLOPs, {:.3f} s -> {}\n",
+      std::cout << fmt::format("model: off-chip {} B, on-chip {} B (cost-model formula), {} FLOPs, {:.3f} s -> {}\n",
                                r.offchipBytes, r.onchipBytes, r.flops, r.wallSeconds, rOut);
       return 0;
     }

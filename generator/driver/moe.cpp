@@ -1,4 +1,4 @@
-// MoE examples, model-only runs and the dynamic tiling study (step.md section 5).
+// MoE examples, model-only runs and the dynamic tiling study (docs/step_semantics.md#dynamic-tiling).
 #include "driver/moe.hpp"
 
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 
 #include "arch/arch_model.hpp"
 #include "common/npy.hpp"
-#include "common/routing_trace.hpp"
+#include "support/routing_trace.hpp"
 #include "driver/pipeline.hpp"
 #include "driver/staging.hpp"
 #include "ir/graph.hpp"
@@ -174,7 +174,7 @@ int runTilingStudy(const TilingStudyOptions& o) {
                         depthCycles(1), !o.rtl ? "not run" : v.outputsEqual && depthsOk ? "bit-exact" : "MISMATCH");
     }
   }
-  // Geometric means over the static points (the paper's 2.18x is such a mean, step.md s.5).
+  // Geometric means over the static points (the paper's 2.18x is such a mean, docs/step_semantics.md#dynamic-tiling).
   auto geo = [](const std::map<std::string, std::vector<double>>& logs, const std::string& only) {
     double sum = 0;
     size_t n = 0;

@@ -1,7 +1,7 @@
 #pragma once
 // The Mixture-of-Experts workflow: example folders from a routing trace, a model-only run of
 // any graph (no mapping: also graphs that do not map onto a fabric), and the dynamic tiling study
-// (step.md section 5).
+// (docs/step_semantics.md#dynamic-tiling).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -45,7 +45,7 @@ struct TilingStudyOptions {
 };
 
 /// Static token tiles {8, 16, 32, 64} and dynamic tiling on both cases: model outputs (must
-/// be bit-identical across the tilings of a case), off-chip bytes, on-chip bytes (step.md s.3
+/// be bit-identical across the tilings of a case), off-chip bytes, on-chip bytes (docs/step_semantics.md#onchip-bytes,
 /// formula evaluated), FLOPs including padding rows. With `rtl`, every point (the whole
 /// layer) also runs through `verify` on archPath: model and RTL cycles, bit-exactness,
 /// off-chip bytes, the peak bytes the RTL memory units held. Returns 0, or 2 if outputs differ

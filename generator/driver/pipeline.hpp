@@ -1,21 +1,21 @@
 #pragma once
-// The stepgen pipeline, in order (architecture.md "Pipeline"):
-//   loadArch -> buildConfigLayout            (arch)
-//   loadGraph -> checkShapes                 (graph)
-//   mapGraph -> buildConfig -> encodeBitstream
-//   emitFabric                               (arch only)
-// and the verification flow around it: model, Verilator build + run, compare.
+// The stepgen pipeline, in order (docs/architecture.md). compileGraph lists the stages:
+//   loadArch -> buildConfigLayout                    (arch)
+//   loadGraph -> checkShapes                         (graph)
+//   mapGraph -> buildConfig -> encodeBitstream       (graph on arch)
+//   emitFabric                                       (arch only)
+// and verify() runs the check around it: runModel, then the RTL run (driver/rtl_run.hpp),
+// then the comparison and verdict (driver/report.hpp).
 #include <cstdint>
-#include <map>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "arch/config_layout.hpp"
 #include "bitstream/config_image.hpp"
+#include "driver/inputs.hpp"
+#include "driver/report.hpp"
 #include "emit/verilog_top.hpp"
 #include "map/mapping.hpp"
-#include "model/model.hpp"
 
 namespace stepgen {
 
@@ -44,15 +44,6 @@ void writeCompileOutputs(const CompileResult& c, const std::string& dir);
 /// Human-readable mapping: op -> unit/context, routes with distances. Deterministic.
 std::string mappingText(const CompileResult& c);
 
-/// Input tensors: read `<dir>/<tensor>.npy` for every input tensor, or, when dir is empty,
-/// seeded uniform random values (x in [-1, 1), weights scaled by 1/sqrt(rows)).
-/// Throws DiagError R-401 naming a missing or malformed file.
-std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& dir, uint32_t seed);
-
-/// Writes a matrix as a 2-D float32 .npy (bit patterns kept), creating the parent folder.
-/// Throws std::runtime_error when the file cannot be written.
-void toNpy(const std::filesystem::path& p, const Matrix& m);
-
 /// Options of `stepgen verify`.
 struct VerifyOptions {
   std::string archPath, graphPath, outDir, inputsDir;
@@ -64,39 +55,8 @@ struct VerifyOptions {
   double maxCycleErrorPercent = 0;  ///< > 0: |RTL - model| / RTL above this fails the verdict
 };
 
-/// What verify measured.
-struct VerifyReport {
-  ModelResult model;
-  bool rtlRan = false;
-  std::string rtlStatus;            ///< ok | deadlock | timeout | build-failed
-  std::vector<std::string> rtlStuck;
-  int64_t rtlCycles = 0, rtlReadBytes = 0, rtlWriteBytes = 0;
-  int64_t rtlPeakMuBytes = 0;       ///< most bytes held at once by all memory units (route, combine, buffers)
-  double rtlWallSeconds = 0, rtlCyclesPerSecond = 0, buildSeconds = 0;
-  bool outputsEqual = false;
-  std::string firstMismatch;        ///< "out[3,17]: model 0x3f800000 rtl 0x3f800001"
-  double cycleErrorPercent = 0;     ///< (rtl - model) / rtl * 100
-  double maxCycleErrorPercent = 0;  ///< the tolerance it was held to (0 = none)
-  double compileSeconds = 0;
-};
-
 /// compile + model + Verilator build/run + compare; writes report.txt / report.json in the
 /// output folder. Errors: DiagError for bad input (nothing left in outDir).
 VerifyReport verify(const VerifyOptions& o);
-
-/// The verdict: the model finished without deadlock and, unless the RTL was not run, the RTL
-/// finished with outputs bit-exact, off-chip bytes equal to the model's and the cycle error
-/// within maxCycleErrorPercent (when set).
-bool passed(const VerifyReport& r);
-bool bytesEqual(const VerifyReport& r);     ///< RTL off-chip read and write bytes == the model's
-bool cyclesWithin(const VerifyReport& r);   ///< |cycle error| within the tolerance (always, if none)
-
-/// The verdict block printed by the command.
-std::string verdictText(const VerifyReport& r);
-
-/// Builds (or reuses from the cache) the Verilator simulation of the fabric files; returns
-/// the binary path. Throws std::runtime_error with the build log's tail on failure.
-std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& archName, const std::string& cacheDir,
-                        bool trace, double* seconds);
 
 }  // namespace stepgen

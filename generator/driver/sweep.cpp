@@ -85,7 +85,7 @@ int runSweep(const SweepOptions& o) {
     md.replace_extension(".md");
     std::ofstream(md) << "# SwiGLU validation sweep (B=64, D=256, F=512) on " << o.archPath << "\n\n"
                       << "Written by `stepgen sweep`. Bytes: model, RTL (counted by the harness DRAM) and the closed form of "
-                         "step.md section 3.\n\n"
+                         "docs/step_semantics.md#swiglu-closed-form.\n\n"
                       << table << "\n" << summary;
   }
   return allOk ? 0 : 2;

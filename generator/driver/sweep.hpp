@@ -1,5 +1,5 @@
 #pragma once
-// The paper's HDL-validation sweep (step.md section 4): SwiGLU B=64, D=256, F=512, hidden
+// The paper's HDL-validation sweep (docs/step_semantics.md#validation-point): SwiGLU B=64, D=256, F=512, hidden
 // tile 256, tile_b in {16,32,64} x tile_F in {16,32,64,128,256}, model and RTL.
 #include <string>
 
@@ -13,7 +13,7 @@ struct SweepOptions {
   int maxPoints = 15;
 };
 
-/// Off-chip bytes of the SwiGLU schedule in closed form (step.md section 3):
+/// Off-chip bytes of the SwiGLU schedule in closed form (docs/step_semantics.md#swiglu-closed-form):
 /// 4*B*D*(F/tf) + 3*4*D*F*(B/tb) + 4*B*D.
 long long swigluClosedFormBytes(long long B, long long D, long long F, long long tb, long long tf);
 

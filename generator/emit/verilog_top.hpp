@@ -1,5 +1,5 @@
 #pragma once
-// Emits the fabric's top module: a function of the architecture alone (architecture.md).
+// Emits the fabric's top module: a function of the architecture alone (docs/architecture.md#principles).
 #include <string>
 #include <vector>
 
@@ -14,11 +14,7 @@ struct RtlFile {
   std::string text;
 };
 
-/// Input stream ports of the fabric in grid order: "u_cu_x1_y0.in0", ... The bit index of
-/// a port in the top's dbg_port_* vectors is its index here.
-std::vector<std::string> fabricPortNames(const ArchModel& a, const ConfigLayout& l);
-
-/// All files of the fabric, in compile order: sg_cfg_pkg.sv (generated), the hand-written
+/// All files of the fabric, in compile order: sg_cfg_pkg.sv and sg_sigmoid_lut.sv (generated), the hand-written
 /// templates copied from rtl_templates/ (read from `templateDir`), and `sg_top.sv`
 /// (module sg_top, ports in docs/hardware.md section 6). Deterministic.
 /// Throws std::runtime_error if a template file cannot be read.

@@ -1,5 +1,5 @@
 #pragma once
-// StepGraph: the STeP program IR (step.md section 2). Plain data; loadGraph builds it,
+// StepGraph: the STeP program IR (docs/step_semantics.md#operators). Plain data; loadGraph builds it,
 // checkShapes returns the inferred stream types in a separate result.
 #include <cstdint>
 #include <map>
@@ -18,7 +18,7 @@ inline bool operator==(OpId a, OpId b) { return a.v == b.v; }
 inline bool operator==(StreamId a, StreamId b) { return a.v == b.v; }
 
 /// STeP operators, spelled as in the paper. SelectGen (a selector source replaying routing
-/// decisions from a trace, step.md section 2 "practical extras") comes last.
+/// decisions from a trace, docs/step_semantics.md#selectgen) comes last.
 enum class OpKind {
   LinearOffChipLoad, LinearOffChipStore, RandomOffChipLoad, RandomOffChipStore,
   Bufferize, Streamify, RepeatStatic, Broadcast, Map, Accum, Scan, FlatMap,

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "ir/graph.hpp"
+#include "ir/op_table.hpp"
 #include "support/yaml_doc.hpp"
 
 namespace stepgen {
@@ -22,69 +23,6 @@ namespace {
 
 const YamlDiagIds kGraphIds{"G-109", "G-111", "G-112", "G-113", "G-114", "G-115"};
 
-constexpr int kNumOpKinds = int(OpKind::AddrGen) + 1;
-const std::array<const char*, kNumOpKinds> kOpNames = {
-    "LinearOffChipLoad", "LinearOffChipStore", "RandomOffChipLoad", "RandomOffChipStore",
-    "Bufferize", "Streamify", "RepeatStatic", "Broadcast", "Map", "Accum", "Scan", "FlatMap",
-    "Promote", "Flatten", "Reshape", "Expand", "Zip", "Partition", "Reassemble", "EagerMerge",
-    "Parallelize", "SelectGen", "AddrGen"};
-
-/// Every operator loads now; the dynamic-path ones (Partition, Reassemble, EagerMerge,
-/// RandomOffChipLoad/Store, Reshape, Expand, Scan, FlatMap, Parallelize, SelectGen) are
-/// shape-checked but have no unit yet (the mapper reports M-306). G-110 stays for operators
-/// recognised by name but not loadable; there are none at present.
-bool isSupported(OpKind) { return true; }
-
-/// Op-specific keys allowed besides name, op, in, out (docs/graph_format.md table).
-std::vector<std::string> opKeys(OpKind k) {
-  switch (k) {
-    case OpKind::LinearOffChipLoad: return {"tensor", "tile", "iter", "strides"};
-    case OpKind::LinearOffChipStore: return {"tensor", "iter", "strides", "tile"};
-    case OpKind::Bufferize: return {"b"};
-    case OpKind::Streamify: return {"repeat"};
-    case OpKind::RepeatStatic: return {"n"};
-    case OpKind::Map: return {"fn"};
-    case OpKind::Accum: return {"fn", "b"};
-    case OpKind::Promote: return {"b"};
-    case OpKind::Flatten: return {"lo", "hi"};
-    case OpKind::RandomOffChipLoad: return {"tensor", "tile"};
-    case OpKind::RandomOffChipStore: return {"tensor"};
-    case OpKind::Scan: return {"fn", "b"};
-    case OpKind::FlatMap: return {"fn", "b"};
-    case OpKind::Reshape: return {"chunk", "b", "pad"};
-    case OpKind::Expand: return {"b"};
-    case OpKind::Partition: return {"n", "b"};
-    case OpKind::Reassemble: return {"n", "b"};
-    case OpKind::EagerMerge: return {"b"};
-    case OpKind::SelectGen: return {"trace", "n", "k", "iter", "tensor"};
-    case OpKind::AddrGen: return {"tiles"};
-    default: return {};
-  }
-}
-
-/// Allowed numbers of input and output streams: [min, max], max -1 = no upper bound.
-struct Arity {
-  int inMin, inMax, outMin, outMax;
-};
-Arity opArity(OpKind k) {
-  switch (k) {
-    case OpKind::LinearOffChipLoad: return {0, 0, 1, 1};
-    case OpKind::LinearOffChipStore: return {1, 1, 0, 0};
-    case OpKind::Broadcast: return {1, 1, 1, -1};
-    case OpKind::Zip: return {2, 2, 1, 1};
-    case OpKind::RandomOffChipStore: return {2, 2, 0, 1};     // [addr, data] -> optional acks
-    case OpKind::Expand: return {2, 2, 1, 1};                 // [data, ref]
-    case OpKind::Reshape: return {1, 1, 1, 2};                // data, optional "is padding"
-    case OpKind::Partition: return {2, 2, 1, -1};             // [data, selector] -> n outputs
-    case OpKind::Reassemble: return {2, -1, 1, 1};            // [i_0..i_{n-1}, selector]
-    case OpKind::EagerMerge: return {1, -1, 1, 2};            // inputs -> data or [data, selector]
-    case OpKind::Parallelize: return {1, 1, 1, -1};
-    case OpKind::SelectGen: return {0, 0, 1, 1};
-    case OpKind::FlatMap: return {1, 2, 1, 1};                // data, optional "is padding" (filter_rows)
-    default: return {1, 1, 1, 1};
-  }
-}
-
 std::string arityWords(int lo, int hi) {
   if (lo == hi) return std::to_string(lo);
   if (hi < 0) return lo == 1 ? "one or more" : fmt::format("{} or more", lo);
@@ -92,10 +30,9 @@ std::string arityWords(int lo, int hi) {
   return fmt::format("{} to {}", lo, hi);
 }
 
-std::vector<std::string> supportedNames() {
+std::vector<std::string> operatorNames() {
   std::vector<std::string> v;
-  for (int i = 0; i < kNumOpKinds; ++i)
-    if (isSupported(OpKind(i))) v.push_back(kOpNames[i]);
+  for (const OpRow& r : opTable()) v.push_back(r.name);
   return v;
 }
 
@@ -367,30 +304,27 @@ class GraphLoader {
         if (!k) {
           std::string best;
           size_t bestD = 3;
-          for (const char* n : kOpNames) {
-            size_t d = editDistance(kn, n);
-            if (d < bestD) bestD = d, best = n;
+          for (const OpRow& r : opTable()) {
+            size_t d = editDistance(kn, r.name);
+            if (d < bestD) bestD = d, best = r.name;
           }
           std::string msg = fmt::format("unknown operator '{}'", kn);
           if (!best.empty()) msg += fmt::format(" (did you mean {}?)", best);
-          msg += "; valid operators: " + joinWords(supportedNames());
+          msg += "; valid operators: " + joinWords(operatorNames());
           kindV->fail("G-101", msg);
         }
-        if (!isSupported(*k))
-          kindV->fail("G-110", fmt::format("operator {} not supported yet; supported: {}", kn,
-                                           joinWords(supportedNames())));
         op.kind = *k;
         kindOk = true;
       });
     }
     if (kindOk) {
-      std::vector<std::string> keys = opKeys(op.kind);
+      const std::vector<std::string>& keys = opRow(op.kind).keys;
       std::vector<std::string> allKeys = {"name", "op", "in", "out"};
       allKeys.insert(allKeys.end(), keys.begin(), keys.end());
       for (const auto& k : keys)
         if (auto a = m.find(k)) collect(errs_, [&] { op.attrs[k] = toAttr(*a); });
       collect(errs_, [&] { m.finish(joinWords(allKeys)); });
-      const Arity ar = opArity(op.kind);
+      const OpArity ar = opRow(op.kind).arity;
       auto fits = [](size_t n, int lo, int hi) { return int(n) >= lo && (hi < 0 || int(n) <= hi); };
       auto plural = [](int lo, int hi) { return lo == 1 && hi == 1 ? "" : "s"; };
       if (inOk && !fits(ins.size(), ar.inMin, ar.inMax))
@@ -449,17 +383,6 @@ class GraphLoader {
 };
 
 }  // namespace
-
-const char* opKindName(OpKind k) {
-  int i = int(k);
-  return i >= 0 && i < kNumOpKinds ? kOpNames[i] : "?";
-}
-
-std::optional<OpKind> opKindFromName(const std::string& s) {
-  for (int i = 0; i < kNumOpKinds; ++i)
-    if (s == kOpNames[i]) return OpKind(i);
-  return std::nullopt;
-}
 
 std::optional<StreamId> StepGraph::findStream(const std::string& n) const {
   for (size_t i = 0; i < streams.size(); ++i)

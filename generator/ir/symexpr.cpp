@@ -1,4 +1,4 @@
-// Symbolic integer expressions (step.md section 1, "symbolic shapes"): parser, smart
+// Symbolic integer expressions (docs/step_semantics.md#symbolic-shapes): parser, smart
 // constructors with light simplification (constant folding, x*1, x+0, x-0, x/1), evaluation,
 // canonical printing, and the provablyEqual / provablyDivides queries (plain arithmetic
 // when every symbol is bound, Z3 otherwise).

@@ -1,5 +1,5 @@
 #pragma once
-// Symbolic integer expressions for STeP shapes (step.md section 1): integers, symbols,
+// Symbolic integer expressions for STeP shapes (docs/step_semantics.md#symbolic-shapes): integers, symbols,
 // + - * , exact division `/`, ceil(a/b), and the ragged marker. Immutable, value semantics.
 #include <cstdint>
 #include <map>
@@ -31,7 +31,7 @@ class SymExpr {
   const std::string& name() const;  ///< Sym and Ragged
   const std::vector<SymExpr>& args() const;
 
-  /// True if any sub-expression is Ragged (step.md: anything mentioning ragged is ragged).
+  /// True if any sub-expression is Ragged (docs/step_semantics.md#symbolic-shapes: anything mentioning ragged is ragged).
   bool isRagged() const;
   /// Symbols mentioned (sorted, unique).
   std::vector<std::string> symbols() const;

@@ -8,8 +8,10 @@
 #include <map>
 
 #include "arch/config_layout.hpp"
-#include "common/stops.hpp"
+#include "arch/unit_catalogue.hpp"
+#include "ir/stops.hpp"
 #include "ir/attrs.hpp"
+#include "ir/op_table.hpp"
 #include "map/clusters.hpp"
 #include "map/mapping.hpp"
 
@@ -19,29 +21,9 @@ StopMap identityStopMap() { return {0, 1, 2, 3, 4, 5, 6, 7}; }
 
 namespace {
 
-bool isAbsorbed(OpKind k) {
-  return k == OpKind::Zip || k == OpKind::Broadcast || k == OpKind::Promote || k == OpKind::Flatten ||
-         k == OpKind::Streamify;
-}
+bool isAbsorbed(OpKind k) { return opRow(k).hardware == OpHardware::Absorbed; }
 
-UnitKind unitFor(OpKind k) {
-  switch (k) {
-    case OpKind::LinearOffChipLoad:
-    case OpKind::LinearOffChipStore:
-    case OpKind::SelectGen: return UnitKind::AddressGen;  // SelectGen loads its routing rows
-    case OpKind::Map:
-    case OpKind::Accum:
-    case OpKind::Scan:
-    case OpKind::Expand:       // in0 = data, in1 = ref
-    case OpKind::Parallelize:  // one compute unit per output
-      return UnitKind::Compute;
-    case OpKind::Bufferize:
-    case OpKind::RepeatStatic: return UnitKind::Memory;
-    default: return UnitKind::Empty;
-  }
-}
-
-// Stop map of one absorbed shape operator (step.md section 1 rewrite rules).
+// Stop map of one absorbed shape operator (docs/step_semantics.md#stop-rules).
 StopMap opStopMap(const StepGraph& g, const Op& op) {
   StopMap m = identityStopMap();
   if (op.kind == OpKind::Promote) {
@@ -69,7 +51,7 @@ struct Source {
 
 class Mapper {
  public:
-  Mapper(const StepGraph& g, const ArchModel& a) : g_(g), a_(a), cl_(findClusters(g)) {}
+  Mapper(const StepGraph& g, const ArchModel& a) : g_(g), a_(a), cat_(a), cl_(findClusters(g)) {}
 
   Mapping run() {
     m_.ops.assign(g_.ops.size(), {});
@@ -89,6 +71,7 @@ class Mapper {
  private:
   const StepGraph& g_;
   const ArchModel& a_;
+  const UnitCatalogue cat_;
   const Clusters cl_;
   Mapping m_;
 
@@ -156,18 +139,13 @@ class Mapper {
     return n;
   }
 
-  int distance(int u, int v) const {
-    return std::abs(a_.units[u].x - a_.units[v].x) + std::abs(a_.units[u].y - a_.units[v].y);
-  }
+  int distance(int u, int v) const { return cat_.distance({u}, {v}); }
+  bool reachable(int u, int v) const { return cat_.reaches({u}, {v}); }
 
-  bool reachable(int u, int v) const { return a_.link.topology == "crossbar" || distance(u, v) <= a_.link.reach; }
-
+  // The unit kind of the operator table's row: for ops of their own, and for cluster hosts.
   UnitKind wantFor(int op) const {
-    if (isKind(op, ClusterKind::Route) || isKind(op, ClusterKind::Combine)) return UnitKind::Memory;
-    if (isKind(op, ClusterKind::WeightLoad)) return UnitKind::AddressGen;
-    const OpKind k = g_.ops[size_t(op)].kind;
-    return k == OpKind::RandomOffChipLoad || k == OpKind::EagerMerge || k == OpKind::Reassemble ? UnitKind::Empty
-                                                                                               : unitFor(k);
+    const OpRow& r = opRow(g_.ops[size_t(op)].kind);
+    return r.hardware == OpHardware::Unit || cl_.isHost(op) ? r.unit : UnitKind::Empty;
   }
 
   void place(int op, std::vector<bool>& taken) {
@@ -194,14 +172,15 @@ class Mapper {
   int takeUnit(const Op& o, UnitKind want, const std::vector<int>& placedNbrs, std::vector<bool>& taken) {
     int best = -1;
     long bestScore = 0;
-    for (size_t u = 0; u < a_.units.size(); ++u) {
-      if (a_.units[u].kind != want || taken[u]) continue;
+    const std::vector<UnitId> ofKind = cat_.unitsOfKind(want);
+    for (UnitId u : ofKind) {
+      if (taken[size_t(u.v)]) continue;
       long score = 0;
-      for (int v : placedNbrs) score += distance(int(u), v) + (reachable(int(u), v) ? 0 : 1000);
-      if (best < 0 || score < bestScore) best = int(u), bestScore = score;
+      for (int v : placedNbrs) score += distance(u.v, v) + (reachable(u.v, v) ? 0 : 1000);
+      if (best < 0 || score < bestScore) best = u.v, bestScore = score;
     }
     if (best < 0) {
-      int total = int(std::count_if(a_.units.begin(), a_.units.end(), [&](const UnitSite& s) { return s.kind == want; }));
+      const int total = int(ofKind.size());
       throw DiagError("M-301", o.loc,
                       fmt::format("graph too big for the fabric: operator '{}' ({}) needs a {} unit, and all {} of "
                                   "the fabric's {} units are taken",
@@ -213,13 +192,7 @@ class Mapper {
   }
 
   void checkFunction(const Op& o) const {
-    std::string fn;
-    if (o.kind == OpKind::Map) fn = attrString(o, "fn") == "scale_rows" ? "rowscale" : attrString(o, "fn");
-    if (o.kind == OpKind::Accum) fn = attrString(o, "fn") == "retile" ? "retile" : "accum";
-    if (o.kind == OpKind::Scan)  // only Scan(add) has hardware
-      fn = attrString(o, "fn") == "add" ? "scan" : "scan_" + attrString(o, "fn");
-    if (o.kind == OpKind::Expand) fn = "expand";
-    if (o.kind == OpKind::Parallelize) fn = "parallelize";
+    const std::string fn = cuFunctionName(o);
     if (fn.empty()) return;
     const auto& fs = a_.cu.functions;
     if (std::find(fs.begin(), fs.end(), fn) == fs.end())

@@ -1,6 +1,6 @@
 #pragma once
 // Diagnostics: located errors that every stage reports the same way.
-// Format (architecture.md "Diagnostics"): `file:line:col: error[G-xxx]: message`,
+// Format (docs/architecture.md#stages): `file:line:col: error[G-xxx]: message`,
 // then the source line with a caret, then `note:` lines. Ids are listed in diag_ids.md.
 #include <stdexcept>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // Bit-exact fp32 arithmetic of the hardware (docs/hardware.md section 3), shared by the
-// C++ model and the RTL (rtl_templates/sg_fp_pkg.sv, rtl_templates/sg_sigmoid_lut.sv).
+// C++ model and the RTL (rtl_templates/sg_fp_pkg.sv, the emitted sg_sigmoid_lut.sv).
 //
 // Numbers are passed as IEEE-754 binary32 bit patterns (uint32_t). Rules: round to nearest
 // even; subnormal inputs read as zero of the same sign (DAZ); results whose magnitude,
@@ -65,7 +65,7 @@ uint32_t bf16Mul(uint32_t a, uint32_t b);
 int sigmoidIndex(uint32_t x);
 /// The sigmoid table, kSigmoidTableSize binary32 patterns: float(1/(1+exp(-v))) computed in
 /// double at the bucket midpoint v; row kSigmoidRowSmall = 0.5; row kSigmoidRowSat = 1.0
-/// (sign 0) or 0.0 (sign 1); unused rows hold 0.5. Same contents as sg_sigmoid_lut.sv.
+/// (sign 0) or 0.0 (sign 1); unused rows hold 0.5. The emitter writes it as sg_sigmoid_lut.sv.
 std::vector<uint32_t> sigmoidTable();
 /// Approximate logistic sigmoid of x by table lookup: sigmoidTable()[sigmoidIndex(x)].
 /// Absolute error below 2e-3 (bucket width; tested in tests/unit/test_fp.cpp).
@@ -73,11 +73,5 @@ uint32_t sigmoidLookup(uint32_t x);
 /// silu(x) = fp32Mul(x, sigmoidLookup(x)), as the hardware computes it (so silu(-inf) is
 /// NaN and silu(NaN) is NaN). Needs enableFtzDaz().
 uint32_t silu(uint32_t x);
-
-/// Text of rtl_templates/sg_sigmoid_lut.sv: package sg_sigmoid_lut with the function
-/// sg_sigmoid_lut(idx) returning sigmoidTable()[idx] (alias sigmoid_lut(idx) for iverilog;
-/// implementations sigmoid_lut_flat and sigmoid_lut_case). The committed file must equal this
-/// (golden test in tests/unit/test_fp.cpp; STEPGEN_REGEN_GOLDEN=1 rewrites it).
-std::string sigmoidLutSv();
 
 }  // namespace stepgen

@@ -3,21 +3,8 @@
 //
 // Usage:  Vfabric <run.json> [+verilator+plusargs...]
 //
-// run.json (paths are relative to the folder of run.json):
-//   bitstream        string   .bin of little-endian 32-bit config words (required)
-//   n_ag             int      NAG, number of AG units = width of dram_req_valid (required)
-//   pieces_per_beat  int      P, 64-byte pieces per DRAM request (required)
-//   link_bits        int      LB, must equal 512*P (required)
-//   addr_bits        int      AB, width of one piece address, <= 64 (required)
-//   dram             object   {channels, latency, ii, startup} in cycles (required)
-//   dram_bytes       int      size of the DRAM image in bytes (required)
-//   inputs/outputs   array    [{name, npy, base (bytes), rows, cols}] fp32 row-major regions
-//   ports            array    names of the unit input ports, index = bit of dbg_port_*
-//   n_mu             int      memory units = 32-bit fields of dbg_mu_held (default 0)
-//   max_cycles       int      stop with status "timeout" after this many cycles (default 1e9)
-//   watchdog_cycles  int      idle cycles before status "deadlock" (default 20000)
-//   trace            string   FST file to write ("" = none; needs a --trace build)
-//   result           string   result JSON to write (default "result.json")
+// run.json (what to run) and the result JSON (what was measured) are the types RunDesc and
+// RunResult of common/run_desc.hpp, shared with `stepgen verify`.
 //
 // Flow: rst_n low for 4 cycles; one cfg write per cycle for every word of the bitstream
 // (cfg_addr = word index); inputs copied into the DRAM image; then cycle 0 is the cycle in
@@ -34,12 +21,8 @@
 // cycles in a row the run stops with status "deadlock"; stuck ports are those whose
 // dbg_port_valid or dbg_port_full bit is set.
 //
-// Result JSON: {status: "ok"|"deadlock"|"timeout"|"error", cycles, done_cycle (null unless
-// ok), last_write_done, sim_cycles, config_words, offchip_read_bytes, offchip_write_bytes,
-// outstanding_reads, mu_peak_words (the most words all memory units held in one cycle, the
-// sum of dbg_mu_held), stuck: [port names], stuck_detail: [{index, port, valid, full}],
-// wall_seconds, cycles_per_second, message}. Outputs are written for every status but
-// "error". Exit codes: 0 ok, 1 usage, 2 error, 3 deadlock, 4 timeout.
+// Outputs are written for every status but "error". Exit codes: 0 ok, 1 usage, 2 error,
+// 3 deadlock, 4 timeout.
 #include "Vfabric.h"
 
 #include <verilated.h>
@@ -47,10 +30,9 @@
 #include <verilated_fst_c.h>
 #endif
 
-#include <nlohmann/json.hpp>
-
 #include "common/dram.hpp"
 #include "common/npy.hpp"
+#include "common/run_desc.hpp"
 #include "harness/vport.hpp"
 
 #include <chrono>
@@ -66,105 +48,11 @@
 #include <vector>
 
 namespace fs = std::filesystem;
-using json = nlohmann::json;
 using namespace stepgen;
 
 namespace {
 
-/// One fp32 row-major region of the DRAM image bound to a .npy file.
-struct Region {
-    std::string name;
-    fs::path npy;        // absolute or relative to the current directory
-    uint64_t base = 0;   // bytes
-    uint64_t rows = 0, cols = 0;
-};
-
-/// The parsed run description (see the file comment).
-struct RunDesc {
-    fs::path bitstream;
-    int nAg = 0, pieces = 0, linkBits = 0, addrBits = 0;
-    DramTiming timing;
-    uint64_t dramBytes = 0;
-    std::vector<Region> inputs, outputs;
-    std::vector<std::string> ports;
-    unsigned nMu = 0;
-    uint64_t maxCycles = 1000000000ull;
-    uint64_t watchdog = 20000;
-    fs::path trace;   // empty = none
-    fs::path result;
-};
-
 enum ExitCode { kOk = 0, kUsage = 1, kError = 2, kDeadlock = 3, kTimeout = 4 };
-
-fs::path resolve(const fs::path& dir, const std::string& p) {
-    fs::path q(p);
-    return q.is_absolute() ? q : dir / q;
-}
-
-/// Parses run.json; throws std::runtime_error naming the file and the bad key.
-RunDesc parseRun(const fs::path& file) {
-    std::ifstream f(file);
-    if (!f) throw std::runtime_error("run description '" + file.string() + "': cannot open");
-    json j;
-    try {
-        f >> j;
-    } catch (const json::exception& e) {
-        throw std::runtime_error("run description '" + file.string() + "': invalid JSON: " + e.what());
-    }
-    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-    const auto fail = [&](const std::string& what) -> std::runtime_error {
-        return std::runtime_error("run description '" + file.string() + "': " + what);
-    };
-    const auto need = [&](const json& o, const char* key) -> const json& {
-        if (!o.is_object() || !o.contains(key)) throw fail(std::string("missing key '") + key + "'");
-        return o.at(key);
-    };
-    RunDesc r;
-    try {
-        r.bitstream = resolve(dir, need(j, "bitstream").get<std::string>());
-        r.nAg = need(j, "n_ag").get<int>();
-        r.pieces = need(j, "pieces_per_beat").get<int>();
-        r.linkBits = need(j, "link_bits").get<int>();
-        r.addrBits = need(j, "addr_bits").get<int>();
-        const json& d = need(j, "dram");
-        r.timing.channels = need(d, "channels").get<int>();
-        r.timing.latency = need(d, "latency").get<uint64_t>();
-        r.timing.ii = need(d, "ii").get<uint64_t>();
-        r.timing.startup = need(d, "startup").get<uint64_t>();
-        r.dramBytes = need(j, "dram_bytes").get<uint64_t>();
-        for (const char* key : {"inputs", "outputs"}) {
-            if (!j.contains(key)) continue;
-            for (const json& e : j.at(key)) {
-                Region g;
-                g.name = e.value("name", std::string());
-                g.npy = resolve(dir, need(e, "npy").get<std::string>());
-                g.base = need(e, "base").get<uint64_t>();
-                g.rows = e.value("rows", uint64_t(0));
-                g.cols = e.value("cols", uint64_t(0));
-                (std::string(key) == "inputs" ? r.inputs : r.outputs).push_back(g);
-            }
-        }
-        if (j.contains("ports"))
-            for (const json& p : j.at("ports")) r.ports.push_back(p.get<std::string>());
-        r.maxCycles = j.value("max_cycles", r.maxCycles);
-        r.watchdog = j.value("watchdog_cycles", r.watchdog);
-        r.nMu = j.value("n_mu", 0u);
-        const std::string tr = j.value("trace", std::string());
-        if (!tr.empty()) r.trace = resolve(dir, tr);
-        r.result = resolve(dir, j.value("result", std::string("result.json")));
-    } catch (const json::exception& e) {
-        throw fail(std::string("bad value: ") + e.what());
-    }
-    if (r.nAg < 1) throw fail("n_ag must be >= 1");
-    if (r.pieces < 1) throw fail("pieces_per_beat must be >= 1");
-    if (r.linkBits != 512 * r.pieces)
-        throw fail("link_bits (" + std::to_string(r.linkBits) + ") must equal 512 * pieces_per_beat");
-    if (r.addrBits < 1 || r.addrBits > 64) throw fail("addr_bits must be in 1..64");
-    if (r.timing.channels < 1 || r.timing.ii < 1) throw fail("dram.channels and dram.ii must be >= 1");
-    for (const Region& g : r.outputs)
-        if (g.rows == 0 || g.cols == 0) throw fail("output '" + g.name + "' needs rows and cols");
-    return r;
-}
 
 std::vector<uint32_t> readBitstream(const fs::path& p) {
     std::ifstream f(p, std::ios::binary);
@@ -182,7 +70,7 @@ std::vector<uint32_t> readBitstream(const fs::path& p) {
     return w;
 }
 
-void loadInput(const Region& g, DramModel& dram) {
+void loadInput(const RunRegion& g, DramModel& dram) {
     NpyArray a = readNpy(g.npy.string());
     const uint64_t n = a.data.size();
     if ((g.rows || g.cols) && g.rows * g.cols != n)
@@ -200,7 +88,7 @@ void loadInput(const Region& g, DramModel& dram) {
     if (n) std::memcpy(dram.mem() + g.base, a.data.data(), n * 4);
 }
 
-void writeOutput(const Region& g, const DramModel& dram) {
+void writeOutput(const RunRegion& g, const DramModel& dram) {
     const uint64_t n = g.rows * g.cols;
     if (g.base > dram.size() || dram.size() - g.base < n * 4)
         throw std::runtime_error("output '" + g.name + "' does not fit the DRAM image");
@@ -220,22 +108,15 @@ void checkPort(const char* name, const T& port, uint64_t width) {
                                  "addr_bits and ports");
 }
 
-void writeJson(const fs::path& p, const json& j) {
-    if (p.has_parent_path()) fs::create_directories(p.parent_path());
-    std::ofstream f(p);
-    if (!f) throw std::runtime_error("result '" + p.string() + "': cannot open for writing");
-    f << j.dump(2) << "\n";
-}
-
 /// Runs the whole flow; fills `res` and returns the exit code. Throws on errors.
-int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
+int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
     const unsigned NAG = static_cast<unsigned>(rd.nAg), P = static_cast<unsigned>(rd.pieces);
     const unsigned LB = static_cast<unsigned>(rd.linkBits), AB = static_cast<unsigned>(rd.addrBits);
     const size_t beatBytes = P * kDramPieceBytes;
 
     const std::vector<uint32_t> words = readBitstream(rd.bitstream);
     DramModel dram(rd.timing, rd.dramBytes, rd.nAg);
-    for (const Region& g : rd.inputs) loadInput(g, dram);
+    for (const RunRegion& g : rd.inputs) loadInput(g, dram);
 
 #ifdef STEPGEN_TRACE
     if (!rd.trace.empty()) ctx->traceEverOn(true);
@@ -382,14 +263,11 @@ int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
     if (portLog) std::fclose(portLog);
     const uint64_t simCycles = c + (status == "timeout" ? 0 : 1);
 
-    json stuck = json::array(), detail = json::array();
     if (status != "ok") {
         for (unsigned i = 0; i < nport; ++i) {
             const bool v = vport::getBit(top->dbg_port_valid, i), f = vport::getBit(top->dbg_port_full, i);
             if (!v && !f) continue;
-            const std::string name = i < rd.ports.size() ? rd.ports[i] : "port" + std::to_string(i);
-            stuck.push_back(name);
-            detail.push_back({{"index", i}, {"port", name}, {"valid", v}, {"full", f}});
+            res.stuck.push_back({i, i < rd.ports.size() ? rd.ports[i] : "port" + std::to_string(i), v, f});
         }
     }
     top->final();
@@ -397,23 +275,21 @@ int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
     if (tfp) tfp->close();
 #endif
 
-    for (const Region& g : rd.outputs) writeOutput(g, dram);
+    for (const RunRegion& g : rd.outputs) writeOutput(g, dram);
 
     const uint64_t cycles = doneCycle ? std::max(*doneCycle, dram.lastWriteDone()) : c;
-    res["status"] = status;
-    res["cycles"] = cycles;
-    res["done_cycle"] = doneCycle ? json(*doneCycle) : json(nullptr);
-    res["last_write_done"] = dram.lastWriteDone();
-    res["sim_cycles"] = simCycles;
-    res["config_words"] = words.size();
-    res["offchip_read_bytes"] = dram.readBytes();
-    res["offchip_write_bytes"] = dram.writeBytes();
-    res["outstanding_reads"] = dram.outstandingReads();
-    res["mu_peak_words"] = muPeak;
-    res["stuck"] = stuck;
-    res["stuck_detail"] = detail;
-    res["wall_seconds"] = wall;
-    res["cycles_per_second"] = wall > 0 ? double(simCycles) / wall : 0.0;
+    res.status = status;
+    res.cycles = cycles;
+    res.doneCycle = doneCycle;
+    res.lastWriteDone = dram.lastWriteDone();
+    res.simCycles = simCycles;
+    res.configWords = words.size();
+    res.readBytes = dram.readBytes();
+    res.writeBytes = dram.writeBytes();
+    res.outstandingReads = dram.outstandingReads();
+    res.muPeakWords = muPeak;
+    res.wallSeconds = wall;
+    res.cyclesPerSecond = wall > 0 ? double(simCycles) / wall : 0.0;
 
     if (status == "ok") {
         std::printf("ok: %llu cycles (done at %llu, last write %llu), %.3g cycles/s\n",
@@ -425,11 +301,11 @@ int run(const RunDesc& rd, VerilatedContext* ctx, json& res) {
                           ? "deadlock: no progress for " + std::to_string(rd.watchdog) + " cycles, stopped at cycle " +
                                 std::to_string(c)
                           : "timeout: max_cycles " + std::to_string(rd.maxCycles) + " reached";
-    res["message"] = msg;
+    res.message = msg;
     std::fprintf(stderr, "%s\n", msg.c_str());
-    for (const json& d : detail)
-        std::fprintf(stderr, "  stuck port %u %s:%s%s\n", d["index"].get<unsigned>(), d["port"].get<std::string>().c_str(),
-                     d["valid"].get<bool>() ? " non-empty" : "", d["full"].get<bool>() ? " full" : "");
+    for (const StuckPort& d : res.stuck)
+        std::fprintf(stderr, "  stuck port %u %s:%s%s\n", d.index, d.port.c_str(), d.valid ? " non-empty" : "",
+                     d.full ? " full" : "");
     return status == "deadlock" ? kDeadlock : kTimeout;
 }
 
@@ -443,18 +319,20 @@ int main(int argc, char** argv) {
     const auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(argc, argv);
     RunDesc rd;
-    json res;
+    RunResult res;
     try {
-        rd = parseRun(argv[1]);
+        rd = readRunDesc(argv[1]);
         const int rc = run(rd, ctx.get(), res);
-        writeJson(rd.result, res);
+        writeRunResult(rd.result, res);
         return rc;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         if (!rd.result.empty()) {
             try {
-                json err = {{"status", "error"}, {"message", e.what()}};
-                writeJson(rd.result, err);
+                RunResult err;
+                err.status = "error";
+                err.message = e.what();
+                writeRunResult(rd.result, err);
             } catch (const std::exception&) {
             }
         }

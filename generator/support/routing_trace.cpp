@@ -1,4 +1,4 @@
-#include "common/routing_trace.hpp"
+#include "support/routing_trace.hpp"
 
 #include <fmt/format.h>
 

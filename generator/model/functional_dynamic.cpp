@@ -1,5 +1,5 @@
-// Dynamic-path operators of the functional model (step.md sections 2 and 5), on top of the
-// token-stream semantics of sim/model/routing_ops.
+// Dynamic-path operators of the functional model (docs/step_semantics.md#operators), on top of the
+// token-stream semantics of generator/model/routing_ops.
 #include "model/functional_dynamic.hpp"
 
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "common/routing_trace.hpp"
+#include "support/routing_trace.hpp"
 #include "ir/attrs.hpp"
 #include "model/routing_ops.hpp"
 

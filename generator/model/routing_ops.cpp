@@ -1,4 +1,4 @@
-// Functional semantics of the dynamic STeP operators (step.md sections 1, 2, 5); see
+// Functional semantics of the dynamic STeP operators (docs/step_semantics.md#operators); see
 // routing_ops.hpp for the shapes and stop rules of every function.
 #include "model/routing_ops.hpp"
 

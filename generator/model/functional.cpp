@@ -1,4 +1,4 @@
-// Functional model: STeP operator semantics on token streams (step.md sections 1-2).
+// Functional model: STeP operator semantics on token streams (docs/step_semantics.md).
 #include "model/functional.hpp"
 
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "common/fp.hpp"
-#include "common/stops.hpp"
+#include "ir/stops.hpp"
 #include "ir/attrs.hpp"
 #include "model/functional_dynamic.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // The approximate model: functional results + cycle estimate + the cost-model figures of
-// step.md section 3 for one mapped graph.
+// docs/step_semantics.md#cost-model for one mapped graph.
 #include <map>
 #include <string>
 
@@ -13,14 +13,14 @@ namespace stepgen {
 struct ModelResult {
   std::map<std::string, Matrix> outputs;
   TimingResult timing;
-  int64_t onchipBytes = 0;      ///< step.md s.3 symbolic on-chip memory, evaluated (bytes)
+  int64_t onchipBytes = 0;      ///< symbolic on-chip memory, evaluated (bytes; docs/step_semantics.md#onchip-bytes)
   int64_t flops = 0;            ///< FLOPs of every Map (matmul 2*M*K*N, silu 8, mul/add 1 per element)
-  int64_t offchipBytes = 0;     ///< bytes moved by loads and stores, counted per tile (step.md s.3)
+  int64_t offchipBytes = 0;     ///< bytes moved by loads and stores, counted per tile (docs/step_semantics.md#offchip-bytes)
   double rooflineCycles = 0;    ///< max(off-chip bytes / off-chip B/cycle, max over CUs FLOPs / CU FLOPs/cycle)
   double wallSeconds = 0;       ///< time the model took
 };
 
-/// Adds the step.md section 3 figures of a graph to `r` from its functional streams `st`:
+/// Adds the cost-model figures (docs/step_semantics.md#cost-model) of a graph to `r` from its functional streams `st`:
 /// off-chip bytes (tiles moved by every load and store x tile bytes), on-chip bytes (off-chip
 /// ops 2 x tile, Bufferize element + 2 x buffer, Accum/Scan one output element, matmul
 /// input + output tiles; a tile of dynamic size counts as the largest that flowed), FLOPs,
@@ -28,9 +28,10 @@ struct ModelResult {
 void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::vector<TokenStream>& st,
                     const Mapping* m, ModelResult& r);
 
-/// Runs the functional model and the timing model. Errors: std::runtime_error for a
-/// missing input tensor or inconsistent streams.
+/// Runs the functional model and the timing model of the fabric configured by `img`
+/// (layout `layout`, as compileGraph builds them). Errors: std::runtime_error for a missing
+/// input tensor or inconsistent streams.
 ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
-                     const std::map<std::string, Matrix>& inputs);
+                     const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs);
 
 }  // namespace stepgen

@@ -1,5 +1,6 @@
 #pragma once
-// Stream tokens of the model: the element-level view of docs/hardware.md section 1.
+// Stream tokens: the element-level view of a STeP stream (docs/hardware.md section 1), shared by
+// the model, the mapper's tests and the builders, and the values of off-chip tensors.
 // A Data token is one tile (or a tuple of tiles made by Zip) with the stop level that
 // follows it; Stop closes a (possibly empty) group; Done ends the stream.
 #include <cstdint>
@@ -30,6 +31,12 @@ struct Token {
 };
 
 using TokenStream = std::vector<Token>;
+
+/// The value of an off-chip tensor: a row-major fp32 matrix (bit patterns), rows x cols.
+struct Matrix {
+  int64_t rows = 0, cols = 0;
+  std::vector<uint32_t> data;
+};
 
 /// Beats a token occupies on a link of `wordsPerBeat` words: a tile is rows*cols/W beats,
 /// Stop and Done one beat each (docs/hardware.md section 1).

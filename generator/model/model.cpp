@@ -30,7 +30,7 @@ int64_t tokenBytes(const Token& t) {
   return b;
 }
 
-/// Figures of one stream: its element's bytes (the static tile of step.md s.3 when the shape
+/// Figures of one stream: its element's bytes (the static tile of docs/step_semantics.md#element-bytes when the shape
 /// is static, else the largest element that actually flowed: buffers are sized for it) and
 /// the number of elements that flowed.
 struct StreamFig {
@@ -46,7 +46,7 @@ StreamFig figOf(const StepGraph& g, const ShapeResult& s, const std::vector<Toke
   return f;
 }
 
-// FLOPs of one Map element (step.md s.3): matmul 2*M*K*N, silu 8, mul/add/scale 1 per output word.
+// FLOPs of one Map element (docs/step_semantics.md#flops): matmul 2*M*K*N, silu 8, mul/add/scale 1 per output word.
 int64_t mapFlops(const std::string& fn, const Token& a, const Token& out) {
   if (fn == "matmul" || fn == "matmul_t") return 2 * out.rows * out.cols * a.cols;
   return (fn == "silu" ? 8 : 1) * out.words();
@@ -91,7 +91,7 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
       }
       case OpKind::Accum:
       case OpKind::Scan:
-      case OpKind::Expand:  // one output element (step.md s.3)
+      case OpKind::Expand:  // one output element (docs/step_semantics.md#onchip-bytes)
         r.onchipBytes += out().elemBytes;
         break;
       case OpKind::Map: {
@@ -115,11 +115,11 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
 }
 
 ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
-                     const std::map<std::string, Matrix>& inputs) {
+                     const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs) {
   auto t0 = std::chrono::steady_clock::now();
   ModelResult r;
   FunctionalResult f = runFunctional(g, s, a, inputs);
-  r.timing = estimateTiming(g, m, a, f.streams);
+  r.timing = estimateTiming(g, m, a, layout, img, f.streams);
   addCostFigures(g, s, a, f.streams, &m, r);
   r.outputs = std::move(f.outputs);
   r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,5 +1,5 @@
 #pragma once
-// Mixture-of-Experts routing traces: the CSV format of ../shared/data
+// Mixture-of-Experts routing traces: the CSV format of examples/moe/data
 // (`token,expert_0..expert_{k-1}`, one row per token, expert ids 0-based).
 #include <cstdint>
 #include <string>

@@ -1,14 +1,14 @@
 #pragma once
-// Functional semantics of the dynamic STeP operators (step.md sections 1, 2 and 5) as pure
-// functions on token streams (sim/model/tokens.hpp, the beat encoding of docs/hardware.md
-// section 1). Not yet wired into the graph runner (sim/model/functional.cpp).
+// Functional semantics of the dynamic STeP operators (docs/step_semantics.md#operators) as pure
+// functions on token streams (sim/ir/tokens.hpp, the beat encoding of docs/hardware.md
+// section 1). Not yet wired into the graph runner (generator/model/functional.cpp).
 //
 // Conventions shared by every function here
 // -----------------------------------------
 // * Streams: Data tokens carry the stop level of the element (0 = none); Stop tokens
 //   (stop >= 1) close an empty group; every stream ends with exactly one Done. A stream
 //   without a final Done, or with tokens after it, is rejected (std::invalid_argument).
-// * Chunk at level b ("the next inner-b chunk", step.md section 2):
+// * Chunk at level b ("the next inner-b chunk", docs/step_semantics.md#chunks):
 //   - b = 0: one Data element. Stop tokens carry no element: they are outer structure
 //     (empty outer groups) and are not chunks.
 //   - b >= 1: the tokens up to and including the first one whose stop >= b. Tokens with
@@ -17,9 +17,9 @@
 //     same reading as Bufferize/Accum in functional.cpp: a stop-only beat at level >= b
 //     closes a group of the inner b dims with no element).
 //   - Tokens left over before Done that no stop >= b closes are an error (the operator's
-//     rank is above the stream's rank, step.md section 2 shape checks).
+//     rank is above the stream's rank, docs/step_semantics.md#shape-errors).
 // * A chunk written to a rank-b output (Partition, EagerMerge) keeps its inner stops and
-//   its last element gets stop b (the cap of a rank-b stream, sim/common/stops.hpp); an
+//   its last element gets stop b (the cap of a rank-b stream, sim/ir/stops.hpp); an
 //   empty chunk is written as one Stop token of level b (b >= 1). The outer stops of the
 //   input (levels > b) are dropped: the output shape is [dyn, D_{b-1}, ..., D_0].
 // * Selector streams: Data tokens whose `sel` field lists the chosen outputs, ascending
@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/tokens.hpp"
+#include "ir/tokens.hpp"
 
 namespace stepgen {
 
@@ -42,7 +42,7 @@ Token selectorToken(std::vector<int> sel, int stop = 0);
 /// boolean is-padding stream of reshape: word 1 = padding, 0 = real element).
 Token flagToken(uint32_t word, int stop = 0);
 
-/// Partition(data, selector, N, b), step.md section 2.
+/// Partition(data, selector, N, b), docs/step_semantics.md#partition.
 /// data: rank >= b, shape [..., D_b, D_{b-1}, ..., D_0]; sel: one selector element per
 /// inner-b chunk of data (its Stop tokens are skipped). For the k-th selector element the
 /// k-th chunk of data goes to every output it names (multi-hot duplicates the chunk; an
@@ -55,7 +55,7 @@ Token flagToken(uint32_t word, int stop = 0);
 /// the number of chunks, or when data has tokens not closed at level b.
 std::vector<TokenStream> partition(const TokenStream& data, const TokenStream& sel, int n, int b);
 
-/// Reassemble(inputs[N], selector, b), step.md section 2: the inverse of Partition.
+/// Reassemble(inputs[N], selector, b), docs/step_semantics.md#reassemble: the inverse of Partition.
 /// in[i]: rank-b streams (chunks as Partition writes them); sel: selector stream of rank r.
 /// For each selector element with stop level t, the next chunk of every selected input is
 /// taken in ASCENDING input order (the model's "arrival order": deterministic) and the
@@ -71,7 +71,7 @@ std::vector<TokenStream> partition(const TokenStream& data, const TokenStream& s
 /// or an input with chunks left over when the selector ends.
 TokenStream reassemble(const std::vector<TokenStream>& in, const TokenStream& sel, int b);
 
-/// EagerMerge(inputs[N], b), step.md sections 2 and 5. arrivalOrder[k] is the input whose
+/// EagerMerge(inputs[N], b), docs/step_semantics.md#eagermerge. arrivalOrder[k] is the input whose
 /// chunk is forwarded k-th (decided by the timing model); whole inner-b chunks are forwarded,
 /// never interleaved. Returns {data, selector}: data is a rank-b stream [dyn, D_{b-1}..D_0]
 /// (chunks written as for Partition: last element at stop b, an empty chunk as STOP(b),
@@ -82,7 +82,7 @@ TokenStream reassemble(const std::vector<TokenStream>& in, const TokenStream& se
 std::pair<TokenStream, TokenStream> eagerMerge(const std::vector<TokenStream>& in, int b,
                                                const std::vector<int>& arrivalOrder);
 
-/// Reshape(chunk S, b, pad), step.md section 2: splits dim b of shape
+/// Reshape(chunk S, b, pad), docs/step_semantics.md#reshape: splits dim b of shape
 /// [..., D_b, D_{b-1}..D_0] into [..., ceil(D_b/S), S, D_{b-1}..D_0] (rank + 1).
 /// Stop rules, for the token closing the k-th entry (0-based) of dim b (a Data or Stop token
 /// with stop s >= b; for b = 0 every Data element is an entry):
@@ -101,7 +101,7 @@ std::pair<TokenStream, TokenStream> eagerMerge(const std::vector<TokenStream>& i
 std::pair<TokenStream, TokenStream> reshape(const TokenStream& in, int64_t chunk, int b, bool pad,
                                             int64_t tileRows, int64_t tileCols);
 
-/// Expand(ref, b), step.md section 2: broadcasts the size-1 inner b dims of `in` to the
+/// Expand(ref, b), docs/step_semantics.md#expand: broadcasts the size-1 inner b dims of `in` to the
 /// shape of `ref`. `in` has ref's shape with its inner b dims of size 1, i.e. one token per
 /// inner-b chunk of ref, carrying the chunk's closing stop. For each chunk of ref the next
 /// token of `in` is taken: every Data token of the chunk is replaced by a copy of the in
@@ -113,7 +113,7 @@ std::pair<TokenStream, TokenStream> reshape(const TokenStream& in, int64_t chunk
 /// token where ref's chunk has elements, or when the token counts do not match.
 TokenStream expand(const TokenStream& in, const TokenStream& ref, int b);
 
-/// Scan(add, +0, b), step.md section 2: like Accum(add, b) but emits after every element.
+/// Scan(add, +0, b), docs/step_semantics.md#scan: like Accum(add, b) but emits after every element.
 /// Each Data element is added word by word (fp32Add, sim/common/fp.hpp) to a running tile
 /// starting from +0 and the running tile is emitted with the element's stop; a token with
 /// stop >= b (Data or Stop) resets the running tile after it. Stop tokens are copied.
@@ -121,7 +121,7 @@ TokenStream expand(const TokenStream& in, const TokenStream& ref, int b);
 /// Throws std::invalid_argument when tiles of different shape meet inside a group.
 TokenStream scanAdd(const TokenStream& in, int b);
 
-/// FlatMap(unpack rows, 1), step.md section 2: each tile of R rows becomes a rank-1 group
+/// FlatMap(unpack rows, 1), docs/step_semantics.md#flatmap: each tile of R rows becomes a rank-1 group
 /// of R 1-row tiles (a new innermost, possibly ragged, dimension). Rows keep stop 0; the
 /// last emitted row of an element with stop s gets stop s + 1; a Stop token S_s becomes
 /// S_{s+1}. With dropPadding, `isPadding` must have the same tokens as `in` (kinds and

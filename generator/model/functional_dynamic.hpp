@@ -1,5 +1,5 @@
 #pragma once
-// The dynamic-path operators inside the functional model (step.md sections 2 and 5): the
+// The dynamic-path operators inside the functional model (docs/step_semantics.md#operators): the
 // routing and merging operators, the dynamic shape operators, random off-chip access and
 // the extra Map functions of a Mixture-of-Experts layer. Called by runFunctional.
 #include <map>

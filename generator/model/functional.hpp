@@ -1,5 +1,5 @@
 #pragma once
-// Functional STeP semantics (step.md sections 1-2) on real tensors: every operator of the
+// Functional STeP semantics (docs/step_semantics.md) on real tensors: every operator of the
 // static path, token by token, with the hardware's arithmetic (sim/common/fp.hpp).
 #include <map>
 #include <string>
@@ -7,16 +7,10 @@
 
 #include "arch/arch_model.hpp"
 #include "ir/graph.hpp"
-#include "model/tokens.hpp"
+#include "ir/tokens.hpp"
 #include "passes/shape_check.hpp"
 
 namespace stepgen {
-
-/// A row-major fp32 matrix (bit patterns).
-struct Matrix {
-  int64_t rows = 0, cols = 0;
-  std::vector<uint32_t> data;
-};
 
 /// Result of running a graph functionally.
 struct FunctionalResult {
@@ -26,13 +20,13 @@ struct FunctionalResult {
 
 /// Runs every operator in dependency order. `inputs` must hold every input tensor with its
 /// declared shape (std::runtime_error naming the tensor otherwise). Multiply format from
-/// `a.cu.format`. Stops follow step.md section 1 (sim/common/stops.hpp).
+/// `a.cu.format`. Stops follow docs/step_semantics.md#stops (ir/stops.hpp).
 FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
                                const std::map<std::string, Matrix>& inputs);
 
 /// Stop level of the element at loop index `idx` of a walk over `dims` (outermost first):
 /// the number of inner dimensions (all but the outermost) that end at it, counted from the
-/// innermost outward (step.md section 1: only the highest stop is sent).
+/// innermost outward (docs/step_semantics.md#stops: only the highest stop is sent).
 int walkStop(const std::vector<int64_t>& dims, const std::vector<int64_t>& idx);
 
 }  // namespace stepgen

@@ -1,0 +1,94 @@
+#include "arch/unit_catalogue.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace stepgen {
+
+int muCyclesPerBeat(const ArchModel& a) { return (a.linkBytes() + a.mu.bytesPerCycle - 1) / a.mu.bytesPerCycle; }
+
+UnitCatalogue::UnitCatalogue(const ArchModel& a) : a_(a), cands_(a.units.size()) {
+  for (int u = 0; u < size(); ++u)
+    if (a.units[size_t(u)].kind != UnitKind::Empty) units_.push_back({u});
+  for (UnitId dst : units_)
+    for (UnitId src : units_)
+      if (src != dst && reaches(src, dst)) cands_[size_t(dst.v)].push_back(src);
+}
+
+std::vector<UnitId> UnitCatalogue::unitsOfKind(UnitKind k) const {
+  std::vector<UnitId> r;
+  for (UnitId u : units_)
+    if (kind(u) == k) r.push_back(u);
+  return r;
+}
+
+int UnitCatalogue::kindIndex(UnitId u) const {
+  int n = 0;
+  for (UnitId v : units_)
+    if (v < u) n += kind(v) == kind(u);
+  return n;
+}
+
+std::string UnitCatalogue::instanceName(UnitId u) const {
+  const UnitSite& s = a_.units.at(size_t(u.v));
+  const char* k = s.kind == UnitKind::Compute ? "cu" : s.kind == UnitKind::Memory ? "mu" : s.kind == UnitKind::AddressGen ? "ag" : "none";
+  return fmt::format("u_{}_x{}_y{}", k, s.x, s.y);
+}
+
+const char* UnitCatalogue::moduleName(UnitKind k) {
+  return k == UnitKind::Compute ? "sg_cu" : k == UnitKind::Memory ? "sg_mu" : "sg_ag";
+}
+
+std::vector<TemplateParam> UnitCatalogue::templateParams(UnitId u) const {
+  auto i = [](int64_t v) { return std::to_string(v); };
+  switch (kind(u)) {
+    case UnitKind::Compute:
+      return {{"W", "W"},
+              {"LANES", i(a_.cu.lanes)},
+              {"BUF_WORDS", i(a_.cu.bufferBytes / 4)},
+              {"BF16", i(a_.cu.format == NumberFormat::Bf16Fp32)},
+              {"DYN", i(a_.cu.dynamicTiles())}};
+    case UnitKind::Memory:
+      return {{"W", "W"}, {"WORDS", i(a_.mu.capacityBytes / 4)}, {"CPB", i(muCyclesPerBeat(a_))}, {"ROUTE", i(a_.mu.route)}};
+    default:
+      return {{"W", "W"}, {"P", "P"}, {"AB", "AB"}, {"OUTSTANDING", i(a_.offchip.outstanding)}};
+  }
+}
+
+int UnitCatalogue::inPorts(UnitKind k) { return k == UnitKind::Empty ? 0 : 2; }
+
+std::string UnitCatalogue::portName(UnitId u, int p) const { return fmt::format("{}.in{}", instanceName(u), p); }
+
+std::vector<std::string> UnitCatalogue::fabricPortNames() const {
+  std::vector<std::string> names;
+  for (UnitId u : units_)
+    for (int p = 0; p < inPorts(kind(u)); ++p) names.push_back(portName(u, p));
+  return names;
+}
+
+int UnitCatalogue::distance(UnitId u, UnitId v) const {
+  const UnitSite &a = a_.units.at(size_t(u.v)), &b = a_.units.at(size_t(v.v));
+  return std::abs(a.x - b.x) + std::abs(a.y - b.y);
+}
+
+bool UnitCatalogue::reaches(UnitId src, UnitId dst) const {
+  return a_.link.topology == "crossbar" || distance(src, dst) <= a_.link.reach;
+}
+
+int UnitCatalogue::sourceSelect(UnitId dst, UnitId src) const {
+  const auto& c = candidates(dst);
+  auto it = std::find(c.begin(), c.end(), src);
+  return it == c.end() ? 0 : int(it - c.begin()) + 1;
+}
+
+int UnitCatalogue::sourceSelectBits() const {
+  size_t most = 0;
+  for (const auto& c : cands_) most = std::max(most, c.size());
+  int b = 0;
+  while ((size_t(1) << b) < most + 1) ++b;
+  return std::max(b, 1);
+}
+
+}  // namespace stepgen

@@ -1,0 +1,43 @@
+#pragma once
+// What `stepgen verify` measured, the verdict rule, and the report it prints and writes.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace stepgen {
+
+/// What verify measured.
+struct VerifyReport {
+  ModelResult model;
+  bool rtlRan = false;
+  std::string rtlStatus;            ///< ok | deadlock | timeout | build-failed
+  std::vector<std::string> rtlStuck;
+  int64_t rtlCycles = 0, rtlReadBytes = 0, rtlWriteBytes = 0;
+  int64_t rtlPeakMuBytes = 0;       ///< most bytes held at once by all memory units (route, combine, buffers)
+  double rtlWallSeconds = 0, rtlCyclesPerSecond = 0, buildSeconds = 0;
+  bool outputsEqual = false;
+  std::string firstMismatch;        ///< "out[3,17]: model 0x3f800000 rtl 0x3f800001"
+  double cycleErrorPercent = 0;     ///< (rtl - model) / rtl * 100
+  double maxCycleErrorPercent = 0;  ///< the tolerance it was held to (0 = none)
+  double compileSeconds = 0;
+};
+
+/// The verdict: the model finished without deadlock and, unless the RTL was not run, the RTL
+/// finished with outputs bit-exact, off-chip bytes equal to the model's and the cycle error
+/// within maxCycleErrorPercent (when set).
+bool passed(const VerifyReport& r);
+bool bytesEqual(const VerifyReport& r);     ///< RTL off-chip read and write bytes == the model's
+bool cyclesWithin(const VerifyReport& r);   ///< |cycle error| within the tolerance (always, if none)
+
+/// The verdict block printed by the command.
+std::string verdictText(const VerifyReport& r);
+
+/// report.json: the model's and the RTL's figures, outputs_equal, first_mismatch and the
+/// cycle error. Throws std::runtime_error if it cannot be written.
+void writeReportJson(const VerifyReport& r, const std::string& archName, const std::string& graphName,
+                     const std::filesystem::path& p);
+
+}  // namespace stepgen

@@ -1,0 +1,39 @@
+#pragma once
+// Cycle-approximate timing of a configured fabric (docs/step_semantics.md#timing,
+// docs/hardware.md s.2). Works on whole tiles: every link moves a tile as a transfer with a
+// start and an end cycle at the producer and at each consumer, decoupled by the consumer's
+// input FIFO of link.fifo_depth beats; each unit model (one per RTL behaviour, chosen from
+// the unit's configuration fields, generator/model/timing/) says when it can take a tile,
+// when it can offer one, and how long a transfer takes at its end. DRAM pieces are
+// scheduled on the arch's channels (latency, initiation interval, start-up).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/arch_model.hpp"
+#include "arch/config_layout.hpp"
+#include "bitstream/config_image.hpp"
+#include "ir/graph.hpp"
+#include "map/mapping.hpp"
+#include "ir/tokens.hpp"
+
+namespace stepgen {
+
+/// Timing result. `deadlock` lists the stuck links as "stream (producer -> consumer) at
+/// token i of n" when no unit can make progress before every stream has ended.
+struct TimingResult {
+  int64_t cycles = 0;            ///< cycles from start to the last write completing
+  int64_t offchipReadBytes = 0;  ///< bytes
+  int64_t offchipWriteBytes = 0; ///< bytes
+  bool deadlock = false;
+  std::vector<std::string> stuck;
+};
+
+/// Estimates cycles for the fabric configured by `img` (built by buildConfig for mapping `m`
+/// of graph `g`), whose streams `streams` (indexed by StreamId) came from runFunctional:
+/// each enabled unit runs the unit model its configuration fields select. Never hangs:
+/// returns deadlock = true when stuck.
+TimingResult estimateTiming(const StepGraph& g, const Mapping& m, const ArchModel& a, const ConfigLayout& layout,
+                            const ConfigImage& img, const std::vector<TokenStream>& streams);
+
+}  // namespace stepgen

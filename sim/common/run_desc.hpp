@@ -1,0 +1,77 @@
+#pragma once
+// The run description (run.json) and the run result (result JSON) exchanged between
+// `stepgen verify` and the Verilator harness (sim/harness/harness_main.cpp). Both sides use
+// these types, so every key is spelled once, here (docs/hardware.md section 6).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/dram.hpp"
+
+namespace stepgen {
+
+/// One fp32 row-major region of the DRAM image bound to a .npy file.
+struct RunRegion {
+  std::string name;
+  std::filesystem::path npy;  ///< relative to the folder of run.json unless absolute
+  uint64_t base = 0;          ///< bytes
+  uint64_t rows = 0, cols = 0;
+};
+
+/// What the harness runs. Keys in run.json: bitstream, n_ag, pieces_per_beat, link_bits,
+/// addr_bits, dram {channels, latency, ii, startup}, dram_bytes, inputs, outputs, ports,
+/// n_mu, max_cycles, watchdog_cycles, trace, result.
+struct RunDesc {
+  std::filesystem::path bitstream;  ///< .bin of little-endian 32-bit configuration words
+  int nAg = 0;                      ///< address generators = width of dram_req_valid
+  int pieces = 0;                   ///< 64-byte pieces per DRAM request (per beat)
+  int linkBits = 0;                 ///< must equal 512 * pieces
+  int addrBits = 0;                 ///< bits of one piece address, 1..64
+  DramTiming timing;                ///< cycles
+  uint64_t dramBytes = 0;           ///< size of the DRAM image, bytes
+  std::vector<RunRegion> inputs, outputs;
+  std::vector<std::string> ports;   ///< unit input port names; index = bit of dbg_port_*
+  unsigned nMu = 0;                 ///< memory units = 32-bit fields of dbg_mu_held
+  uint64_t maxCycles = 1000000000ull;  ///< status "timeout" after this many cycles
+  uint64_t watchdog = 20000;        ///< idle cycles before status "deadlock"
+  std::filesystem::path trace;      ///< FST file ("" = none; needs a --trace build)
+  std::filesystem::path result = "result.json";
+};
+
+/// Reads run.json; relative paths are resolved against its folder. Throws
+/// std::runtime_error naming the file and the missing or bad key.
+RunDesc readRunDesc(const std::filesystem::path& file);
+/// Writes run.json (paths as stored). Throws std::runtime_error if it cannot be written.
+void writeRunDesc(const std::filesystem::path& file, const RunDesc& d);
+
+/// A stuck input port at the end of a run that did not finish.
+struct StuckPort {
+  unsigned index = 0;  ///< bit of dbg_port_*
+  std::string port;    ///< its name from RunDesc::ports
+  bool valid = false;  ///< the FIFO holds a beat nobody takes
+  bool full = false;   ///< the FIFO is full
+};
+
+/// What the harness measured. Keys: status, cycles, done_cycle, last_write_done, sim_cycles,
+/// config_words, offchip_read_bytes, offchip_write_bytes, outstanding_reads, mu_peak_words,
+/// stuck, stuck_detail, wall_seconds, cycles_per_second, message.
+struct RunResult {
+  std::string status;                 ///< ok | deadlock | timeout | error
+  uint64_t cycles = 0;                ///< max(done cycle, last write completion)
+  std::optional<uint64_t> doneCycle;  ///< set when ok
+  uint64_t lastWriteDone = 0, simCycles = 0, configWords = 0;
+  uint64_t readBytes = 0, writeBytes = 0, outstandingReads = 0;
+  uint64_t muPeakWords = 0;           ///< most words all memory units held in one cycle
+  std::vector<StuckPort> stuck;
+  double wallSeconds = 0, cyclesPerSecond = 0;
+  std::string message;
+};
+
+/// Writes the result JSON. Throws std::runtime_error if it cannot be written.
+void writeRunResult(const std::filesystem::path& file, const RunResult& r);
+/// Reads a result JSON. Throws std::runtime_error if missing or malformed.
+RunResult readRunResult(const std::filesystem::path& file);
+
+}  // namespace stepgen
