@@ -1,5 +1,5 @@
 #pragma once
-// Shape check (step.md sections 1-2, docs/graph_format.md "Operators"): infers the
+// Shape check (docs/step_semantics.md#operators, docs/graph_format.md "Operators"): infers the
 // StreamType of every stream of a StepGraph from its operators, in dependency order, and
 // reports every shape error of the graph at once (ids S-201..S-299).
 //
@@ -13,7 +13,7 @@
 //  - Boolean streams (Reshape's "is padding", RandomOffChipStore's acknowledgements):
 //    Tile with dtype "bool" and tile [1, 1].
 //
-// Dynamic shapes (step.md section 1): Partition output i gets a fresh outer dim
+// Dynamic shapes (docs/step_semantics.md#symbolic-shapes): Partition output i gets a fresh outer dim
 // T_<op>_<i> (a symbol with lower bound 0); EagerMerge's count is the sum of its inputs'
 // chunk counts (a fresh T_<op> if one is ragged); Reassemble with a multi-hot selector and
 // FlatMap(filter_rows) make ragged dims R_<op> (SymExpr::ragged).
@@ -34,7 +34,7 @@ struct ShapeResult {
 /// (LinearOffChipLoad/Store, Bufferize, Streamify, RepeatStatic, Broadcast, Zip,
 /// Map(matmul|silu|mul|add), Accum(add|retile), Promote, Flatten; and the dynamic path:
 /// SelectGen, Partition, Reassemble, EagerMerge, Reshape, Expand, Scan(add|max),
-/// FlatMap(rows|filter_rows), Parallelize, RandomOffChipLoad/Store; step.md section 2,
+/// FlatMap(rows|filter_rows), Parallelize, RandomOffChipLoad/Store; docs/step_semantics.md#operators,
 /// docs/graph_format.md) and checks it. Ops are processed in dependency order whatever their order in g.ops.
 /// Symbolic dims are compared with provablyEqual/provablyDivides under g.symbols.
 /// Throws one DiagError carrying every error found (ids listed in shape_check.cpp):
@@ -59,7 +59,7 @@ std::string formatShape(const std::vector<SymExpr>& shape);
 /// Renders an element type: "tile [tb, D]", "tile<bf16> [16, 16]", "(tile [a, b], tile [b, c])",
 /// "ref [F/tf] of tile [tb, tf]", "selector 1-of-4" ("selector" when k/n are unknown).
 std::string formatElemType(const ElemType& e);
-/// Renders a stream type as "[B/tb, F/tf] x tile [tb, D]" (shape outermost first, step.md 1).
+/// Renders a stream type as "[B/tb, F/tf] x tile [tb, D]" (shape outermost first, docs/step_semantics.md#shapes).
 std::string formatStreamType(const StreamType& t);
 
 /// Value of a dimension under the symbol values `env`. Throws DiagError S-250 (no location)

@@ -1,6 +1,6 @@
 // Golden streams of the operators that only exist inside the functional model's graph
 // runner (SelectGen from a trace file, AddrGen, RandomOffChipLoad/Store, outermost Promote),
-// worked out by hand from step.md section 2 and docs/graph_format.md.
+// worked out by hand from docs/step_semantics.md#operators and docs/graph_format.md.
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// checkShapes on small in-memory StepGraphs (step.md section 2, docs/graph_format.md):
+// checkShapes on small in-memory StepGraphs (docs/step_semantics.md#operators, docs/graph_format.md):
 // type inference of the SwiGLU chain and of the shape operators, and one test per error.
 #include <catch2/catch.hpp>
 
@@ -17,7 +17,7 @@ using stepgen::testing::GB;
 namespace {
 
 
-/// SwiGLU problem sizes (step.md section 3/4): B=64, D=256, F=512, tile 16 x 256 x 16.
+/// SwiGLU problem sizes (docs/step_semantics.md#validation-point): B=64, D=256, F=512, tile 16 x 256 x 16.
 void swigluSymbols(GB& b) {
   b.symbols({{"B", 64}, {"D", 256}, {"F", 512}, {"tb", 16}, {"tf", 16}});
   b.tensor("x", {"B", "D"});

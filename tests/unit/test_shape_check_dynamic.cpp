@@ -1,4 +1,4 @@
-// checkShapes on the dynamic path (step.md sections 1, 2 and 5; docs/graph_format.md
+// checkShapes on the dynamic path (docs/step_semantics.md#operators; docs/graph_format.md
 // "Operators of the dynamic path"): SelectGen, Partition, Reassemble, EagerMerge, Reshape,
 // Expand, Scan, FlatMap, Parallelize, RandomOffChipLoad/Store. Small in-memory graphs
 // (as in test_shape_check.cpp), one test per error id, and the MoE-shaped YAML graph.

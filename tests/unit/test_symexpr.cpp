@@ -1,5 +1,5 @@
 // SymExpr: parser, simplification, printing, evaluation, and the Z3-backed provablyEqual /
-// provablyDivides (step.md section 1, symbolic shapes).
+// provablyDivides (docs/step_semantics.md#symbolic-shapes).
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
