@@ -1,0 +1,393 @@
+// estimateTiming: builds the timing model from what the bitstream configures. Every enabled
+// (unit, context) of the ConfigImage becomes the unit model its configuration fields select
+// (AG: store, random, per_group; CU: func, dyn_m, bt; MU: route, combine, out_meta, b,
+// repeat), with the numbers the RTL reads from the same fields (passes, k, n, log2n,
+// accum_b, idx_word, the AG walk). The functional model's token streams give what the
+// configuration cannot: tile sizes, data-dependent groups and random addresses.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+#include "arch/unit_catalogue.hpp"
+#include "model/timing.hpp"
+#include "model/timing/units.hpp"
+
+namespace stepgen {
+
+namespace {
+
+using namespace timing;
+
+/// The configuration fields of one unit in one context.
+struct Fields {
+  const KindLayout* kind = nullptr;
+  const std::vector<uint64_t>* values = nullptr;
+  int64_t operator()(const char* name) const {
+    for (size_t f = 0; f < kind->fields.size(); ++f)
+      if (kind->fields[f].name == name) return int64_t((*values)[f]);
+    throw std::logic_error(fmt::format("internal error: no config field {}", name));
+  }
+};
+
+// The route unit's meta beats (sg_route.sv meta mode) as link tiles: one tile per group
+// (tile of the EagerMerge data output) with one beat per entry, then DONE.
+TokenStream metaTokens(const TokenStream& merged, int64_t wpb) {
+  TokenStream meta;
+  for (const Token& t : merged) {
+    if (t.kind == Kind::Data) meta.push_back(Token::tile(t.rows, wpb, {}, 1));
+    if (t.kind == Kind::Done) meta.push_back(t);
+  }
+  return meta;
+}
+
+// The 64-byte pieces of an AG's walk (sg_ag.sv): for i3 < n3, i2 < n2, i1 < n1, i0 < n0 a
+// tile at base + sum(i_l * s_l) of `rows` rows of `ppr` pieces, `row_stride` bytes apart.
+std::vector<uint64_t> walk(const Fields& f) {
+  std::vector<uint64_t> flat;
+  const int64_t n[4] = {f("n0"), f("n1"), f("n2"), f("n3")}, s[4] = {f("s0"), f("s1"), f("s2"), f("s3")};
+  const int64_t base = f("base"), rows = f("rows"), ppr = f("ppr"), rs = f("row_stride");
+  for (int64_t i3 = 0; i3 < n[3]; ++i3)
+    for (int64_t i2 = 0; i2 < n[2]; ++i2)
+      for (int64_t i1 = 0; i1 < n[1]; ++i1)
+        for (int64_t i0 = 0; i0 < n[0]; ++i0) {
+          const int64_t t = base + i3 * s[3] + i2 * s[2] + i1 * s[1] + i0 * s[0];
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < ppr; ++c) flat.push_back(uint64_t(t + r * rs + c * 64));
+        }
+  return flat;
+}
+
+// Pieces of every Data tile of a linear AG's stream: each takes the next ceil(words*4/64)
+// pieces of the walk, as the AG moves beats (one walk tile per tile, or a run of rows for a
+// dynamic stream stored into a walk of rows).
+std::vector<std::vector<uint64_t>> linearPieces(const Fields& f, const TokenStream& toks) {
+  const std::vector<uint64_t> flat = walk(f);
+  std::vector<std::vector<uint64_t>> out;
+  size_t next = 0;
+  for (const Token& tok : toks) {
+    out.emplace_back();
+    if (tok.kind != Kind::Data) continue;
+    for (int64_t k = 0; k < (tok.words() * 4 + 63) / 64 && next < flat.size(); ++k) out.back().push_back(flat[next++]);
+  }
+  return out;
+}
+
+// Pieces of a random load's out tile j: the walk tile named by address tile j (AddrGen: tile
+// a of the tensor in row-major tile order, s0 bytes apart).
+std::vector<std::vector<uint64_t>> randomPieces(const Fields& f, const TokenStream& addr) {
+  std::vector<std::vector<uint64_t>> out(addr.size());
+  for (size_t j = 0; j < addr.size(); ++j) {
+    if (addr[j].kind != Kind::Data) continue;
+    const int64_t base = f("base") + int64_t(addr[j].sel.at(0)) * f("s0");
+    for (int64_t r = 0; r < f("rows"); ++r)
+      for (int64_t c = 0; c < f("ppr"); ++c) out[j].push_back(uint64_t(base + r * f("row_stride") + c * 64));
+  }
+  return out;
+}
+
+// Groups of a banked unit from its input and output token sequences.
+void buildGroups(Banked& u, const TokenStream& in, const TokenStream& out, int b, bool accum) {
+  int k = 0;
+  size_t outPos = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    u.group.push_back(k);
+    const Token& t = in[i];
+    const bool close = t.kind == Kind::Done || t.stop >= b;
+    u.closes.push_back(close);
+    if (!close) continue;
+    // Count the out tokens this closing produced by walking the output in step.
+    size_t n = 0;
+    if (t.kind == Kind::Done) {
+      n = 1;
+    } else if (accum) {
+      n = (outPos < out.size() && out[outPos].kind != Kind::Done) ? 1 : 0;
+    } else {
+      while (outPos + n < out.size() && out[outPos + n].kind != Kind::Done) {
+        ++n;
+        const Token& e = out[outPos + n - 1];
+        if (e.kind == Kind::Stop || e.stop >= b + 1) break;  // last element of the last copy
+      }
+    }
+    u.firstOut.push_back(outPos), u.outCount.push_back(n), u.closer.push_back(i);
+    for (size_t j = 0; j < n; ++j) u.outGroupOf.push_back(k);
+    outPos += n;
+    ++k;
+  }
+}
+
+// Data element of every ref tile of an Expand(b) (a tile with stop >= b uses it up; the ref
+// DONE pairs with the data DONE), and the ref tile that uses each element up.
+void buildExpandGroups(CuExpand& u, const TokenStream& ref, int b, size_t dataTokens) {
+  size_t k = 0;
+  for (size_t j = 0; j < ref.size(); ++j) {
+    u.groupOf.push_back(k);
+    if (ref[j].kind == Kind::Done || ref[j].stop >= b) u.closer.push_back(j), ++k;
+  }
+  if (k != dataTokens) throw std::logic_error("internal error: Expand data and ref groups disagree");
+}
+
+// Which input tiles output `index` of Parallelize(n) passes: the outermost elements (closed
+// by a stop >= `rank`, field accum_b) e with e mod n = index, and DONE.
+void buildParallelOutput(CuParallelize& u, const TokenStream& in, size_t n, int rank, size_t outTokens) {
+  size_t e = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const bool pass = in[i].kind == Kind::Done || e % n == size_t(u.index);
+    u.outOf.push_back(pass ? int64_t(u.inOf.size()) : -1);
+    if (pass) u.inOf.push_back(i);
+    if (in[i].kind != Kind::Done && in[i].stop >= rank) ++e;
+  }
+  if (u.inOf.size() != outTokens) throw std::logic_error("internal error: Parallelize output tokens disagree");
+}
+
+// Meta group of every out tile of a weight load: T tiles per group, DONE with the input's
+// DONE (meta tile `groups`).
+void buildWalkGroups(AgRandomLoad& u, const TokenStream& out, int64_t T, size_t groups) {
+  size_t data = 0;
+  for (const Token& t : out) {
+    if (t.kind == Kind::Done) u.groupOf.push_back(groups);
+    else u.groupOf.push_back(t.kind == Kind::Data ? size_t(int64_t(data++) / T) : (data ? size_t(int64_t(data - 1) / T) : 0));
+  }
+  u.groupFirst.assign(groups + 1, SIZE_MAX);
+  for (size_t j = out.size(); j-- > 0;) u.groupFirst[u.groupOf[j]] = j;
+}
+
+// The unit model a configured (unit, context) runs, chosen from its fields only.
+std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a) {
+  switch (kind) {
+    case UnitKind::AddressGen: {
+      if (f("store")) {
+        auto x = std::make_unique<AgStore>();
+        x->piecesPerBeat = a.linkBytes() / 64;
+        return x;
+      }
+      std::unique_ptr<AgLoad> x;
+      if (f("random") && f("per_group")) x = std::make_unique<AgRandomLoad>();
+      else if (f("random")) throw std::logic_error("internal error: the timing model has no random load without per_group");
+      else x = std::make_unique<AgLoad>();
+      x->outstanding = a.offchip.outstanding, x->piecesPerBeat = a.linkBytes() / 64;
+      return x;
+    }
+    case UnitKind::Compute:
+      switch (CuFunc(f("func"))) {
+        case CuFunc::Matmul: return std::make_unique<CuMatmul>();
+        case CuFunc::Silu: case CuFunc::Mul: case CuFunc::Add: case CuFunc::RowScale: case CuFunc::Scan:
+          return std::make_unique<CuStream>();
+        case CuFunc::Accum: case CuFunc::Retile: return std::make_unique<Banked>();
+        case CuFunc::Expand: return std::make_unique<CuExpand>();
+        case CuFunc::Parallelize: {
+          auto x = std::make_unique<CuParallelize>();
+          x->index = int(f("idx_word"));
+          return x;
+        }
+        default: throw std::logic_error(fmt::format("internal error: CU func {} has no timing model", f("func")));
+      }
+    case UnitKind::Memory:
+      if (f("route")) return std::make_unique<MuRoute>();
+      if (f("combine")) return std::make_unique<MuCombine>();
+      return std::make_unique<Banked>();
+    default: throw std::logic_error("internal error: an empty site is configured");
+  }
+}
+
+}  // namespace
+
+TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchModel& a, const ConfigLayout& layout,
+                            const ConfigImage& img, const std::vector<TokenStream>& streams) {
+  TimingModel m(a);
+  const UnitCatalogue cat(a);
+  const int64_t wpb = a.wordsPerBeat();
+  const int64_t cpb = muCyclesPerBeat(a);
+
+  // Which op each (unit, context) runs, for its token streams and its name in reports.
+  std::map<std::pair<int, int>, int> opAt;
+  for (size_t op = 0; op < g.ops.size(); ++op) {
+    const OpPlacement& pl = mp.ops[op];
+    if (pl.unit < 0) continue;
+    opAt[{pl.unit, pl.ctx}] = int(op);
+    if (pl.auxUnit >= 0) opAt[{pl.auxUnit, pl.ctx}] = int(op);
+    for (int u : pl.extraUnits) opAt[{u, pl.ctx}] = int(op);
+  }
+
+  // Unit models of every enabled (unit, context). They are created in op order (a route
+  // EagerMerge's meta twin and Parallelize's further outputs right after their op), since
+  // the order in which loads claim DRAM slots is part of the schedule.
+  struct Site {
+    int op, unit, ctx;
+    Fields f;
+    UnitKind kind;
+  };
+  std::vector<Site> sites;
+  for (const UnitConfigSlot& s : layout.slots) {
+    const size_t si = size_t(&s - layout.slots.data());
+    for (int ctx = 0; ctx < layout.contexts; ++ctx) {
+      Fields f{&layout.kindLayout(s.kind), &img.values.at(si).at(size_t(ctx))};
+      if (!f("enable")) continue;
+      auto it = opAt.find({s.unit, ctx});
+      if (it == opAt.end()) throw std::logic_error("internal error: a configured unit runs no op");
+      sites.push_back({it->second, s.unit, ctx, f, s.kind});
+    }
+  }
+  std::stable_sort(sites.begin(), sites.end(), [&](const Site& x, const Site& y) {
+    auto rank = [&](const Site& z) {
+      const OpPlacement& pl = mp.ops[size_t(z.op)];
+      if (z.unit == pl.unit) return 0;
+      if (z.unit == pl.auxUnit) return 1;
+      return 2 + int(std::find(pl.extraUnits.begin(), pl.extraUnits.end(), z.unit) - pl.extraUnits.begin());
+    };
+    return std::make_pair(x.op, rank(x)) < std::make_pair(y.op, rank(y));
+  });
+  std::map<std::pair<int, int>, int> unitOf, linkOf;  // (unit, ctx) -> timing unit / its output link
+  for (const Site& s : sites) {
+    std::unique_ptr<Unit> u = unitFor(s.kind, s.f, a);
+    const Op& o = g.ops[size_t(s.op)];
+    const OpPlacement& pl = mp.ops[size_t(s.op)];
+    u->name = o.name;
+    if (s.unit == pl.auxUnit) u->name += " (selector)";
+    for (size_t k = 0; k < pl.extraUnits.size(); ++k)
+      if (s.unit == pl.extraUnits[k]) u->name += fmt::format(" (output {})", k + 1);
+    unitOf[{s.unit, s.ctx}] = int(m.units.size());
+    m.units.push_back(std::move(u));
+  }
+
+  // One output link per producing (unit, context), carrying the stream its consumers read
+  // (a route unit with out_meta: its meta beats, one tile per group).
+  auto findSite = [&](int unit, int ctx) -> const Site& {
+    for (const Site& s : sites)
+      if (s.unit == unit && s.ctx == ctx) return s;
+    throw std::logic_error("internal error: a route from an unconfigured unit");
+  };
+  for (const Route& r : mp.routes) {
+    const int srcCtx = mp.ops[size_t(r.srcOp)].ctx;
+    if (linkOf.count({r.srcUnit, srcCtx})) continue;
+    const Site& s = findSite(r.srcUnit, srcCtx);
+    Link l;
+    l.name = g.stream(r.stream).name;
+    l.producer = unitOf.at({r.srcUnit, srcCtx});
+    if (s.kind == UnitKind::Memory && s.f("route") && s.f("out_meta"))
+      l.init(metaTokens(streams.at(g.ops[size_t(s.op)].outputs[0].v), wpb), wpb);
+    else
+      l.init(streams.at(r.stream.v), wpb);
+    linkOf[{r.srcUnit, srcCtx}] = int(m.links.size());
+    m.units[size_t(l.producer)]->out = int(m.links.size());
+    m.links.push_back(std::move(l));
+  }
+  for (const Route& r : mp.routes) {
+    const int srcCtx = mp.ops[size_t(r.srcOp)].ctx;
+    Link& l = m.links[size_t(linkOf.at({r.srcUnit, srcCtx}))];
+    const Site& d = findSite(r.dstUnit, r.ctx);
+    Unit& u = *m.units[size_t(unitOf.at({r.dstUnit, r.ctx}))];
+    // A memory unit in buffer mode moves a beat per CPB cycles; route and combine one per cycle.
+    const bool buffer = d.kind == UnitKind::Memory && !d.f("route") && !d.f("combine");
+    const int c = l.addConsumer(unitOf.at({r.dstUnit, r.ctx}), u.streams(r.dstPort), buffer ? cpb : 1, r.fifoDepth);
+    if (int(u.in.size()) <= r.dstPort) u.in.resize(size_t(r.dstPort) + 1, {-1, -1});
+    u.in[size_t(r.dstPort)] = {linkOf.at({r.srcUnit, srcCtx}), c};
+    l.name += fmt::format(" ({} -> {})", m.units[size_t(l.producer)]->name, u.name);
+  }
+
+  // Unit parameters: the configuration's numbers, the functional model's tiles.
+  for (const Site& s : sites) {
+    const Op& o = g.ops[size_t(s.op)];
+    const Fields& f = s.f;
+    Unit* u = m.units[size_t(unitOf.at({s.unit, s.ctx}))].get();
+    if (auto* mm = dynamic_cast<CuMatmul*>(u)) {
+      const int64_t K = f("k"), N = f("bt") ? f("n") : int64_t(1) << f("log2n");
+      for (const Token& x : streams.at(o.inputs[0].v)) {
+        int64_t c = 0;
+        if (x.kind == Kind::Data) {
+          const int64_t M = (x.parts.empty() ? x : x.parts[0]).rows;
+          c = f("dyn_m") ? (M * N + a.cu.lanes - 1) / a.cu.lanes * K : f("passes") * K;
+        }
+        mm->computeCycles.push_back(c);
+      }
+    } else if (auto* ag = dynamic_cast<AgLoad*>(u)) {
+      const Link& l = m.links[size_t(ag->out)];
+      size_t g0 = 0;
+      for (int64_t nb : l.beats) ag->firstBeat.push_back(g0), g0 += size_t(nb);
+      ag->issue.assign(g0, 0), ag->pop.assign(g0, 0);
+      if (auto* rl = dynamic_cast<AgRandomLoad*>(u)) {
+        rl->tilePieces = randomPieces(f, streams.at(o.inputs[0].v));
+        buildWalkGroups(*rl, streams.at(o.outputs[0].v), f("n0"), m.links[size_t(rl->in[0].first)].size() - 1);
+      } else {
+        ag->tilePieces = linearPieces(f, streams.at(o.outputs[0].v));
+      }
+    } else if (auto* st = dynamic_cast<AgStore*>(u)) {
+      st->tilePieces = linearPieces(f, streams.at(o.inputs[0].v));
+    } else if (auto* ex = dynamic_cast<CuExpand*>(u)) {
+      buildExpandGroups(*ex, streams.at(o.inputs[1].v), int(f("accum_b")), m.links[size_t(ex->in[0].first)].size());
+    } else if (auto* pz = dynamic_cast<CuParallelize*>(u)) {
+      buildParallelOutput(*pz, streams.at(o.inputs[0].v), size_t(f("n")), int(f("accum_b")), m.links[size_t(pz->out)].size());
+    } else if (auto* cb = dynamic_cast<MuCombine*>(u)) {
+      const Link &rows = m.links[size_t(cb->in[0].first)], &meta = m.links[size_t(cb->in[1].first)];
+      std::vector<size_t> metaData;
+      for (size_t k = 0; k < meta.size(); ++k)
+        if (meta.kinds[k] == Kind::Data) metaData.push_back(k);
+      size_t n = 0;
+      for (size_t i = 0; i < rows.size(); ++i)
+        cb->metaOf.push_back(rows.kinds[i] == Kind::Data && n < metaData.size() ? metaData[n++] : SIZE_MAX);
+    } else if (auto* bk = dynamic_cast<Banked*>(u)) {
+      const bool mu = s.kind == UnitKind::Memory;
+      // The tiles the bank drains: an MU's Streamify output (before any Flatten after it).
+      StreamId outS = o.outputs[0];
+      if (o.kind == OpKind::Bufferize) outS = g.op(g.stream(o.outputs[0]).consumers.at(0)).outputs.at(0);
+      bk->rate = mu ? cpb : 1;
+      buildGroups(*bk, streams.at(o.inputs[0].v), streams.at(outS.v), int(mu ? f("b") : f("accum_b")),
+                  !mu && CuFunc(f("func")) == CuFunc::Accum);
+    }
+  }
+
+  m.computeChains();
+  m.run();
+
+  if (const char* dbg = std::getenv("STEPGEN_MODEL_TRACE")) {  // calibration aid: every transfer
+    if (std::FILE* fp = std::fopen(dbg, "w")) {
+      for (auto& l : m.links)
+        for (size_t i = 0; i < l.size(); ++i) {
+          std::fprintf(fp, "%s tile %zu beats %lld offer %lld start %lld end %lld", l.name.c_str(), i, (long long)l.beats[i],
+                       (long long)l.offer[i], (long long)l.start[i], (long long)l.end[i]);
+          for (size_t c = 0; c < l.cons.size(); ++c)
+            std::fprintf(fp, " | %s %lld..%lld", m.units[size_t(l.cons[c])]->name.c_str(), (long long)l.cstart[c][i],
+                         (long long)l.cend[c][i]);
+          std::fprintf(fp, "\n");
+        }
+      std::fclose(fp);
+    }
+  }
+  TimingResult r;
+  r.offchipReadBytes = m.readBytes;
+  r.offchipWriteBytes = m.writeBytes;
+  // Stuck streams: first those whose producer offers a tile that a consumer's FIFO does
+  // not take (full), then those still waiting for data.
+  std::vector<std::string> waiting;
+  for (auto& l : m.links) {
+    if (l.finished()) continue;
+    r.deadlock = true;
+    // A consumer refuses when it does not take (or let go of) a tile the producer pushed
+    // into its FIFO.
+    std::string refusing;
+    for (size_t c = 0; c < l.cons.size(); ++c) {
+      const size_t j = l.nextCEnd[c];
+      if (j < l.nextStart && (l.accept[c][j] == kUnknown || l.hold[c][j] == kUnknown))
+        refusing += (refusing.empty() ? "" : ", ") + m.units[size_t(l.cons[c])]->name;
+    }
+    const size_t i = l.nextEnd;
+    std::string s = fmt::format("{} at tile {} of {}", l.name, i, l.size());
+    if (refusing.empty()) waiting.push_back(s + ": no data");
+    else r.stuck.push_back(s + ": offered, not taken by " + refusing);
+  }
+  r.stuck.insert(r.stuck.end(), waiting.begin(), waiting.end());
+  for (auto& u : m.units) {
+    if (u->doneAt == kUnknown) {
+      if (!r.deadlock) r.stuck.push_back(fmt::format("unit '{}' never finished", u->name));
+      r.deadlock = true;
+    }
+    r.cycles = std::max(r.cycles, u->doneAt);
+  }
+  r.cycles = std::max(r.cycles, m.lastWrite);
+  return r;
+}
+
+}  // namespace stepgen

@@ -1,0 +1,46 @@
+// CuMatmul: rtl_templates/sg_cu.sv func matmul (static, dyn_m and bt): operands into a free
+// bank, passes * K cycles in the MAC array, the output bank drains a beat per cycle.
+// docs/hardware.md section 2 ("CU matmul").
+#include <algorithm>
+
+#include "model/timing/units.hpp"
+
+namespace stepgen::timing {
+
+bool CuMatmul::step(TimingModel& m) {
+  Link& a = m.links[size_t(in[0].first)];
+  Link& b = m.links[size_t(in[1].first)];
+  Link& o = m.links[size_t(out)];
+  bool progress = false;
+  computeEnd.resize(a.size(), kUnknown);
+  while (nextAccept < a.size()) {  // bank i%2 is free once tile i-2 has been computed
+    const size_t i = nextAccept;
+    int64_t t = 1;
+    if (i >= 2) {
+      if (computeEnd[i - 2] == kUnknown) break;
+      t = computeEnd[i - 2];
+    }
+    a.accept[size_t(in[0].second)][i] = t, b.accept[size_t(in[1].second)][i] = t;
+    ++nextAccept, progress = true;
+  }
+  while (nextCompute < a.size()) {
+    const size_t i = nextCompute;
+    const int64_t ae = inEnd(m, 0, i), be = inEnd(m, 1, i);
+    if (ae == kUnknown || be == kUnknown) break;
+    int64_t t = std::max(ae, be) + 1;
+    if (i > 0) t = std::max(t, computeEnd[i - 1]);
+    if (i >= 2) {
+      if (o.end[i - 2] == kUnknown) break;  // output bank i%2 still draining
+      t = std::max(t, o.end[i - 2]);
+    }
+    computeEnd[i] = t + (a.kinds[i] == Kind::Data ? computeCycles[i] + kMatmulOverhead : 1);
+    ++nextCompute, progress = true;
+  }
+  for (; nextOffer < nextCompute; ++nextOffer, progress = true) o.offer[nextOffer] = computeEnd[nextOffer] + kHop;
+  if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
+  return progress;
+}
+
+int64_t CuMatmul::endFor(TimingModel& m, size_t i, int64_t start) { return start + m.links[size_t(out)].beats[i]; }
+
+}  // namespace stepgen::timing

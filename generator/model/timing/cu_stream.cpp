@@ -1,0 +1,49 @@
+// CuStream: rtl_templates/sg_cu.sv funcs silu, mul, add, rowscale and scan: a beat in, a
+// beat out, one per cycle, inputs in lockstep, one register stage. docs/hardware.md s.2.
+#include <algorithm>
+
+#include "model/timing/units.hpp"
+
+namespace stepgen::timing {
+
+bool CuStream::step(TimingModel& m) {
+  Link& o = m.links[size_t(out)];
+  bool progress = false;
+  while (nextAccept < o.size()) {
+    const size_t i = nextAccept;
+    int64_t t = 1;
+    if (i > 0) {
+      if (o.end[i - 1] == kUnknown) break;
+      t = o.end[i - 1] - 1;
+    }
+    bool ready = true;
+    for (auto [li, c] : in) ready = ready && m.links[size_t(li)].offer[i] != kUnknown, t = std::max(t, m.links[size_t(li)].offer[i]);
+    if (!ready) break;
+    for (auto [li, c] : in) m.links[size_t(li)].accept[size_t(c)][i] = t;
+    ++nextAccept, progress = true;
+  }
+  while (nextOffer < o.size()) {
+    const size_t i = nextOffer;
+    int64_t t = 0;
+    bool ready = true;
+    for (size_t p = 0; p < in.size(); ++p) {
+      const int64_t s = inStart(m, int(p), i);
+      ready = ready && s != kUnknown, t = std::max(t, s);
+    }
+    if (!ready) break;
+    o.offer[i] = t + kHop;
+    ++nextOffer, progress = true;
+  }
+  for (; nextHold < o.nextEnd; ++nextHold, progress = true)
+    for (auto [li, c] : in) m.links[size_t(li)].hold[size_t(c)][nextHold] = o.end[nextHold] - 1;
+  if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
+  return progress;
+}
+
+int64_t CuStream::endFor(TimingModel& m, size_t i, int64_t start) {
+  int64_t e = start + m.links[size_t(out)].beats[i];
+  for (auto [li, c] : in) e = std::max(e, m.links[size_t(li)].natEnd[i] + kHop);
+  return e;
+}
+
+}  // namespace stepgen::timing

@@ -1,0 +1,169 @@
+// Link resolution with bounded FIFOs (engine.hpp), DRAM channel scheduling, the run loop.
+#include "model/timing/engine.hpp"
+
+#include <algorithm>
+
+#include "common/dram.hpp"
+
+namespace stepgen::timing {
+
+void Link::init(const TokenStream& toks, int64_t wpb) {
+  int64_t g = 0;
+  for (const Token& t : toks) {
+    beats.push_back(tokenBeats(t, wpb)), kinds.push_back(t.kind), first.push_back(g);
+    g += beats.back();
+  }
+  const size_t n = beats.size();
+  offer.assign(n, kUnknown), start = offer, natEnd = offer, end = offer;
+}
+
+int Link::addConsumer(int unit, bool streaming, int64_t r, int64_t d) {
+  cons.push_back(unit), streamingCons.push_back(streaming), rate.push_back(r);
+  depth.push_back(std::max<int64_t>(d, 1)), chain.push_back(std::max<int64_t>(d, 1));
+  for (auto* v : {&accept, &hold, &cstart, &cend}) v->emplace_back(beats.size(), kUnknown);
+  nextCStart.push_back(0), nextCEnd.push_back(0);
+  return int(cons.size()) - 1;
+}
+
+bool Link::finished() const {
+  if (nextEnd != size()) return false;
+  for (size_t n : nextCEnd)
+    if (n != size()) return false;
+  return true;
+}
+
+int64_t Unit::inStart(const TimingModel& m, int p, size_t i) const {
+  return m.links[size_t(in[size_t(p)].first)].cstart[size_t(in[size_t(p)].second)][i];
+}
+int64_t Unit::inEnd(const TimingModel& m, int p, size_t i) const {
+  return m.links[size_t(in[size_t(p)].first)].cend[size_t(in[size_t(p)].second)][i];
+}
+bool Unit::inDone(const TimingModel& m, int p) const {
+  const Link& l = m.links[size_t(in[size_t(p)].first)];
+  return l.nextCEnd[size_t(in[size_t(p)].second)] == l.size();
+}
+
+TimingModel::TimingModel(const ArchModel& a) : arch(a), nextSlot(size_t(a.offchip.channels)) {}
+
+// Slots are aligned to II; the RTL's channels run back to back once busy, so this moves an
+// idle-channel start by < II cycles. Free slots are found with a union-find "next free
+// slot" forest, so requests may arrive in any order at O(alpha) cost.
+int64_t TimingModel::dramPiece(uint64_t addr, int64_t t) {
+  auto& next = nextSlot[size_t(dramChannel(addr, int(nextSlot.size())))];
+  const int64_t ii = arch.offchip.initiationInterval;
+  int64_t slot = (std::max<int64_t>(t, arch.offchip.startup) + ii - 1) / ii;
+  auto grow = [&](int64_t n) {
+    while (int64_t(next.size()) <= n) next.push_back(int64_t(next.size()));
+  };
+  grow(slot + 1);
+  int64_t root = slot;
+  while (next[size_t(root)] != root) {
+    next[size_t(root)] = next[size_t(next[size_t(root)])];
+    root = next[size_t(root)];
+    grow(root + 1);
+  }
+  next[size_t(root)] = root + 1;
+  return root * ii + arch.offchip.latency;
+}
+
+// The FIFO slot of beat k frees when the consumer takes it. Within an earlier tile the
+// beats are taken `rate` apart, as late as the tile's end allows (a consumer that waits for
+// its output takes them as that drains); within the tile being pushed only the consumer's
+// hold bounds it (a tile longer than the slack couples producer and consumer as in
+// lockstep, less the slack).
+int64_t TimingModel::taken(const Link& l, size_t c, int64_t k, size_t tile) const {
+  if (k < 0) return 0;
+  const size_t j = size_t(std::upper_bound(l.first.begin(), l.first.end(), k) - l.first.begin()) - 1;
+  const int64_t last = l.first[j] + l.beats[j] - 1, r = l.rate[c];
+  if (j < tile) {
+    if (l.cend[c][j] == kUnknown) return kUnknown;
+    return std::max(l.cstart[c][j] + (k - l.first[j]) * r + 1, l.cend[c][j] - (last - k) * r);
+  }
+  if (l.hold[c][j] == kUnknown) return kUnknown;
+  return l.hold[c][j] - (last - k) * r;
+}
+
+bool TimingModel::resolve(Link& l) {
+  bool progress = false;
+  for (bool moved = true; moved;) {
+    moved = false;
+    if (l.nextStart < l.size()) {  // producer: the first beat leaves once every FIFO has room
+      const size_t i = l.nextStart;
+      if (l.offer[i] != kUnknown && (i == 0 || l.end[i - 1] != kUnknown)) {
+        int64_t s = l.offer[i];
+        if (i > 0) s = std::max(s, l.end[i - 1]);
+        bool room = true;
+        for (size_t c = 0; c < l.cons.size() && room; ++c) {
+          const int64_t t = taken(l, c, l.first[i] - l.chain[c], i);
+          room = t != kUnknown, s = std::max(s, t);
+        }
+        if (room) {
+          l.start[i] = s;
+          l.natEnd[i] = units[size_t(l.producer)]->endFor(*this, i, s);
+          ++l.nextStart, moved = true;
+        }
+      }
+    }
+    for (size_t c = 0; c < l.cons.size(); ++c) {  // consumers take the tile from their FIFO
+      while (l.nextCStart[c] < l.nextStart) {
+        const size_t i = l.nextCStart[c];
+        if (l.accept[c][i] == kUnknown || (i > 0 && l.cend[c][i - 1] == kUnknown)) break;
+        int64_t s = std::max(l.start[i], l.accept[c][i]);
+        if (i > 0) s = std::max(s, l.cend[c][i - 1]);
+        l.cstart[c][i] = s;
+        if (!l.streamingCons[c]) l.hold[c][i] = s + l.beats[i] * l.rate[c];
+        ++l.nextCStart[c], moved = true;
+      }
+    }
+    while (l.nextEnd < l.nextStart) {  // producer: the last beat leaves once every FIFO has room
+      const size_t i = l.nextEnd;
+      int64_t e = l.natEnd[i];
+      bool room = true;
+      for (size_t c = 0; c < l.cons.size() && room; ++c) {
+        const int64_t t = taken(l, c, l.first[i] + l.beats[i] - 1 - l.chain[c], i);
+        room = t != kUnknown, e = std::max(e, t + 1);
+      }
+      if (!room) break;
+      l.end[i] = e;
+      ++l.nextEnd, moved = true;
+    }
+    for (size_t c = 0; c < l.cons.size(); ++c) {
+      while (l.nextCEnd[c] < l.nextEnd && l.nextCEnd[c] < l.nextCStart[c]) {
+        const size_t i = l.nextCEnd[c];
+        if (l.hold[c][i] == kUnknown) break;
+        l.cend[c][i] = std::max(l.end[i], l.hold[c][i]);
+        ++l.nextCEnd[c], moved = true;
+      }
+    }
+    progress = progress || moved;
+  }
+  return progress;
+}
+
+int64_t TimingModel::chainOf(size_t li, size_t c, int depthLeft) {
+  const Link& l = links[li];
+  int64_t d = l.depth[c];
+  const Unit& u = *units[size_t(l.cons[c])];
+  if (depthLeft > 0 && u.passesThrough() && u.out >= 0 && !links[size_t(u.out)].cons.empty()) {
+    int64_t down = INT64_MAX;
+    for (size_t c2 = 0; c2 < links[size_t(u.out)].cons.size(); ++c2)
+      down = std::min(down, chainOf(size_t(u.out), c2, depthLeft - 1));
+    d += 1 + down;  // the unit's output register, then what its output FIFOs absorb
+  }
+  return d;
+}
+
+void TimingModel::computeChains() {
+  for (size_t li = 0; li < links.size(); ++li)
+    for (size_t c = 0; c < links[li].cons.size(); ++c) links[li].chain[c] = chainOf(li, c, 16);
+}
+
+void TimingModel::run() {
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (auto& u : units) progress |= u->step(*this);
+    for (auto& l : links) progress |= resolve(l);
+  }
+}
+
+}  // namespace stepgen::timing

@@ -1,0 +1,116 @@
+#pragma once
+// The timing engine (internal to generator/model/timing): links with bounded FIFOs and the
+// unit interface every unit model implements. Times are cycles from `start`.
+//
+// A link carries one stream as tiles (link tokens). Per tile the producer publishes
+// `offer` (earliest cycle its first beat can leave), the engine resolves the producer side
+// (`start`, `end`: first beat pushed, one past the last beat pushed) and, per consumer, the
+// consumer side (`cstart`, `cend`: first beat taken, one past the last beat taken). Each
+// consumer input has a FIFO of `depth` beats (docs/hardware.md section 4): a beat leaves
+// the producer when every consumer's FIFO has room, i.e. once the beat `depth` places
+// before it has been taken, so a producer runs ahead of a slow consumer by up to `depth`
+// beats, and a consumer that streams (a beat in, a beat out) extends that by what its own
+// output can absorb (`chain`). Consumers publish `accept` (earliest cycle they take the
+// first beat) and `hold` (cycle they let go of the last beat).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arch/arch_model.hpp"
+#include "ir/tokens.hpp"
+
+namespace stepgen::timing {
+
+constexpr int64_t kUnknown = -1;
+/// Cycles from a DRAM response being available to the consumer taking that beat: response
+/// FIFO, AG output register, input FIFO (sg_ag.sv, sg_fifo.sv).
+constexpr int64_t kRespToTake = 3;
+/// Cycles from a unit's output register to the consumer taking the beat (one FIFO hop).
+constexpr int64_t kHop = 1;
+/// Extra cycles a matmul tile spends in the MAC array besides passes * K (start, write-back).
+constexpr int64_t kMatmulOverhead = 2;
+
+using Kind = Token::Kind;
+
+/// One producer output feeding one or more consumer input ports (a Broadcast fans out).
+struct Link {
+  std::string name;
+  int producer = -1;
+  std::vector<int> cons;             ///< consumer unit per consumer slot
+  std::vector<bool> streamingCons;   ///< the consumer sets `hold` itself
+  std::vector<int64_t> rate;         ///< cycles per beat at each consumer
+  std::vector<int64_t> depth;        ///< FIFO depth at each consumer (beats)
+  std::vector<int64_t> chain;        ///< beats the consumer's FIFO and what it streams into absorb
+  std::vector<int64_t> beats, first; ///< per tile: beats, global index of its first beat
+  std::vector<Kind> kinds;
+  std::vector<int64_t> offer, start, natEnd, end;          ///< producer side, per tile
+  std::vector<std::vector<int64_t>> accept, hold, cstart, cend;  ///< per consumer, per tile
+  size_t nextStart = 0, nextEnd = 0;                       ///< producer side: first unresolved tile
+  std::vector<size_t> nextCStart, nextCEnd;                ///< per consumer
+
+  /// Tiles of `toks` on a link of `wpb` words per beat.
+  void init(const TokenStream& toks, int64_t wpb);
+  /// Adds a consumer slot; returns its index.
+  int addConsumer(int unit, bool streaming, int64_t rate, int64_t depth);
+  size_t size() const { return beats.size(); }
+  /// True once every tile has left the producer and been taken by every consumer.
+  bool finished() const;
+};
+
+class TimingModel;
+
+/// A unit model: one RTL unit (or mode of one) in one context.
+struct Unit {
+  std::string name;
+  std::vector<std::pair<int, int>> in;  ///< (link, consumer slot) per input port
+  int out = -1;                          ///< output link, -1 if none
+  int64_t doneAt = kUnknown;             ///< cycle the unit finished (its output ended / store took DONE)
+  virtual ~Unit() = default;
+  /// Publishes whatever became known (accepts, offers, holds); true if anything did.
+  virtual bool step(TimingModel& m) = 0;
+  /// Producer side: cycle after the last beat of out tile i can leave given its first
+  /// beat left at `start`, if nothing downstream stalls it.
+  virtual int64_t endFor(TimingModel& m, size_t i, int64_t start) = 0;
+  /// Consumer side: true if the unit sets `hold` of the tiles it takes on input `port`
+  /// itself (it passes them on as they come); false: the link holds a tile for beats x rate.
+  virtual bool streams(int /*port*/) const { return false; }
+  /// True if the unit passes input beats straight to its output one for one (a beat in, a
+  /// beat out, one register), so its output FIFOs add to the slack of its input.
+  virtual bool passesThrough() const { return false; }
+
+  // Consumer-side view of input port p (the tile as this unit takes it).
+  int64_t inStart(const TimingModel& m, int p, size_t i) const;
+  int64_t inEnd(const TimingModel& m, int p, size_t i) const;
+  bool inDone(const TimingModel& m, int p) const;
+};
+
+/// The state every unit model and the link resolution share.
+class TimingModel {
+ public:
+  std::vector<Link> links;
+  std::vector<std::unique_ptr<Unit>> units;
+  const ArchModel& arch;
+  std::vector<std::vector<int64_t>> nextSlot;  ///< per DRAM channel: union-find over II-cycle slots
+  int64_t readBytes = 0, writeBytes = 0, lastWrite = 0;
+
+  explicit TimingModel(const ArchModel& a);
+
+  /// Schedules a 64-byte piece issued at cycle t on the earliest free initiation slot of its
+  /// channel at or after t; returns its completion cycle (docs/hardware.md section 6).
+  int64_t dramPiece(uint64_t addr, int64_t t);
+  /// Resolves what is known of link l's transfers; true on progress.
+  bool resolve(Link& l);
+  /// Sets every consumer's `chain` from the units' passesThrough (call once links are built).
+  void computeChains();
+  /// Steps units and links until nothing moves. Never hangs: stops when no progress.
+  void run();
+
+ private:
+  /// Cycle beat k (global index on l) has been taken by consumer c, bounded from known
+  /// tile times; kUnknown while that is not known. `tile` is the tile being pushed.
+  int64_t taken(const Link& l, size_t c, int64_t k, size_t tile) const;
+  int64_t chainOf(size_t link, size_t c, int depthLeft);
+};
+
+}  // namespace stepgen::timing

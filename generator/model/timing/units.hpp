@@ -1,0 +1,143 @@
+#pragma once
+// The unit models of the timing engine, one per RTL unit behaviour (docs/hardware.md
+// section 2 and 7). Each is implemented in the file of the same name and chosen by
+// build.cpp from the unit's configuration fields, as the RTL chooses its behaviour.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/timing/engine.hpp"
+
+namespace stepgen::timing {
+
+/// sg_ag.sv linear load (store = 0, random = 0): one beat request per cycle while fewer
+/// than `outstanding` beats are in flight; responses leave in order (ag_load.cpp).
+struct AgLoad : Unit {
+  std::vector<std::vector<uint64_t>> tilePieces;  ///< per out tile: its 64-byte piece addresses
+  int64_t outstanding = 16, piecesPerBeat = 1;
+  std::vector<int64_t> issue, pop;  ///< per beat (global index): request cycle, cycle it leaves
+  std::vector<size_t> firstBeat;    ///< per out tile: its first beat
+  size_t nextOffer = 0;
+
+  /// Earliest cycle tile i's first beat may issue (a random load waits for its address), or
+  /// kUnknown while that is not known yet.
+  virtual int64_t earliestIssue(TimingModel&, size_t) { return 0; }
+  void issueBeat(TimingModel& m, size_t g, size_t tok, size_t beatInTok, int64_t earliest = 0);
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
+};
+
+/// sg_ag.sv random per_group load (RandomOffChipLoad of expert weights): in0 carries the
+/// route unit's meta groups (one link tile per group); each group runs one walk. A group's
+/// beats are taken as they come, its closing beat needs one of the two job-queue entries
+/// (group k closes once walk k-2 has been taken); a group closed in cycle a has its first
+/// request in a+2 (ag_load.cpp).
+struct AgRandomLoad : AgLoad {
+  std::vector<size_t> groupOf;     ///< per out tile: its meta group (DONE: the input DONE)
+  std::vector<size_t> groupFirst;  ///< per meta group: its first out tile, or SIZE_MAX if empty
+  size_t nextAccept = 0, nextHold = 0;
+
+  bool streams(int) const override { return true; }
+  int64_t earliestIssue(TimingModel& m, size_t i) override;
+  bool step(TimingModel& m) override;
+};
+
+/// sg_ag.sv store (store = 1): takes a beat per cycle and writes it to the next pieces of
+/// the walk; finishes at DONE (ag_store.cpp).
+struct AgStore : Unit {
+  std::vector<std::vector<uint64_t>> tilePieces;  ///< per in tile (Data only)
+  int64_t piecesPerBeat = 1;
+  size_t nextAccept = 0, nextWrite = 0;
+
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel&, size_t, int64_t start) override { return start; }
+};
+
+/// sg_cu.sv func matmul: two operand banks; tile i computes `computeCycles[i]` (passes * K)
+/// once both operands are in and output bank i%2 has drained (cu_matmul.cpp).
+struct CuMatmul : Unit {
+  std::vector<int64_t> computeCycles;  ///< per in tile: passes * K (dynamic M differs per tile)
+  std::vector<int64_t> computeEnd;
+  size_t nextAccept = 0, nextCompute = 0, nextOffer = 0;
+
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t i, int64_t) override;
+};
+
+/// sg_cu.sv silu / mul / add / rowscale / scan: one beat per cycle, inputs in lockstep, one
+/// register stage (cu_stream.cpp).
+struct CuStream : Unit {
+  size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
+
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
+  bool streams(int) const override { return true; }
+  bool passesThrough() const override { return in.size() == 1; }
+};
+
+/// sg_cu.sv func expand: in0 = data elements held in a bank, in1 = ref; out tile j is ref
+/// tile j's copy of its data element (cu_expand.cpp).
+struct CuExpand : Unit {
+  std::vector<size_t> groupOf;  ///< per ref tile: its data element (the ref DONE: the data DONE)
+  std::vector<size_t> closer;   ///< per data element: the ref tile that uses it up
+  size_t nextData = 0, nextRef = 0, nextOffer = 0, nextHold = 0;
+
+  int64_t freeFrom(TimingModel& m, size_t k) const;
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t j, int64_t start) override;
+  bool streams(int port) const override { return port == 1; }
+};
+
+/// sg_cu.sv func parallelize: one output of Parallelize(n) (cu_parallelize.cpp).
+struct CuParallelize : Unit {
+  int index = 0;               ///< this unit's output (field idx_word)
+  std::vector<int64_t> outOf;  ///< per in tile: its out tile, or -1 (dropped)
+  std::vector<size_t> inOf;    ///< per out tile: its in tile
+  size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
+
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t j, int64_t start) override;
+  bool streams(int) const override { return true; }
+};
+
+/// sg_cu.sv accum / retile and sg_mu.sv buffer mode: tiles collect into one of two banks; a
+/// closing tile makes the bank drain as `outCount[k]` out tiles at `rate` cycles per beat
+/// (banked.cpp).
+struct Banked : Unit {
+  std::vector<int> group;          ///< per in tile: its group (bank use)
+  std::vector<bool> closes;        ///< per in tile: closes its group
+  std::vector<size_t> firstOut;    ///< per group: first out tile
+  std::vector<size_t> outCount;    ///< per group: number of out tiles
+  std::vector<size_t> closer;      ///< per group: closing in tile
+  std::vector<int> outGroupOf;     ///< per out tile: its group
+  int64_t rate = 1;                ///< cycles per beat (an MU: muCyclesPerBeat)
+  size_t nextAccept = 0, nextOffer = 0;
+
+  int64_t groupFree(TimingModel& m, int k) const;
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
+};
+
+/// sg_route.sv (sg_mu route mode, data or meta output): takes every token row (in0) and
+/// routing row (in1) one beat per cycle; the first output beat is valid 3 cycles after the
+/// later DONE was taken, then one beat per cycle (mu_route.cpp).
+struct MuRoute : Unit {
+  size_t nextAccept[2] = {0, 0};
+  bool offered = false;
+
+  /// Earliest cycle tile i of port p may be taken besides the port's own order (kUnknown
+  /// while not known yet); the route unit takes both inputs freely.
+  virtual int64_t waitFor(TimingModel&, size_t /*p*/, size_t /*i*/) { return 0; }
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
+};
+
+/// sg_combine.sv (sg_mu combine mode): meta entries (in1) taken one per cycle whenever they
+/// come; the expert rows (in0) of entry n only from the cycle after entry n; output as
+/// MuRoute (mu_combine.cpp).
+struct MuCombine : MuRoute {
+  std::vector<size_t> metaOf;  ///< per in0 tile: the in1 tile it waits for (SIZE_MAX: none)
+  int64_t waitFor(TimingModel& m, size_t p, size_t i) override;
+};
+
+}  // namespace stepgen::timing
