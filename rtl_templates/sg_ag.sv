@@ -1,6 +1,6 @@
 // sg_ag: off-chip address generator, LinearOffChipLoad / LinearOffChipStore, and
 // RandomOffChipLoad incl. the per-expert weight address generator (docs/hardware.md
-// section 2, docs step.md section 2).
+// section 2, docs/step_semantics.md#operators).
 //
 // Parameters: W words per beat, P = W*4/64 pieces of 64 bytes per beat (one DRAM request),
 // AB address bits, OUTSTANDING beats in flight (response FIFO depth).
@@ -136,63 +136,25 @@ module sg_ag #(
 );
   localparam int NCTX = sg_cfg_pkg::CONTEXTS;
   localparam int CB = sg_cfg_pkg::AG_BITS;
-  localparam int CTXW = (NCTX > 1) ? $clog2(NCTX) : 1;
   localparam int DW = 32 * W;
-  localparam int BW = DW + 6;
+  localparam int BW = DW + sg_beat_pkg::HDR_W;
   localparam int OW = (OUTSTANDING > 1) ? $clog2(OUTSTANDING) : 1;  // FIFO pointer bits
   localparam int OC = $clog2(OUTSTANDING + 1);                       // 0..OUTSTANDING
   localparam logic [OW-1:0] O_LAST = OW'(OUTSTANDING - 1);
-  localparam logic [1:0] K_DATA = 2'd0, K_STOP = 2'd1, K_DONE = 2'd2;  // beat kinds
+  localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_STOP = sg_beat_pkg::K_STOP,
+                         K_DONE = sg_beat_pkg::K_DONE;
   // in-flight entry types: a DRAM response, a padding (all-zero) DATA beat, a STOP beat
   localparam logic [1:0] T_RESP = 2'd0, T_ZERO = 2'd1, T_STOP = 2'd2;
-  localparam logic [1:0] S_IDLE = 2'd0, S_INIT = 2'd1, S_RUN = 2'd2;
 
   // ---------------------------------------------------------------- context sequencing
-  logic [1:0] st_q;
-  logic [CTXW-1:0] ctx_q;
-  logic done_q;
   logic [NCTX-1:0] en;
-  logic [CTXW:0] seq_from;
-  logic seq_found;
-  logic [CTXW-1:0] seq_idx;
   logic fin;
   logic run;
-
-  always_comb begin
+  always_comb
     for (int c = 0; c < NCTX; c++) en[c] = cfg[c * CB + sg_cfg_pkg::AG_ENABLE_LSB];
-    seq_from = start ? '0 : {1'b0, ctx_q} + 1'b1;
-    seq_found = 1'b0;
-    seq_idx = '0;
-    for (int c = NCTX - 1; c >= 0; c--) begin
-      if (en[c] && (c >= 32'(seq_from))) begin
-        seq_found = 1'b1;
-        seq_idx = CTXW'(c);
-      end
-    end
-  end
-
-  always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      st_q <= S_IDLE;
-      ctx_q <= '0;
-      done_q <= 1'b0;
-    end else if (start || fin) begin
-      done_q <= 1'b0;
-      if (seq_found) begin
-        ctx_q <= seq_idx;
-        st_q <= S_INIT;
-      end else begin
-        st_q <= S_IDLE;
-        done_q <= 1'b1;
-      end
-    end else if (st_q == S_INIT) begin
-      st_q <= S_RUN;
-    end
-  end
-
-  assign done = done_q;
-  assign ctx = ctx_q;
-  assign run = (st_q == S_RUN);
+  /* verilator lint_off PINCONNECTEMPTY */
+  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .start, .fin, .ctx, .run, .done, .go(), .go_ctx());
+  /* verilator lint_on PINCONNECTEMPTY */
 
   // ---------------------------------------------------------------- configuration
   // cc: the running context's vector; enable is read for all contexts through `en`, the
@@ -212,7 +174,7 @@ module sg_ag #(
   logic [AB-1:0] cf_istride;
   logic [23:0] cf_map;
 
-  assign cc = cfg[32'(ctx_q) * CB +: CB];
+  assign cc = cfg[32'(ctx) * CB +: CB];
   always_comb begin
     cf_store = cc[sg_cfg_pkg::AG_STORE_LSB];
     cf_rank = cc[sg_cfg_pkg::AG_RANK_LSB +: 3];
@@ -329,10 +291,7 @@ module sg_ag #(
   always_comb begin
     a_beat = cf_store ? in1_beat : in0_beat;
     a_valid = cf_store ? in1_valid : in0_valid;
-    i_kind = a_beat[DW + 4 +: 2];
-    i_last = a_beat[DW + 3];
-    i_stop = a_beat[DW +: 3];
-    if (i_kind == K_STOP || (i_kind == K_DATA && i_last)) i_stop = cf_map[32'(i_stop) * 3 +: 3];
+    {i_kind, i_last, i_stop} = sg_beat_pkg::map_stop(a_beat[DW +: sg_beat_pkg::HDR_W], cf_map);
     i_idx = a_beat[31:0];
     for (int k = 0; k < W; k++)
       if (32'(cf_iword) == k) i_idx = a_beat[32*k +: 32];
@@ -446,7 +405,7 @@ module sg_ag #(
 
   assign is_load = run && !cf_store;
   assign is_store = run && cf_store;
-  assign in_kind_data = (in0_beat[DW + 4 +: 2] == K_DATA);
+  assign in_kind_data = (in0_beat[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DATA);
   assign can_out = !ov_q || out_ready;
   assign meta_head = meta_q[mt_rd_q];
   assign head_resp = (meta_head[5:4] == T_RESP);
@@ -460,7 +419,7 @@ module sg_ag #(
         in0_ready = !in_kind_data || wdone_q || req_ready;
       end else begin
         in1_ready = a_ready;
-        case (in0_beat[DW + 4 +: 2])
+        case (in0_beat[DW + sg_beat_pkg::KIND_LSB +: 2])
           K_DATA: in0_ready = wdone_q ? in_idle : (cur_pad_q || req_ready);
           K_DONE: in0_ready = in_idle;
           default: in0_ready = 1'b1;
@@ -490,8 +449,8 @@ module sg_ag #(
   assign ld_done = is_load && can_out && wdone_q && (infl_q == '0) && !dsent_q &&
                    (!cf_random || (in_done_q && (jq_cnt_q == 2'd0)));
   assign resp_q = is_load && resp_valid && !(ld_resp && byp);
-  assign fin = run && (cf_store ? (in0_valid && in0_ready && (in0_beat[DW + 4 +: 2] == K_DONE))
-                                : (ov_q && out_ready && (out_q[DW + 4 +: 2] == K_DONE)));
+  assign fin = run && (cf_store ? (in0_valid && in0_ready && (in0_beat[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DONE))
+                                : (ov_q && out_ready && (out_q[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DONE)));
   assign out_beat = out_q;
   assign out_valid = ov_q;
 
@@ -504,7 +463,7 @@ module sg_ag #(
       dq_cnt_q <= '0;
       jq_cnt_q <= '0;
       cur_pad_q <= 1'b0;
-    end else if (st_q != S_RUN) begin
+    end else if (!run) begin
       // Idle or INIT: start the walk of the (next) running context (a random load waits
       // for its first job).
       ov_q <= 1'b0;
@@ -594,7 +553,7 @@ module sg_ag #(
         mt_rd_q <= (mt_rd_q == O_LAST) ? '0 : mt_rd_q + 1'b1;
         if (ld_resp && !byp) dq_rd_q <= (dq_rd_q == O_LAST) ? '0 : dq_rd_q + 1'b1;
       end else if (ld_done) begin
-        out_q <= {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
+        out_q <= {sg_beat_pkg::H_DONE, {DW{1'b0}}};
         ov_q <= 1'b1;
         dsent_q <= 1'b1;
       end else if (out_ready) begin

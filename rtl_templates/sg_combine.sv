@@ -1,4 +1,4 @@
-// sg_combine: the back of a Mixture-of-Experts layer in hardware (step.md section 2):
+// sg_combine: the back of a Mixture-of-Experts layer in hardware (docs/step_semantics.md#operators):
 //   Partition(expert output rows, selector) -> FlatMap(rows, dropping padding rows) ->
 //   Flatten -> Reassemble(by token): the expert output rows, which arrive in the order
 //   sg_route emitted their entries (experts ascending, padding included), are put back in
@@ -113,7 +113,7 @@ module sg_combine #(
   input  logic out_ready
 );
   localparam int DW = 32 * W;
-  localparam int BW = DW + 6;
+  localparam int BW = DW + sg_beat_pkg::HDR_W;
   localparam int RBM = ROWW / W;                          // beat slots per stored row
   localparam int NS = MAXT * MAXK;                        // slots
   localparam int SW = (NS > 1) ? $clog2(NS) : 1;          // slot index bits
@@ -124,7 +124,7 @@ module sg_combine #(
   localparam int JW = (MAXK > 1) ? $clog2(MAXK) : 1;      // slot-in-token bits
   localparam int NW = $clog2(MAXENT + 1);                 // entry / row count bits
   localparam int EA = (MAXENT > 1) ? $clog2(MAXENT) : 1;  // entry memory address bits
-  localparam logic [1:0] K_DATA = 2'd0, K_DONE = 2'd2;  // K_STOP (1) beats are dropped
+  localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_DONE = sg_beat_pkg::K_DONE;  // STOPs: dropped
   localparam logic [2:0] S_IDLE = 3'd0, S_INIT = 3'd1, S_COL = 3'd2, S_PREP = 3'd3,
                          S_EMIT = 3'd4;
 
@@ -214,8 +214,8 @@ module sg_combine #(
   logic wr0;                              // store the accepted in0 beat
   logic [XA-1:0] w_addr;
 
-  assign in0_kind = in0_beat[DW + 4 +: 2];
-  assign in1_kind = in1_beat[DW + 4 +: 2];
+  assign in0_kind = in0_beat[DW + sg_beat_pkg::KIND_LSB +: 2];
+  assign in1_kind = in1_beat[DW + sg_beat_pkg::KIND_LSB +: 2];
   assign in1_ready = (st_q == S_COL) && !d1_q;
   // Entry row_q has been accepted in an earlier cycle (or none will follow: take the rest).
   assign in0_ready = (st_q == S_COL) && !d0_q && (d1_q || ent_q > row_q);
@@ -314,7 +314,7 @@ module sg_combine #(
           if (step) begin
             ov_q <= 1'b1;
             if (!cv_q) begin
-              out_q <= {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
+              out_q <= {sg_beat_pkg::H_DONE, {DW{1'b0}}};
               eos_q <= 1'b1;
             end else begin
               out_q <= {K_DATA, row_end, row_end ? row_stop : 3'd0, xmem[c_addr]};

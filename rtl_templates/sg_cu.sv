@@ -211,9 +211,8 @@ module sg_cu #(
 );
   localparam int NCTX = sg_cfg_pkg::CONTEXTS;
   localparam int CB = sg_cfg_pkg::CU_BITS;
-  localparam int CTXW = (NCTX > 1) ? $clog2(NCTX) : 1;
   localparam int DW = 32 * W;
-  localparam int BW = DW + 6;
+  localparam int BW = DW + sg_beat_pkg::HDR_W;
   localparam int MI = (BUF_WORDS > 1) ? $clog2(BUF_WORDS) : 1;  // memory index bits
   localparam int BA = sg_cfg_pkg::BUF_ADDR_BITS;
   localparam int FW = sg_cfg_pkg::CU_FUNC_W;
@@ -228,55 +227,18 @@ module sg_cu #(
   localparam logic [FW-1:0] F_EXPAND = FW'(sg_cfg_pkg::CU_FUNC_EXPAND);
   localparam logic [FW-1:0] F_PARALLELIZE = FW'(sg_cfg_pkg::CU_FUNC_PARALLELIZE);
   localparam int SU = $clog2(LANES + 1);  // bt setup cycles: bits of the dividend LANES
-  localparam logic [1:0] K_DATA = 2'd0, K_STOP = 2'd1, K_DONE = 2'd2;
-  localparam logic [1:0] S_IDLE = 2'd0, S_INIT = 2'd1, S_RUN = 2'd2;
+  localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_STOP = sg_beat_pkg::K_STOP,
+                         K_DONE = sg_beat_pkg::K_DONE;
 
   // ---------------------------------------------------------------- context sequencing
-  logic [1:0] st_q;
-  logic [CTXW-1:0] ctx_q;
-  logic done_q;
   logic [NCTX-1:0] en;
-  logic [CTXW:0] seq_from;
-  logic seq_found;
-  logic [CTXW-1:0] seq_idx;
   logic fin;
   logic run;
-
-  always_comb begin
+  always_comb
     for (int c = 0; c < NCTX; c++) en[c] = cfg[c * CB + sg_cfg_pkg::CU_ENABLE_LSB];
-    seq_from = start ? '0 : {1'b0, ctx_q} + 1'b1;
-    seq_found = 1'b0;
-    seq_idx = '0;
-    for (int c = NCTX - 1; c >= 0; c--) begin
-      if (en[c] && (c >= 32'(seq_from))) begin
-        seq_found = 1'b1;
-        seq_idx = CTXW'(c);
-      end
-    end
-  end
-
-  always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      st_q <= S_IDLE;
-      ctx_q <= '0;
-      done_q <= 1'b0;
-    end else if (start || fin) begin
-      done_q <= 1'b0;
-      if (seq_found) begin
-        ctx_q <= seq_idx;
-        st_q <= S_INIT;
-      end else begin
-        st_q <= S_IDLE;
-        done_q <= 1'b1;
-      end
-    end else if (st_q == S_INIT) begin
-      st_q <= S_RUN;
-    end
-  end
-
-  assign done = done_q;
-  assign ctx = ctx_q;
-  assign run = (st_q == S_RUN);
+  /* verilator lint_off PINCONNECTEMPTY */
+  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .start, .fin, .ctx, .run, .done, .go(), .go_ctx());
+  /* verilator lint_on PINCONNECTEMPTY */
 
   // ---------------------------------------------------------------- configuration
   // cc: the running context's vector; enable is read for all contexts through `en`, the
@@ -297,7 +259,7 @@ module sg_cu #(
   logic [5:0] cf_idx;
   logic [31:0] n_eff;           // N: n with bt, 1 << log2n otherwise
 
-  assign cc = cfg[32'(ctx_q) * CB +: CB];
+  assign cc = cfg[32'(ctx) * CB +: CB];
   always_comb begin
     cf_func = cc[sg_cfg_pkg::CU_FUNC_LSB +: FW];
     cf_b = cc[sg_cfg_pkg::CU_ACCUM_B_LSB +: 3];
@@ -343,15 +305,9 @@ module sg_cu #(
   logic [2:0] s0, s1;         // in0 / in1 stop after the map (s1: Expand only)
   logic [DW-1:0] d0, d1;
   always_comb begin
-    k0 = in0_beat[DW + 4 +: 2];
-    l0 = in0_beat[DW + 3];
-    s0 = in0_beat[DW +: 3];
-    if (k0 == K_STOP || (k0 == K_DATA && l0)) s0 = cf_map0[32'(s0) * 3 +: 3];
+    {k0, l0, s0} = sg_beat_pkg::map_stop(in0_beat[DW +: sg_beat_pkg::HDR_W], cf_map0);
     d0 = in0_beat[DW-1:0];
-    k1 = in1_beat[DW + 4 +: 2];
-    l1 = in1_beat[DW + 3];
-    s1 = in1_beat[DW +: 3];
-    if (k1 == K_STOP || (k1 == K_DATA && l1)) s1 = cf_map1[32'(s1) * 3 +: 3];
+    {k1, l1, s1} = sg_beat_pkg::map_stop(in1_beat[DW +: sg_beat_pkg::HDR_W], cf_map1);
     d1 = in1_beat[DW-1:0];
   end
   logic [31:0] rs_sc;           // rowscale: the scalar, word idx_word of in1
@@ -474,7 +430,7 @@ module sg_cu #(
   end
   assign fire0 = in0_valid && in0_ready;
   assign fire1 = in1_valid && in1_ready;
-  assign fin_ev = ov_q && out_ready && (out_q[DW + 4 +: 2] == K_DONE);
+  assign fin_ev = ov_q && out_ready && (out_q[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DONE);
   assign fin = fin_ev || bad_func;
   assign out_beat = out_q;
   assign out_valid = ov_q;
@@ -578,7 +534,7 @@ module sg_cu #(
       end
 
       always_ff @(posedge clk) begin
-        if (!rst_n || st_q != S_RUN) begin
+        if (!rst_n || !run) begin
           su_q <= 8'd0;
         end else if (is_mm && cf_bt && !bt_rdy) begin
           su_q <= su_q + 8'd1;
@@ -621,7 +577,7 @@ module sg_cu #(
       eos_q <= 1'b0;
       ib_full_q <= '0;
       ob_full_q <= '0;
-    end else if (st_q != S_RUN) begin
+    end else if (!run) begin
       // Idle or INIT: an empty unit for the next context.
       ov_q <= 1'b0;
       eos_q <= 1'b0;
@@ -875,7 +831,7 @@ module sg_cu #(
           end
         end else begin
           ld_out = 1'b1;
-          nb = {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
+          nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
           eos_q <= 1'b1;
         end
       end
@@ -904,7 +860,7 @@ module sg_cu #(
       end
       if (ex_done) begin
         ld_out = 1'b1;
-        nb = {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
+        nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
         eos_q <= 1'b1;
       end
 

@@ -8,7 +8,7 @@
 //   * overflow gives infinity; every NaN result is the canonical quiet NaN 32'h7FC00000;
 //   * inf - inf and 0 * inf give the canonical NaN; x + (-x) = +0, (-0) + (-0) = -0.
 //
-// Tool subset (shared/docs/toolchain.md section 5): no `return`, results are assigned to
+// Tool subset (docs/architecture.md#sv-subset): no `return`, results are assigned to
 // the function name; no import, callers write sg_fp_pkg::fp32_add(...); no '{} patterns,
 // no packed 2-D arrays, no loops (normalisation is a 5-stage log shifter), so the
 // functions stay small when inlined into a for loop over many lanes.
@@ -30,6 +30,12 @@ package sg_fp_pkg;
   localparam logic [3:0] SIG_ROW_SAT = 4'd15;
   localparam logic [7:0] SIG_BEXP_LO = 8'(127 + SIG_E_LO);      // first biased exponent in the table
   localparam logic [7:0] SIG_BEXP_SAT = 8'(127 + SIG_E_HI + 1); // first saturated biased exponent
+
+  // {zero, inf, nan} of an operand; a subnormal reads as zero (DAZ).
+  function automatic logic [2:0] fp32_class(input logic [30:0] x);  // x = the operand's [30:0]
+    fp32_class = {x[30:23] == 8'd0, x[30:23] == 8'hFF && x[22:0] == 23'd0,
+                  x[30:23] == 8'hFF && x[22:0] != 23'd0};
+  endfunction
 
   // Rounds a normalised significand 1.frac (plus guard bit grd and sticky bit stk, the OR
   // of everything below grd) to nearest even and packs it. ex is the biased exponent of the
@@ -59,12 +65,8 @@ package sg_fp_pkg;
     logic [27:0] s;
     logic [4:0] lz;
     logic signed [9:0] e;
-    a_zero = (a[30:23] == 8'd0);
-    b_zero = (b[30:23] == 8'd0);
-    a_inf = (a[30:23] == 8'hFF) && (a[22:0] == 23'd0);
-    b_inf = (b[30:23] == 8'hFF) && (b[22:0] == 23'd0);
-    a_nan = (a[30:23] == 8'hFF) && (a[22:0] != 23'd0);
-    b_nan = (b[30:23] == 8'hFF) && (b[22:0] != 23'd0);
+    {a_zero, a_inf, a_nan} = fp32_class(a[30:0]);
+    {b_zero, b_inf, b_nan} = fp32_class(b[30:0]);
     // Normal path: x is the operand of larger magnitude (integer compare of |bits|).
     swap = (b[30:0] > a[30:0]);
     x = swap ? b : a;
@@ -103,12 +105,8 @@ package sg_fp_pkg;
     logic a_zero, b_zero, a_inf, b_inf, a_nan, b_nan, sgn;
     logic [47:0] p;
     logic signed [9:0] e;
-    a_zero = (a[30:23] == 8'd0);
-    b_zero = (b[30:23] == 8'd0);
-    a_inf = (a[30:23] == 8'hFF) && (a[22:0] == 23'd0);
-    b_inf = (b[30:23] == 8'hFF) && (b[22:0] == 23'd0);
-    a_nan = (a[30:23] == 8'hFF) && (a[22:0] != 23'd0);
-    b_nan = (b[30:23] == 8'hFF) && (b[22:0] != 23'd0);
+    {a_zero, a_inf, a_nan} = fp32_class(a[30:0]);
+    {b_zero, b_inf, b_nan} = fp32_class(b[30:0]);
     sgn = a[31] ^ b[31];
     p = {24'd0, 1'b1, a[22:0]} * {24'd0, 1'b1, b[22:0]};
     e = $signed({2'b00, a[30:23]}) + $signed({2'b00, b[30:23]}) - 10'sd127;

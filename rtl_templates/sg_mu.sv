@@ -120,64 +120,31 @@ module sg_mu #(
   localparam int CB = sg_cfg_pkg::MU_BITS;
   localparam int CTXW = (NCTX > 1) ? $clog2(NCTX) : 1;
   localparam int DW = 32 * W;
-  localparam int BW = DW + 6;
+  localparam int BW = DW + sg_beat_pkg::HDR_W;
   localparam int NB = WORDS / W;                 // beat entries in the buffer
   localparam int BI = (NB > 1) ? $clog2(NB) : 1; // beat index bits
   localparam int TW = (CPB > 1) ? $clog2(CPB) : 1;
   localparam int RW = sg_cfg_pkg::MU_REPEAT_W;
   localparam int HW = sg_cfg_pkg::MU_HALF_WORDS_W;
-  localparam logic [1:0] K_DATA = 2'd0, K_STOP = 2'd1, K_DONE = 2'd2;
-  localparam logic [1:0] S_IDLE = 2'd0, S_INIT = 2'd1, S_RUN = 2'd2;
+  localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_STOP = sg_beat_pkg::K_STOP,
+                         K_DONE = sg_beat_pkg::K_DONE;
   localparam logic [TW-1:0] T_RELOAD = TW'(CPB - 1);
 
   // ---------------------------------------------------------------- context sequencing
-  logic [1:0] st_q;
-  logic [CTXW-1:0] ctx_q;
-  logic done_q;
   logic [NCTX-1:0] en;
-  logic [CTXW:0] seq_from;
-  logic seq_found;
-  logic [CTXW-1:0] seq_idx;
   logic fin;
   logic run;
   logic rmode;  // the running context is in route mode (always 0 when ROUTE = 0)
   logic cmode;  // the running context is in combine mode (always 0 when ROUTE = 0)
-
-  always_comb begin
+  always_comb
     for (int c = 0; c < NCTX; c++) en[c] = cfg[c * CB + sg_cfg_pkg::MU_ENABLE_LSB];
-    seq_from = start ? '0 : {1'b0, ctx_q} + 1'b1;
-    seq_found = 1'b0;
-    seq_idx = '0;
-    for (int c = NCTX - 1; c >= 0; c--) begin
-      if (en[c] && (c >= 32'(seq_from))) begin
-        seq_found = 1'b1;
-        seq_idx = CTXW'(c);
-      end
-    end
-  end
-
-  always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      st_q <= S_IDLE;
-      ctx_q <= '0;
-      done_q <= 1'b0;
-    end else if (start || fin) begin
-      done_q <= 1'b0;
-      if (seq_found) begin
-        ctx_q <= seq_idx;
-        st_q <= S_INIT;
-      end else begin
-        st_q <= S_IDLE;
-        done_q <= 1'b1;
-      end
-    end else if (st_q == S_INIT) begin
-      st_q <= S_RUN;
-    end
-  end
-
-  assign done = done_q;
-  assign ctx = ctx_q;
-  assign run = (st_q == S_RUN);
+  // go / go_ctx: the context entering INIT (route and combine start with it)
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic seq_go;
+  logic [CTXW-1:0] seq_ctx;
+  /* verilator lint_on UNUSEDSIGNAL */
+  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .start, .fin, .ctx, .run, .done,
+                                   .go(seq_go), .go_ctx(seq_ctx));
 
   // ---------------------------------------------------------------- configuration
   // cc: the running context's vector. Its enable bit is read for all contexts through `en`
@@ -189,7 +156,7 @@ module sg_mu #(
   logic [RW-1:0] cf_rep;
   logic [HW-1:0] cf_hw;
   logic [23:0] cf_map;
-  assign cc = cfg[32'(ctx_q) * CB +: CB];
+  assign cc = cfg[32'(ctx) * CB +: CB];
   assign cf_b = cc[sg_cfg_pkg::MU_B_LSB +: 3];
   assign cf_rep = cc[sg_cfg_pkg::MU_REPEAT_LSB +: RW];
   assign cf_hw = cc[sg_cfg_pkg::MU_HALF_WORDS_LSB +: HW];
@@ -201,10 +168,7 @@ module sg_mu #(
   logic [2:0] m_stop;
   logic [BW-1:0] m_beat;
   always_comb begin
-    m_kind = in0_beat[DW + 4 +: 2];
-    m_last = in0_beat[DW + 3];
-    m_stop = in0_beat[DW +: 3];
-    if (m_kind == K_STOP || (m_kind == K_DATA && m_last)) m_stop = cf_map[32'(m_stop) * 3 +: 3];
+    {m_kind, m_last, m_stop} = sg_beat_pkg::map_stop(in0_beat[DW +: sg_beat_pkg::HDR_W], cf_map);
     m_beat = {m_kind, m_last, m_stop, in0_beat[DW-1:0]};
   end
 
@@ -255,7 +219,7 @@ module sg_mu #(
   assign out_beat = rmode ? r_out_beat : cmode ? c_out_beat : out_q;
   assign out_valid = rmode ? (run && r_out_valid) : cmode ? (run && c_out_valid) : ov_q;
   // The context ends when its DONE beat is accepted (either mode).
-  assign fin = run && out_valid && out_ready && (out_beat[DW + 4 +: 2] == K_DONE);
+  assign fin = run && out_valid && out_ready && (out_beat[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DONE);
 
   always_comb begin
     r_lastbeat = (rcnt_q + 1'b1 == cnt_q[rh_q]);
@@ -263,21 +227,14 @@ module sg_mu #(
     r_endstop = cf_b + 3'd1 + sref_q[rh_q];
     rbeat = mem[ridx];
     if (r_lastbeat) begin
-      rbeat[DW +: 3] = r_lastrep ? r_endstop : cf_b;
-      if (rbeat[DW + 4 +: 2] == K_DATA) rbeat[DW + 3] = 1'b1;
+      rbeat[DW + sg_beat_pkg::STOP_LSB +: 3] = r_lastrep ? r_endstop : cf_b;
+      if (rbeat[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DATA) rbeat[DW + sg_beat_pkg::LAST_BIT] = 1'b1;
     end
   end
 
   always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      ov_q <= 1'b0;
-      full_q <= '0;
-      tokdone_q <= '0;
-      eos_q <= 1'b0;
-      wt_q <= '0;
-      rt_q <= '0;
-    end else if (st_q != S_RUN) begin
-      // Idle or INIT: an empty unit for the next context.
+    if (!rst_n || !run) begin
+      // Reset, idle or INIT: an empty unit for the next context.
       ov_q <= 1'b0;
       full_q <= '0;
       tokdone_q <= '0;
@@ -330,7 +287,7 @@ module sg_mu #(
       if (rgo) begin
         ov_q <= 1'b1;
         if (tokdone_q[rh_q]) begin
-          out_q <= {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
+          out_q <= {sg_beat_pkg::H_DONE, {DW{1'b0}}};
           full_q[rh_q] <= 1'b0;
           tokdone_q[rh_q] <= 1'b0;
           rh_q <= !rh_q;
@@ -370,7 +327,6 @@ module sg_mu #(
     logic seq_combine;            // ... a combine context
     logic r_start, c_start;
     logic [23:0] cf_map1;
-    logic [2:0] m1_stop;
     logic [BW-1:0] m1_beat;       // in1 after its stop map
     // The context's end is its accepted DONE beat (as in the buffer mode), so sg_route's
     // `done` is not needed; peak_words becomes held_words.
@@ -382,17 +338,12 @@ module sg_mu #(
 
     assign rmode = cc[sg_cfg_pkg::MU_ROUTE_LSB];
     assign cmode = cc[sg_cfg_pkg::MU_COMBINE_LSB];
-    assign seq_route = cfg[32'(seq_idx) * CB + sg_cfg_pkg::MU_ROUTE_LSB +: 1] == 1'b1;
-    assign seq_combine = cfg[32'(seq_idx) * CB + sg_cfg_pkg::MU_COMBINE_LSB +: 1] == 1'b1;
-    assign r_start = (start || fin) && seq_found && seq_route;
-    assign c_start = (start || fin) && seq_found && seq_combine;
+    assign seq_route = cfg[32'(seq_ctx) * CB + sg_cfg_pkg::MU_ROUTE_LSB +: 1] == 1'b1;
+    assign seq_combine = cfg[32'(seq_ctx) * CB + sg_cfg_pkg::MU_COMBINE_LSB +: 1] == 1'b1;
+    assign r_start = seq_go && seq_route;
+    assign c_start = seq_go && seq_combine;
     assign cf_map1 = cc[sg_cfg_pkg::MU_IN1_STOPMAP_LSB +: 24];
-    always_comb begin
-      m1_stop = in1_beat[DW +: 3];
-      if (in1_beat[DW + 4 +: 2] == K_STOP || (in1_beat[DW + 4 +: 2] == K_DATA && in1_beat[DW + 3]))
-        m1_stop = cf_map1[32'(m1_stop) * 3 +: 3];
-      m1_beat = {in1_beat[DW + 3 +: 3], m1_stop, in1_beat[DW-1:0]};
-    end
+    assign m1_beat = {sg_beat_pkg::map_stop(in1_beat[DW +: sg_beat_pkg::HDR_W], cf_map1), in1_beat[DW-1:0]};
 
     sg_route #(.W(W), .MAXT(R_MAXT), .MAXE(R_MAXE), .MAXK(R_MAXK), .ROWW(R_ROWW)) u_route (
       .clk(clk), .rst_n(rst_n),

@@ -1,4 +1,4 @@
-// sg_route: the front of a Mixture-of-Experts layer in hardware (step.md sections 2 and 5):
+// sg_route: the front of a Mixture-of-Experts layer in hardware (docs/step_semantics.md#operators):
 //   Partition(x, selector, E, 0) -> per expert Reshape(tb, pad) (static token tile) or
 //   Promote (dynamic tiling: all of an expert's tokens form one tile) -> retile ->
 //   EagerMerge, with the experts emitted in ascending order (a legal EagerMerge order).
@@ -127,7 +127,7 @@ module sg_route #(
   input  logic out_ready
 );
   localparam int DW = 32 * W;
-  localparam int BW = DW + 6;
+  localparam int BW = DW + sg_beat_pkg::HDR_W;
   localparam int RBM = ROWW / W;                          // beat slots per stored x row
   localparam int NXB = MAXT * RBM;                        // x memory beats
   localparam int XA = (NXB > 1) ? $clog2(NXB) : 1;        // x memory address bits
@@ -136,7 +136,7 @@ module sg_route #(
   localparam int EW = (MAXE > 1) ? $clog2(MAXE) : 1;      // expert index bits
   localparam int TBW = $clog2(MAXT + 1);                 // width of tile_rows
   localparam int JW = (MAXK > 1) ? $clog2(MAXK) : 1;      // slot index bits
-  localparam logic [1:0] K_DATA = 2'd0, K_DONE = 2'd2;  // K_STOP (1) beats are dropped
+  localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_DONE = sg_beat_pkg::K_DONE;  // STOPs: dropped
   localparam logic [2:0] S_IDLE = 3'd0, S_INIT = 3'd1, S_COL = 3'd2, S_PREP = 3'd3,
                          S_EMIT = 3'd4;
 
@@ -249,8 +249,8 @@ module sg_route #(
   logic [1:0] in0_kind, in1_kind;
   logic col_end;                          // the last needed DONE is accepted this cycle
 
-  assign in0_kind = in0_beat[DW + 4 +: 2];
-  assign in1_kind = in1_beat[DW + 4 +: 2];
+  assign in0_kind = in0_beat[DW + sg_beat_pkg::KIND_LSB +: 2];
+  assign in1_kind = in1_beat[DW + sg_beat_pkg::KIND_LSB +: 2];
   assign in0_ready = (st_q == S_COL) && !d0_q && !out_meta;
   assign in1_ready = (st_q == S_COL) && !d1_q;
   assign f0 = in0_valid && in0_ready;
@@ -348,7 +348,7 @@ module sg_route #(
               d0_q <= 1'b1;
             end else if (in0_kind == K_DATA) begin
               xmem[XA'(32'(xt_q) * RBM + 32'(xb_q))] <= in0_beat[DW-1:0];
-              if (in0_beat[DW + 3]) begin
+              if (in0_beat[DW + sg_beat_pkg::LAST_BIT]) begin
                 xt_q <= xt_q + 1'b1;
                 xb_q <= '0;
               end else begin
@@ -378,7 +378,7 @@ module sg_route #(
           if (step) begin
             ov_q <= 1'b1;
             if (!cur_v_q) begin
-              out_q <= {K_DONE, 1'b0, 3'd0, {DW{1'b0}}};
+              out_q <= {sg_beat_pkg::H_DONE, {DW{1'b0}}};
               eos_q <= 1'b1;
             end else if (!ent_end) begin
               // a beat inside an x row (data mode): the group cannot end here

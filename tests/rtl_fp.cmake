@@ -1,23 +1,11 @@
-# RTL check of the fp32 package: rtl_templates/sg_fp_pkg.sv + sg_sigmoid_lut.sv, verilated in
-# the wrapper tests/rtl/sg_fp_check.sv, must match sim/common/fp.cpp bit for bit.
-# fp.cpp is compiled into the test directly (it needs nothing else), so this test builds
-# even while other parts of stepgen_core do not.
-add_executable(test_rtl_fp
-  ${STEPGEN_ROOT}/tests/rtl/test_rtl_fp.cpp
-  ${STEPGEN_ROOT}/sim/common/fp.cpp)
-target_include_directories(test_rtl_fp PRIVATE ${STEPGEN_ROOT}/sim)
-# Verilator's runtime headers as system headers: keeps the project's -Wall -Wextra quiet
-# about them (GCC ignores the -I that verilate() adds for the same directories).
-target_include_directories(test_rtl_fp SYSTEM PRIVATE ${VERILATOR_ROOT}/include ${VERILATOR_ROOT}/include/vltstd)
-target_link_libraries(test_rtl_fp PRIVATE Catch2::Catch2WithMain)
+# RTL check of the fp32 package: rtl_templates/sg_fp_pkg.sv + the sigmoid table (the emitter's
+# sg_sigmoid_lut.sv, golden copy tests/rtl/sg_sigmoid_lut.sv), verilated in the wrapper
+# tests/rtl/sg_fp_check.sv, must match sim/common/fp.cpp bit for bit.
+include(${STEPGEN_ROOT}/tests/rtl/sg_rtl.cmake)
+
+sg_rtl_test(test_rtl_fp ${STEPGEN_ROOT}/sim/common/fp.cpp)
 # -Wall with warnings fatal (Verilator's default): the .sv files must stay lint clean.
-verilate(test_rtl_fp
-  PREFIX Vsg_fp_check
-  TOP_MODULE sg_fp_check
-  SOURCES ${STEPGEN_ROOT}/rtl_templates/sg_sigmoid_lut.sv
-          ${STEPGEN_ROOT}/rtl_templates/sg_fp_pkg.sv
-          ${STEPGEN_ROOT}/tests/rtl/sg_fp_check.sv
-  VERILATOR_ARGS -O3 --x-assign fast --x-initial fast -Wall)
+sg_rtl_verilate(test_rtl_fp Vsg_fp_check sg_fp_check "" ${SG_FP_DEPS} ${STEPGEN_ROOT}/tests/rtl/sg_fp_check.sv)
 # The Verilator runtime (verilated.cpp, verilated_threads.cpp) includes its headers with
 # quotes, so -isystem does not cover it; silence the one -Wextra warning it triggers
 # (verilated_types.h: unused parameter). Source properties are per directory, so this

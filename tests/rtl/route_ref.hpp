@@ -1,7 +1,13 @@
 #pragma once
 // Shared by the route-mode RTL tests (test_rtl_route.cpp: sg_route alone; test_rtl_mu.cpp:
-// sg_mu in route mode): one run's routing and the expected output as a plain loop.
+// sg_mu in route mode; test_rtl_combine.cpp for its routings): one run's routing, its x rows,
+// the routing traces, and the expected output as a plain loop.
+#include <catch2/catch.hpp>
+
 #include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -24,6 +30,43 @@ struct RouteCase {
 
 inline uint32_t weightOf(int t, int j) { return 0x3F800000u + uint32_t(t) * 8u + uint32_t(j); }
 inline uint32_t xWord(int t, int i) { return 0x10000u * uint32_t(t + 1) + uint32_t(i); }
+
+/// x rows on in0: row t = rb beats, word i of the row = xWord(t, i).
+inline std::vector<Beat> xBeats(const RouteCase& c, int W) {
+  std::vector<Beat> r;
+  for (int t = 0; t < c.B(); ++t) {
+    std::vector<uint32_t> words;
+    for (int i = 0; i < c.rb * W; ++i) words.push_back(xWord(t, i));
+    for (const Beat& b : tileBeats(words, W, 0)) r.push_back(b);
+  }
+  r.push_back(doneBeat(W));
+  return r;
+}
+
+/// The first `tokens` rows of a routing trace in examples/moe/data (`token,expert_0,...`,
+/// CRLF line ends).
+inline std::vector<std::vector<uint32_t>> readRoutingCsv(const std::string& name, int tokens) {
+  const std::string path = std::string(STEPGEN_ROOT) + "/examples/moe/data/" + name;
+  std::ifstream f(path);
+  REQUIRE(f.good());
+  std::string line;
+  std::getline(f, line);  // header
+  REQUIRE(line.rfind("token,expert_0", 0) == 0);
+  std::vector<std::vector<uint32_t>> rows;
+  while (int(rows.size()) < tokens && std::getline(f, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    std::stringstream ss(line);
+    std::string field;
+    std::getline(ss, field, ',');
+    REQUIRE(std::stoi(field) == int(rows.size()));
+    std::vector<uint32_t> r;
+    while (std::getline(ss, field, ',')) r.push_back(uint32_t(std::stoul(field)));
+    rows.push_back(r);
+  }
+  REQUIRE(int(rows.size()) == tokens);
+  return rows;
+}
 
 /// The specification as a plain loop: experts ascending, their tokens ascending, groups of
 /// tb entries padded (static) or one group of all of them (dynamic), then DONE.

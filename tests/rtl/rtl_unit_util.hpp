@@ -4,6 +4,7 @@
 // ConfigLayout, and bit accessors for Verilator ports of any width.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <verilated.h>
 
 #include <algorithm>
@@ -159,6 +160,15 @@ inline Beat getBeat(const T& port, int w) {
   b.last = getBits(port, dw + 3, 1) != 0;
   b.kind = int(getBits(port, dw + 4, 2));
   return b;
+}
+
+/// Every beat equal to the expected one (the first difference reported), then the count.
+inline void requireBeats(const std::vector<Beat>& got, const std::vector<Beat>& want) {
+  for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
+    INFO("beat " << i << " got " << show(got[i]) << " want " << show(want[i]));
+    REQUIRE(got[i] == want[i]);
+  }
+  REQUIRE(got.size() == want.size());
 }
 
 // ---------------------------------------------------------------- configuration

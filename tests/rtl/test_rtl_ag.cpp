@@ -11,7 +11,7 @@
 #include <random>
 
 #include "Vsg_ag.h"
-#include "common/stops.hpp"
+#include "ir/stops.hpp"
 #include "rtl_unit_util.hpp"
 
 using namespace rtlu;
@@ -36,6 +36,12 @@ struct Walk {
   uint32_t s[4] = {0, 0, 0, 0};
   int rows = 1, ppr = 1;
   uint32_t rowStride = 0;
+  // Builders: levels k < 4 (count n, stride s), the tile shape.
+  Walk& storing() { store = true; return *this; }
+  Walk& ranked(int r) { rank = r; return *this; }
+  Walk& from(uint32_t b) { base = b; return *this; }
+  Walk& level(int k, int cnt, uint32_t stride) { n[k] = cnt; s[k] = stride; return *this; }
+  Walk& tile(int r, int p, uint32_t stride) { rows = r; ppr = p; rowStride = stride; return *this; }
 };
 
 CfgVec agCfg(int ctx, const Walk& w, CfgVec c = CfgVec(layout(), stepgen::UnitKind::AddressGen)) {
@@ -164,16 +170,7 @@ void checkLoad(AgSim& a, const Walk& w, const std::vector<int>& tileStops) {
 TEST_CASE("sg_ag load: 2-level walk with a stride-0 level", "[rtl][ag]") {
   // rank 1: i1 < 2 (s1 = 0: the three tiles are read twice), i0 < 3 (s0 = 0x1000);
   // tile = 2 rows x 2 pieces, rows 0x400 apart = 2 beats of P = 2 pieces.
-  Walk w;
-  w.rank = 1;
-  w.base = 0x10000;
-  w.n[0] = 3;
-  w.n[1] = 2;
-  w.s[0] = 0x1000;
-  w.s[1] = 0;
-  w.rows = 2;
-  w.ppr = 2;
-  w.rowStride = 0x400;
+  Walk w = Walk().ranked(1).from(0x10000).level(0, 3, 0x1000).level(1, 2, 0).tile(2, 2, 0x400);
   AgSim a;
   a.s.config(agCfg(0, w));
   a.s.start();
@@ -194,20 +191,9 @@ TEST_CASE("sg_ag load: 2-level walk with a stride-0 level", "[rtl][ag]") {
 TEST_CASE("sg_ag load: rank-2 walk, beats spanning rows, stride-0 middle level", "[rtl][ag]") {
   // ppr = 1, rows = 4: a beat (2 pieces) spans two rows. n3 is left 0 in the configuration:
   // levels above the rank count as 1.
-  Walk w;
-  w.rank = 2;
-  w.base = 0x200000;
-  w.n[0] = 2;
-  w.n[1] = 2;
-  w.n[2] = 2;
-  w.n[3] = 0;
-  w.s[0] = 0x100;
-  w.s[1] = 0;
-  w.s[2] = 0x8000;
-  w.s[3] = 0x12345;
-  w.rows = 4;
-  w.ppr = 1;
-  w.rowStride = 0x40;
+  Walk w = Walk()
+               .ranked(2).from(0x200000).level(0, 2, 0x100).level(1, 2, 0).level(2, 2, 0x8000)
+               .level(3, 0, 0x12345).tile(4, 1, 0x40);
   AgSim a;
   a.s.config(agCfg(0, w));
   a.s.start();
@@ -223,11 +209,7 @@ TEST_CASE("sg_ag load timing and the outstanding limit", "[rtl][ag][timing]") {
   // S+2 .. S+5 (4 = OUTSTANDING in flight), then none until the first response (cycle
   // S+2+L) has moved to the output register: request 5 in cycle S+2+L+1. Each response
   // is valid at the output the cycle after it is presented.
-  Walk w;
-  w.rank = 0;
-  w.n[0] = 8;
-  w.s[0] = 0x80;
-  w.ppr = 2;
+  Walk w = Walk().ranked(0).level(0, 8, 0x80).tile(1, 2, 0);
   AgSim a;
   a.latency = [] { return uint64_t(20); };
   a.s.config(agCfg(0, w));
@@ -246,20 +228,9 @@ TEST_CASE("sg_ag load timing and the outstanding limit", "[rtl][ag][timing]") {
 }
 
 TEST_CASE("sg_ag load under random back-pressure and latencies", "[rtl][ag]") {
-  Walk w;
-  w.rank = 3;
-  w.base = 0x1000;
-  w.n[0] = 2;
-  w.n[1] = 3;
-  w.n[2] = 1;
-  w.n[3] = 2;
-  w.s[0] = 0x400;
-  w.s[1] = 0x1000;
-  w.s[2] = 0x7777;
-  w.s[3] = 0x20000;
-  w.rows = 2;
-  w.ppr = 3;
-  w.rowStride = 0x800;
+  Walk w = Walk()
+               .ranked(3).from(0x1000).level(0, 2, 0x400).level(1, 3, 0x1000).level(2, 1, 0x7777)
+               .level(3, 2, 0x20000).tile(2, 3, 0x800);
   AgSim a;
   std::mt19937 g(21);
   a.latency = [&g] { return uint64_t(1 + g() % 12); };
@@ -279,11 +250,7 @@ TEST_CASE("sg_ag load under random back-pressure and latencies", "[rtl][ag]") {
 }
 
 TEST_CASE("sg_ag load: empty walk gives only DONE", "[rtl][ag]") {
-  Walk w;
-  w.rank = 1;
-  w.n[0] = 4;
-  w.n[1] = 0;
-  w.ppr = 2;
+  Walk w = Walk().ranked(1).level(0, 4, 0).level(1, 0, 0).tile(1, 2, 0);
   AgSim a;
   a.s.config(agCfg(0, w));
   a.s.start();
@@ -296,14 +263,7 @@ TEST_CASE("sg_ag load: empty walk gives only DONE", "[rtl][ag]") {
 TEST_CASE("sg_ag store", "[rtl][ag]") {
   // rank 1, i0 < 2 (s0 = 0x2000), tile = 1 row x 4 pieces = 2 beats. Inputs:
   // D D(last S0) STOP(2) D D(last S1) DONE -> 4 writes, STOP consumed, DONE ends.
-  Walk w;
-  w.store = true;
-  w.rank = 1;
-  w.base = 0x40000;
-  w.n[0] = 2;
-  w.s[0] = 0x2000;
-  w.rows = 1;
-  w.ppr = 4;
+  Walk w = Walk().storing().ranked(1).from(0x40000).level(0, 2, 0x2000).tile(1, 4, 0);
   for (bool stall : {false, true}) {
     AgSim a;
     std::mt19937 g(3);
@@ -349,17 +309,8 @@ TEST_CASE("sg_ag contexts: none enabled; store in context 0 then load in context
     CHECK(a.s.top->done == 1);
   }
   SECTION("store in context 0, load in context 1") {
-    Walk st;
-    st.store = true;
-    st.rank = 0;
-    st.base = 0x100;
-    st.n[0] = 1;
-    st.ppr = 2;
-    Walk ld;
-    ld.rank = 0;
-    ld.base = 0x900;
-    ld.n[0] = 2;
-    ld.ppr = 2;
+    Walk st = Walk().storing().ranked(0).from(0x100).level(0, 1, 0).tile(1, 2, 0);
+    Walk ld = Walk().ranked(0).from(0x900).level(0, 2, 0).tile(1, 2, 0);
     AgSim a;
     a.s.config(agCfg(1, ld, agCfg(0, st)));
     a.s.in[0] = {dataBeat(std::vector<uint32_t>(W, 7u), true, 0), doneBeat(W)};
@@ -498,26 +449,14 @@ void checkRandom(AgSim& a, const Expect& e) {
 
 /// Gather: rows of 4 pieces (2 beats), row k at base + k*0x100, index in word 3.
 Walk gatherWalk() {
-  Walk w;
-  w.rank = 0;
-  w.base = 0x80000;
-  w.n[0] = 1;
-  w.rows = 1;
-  w.ppr = 4;
+  Walk w = Walk().ranked(0).from(0x80000).level(0, 1, 0).tile(1, 4, 0);
   return w;
 }
 
 /// Expert weights: 3 tiles (i0 < 3, s0 = 0x1000) of 2 rows x 2 pieces (rows 0x200 apart),
 /// expert e at base + e*0x10000.
 Walk expertWalk() {
-  Walk w;
-  w.rank = 1;
-  w.base = 0x1000000;
-  w.n[0] = 3;
-  w.s[0] = 0x1000;
-  w.rows = 2;
-  w.ppr = 2;
-  w.rowStride = 0x200;
+  Walk w = Walk().ranked(1).from(0x1000000).level(0, 3, 0x1000).tile(2, 2, 0x200);
   return w;
 }
 
@@ -655,12 +594,7 @@ TEST_CASE("sg_ag random load timing (sg_ag.sv header)", "[rtl][ag][random][timin
   SECTION("element -> first request a+2, walks back to back, padding and STOP jobs") {
     // Walk: 2 tiles of 1 beat (rank 0). DRAM latency 2 (so OUTSTANDING = 4 never limits),
     // output always ready. in0: A(1) B(PAD) STOP1 C(3, S1) DONE, all present from the start.
-    Walk w;
-    w.rank = 0;
-    w.base = 0x4000;
-    w.n[0] = 2;
-    w.s[0] = 0x80;
-    w.ppr = 2;
+    Walk w = Walk().ranked(0).from(0x4000).level(0, 2, 0x80).tile(1, 2, 0);
     const Rnd r{false, 0, 0x1000};
     std::vector<Beat> in = {addrBeat(1, 0), addrBeat(PAD, 0), stopBeat(1, W), addrBeat(3, 0, true, 1),
                             doneBeat(W)};
@@ -704,10 +638,7 @@ TEST_CASE("sg_ag random load timing (sg_ag.sv header)", "[rtl][ag][random][timin
     CHECK(a.s.out[7].kind == DONE);
   }
   SECTION("padding walks: one zero beat per cycle, valid 2 cycles after issue") {
-    Walk w;
-    w.rank = 1;
-    w.n[0] = 3;
-    w.ppr = 2;
+    Walk w = Walk().ranked(1).level(0, 3, 0).tile(1, 2, 0);
     const Rnd r{false, 0, 0x1000};
     std::vector<Beat> in = {addrBeat(PAD, 0), addrBeat(PAD, 0, true, 1), doneBeat(W)};
     AgSim a;
@@ -782,11 +713,7 @@ TEST_CASE("sg_ag random load in context 0, linear load in context 1", "[rtl][ag]
   // takes no input (the beat queued behind the first DONE stays in the queue).
   const Walk wr = gatherWalk();
   const Rnd r{false, 1, 0x100};
-  Walk wl;
-  wl.rank = 0;
-  wl.base = 0x900;
-  wl.n[0] = 2;
-  wl.ppr = 2;
+  Walk wl = Walk().ranked(0).from(0x900).level(0, 2, 0).tile(1, 2, 0);
   AgSim a;
   a.s.config(agCfg(1, wl, rndCfg(0, wr, r)));
   std::vector<Beat> in = {addrBeat(4, 1, true, 1), doneBeat(W)};

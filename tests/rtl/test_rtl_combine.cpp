@@ -15,9 +15,7 @@
 // one beat per cycle, N = n_w*row_beats + 1 beats ending at d + 2 + N, done high after it.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "Vsg_combine_a.h"
 #include "Vsg_combine_b.h"
@@ -128,14 +126,6 @@ Result runOn(StreamSim<V, 2>& sim, const CombineCase& c, int W, std::vector<Beat
   return r;
 }
 
-void checkBeats(const std::vector<Beat>& got, const std::vector<Beat>& want) {
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    INFO("beat " << i << " got " << show(got[i]) << " want " << show(want[i]));
-    REQUIRE(got[i] == want[i]);
-  }
-}
-
 /// Beats against the reference, peak_words, and (unstalled runs) the timing formulas.
 template <class V>
 Result checkOn(StreamSim<V, 2>& sim, const CombineCase& c, int W, const std::vector<Beat>& in1,
@@ -145,7 +135,7 @@ Result checkOn(StreamSim<V, 2>& sim, const CombineCase& c, int W, const std::vec
   const std::vector<Beat> want = refCombine(c, W);
   sim.firstOutValid = ~uint64_t(0);
   Result r = runOn(sim, c, W, in1, rowBeats(c, W), o);
-  checkBeats(r.out, want);
+  requireBeats(r.out, want);
   uint32_t stored = 0;
   for (uint32_t s : c.slots) stored += s != PAD ? uint32_t(c.rb * W) : 0u;
   CHECK(r.peak == stored + uint32_t(c.n()));
@@ -210,29 +200,6 @@ RouteCase randomRoute(std::mt19937& rng, int B, int k, int Eids, int E, int tb) 
     r.ids.push_back(ids);
   }
   return r;
-}
-
-/// The first `tokens` rows of a routing CSV (`token,expert_0,...`, CRLF line ends).
-std::vector<std::vector<uint32_t>> readCsv(const std::string& name, int tokens) {
-  const std::string path = std::string(STEPGEN_ROOT) + "/examples/moe/data/" + name;
-  std::ifstream f(path);
-  REQUIRE(f.good());
-  std::string line;
-  std::getline(f, line);  // header
-  REQUIRE(line.rfind("token,expert_0", 0) == 0);
-  std::vector<std::vector<uint32_t>> rows;
-  while (int(rows.size()) < tokens && std::getline(f, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    std::stringstream ss(line);
-    std::string field;
-    std::getline(ss, field, ',');
-    std::vector<uint32_t> r;
-    while (std::getline(ss, field, ',')) r.push_back(uint32_t(std::stoul(field)));
-    rows.push_back(r);
-  }
-  REQUIRE(int(rows.size()) == tokens);
-  return rows;
 }
 
 /// sg_route's small case (test_rtl_route.cpp): E=4, k=2, B=6, tb=2, expert 2 gets nothing.
@@ -407,8 +374,8 @@ TEST_CASE("sg_combine random routings against the reference", "[rtl][combine][ti
 }
 
 TEST_CASE("sg_combine Mixtral and Qwen3 traces, static and dynamic tiles", "[rtl][combine][timing]") {
-  const auto mix = readCsv("routing_mixtral8x7b_b64.csv", 64);
-  const auto qwen = readCsv("routing_qwen3_30b_a3b_b64.csv", 64);
+  const auto mix = readRoutingCsv("routing_mixtral8x7b_b64.csv", 64);
+  const auto qwen = readRoutingCsv("routing_qwen3_30b_a3b_b64.csv", 64);
   for (int tb : {0, 16}) {
     RouteCase r;
     r.E = 8;
@@ -434,7 +401,7 @@ TEST_CASE("sg_combine Mixtral and Qwen3 traces, static and dynamic tiles", "[rtl
 }
 
 TEST_CASE("sg_combine random stalls: output beats unchanged", "[rtl][combine]") {
-  const auto mix = readCsv("routing_mixtral8x7b_b64.csv", 64);
+  const auto mix = readRoutingCsv("routing_mixtral8x7b_b64.csv", 64);
   uint32_t seed = 3;
   for (int tb : {0, 8}) {
     RouteCase r;
@@ -451,10 +418,10 @@ TEST_CASE("sg_combine random stalls: output beats unchanged", "[rtl][combine]") 
       o.bp = (m & 2) != 0;
       o.seed = ++seed;
       const Result x = check<Vsg_combine_a>(c, 4, meta, o);
-      checkBeats(x.out, ref.out);
+      requireBeats(x.out, ref.out);
       o.stops = true;
       o.seed = ++seed;
-      checkBeats(check<Vsg_combine_a>(c, 4, meta, o).out, ref.out);
+      requireBeats(check<Vsg_combine_a>(c, 4, meta, o).out, ref.out);
     }
   }
 }

@@ -5,13 +5,13 @@
 //     with STOP / DONE tokens, stop maps and random back-pressure;
 //   * matmul timing: first output beat and steady-state cycles per tile, compute-, load-
 //     and drain-bound, against max(a_beats, b_beats, passes*K, o_beats);
-//   * silu / mul / add; accum (step.md stop rules, empty groups); retile; contexts.
+//   * silu / mul / add; accum (docs/step_semantics.md#accum: stop rules, empty groups); retile; contexts.
 //   * dynamic tiles: dyn_m matmul (M from the a tile, outputs ending in partial beats), bt
 //     matmul (b transposed, N = 1, 3, 5, 6, 12), dyn_m accum, rowscale, partial final beats
 //     through silu / mul / add; bit-exact against plain loops, with STOP tokens,
 //     back-pressure and the documented timing (incl. the bt divider setup).
 //   * Scan(add), Expand, Parallelize (funcs 8..10): golden streams from the functional
-//     model (sim/model/routing_ops.cpp: scanAdd, expand, parallelize) with empty groups,
+//     model (generator/model/routing_ops.cpp: scanAdd, expand, parallelize) with empty groups,
 //     several stop levels, random back-pressure and the documented timing.
 //   * DYN = 0 (Vsg_cu_static): funcs 7..10 are unknown; the static functions are bit- and
 //     cycle-identical to the DYN = 1 unit.
@@ -25,7 +25,7 @@
 #include "Vsg_cu_fp32.h"
 #include "Vsg_cu_static.h"
 #include "common/fp.hpp"
-#include "common/stops.hpp"
+#include "ir/stops.hpp"
 #include "model/routing_ops.hpp"
 #include "rtl_unit_util.hpp"
 
@@ -180,6 +180,16 @@ void requireWords(const std::vector<uint32_t>& got, const std::vector<uint32_t>&
   }
 }
 
+void requireItems(const std::vector<Item>& got, const std::vector<Item>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("item " << i);
+    CHECK(got[i].kind == want[i].kind);
+    CHECK(got[i].stop == want[i].stop);
+    requireWords(got[i].words, want[i].words);
+  }
+}
+
 // ------------------------------------------------------------------ matmul, exactness
 template <class V>
 void matmulExact(bool bf16, const MmShape& s, bool backpressure, bool promoteMap) {
@@ -230,14 +240,7 @@ void matmulExact(bool bf16, const MmShape& s, bool backpressure, bool promoteMap
   }
   sim.start();
   REQUIRE(sim.runUntilDone(20000));
-  const std::vector<Item> got = group(sim.out);
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    INFO("item " << i);
-    CHECK(got[i].kind == want[i].kind);
-    CHECK(got[i].stop == want[i].stop);
-    requireWords(got[i].words, want[i].words);
-  }
+  requireItems(group(sim.out), want);
   CHECK(sim.in[0].empty());
   CHECK(sim.in[1].empty());
 }
@@ -378,7 +381,7 @@ void elementwise(int func) {
 
 // ------------------------------------------------------------------ accum
 /// The reference Accum(add, b) on items (tiles of tw words or STOP beats) using
-/// stepgen::accumStop (step.md: s < b absorbed, s = b no stop, s > b stop s - b); an empty
+/// stepgen::accumStop (docs/step_semantics.md#accum: s < b absorbed, s = b no stop, s > b stop s - b); an empty
 /// group (STOP s >= b with nothing accumulated) gives a zero tile.
 struct AccIn {
   bool stopBeat;
@@ -420,14 +423,7 @@ void accumCase(int b, const std::vector<AccIn>& in, int ctxUsed) {
   want.push_back({DONE, 0, {}});
   sim.start();
   REQUIRE(sim.runUntilDone(2000));
-  const std::vector<Item> got = group(sim.out);
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    INFO("item " << i);
-    CHECK(got[i].kind == want[i].kind);
-    CHECK(got[i].stop == want[i].stop);
-    requireWords(got[i].words, want[i].words);
-  }
+  requireItems(group(sim.out), want);
 }
 
 }  // namespace
@@ -669,16 +665,6 @@ void setMmDyn(CfgVec& c, int ctx, const MmCfg& m, int Mmax, int Mstatic, bool sh
   c.set(ctx, "o_base1", uint64_t(o1));
   c.identityMap(ctx, 0);
   c.identityMap(ctx, 1);
-}
-
-void requireItems(const std::vector<Item>& got, const std::vector<Item>& want) {
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < got.size(); ++i) {
-    INFO("item " << i);
-    CHECK(got[i].kind == want[i].kind);
-    CHECK(got[i].stop == want[i].stop);
-    requireWords(got[i].words, want[i].words);
-  }
 }
 
 /// Runs a stream of matmul tiles / tokens through one context; checks every output word
@@ -1141,7 +1127,7 @@ TEST_CASE("sg_cu rowscale: per-row fp32 scalar, STOP / DONE, in1 stops ignored",
 }
 
 // ==================================================================== Scan, Expand, Parallelize
-// Golden streams from the functional model (sim/model/routing_ops.cpp: scanAdd, expand,
+// Golden streams from the functional model (generator/model/routing_ops.cpp: scanAdd, expand,
 // parallelize, the code `stepgen model` runs), turned into beats by the packing rule.
 namespace {
 
@@ -1211,14 +1197,6 @@ RunOut runCu(const CfgVec& c, const std::vector<Beat>& in0, const std::vector<Be
   o.rest0 = sim.in[0].empty();
   o.rest1 = sim.in[1].empty();
   return o;
-}
-
-void requireBeats(const std::vector<Beat>& got, const std::vector<Beat>& want) {
-  for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-    INFO("beat " << i << " got " << show(got[i]) << " want " << show(want[i]));
-    REQUIRE(got[i] == want[i]);
-  }
-  REQUIRE(got.size() == want.size());
 }
 
 /// Scan(add, b) context: func 8, b = accum_b, tiles of oBeats beats (dyn: up to `last`),
@@ -1292,7 +1270,7 @@ TEST_CASE("sg_cu scan(add) timing: a beat accepted in cycle c is valid in c+1", 
 // ------------------------------------------------------------------ Expand
 namespace {
 
-/// The data stream Expand(b) needs for `ref` (step.md: data has ref's shape with the inner
+/// The data stream Expand(b) needs for `ref` (docs/step_semantics.md#expand: data has ref's shape with the inner
 /// b dims of size 1): b = 0, one token per ref token (a tile for a tile, the same STOP for a
 /// STOP); b >= 1, one tile per inner-b group of ref with the group's closing stop, or, with
 /// emptyAsStop, STOP(close) for a group without elements.

@@ -1,6 +1,6 @@
 // sg_mu (rtl_templates/sg_mu.sv) verilated with W=4, WORDS=256 and CPB = 1 (Vsg_mu_c1) or
 // 3 (Vsg_mu_c3): Bufferize(b) + Streamify(repeat) stop vectors written by hand from
-// docs/hardware.md section 2 / step.md, RepeatStatic (b = 0) against stepgen::repeatLastStop,
+// docs/hardware.md section 2 / docs/step_semantics.md#repeatstatic, RepeatStatic (b = 0) against stepgen::repeatLastStop,
 // empty buffers, stops below b kept, stop maps, the CPB timing, contexts, and a random
 // back-pressure run against a reference.
 //
@@ -22,7 +22,7 @@
 #include "Vsg_mu_r1.h"
 #include "Vsg_mu_r3.h"
 #include "combine_ref.hpp"
-#include "common/stops.hpp"
+#include "ir/stops.hpp"
 #include "route_ref.hpp"
 #include "rtl_unit_util.hpp"
 
@@ -387,18 +387,6 @@ std::vector<Beat> routingBeats(const RCase& c) {
   return r;
 }
 
-/// x rows (in0): row t = rb beats, word i = xWord(t, i), `last` on its final beat.
-std::vector<Beat> xBeats(const RCase& c) {
-  std::vector<Beat> r;
-  for (int t = 0; t < c.B(); ++t) {
-    std::vector<uint32_t> words;
-    for (int i = 0; i < c.rb * W; ++i) words.push_back(xWord(t, i));
-    for (const Beat& b : tileBeats(words, W, 0)) r.push_back(b);
-  }
-  r.push_back(doneBeat(W));
-  return r;
-}
-
 std::vector<Beat> refRoute(const RCase& c) { return rtlu::refRoute(c, W); }
 
 /// Context ctx in route mode through the configuration vector. promoteMaps: both input stop
@@ -462,7 +450,7 @@ TEST_CASE("sg_mu route mode: E=4 k=2 B=6, static and dynamic, data and meta", "[
         INFO("meta " << meta << " tb " << tb << " promote maps " << maps);
         StreamSim<Vsg_mu_r1, 2> sim(W);
         sim.config(routeCfg(0, c, maps != 0));
-        for (const Beat& b : xBeats(c)) sim.in[0].push_back(b);
+        for (const Beat& b : xBeats(c, W)) sim.in[0].push_back(b);
         for (const Beat& b : routingBeats(c)) sim.in[1].push_back(b);
         bool in0Ready = false;
         sim.sample = [&] { in0Ready = in0Ready || sim.top->in0_ready; };
@@ -499,7 +487,7 @@ TEST_CASE("sg_mu route mode under back-pressure and input gaps", "[rtl][mu][rout
       c.tb = tb;
       StreamSim<Vsg_mu_r3, 2> sim(W);
       sim.config(routeCfg(0, c));
-      for (const Beat& b : xBeats(c)) sim.in[0].push_back(b);
+      for (const Beat& b : xBeats(c, W)) sim.in[0].push_back(b);
       for (const Beat& b : routingBeats(c)) sim.in[1].push_back(b);
       std::mt19937 r(unsigned(3 + meta * 2 + tb));
       sim.inGate = [&r](int, uint64_t) { return r() % 3 != 0; };
@@ -522,7 +510,7 @@ TEST_CASE("sg_mu route in context 0, buffer mode in context 1", "[rtl][mu][route
     StreamSim<Vsg_mu_r1, 2> sim(W);
     sim.config(muCfg(1, 1, 2, routeCfg(0, c)));
     if (!c.meta)
-      for (const Beat& b : xBeats(c)) sim.in[0].push_back(b);
+      for (const Beat& b : xBeats(c, W)) sim.in[0].push_back(b);
     const size_t in0Ctx1 = c.meta ? 0 : size_t(c.B() * c.rb + 1);
     for (const Beat& b : tile(0, 2, 0)) sim.in[0].push_back(b);
     for (const Beat& b : tile(1, 2, 1)) sim.in[0].push_back(b);
@@ -567,7 +555,7 @@ TEST_CASE("sg_mu buffer mode in context 0, route in context 1", "[rtl][mu][route
     for (const Beat& b : tile(5, 1, 0)) sim.in[0].push_back(b);
     sim.in[0].push_back(doneBeat(W));
     if (!c.meta)
-      for (const Beat& b : xBeats(c)) sim.in[0].push_back(b);
+      for (const Beat& b : xBeats(c, W)) sim.in[0].push_back(b);
     for (const Beat& b : routingBeats(c)) sim.in[1].push_back(b);
     sim.start();
     REQUIRE(sim.runUntilDone(3000));

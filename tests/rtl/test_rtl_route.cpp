@@ -11,9 +11,7 @@
 // cycle, N beats (DONE included) ending at d + 2 + N, done high after d + 2 + N.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <random>
-#include <sstream>
 
 #include "Vsg_route_a.h"
 #include "Vsg_route_b.h"
@@ -36,18 +34,6 @@ std::vector<Beat> routingBeats(const Case& c, int W) {
     for (int j = 0; j < W / 2; ++j) d[size_t(j)] = j < c.k ? c.ids[size_t(t)][size_t(j)] : 1u;
     for (int j = 0; j < c.k; ++j) d[size_t(W / 2 + j)] = weightOf(t, j);
     r.push_back(dataBeat(d, true, 0));
-  }
-  r.push_back(doneBeat(W));
-  return r;
-}
-
-/// x rows on in0: row t = rb beats, word i of the row = xWord(t, i).
-std::vector<Beat> xBeats(const Case& c, int W) {
-  std::vector<Beat> r;
-  for (int t = 0; t < c.B(); ++t) {
-    std::vector<uint32_t> words;
-    for (int i = 0; i < c.rb * W; ++i) words.push_back(xWord(t, i));
-    for (const Beat& b : tileBeats(words, W, 0)) r.push_back(b);
   }
   r.push_back(doneBeat(W));
   return r;
@@ -100,14 +86,6 @@ Result runRoute(const Case& c, int W, bool gaps, bool bp, uint32_t seed = 1) {
   return r;
 }
 
-void checkBeats(const std::vector<Beat>& got, const std::vector<Beat>& want) {
-  REQUIRE(got.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    INFO("beat " << i << " got " << show(got[i]) << " want " << show(want[i]));
-    REQUIRE(got[i] == want[i]);
-  }
-}
-
 /// Beats, peak_words, in0 use, and (unstalled runs) the timing formula of the header.
 template <class V>
 Result checkCase(const Case& c, int W, bool gaps = false, bool bp = false, uint32_t seed = 1) {
@@ -115,7 +93,7 @@ Result checkCase(const Case& c, int W, bool gaps = false, bool bp = false, uint3
             << " meta=" << c.meta << " gaps=" << gaps << " bp=" << bp);
   const std::vector<Beat> want = refRoute(c, W);
   Result r = runRoute<V>(c, W, gaps, bp, seed);
-  checkBeats(r.out, want);
+  requireBeats(r.out, want);
   const uint32_t B = uint32_t(c.B());
   CHECK(r.peak == (c.meta ? B * 2u * uint32_t(c.k) : B * uint32_t(c.rb * W) + B * 2u * uint32_t(c.k)));
   if (c.meta) {
@@ -136,30 +114,6 @@ Result checkCase(const Case& c, int W, bool gaps = false, bool bp = false, uint3
     CHECK(r.doneCyc == 5 + inBeats + N);
   }
   return r;
-}
-
-/// The first `tokens` rows of a routing CSV (`token,expert_0,...`, CRLF line ends).
-std::vector<std::vector<uint32_t>> readCsv(const std::string& name, int tokens) {
-  const std::string path = std::string(STEPGEN_ROOT) + "/examples/moe/data/" + name;
-  std::ifstream f(path);
-  REQUIRE(f.good());
-  std::string line;
-  std::getline(f, line);  // header
-  REQUIRE(line.rfind("token,expert_0", 0) == 0);
-  std::vector<std::vector<uint32_t>> rows;
-  while (int(rows.size()) < tokens && std::getline(f, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    std::stringstream ss(line);
-    std::string field;
-    std::getline(ss, field, ',');
-    REQUIRE(std::stoi(field) == int(rows.size()));
-    std::vector<uint32_t> r;
-    while (std::getline(ss, field, ',')) r.push_back(uint32_t(std::stoul(field)));
-    rows.push_back(r);
-  }
-  REQUIRE(int(rows.size()) == tokens);
-  return rows;
 }
 
 /// E=4, k=2, B=6; expert 2 receives no token. Expert 0: tokens 0 1 3, expert 1: 0 2 4 5,
@@ -246,7 +200,7 @@ TEST_CASE("sg_route empty first and last experts, no tokens at all", "[rtl][rout
 }
 
 TEST_CASE("sg_route Mixtral-8x7B b64 trace, E=8 k=2", "[rtl][route][timing]") {
-  const auto ids = readCsv("routing_mixtral8x7b_b64.csv", 64);
+  const auto ids = readRoutingCsv("routing_mixtral8x7b_b64.csv", 64);
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {8, 16, 64, 0}) {
       Case c;
@@ -265,7 +219,7 @@ TEST_CASE("sg_route Mixtral-8x7B b64 trace, E=8 k=2", "[rtl][route][timing]") {
 }
 
 TEST_CASE("sg_route Mixtral trace under back-pressure and input gaps", "[rtl][route]") {
-  const auto ids = readCsv("routing_mixtral8x7b_b64.csv", 64);
+  const auto ids = readRoutingCsv("routing_mixtral8x7b_b64.csv", 64);
   uint32_t seed = 7;
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {8, 16, 64, 0}) {
@@ -280,9 +234,9 @@ TEST_CASE("sg_route Mixtral trace under back-pressure and input gaps", "[rtl][ro
       const Result bp = checkCase<Vsg_route_a>(c, 4, false, true, ++seed);
       const Result gp = checkCase<Vsg_route_a>(c, 4, true, false, ++seed);
       const Result both = checkCase<Vsg_route_a>(c, 4, true, true, ++seed);
-      checkBeats(bp.out, ref.out);
-      checkBeats(gp.out, ref.out);
-      checkBeats(both.out, ref.out);
+      requireBeats(bp.out, ref.out);
+      requireBeats(gp.out, ref.out);
+      requireBeats(both.out, ref.out);
       // Output stalls only delay the read-out: first beat still 3 cycles after the last DONE.
       CHECK(bp.outCyc.front() >= bp.d + 3);
       CHECK(gp.firstValid == gp.d + 3);
@@ -290,7 +244,7 @@ TEST_CASE("sg_route Mixtral trace under back-pressure and input gaps", "[rtl][ro
 }
 
 TEST_CASE("sg_route Qwen3-30B-A3B b64 trace, E=128 k=8 (default size)", "[rtl][route][timing]") {
-  const auto ids = readCsv("routing_qwen3_30b_a3b_b64.csv", 64);
+  const auto ids = readRoutingCsv("routing_qwen3_30b_a3b_b64.csv", 64);
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {8, 64, 0}) {
       Case c;
@@ -310,5 +264,5 @@ TEST_CASE("sg_route Qwen3-30B-A3B b64 trace, E=128 k=8 (default size)", "[rtl][r
   c.ids = ids;
   const Result a = checkCase<Vsg_route_c>(c, 16);
   const Result b = checkCase<Vsg_route_c>(c, 16, true, true, 3);
-  checkBeats(b.out, a.out);
+  requireBeats(b.out, a.out);
 }

@@ -12,7 +12,8 @@ timeout 900 bash "$root/flows/yosys_synth.sh" "$out/fabric/rtl" coarse "$out/fab
 # The same fabric with route-mode memory units (sg_route and sg_combine inside sg_mu).
 "$stepgen" compile --arch "$root/tests/data/arch_small_route.yaml" --graph "$root/tests/data/graphs/repeat.yaml" -o "$out/fabric_route" > /dev/null
 timeout 900 bash "$root/flows/yosys_synth.sh" "$out/fabric_route/rtl" coarse "$out/fabric_route_stat.json"
-t="$root/rtl_templates"; pkg="$root/tests/rtl/sg_cfg_pkg.sv"
+t="$root/rtl_templates"; pkg="$root/tests/rtl/sg_cfg_pkg.sv $root/rtl_templates/sg_beat_pkg.sv"
+seq="$t/sg_ctx_seq.sv"
 synth_unit() {  # module, chparam settings, files...
   local top="$1" params="$2"; shift 2
   local reads=""
@@ -22,8 +23,8 @@ synth_unit() {  # module, chparam settings, files...
   echo "yosys synth ok: $top ($params)"
 }
 synth_unit sg_fifo "-set WIDTH 8 -set DEPTH 2" "$t/sg_fifo.sv"
-synth_unit sg_ag "-set W 16 -set P 1 -set AB 32 -set OUTSTANDING 4" "$pkg" "$t/sg_ag.sv"
-synth_unit sg_mu "-set W 2 -set WORDS 64 -set CPB 1" "$pkg" "$t/sg_mu.sv"
-synth_unit sg_route "-set W 4 -set MAXT 8 -set MAXE 4 -set MAXK 2 -set ROWW 8" "$t/sg_route.sv"
-synth_unit sg_combine "-set W 4 -set MAXT 8 -set MAXK 2 -set ROWW 8 -set MAXENT 16" "$t/sg_combine.sv"
-synth_unit sg_cu "-set W 1 -set LANES 2 -set BUF_WORDS 64 -set BF16 0" "$pkg" "$t/sg_fp_pkg.sv" "$t/sg_sigmoid_lut.sv" "$t/sg_cu.sv"
+synth_unit sg_ag "-set W 16 -set P 1 -set AB 32 -set OUTSTANDING 4" $pkg "$seq" "$t/sg_ag.sv"
+synth_unit sg_mu "-set W 2 -set WORDS 64 -set CPB 1" $pkg "$seq" "$t/sg_mu.sv"
+synth_unit sg_route "-set W 4 -set MAXT 8 -set MAXE 4 -set MAXK 2 -set ROWW 8" "$t/sg_beat_pkg.sv" "$t/sg_route.sv"
+synth_unit sg_combine "-set W 4 -set MAXT 8 -set MAXK 2 -set ROWW 8 -set MAXENT 16" "$t/sg_beat_pkg.sv" "$t/sg_combine.sv"
+synth_unit sg_cu "-set W 1 -set LANES 2 -set BUF_WORDS 64 -set BF16 0" $pkg "$t/sg_fp_pkg.sv" "$root/tests/rtl/sg_sigmoid_lut.sv" "$seq" "$t/sg_cu.sv"

@@ -1,0 +1,64 @@
+# Helpers of the unit-level RTL tests (tests/rtl_*.cmake). Every fragment includes this file
+# itself, so each still works when another is skipped (STEPGEN_SKIP_FRAGMENTS).
+include_guard(GLOBAL)
+
+set(SG_RTL ${STEPGEN_ROOT}/rtl_templates)
+set(SG_RTL_VFLAGS -O3 --x-assign fast --x-initial fast -Wall)
+# Generated files the tests verilate at configure time, committed as goldens of the emitter
+# (tests rtl_units_cfg_pkg and stepgen_tests "[golden]" keep them equal to its output).
+set(SG_UNITS_PKG ${STEPGEN_ROOT}/tests/rtl/sg_cfg_pkg.sv)
+set(SG_SIGMOID_LUT ${STEPGEN_ROOT}/tests/rtl/sg_sigmoid_lut.sv)
+# What every unit template needs before itself (packages first).
+set(SG_UNIT_DEPS ${SG_UNITS_PKG} ${SG_RTL}/sg_beat_pkg.sv ${SG_RTL}/sg_ctx_seq.sv)
+set(SG_FP_DEPS ${SG_SIGMOID_LUT} ${SG_RTL}/sg_fp_pkg.sv)
+
+# sg_rtl_test(<name> [extra sources...]): Catch2 executable of tests/rtl/<name>.cpp. The
+# generator and model sources it needs are compiled in directly (config_layout for
+# rtl_unit_util.hpp's testArch), so it builds while other parts of stepgen_core do not.
+function(sg_rtl_test name)
+  add_executable(${name} ${STEPGEN_ROOT}/tests/rtl/${name}.cpp
+    ${STEPGEN_ROOT}/generator/arch/config_layout.cpp
+    ${STEPGEN_ROOT}/generator/arch/unit_catalogue.cpp ${ARGN})
+  target_include_directories(${name} PRIVATE ${STEPGEN_ROOT}/generator ${STEPGEN_ROOT}/sim
+                                             ${STEPGEN_ROOT}/tests/rtl)
+  # Verilator's own headers are not -Wextra clean: include them as system headers.
+  target_include_directories(${name} SYSTEM PRIVATE
+    "${VERILATOR_ROOT}/include" "${VERILATOR_ROOT}/include/vltstd")
+  target_link_libraries(${name} PRIVATE fmt::fmt Catch2::Catch2WithMain)
+  target_compile_definitions(${name} PRIVATE STEPGEN_ROOT="${STEPGEN_ROOT}")
+endfunction()
+
+# sg_rtl_verilate(<target> <prefix> <top> "<-Gparams>" <sources...>): a Verilator model
+# V<prefix> of <top> for <target>, -Wall with warnings fatal.
+function(sg_rtl_verilate target prefix top params)
+  separate_arguments(params UNIX_COMMAND "${params}")
+  verilate(${target} PREFIX ${prefix} TOP_MODULE ${top} SOURCES ${ARGN}
+           VERILATOR_ARGS ${SG_RTL_VFLAGS} ${params})
+endfunction()
+
+# sg_rtl_models(<target> <top> "<tag>|<-Gparams>" ... SOURCES <files...>): one model
+# V<top>_<tag> per parameter set.
+function(sg_rtl_models target top)
+  cmake_parse_arguments(M "" "" "SOURCES" ${ARGN})
+  foreach(s ${M_UNPARSED_ARGUMENTS})
+    string(REPLACE "|" ";" parts "${s}")
+    list(GET parts 0 tag)
+    list(GET parts 1 params)
+    sg_rtl_verilate(${target} V${top}_${tag} ${top} "${params}" ${M_SOURCES})
+  endforeach()
+endfunction()
+
+# sg_rtl_lint(<prefix> <top> "<tag>|<-Gparams>" ... SOURCES <files...>): one test
+# <prefix>_lint_<tag> per parameter set, `verilator --lint-only -Wall`.
+function(sg_rtl_lint prefix top)
+  cmake_parse_arguments(L "" "" "SOURCES" ${ARGN})
+  foreach(s ${L_UNPARSED_ARGUMENTS})
+    string(REPLACE "|" ";" parts "${s}")
+    list(GET parts 0 tag)
+    list(GET parts 1 params)
+    separate_arguments(params UNIX_COMMAND "${params}")
+    add_test(NAME ${prefix}_lint_${tag}
+             COMMAND verilator --lint-only -Wall ${params} --top-module ${top} ${L_SOURCES})
+    set_tests_properties(${prefix}_lint_${tag} PROPERTIES LABELS "rtl")
+  endforeach()
+endfunction()
