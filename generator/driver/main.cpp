@@ -7,10 +7,11 @@
 #include <iostream>
 
 #include "builders/swiglu.hpp"
-#include "driver/moe.hpp"
-#include "driver/bench.hpp"
+#include "driver/moe_example.hpp"
+#include "studies/tiling.hpp"
+#include "studies/bench.hpp"
 #include "driver/pipeline.hpp"
-#include "driver/sweep.hpp"
+#include "studies/sweep.hpp"
 #include "version.hpp"
 
 using namespace stepgen;

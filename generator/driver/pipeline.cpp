@@ -106,6 +106,21 @@ void writeCompileOutputs(const CompileResult& c, const std::string& dir) {
   st.commit();
 }
 
+ModelResult runModelOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir,
+                         uint32_t seed) {
+  ArchModel a = loadArch(archPath);
+  StepGraph g = loadGraph(graphPath);
+  ShapeResult s = checkShapes(g);
+  auto inputs = loadInputs(g, inputsDir, seed);
+  ModelResult r;
+  auto t0 = std::chrono::steady_clock::now();
+  FunctionalResult f = runFunctional(g, s, a, inputs);
+  addCostFigures(g, s, a, f.streams, nullptr, r);
+  r.outputs = std::move(f.outputs);
+  r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
 VerifyReport verify(const VerifyOptions& o) {
   VerifyReport r;
   r.maxCycleErrorPercent = o.maxCycleErrorPercent;

@@ -59,4 +59,10 @@ struct VerifyOptions {
 /// output folder. Errors: DiagError for bad input (nothing left in outDir).
 VerifyReport verify(const VerifyOptions& o);
 
+/// A model-only run: load, shape check, functional model, cost figures (no mapping, so no
+/// cycle estimate). Inputs from `<inputsDir>/<tensor>.npy`, or seeded random when empty.
+/// Errors: DiagError for bad input files (as verify), std::runtime_error from the model.
+ModelResult runModelOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir,
+                         uint32_t seed);
+
 }  // namespace stepgen

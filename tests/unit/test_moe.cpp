@@ -12,8 +12,9 @@
 
 #include "arch/arch_model.hpp"
 #include "common/fp.hpp"
-#include "common/routing_trace.hpp"
-#include "driver/moe.hpp"
+#include "support/routing_trace.hpp"
+#include "driver/moe_example.hpp"
+#include "studies/tiling.hpp"
 #include "driver/pipeline.hpp"
 #include "ir/graph.hpp"
 #include "passes/shape_check.hpp"
@@ -140,7 +141,7 @@ TEST_CASE("moe: routing streams carry the trace's groups, empty experts included
       tiles += tb ? (per[size_t(e)] + tb - 1) / tb : (per[size_t(e)] > 0);
       padded += tb ? (per[size_t(e)] + tb - 1) / tb * tb : per[size_t(e)];
     }
-    CHECK(empty == 68);  // published fact of the Qwen3 trace (shared/data README)
+    CHECK(empty == 68);  // published fact of the Qwen3 trace (examples/moe/data/README.md)
     const TokenStream& xm = stream(r, "xm");
     CHECK(dataTokens(xm) == tiles);
     int64_t rows = 0;

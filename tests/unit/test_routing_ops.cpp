@@ -1,4 +1,4 @@
-// Dynamic STeP operators (step.md sections 1, 2, 5; sim/model/routing_ops.hpp) on token
+// Dynamic STeP operators (docs/step_semantics.md#operators; generator/model/routing_ops.hpp) on token
 // streams. Every golden vector below was worked out by hand from the rules in
 // routing_ops.hpp (derivation in the comment above it), never copied from the program.
 //
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "common/fp.hpp"
-#include "common/stops.hpp"
+#include "ir/stops.hpp"
 #include "model/routing_ops.hpp"
 
 using namespace stepgen;

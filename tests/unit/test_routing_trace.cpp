@@ -1,10 +1,11 @@
-// Routing traces: the facts ../shared/data/README.md states about the real files.
+// Routing traces: the facts examples/moe/data/README.md states about the real files.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
-#include "common/routing_trace.hpp"
+#include "support/routing_trace.hpp"
 
 using namespace stepgen;
 
@@ -27,10 +28,21 @@ TEST_CASE("routing trace: Qwen3-30B-A3B batch 64", "[trace]") {
   CHECK(std::count(n.begin(), n.end(), 0) == 68);
 }
 
-TEST_CASE("routing trace: the copies equal ../shared/data", "[trace]") {
+// Optional extra: set STEPGEN_TRACE_SOURCE to a folder holding the original CSV conversions
+// of the traces (examples/moe/data/README.md names their source) to check that the copies
+// here are unchanged. Without it, or without the files, the test passes and says so.
+TEST_CASE("routing trace: the copies equal their source files (optional)", "[trace]") {
+  const char* src = std::getenv("STEPGEN_TRACE_SOURCE");
+  if (!src || !*src) {
+    SUCCEED("STEPGEN_TRACE_SOURCE not set: comparison with the source files skipped");
+    return;
+  }
   for (const char* f : {"routing_mixtral8x7b_b64.csv", "routing_qwen3_30b_a3b_b64.csv"}) {
-    std::ifstream a(example(f)), b(std::string(SHARED_DATA) + "/" + f);
-    if (!b) continue;  // the shared folder is beside the project only on development machines
+    std::ifstream a(example(f)), b(std::string(src) + "/" + f);
+    if (!b) {
+      WARN(std::string(src) + "/" + f + " not found: comparison skipped");
+      continue;
+    }
     std::string x((std::istreambuf_iterator<char>(a)), {}), y((std::istreambuf_iterator<char>(b)), {});
     CHECK(x == y);
   }

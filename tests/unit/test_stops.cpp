@@ -1,11 +1,11 @@
-// Stop-level rewrite rules (step.md section 1), with golden vectors worked out by hand and
-// cross-checked against stopsOfShape of the output shape the operator produces (step.md
-// section 2 / docs/graph_format.md).
+// Stop-level rewrite rules (docs/step_semantics.md#stop-rules), with golden vectors worked out by hand and
+// cross-checked against stopsOfShape of the output shape the operator produces
+// (docs/step_semantics.md#operators, docs/graph_format.md).
 #include <catch2/catch.hpp>
 
 #include <functional>
 
-#include "common/stops.hpp"
+#include "ir/stops.hpp"
 
 using namespace stepgen;
 using Stops = std::vector<int>;
@@ -34,7 +34,7 @@ Stops repeatStops(const Stops& in, int n) {
 }
 }  // namespace
 
-TEST_CASE("stops: stopsOfShape matches step.md examples", "[stops]") {
+TEST_CASE("stops: stopsOfShape matches the documented examples", "[stops]") {
   // One 2x3 matrix as a rank-2 stream [1, 2, 3]: a b c S1 d e f S2 D.
   CHECK(stopsOfShape({1, 2, 3}) == Stops{0, 0, 1, 0, 0, 2});
   // Rank 1 [2, 3]: two groups of three, each closed by S1.

@@ -1,4 +1,4 @@
-#include "driver/bench.hpp"
+#include "studies/bench.hpp"
 
 #include <fmt/format.h>
 #include <fcntl.h>

@@ -1,14 +1,9 @@
 #pragma once
-// The Mixture-of-Experts workflow: example folders from a routing trace, a model-only run of
-// any graph (no mapping: also graphs that do not map onto a fabric), and the dynamic tiling study
-// (docs/step_semantics.md#dynamic-tiling).
+// The dynamic tiling study (`stepgen study tiling`): static token tiles against dynamic
+// tiling on two real routing traces, model and RTL (docs/step_semantics.md#dynamic-tiling).
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
-
-#include "builders/moe.hpp"
-#include "model/model.hpp"
 
 namespace stepgen {
 
@@ -22,17 +17,6 @@ struct MoeCase {
 /// Mixtral-8x7B (8 experts, top-2, hidden 64, FFN 224, tile_F 32) and Qwen3-30B-A3B
 /// (128 experts, top-8, hidden 64, FFN 24, tile_F 8), batch 64 each.
 std::vector<MoeCase> moeCases();
-
-/// Writes `dir`/graph.yaml (buildMoeGraph), `dir`/routing.csv (the trace's first p.batch
-/// tokens) and `dir`/inputs/<tensor>.npy (moeInputs with `seed`). The folder appears only when
-/// complete. Errors: std::runtime_error naming the trace (readRoutingTrace), DiagError G-120.
-void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed);
-
-/// A model-only run: load, shape check, functional model, cost figures (no mapping, so no
-/// cycle estimate). Inputs from `<inputsDir>/<tensor>.npy`, or seeded random when empty.
-/// Errors: DiagError for bad input files (as verify), std::runtime_error from the model.
-ModelResult runModelOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir,
-                         uint32_t seed);
 
 /// Options of `stepgen study tiling`.
 struct TilingStudyOptions {

@@ -1,5 +1,6 @@
-// MoE examples, model-only runs and the dynamic tiling study (docs/step_semantics.md#dynamic-tiling).
-#include "driver/moe.hpp"
+// The dynamic tiling study: every point is a MoE layer written by writeMoeExample and run
+// through verify (or the model alone).
+#include "studies/tiling.hpp"
 
 #include <fmt/format.h>
 
@@ -16,7 +17,7 @@
 #include "common/npy.hpp"
 #include "support/routing_trace.hpp"
 #include "driver/pipeline.hpp"
-#include "driver/staging.hpp"
+#include "driver/moe_example.hpp"
 #include "ir/graph.hpp"
 #include "passes/shape_check.hpp"
 
@@ -27,49 +28,6 @@ namespace fs = std::filesystem;
 std::vector<MoeCase> moeCases() {
   return {{"mixtral", "routing_mixtral8x7b_b64.csv", 8, 2, 64, 224, 32},
           {"qwen3", "routing_qwen3_30b_a3b_b64.csv", 128, 8, 64, 24, 24}};
-}
-
-void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed) {
-  RoutingTrace tr = readRoutingTrace(tracePath, int(p.experts));
-  if (int64_t(tr.experts.size()) < p.batch)
-    throw std::runtime_error(fmt::format("{}: {} tokens, the layer needs {}", tracePath, tr.experts.size(), p.batch));
-  if (tr.topK != p.topK)
-    throw std::runtime_error(fmt::format("{}: top-{} routing, the layer says k = {}", tracePath, tr.topK, p.topK));
-  tr.experts.resize(size_t(p.batch));
-  MoeParams q = p;
-  q.trace = "routing.csv";
-  StagingDir st(dir);
-  {
-    std::ofstream g(st.tmp / "graph.yaml");
-    g << buildMoeGraph(q);
-    std::ofstream csv(st.tmp / "routing.csv");
-    csv << "token";
-    for (int64_t j = 0; j < p.topK; ++j) csv << ",expert_" << j;
-    csv << "\n";
-    for (size_t t = 0; t < tr.experts.size(); ++t) {
-      csv << t;
-      for (int e : tr.experts[t]) csv << "," << e;
-      csv << "\n";
-    }
-    if (!g || !csv) throw std::runtime_error("cannot write " + dir);
-  }
-  for (const auto& [name, m] : moeInputs(q, tr.experts, seed)) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
-  st.commit();
-}
-
-ModelResult runModelOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir,
-                         uint32_t seed) {
-  ArchModel a = loadArch(archPath);
-  StepGraph g = loadGraph(graphPath);
-  ShapeResult s = checkShapes(g);
-  auto inputs = loadInputs(g, inputsDir, seed);
-  ModelResult r;
-  auto t0 = std::chrono::steady_clock::now();
-  FunctionalResult f = runFunctional(g, s, a, inputs);
-  addCostFigures(g, s, a, f.streams, nullptr, r);
-  r.outputs = std::move(f.outputs);
-  r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
 }
 
 namespace {

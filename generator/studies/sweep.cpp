@@ -1,4 +1,4 @@
-#include "driver/sweep.hpp"
+#include "studies/sweep.hpp"
 
 #include <fmt/format.h>
 

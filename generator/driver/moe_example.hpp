@@ -1,0 +1,15 @@
+#pragma once
+// A MoE example folder from a routing trace (`stepgen graph moe`): graph, trace, inputs.
+#include <cstdint>
+#include <string>
+
+#include "builders/moe.hpp"
+
+namespace stepgen {
+
+/// Writes `dir`/graph.yaml (buildMoeGraph), `dir`/routing.csv (the trace's first p.batch
+/// tokens) and `dir`/inputs/<tensor>.npy (moeInputs with `seed`). The folder appears only when
+/// complete. Errors: std::runtime_error naming the trace (readRoutingTrace), DiagError G-120.
+void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed);
+
+}  // namespace stepgen
