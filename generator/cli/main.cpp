@@ -1,4 +1,4 @@
-// The stepgen command: argument parsing only; the work is in driver/pipeline.cpp.
+// The stepgen command: argument parsing only; the work is in driver/ (pipeline.cpp) and studies/.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
