@@ -1,5 +1,8 @@
 #pragma once
-// Test helper shared by the shape-check tests: builds a StepGraph in memory.
+// Test helpers shared by the shape-check tests: builds a StepGraph in memory and reads the
+// diagnostics of checkShapes.
+#include <catch2/catch.hpp>
+
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -114,5 +117,32 @@ struct GraphBuilder {
 };
 
 using GB = GraphBuilder;
+
+/// The diagnostics checkShapes(g) throws (none if it passes).
+inline std::vector<Diagnostic> diagsOf(const StepGraph& g) {
+  try {
+    checkShapes(g);
+  } catch (const DiagError& e) {
+    return e.diags;
+  }
+  return {};
+}
+
+inline bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+/// Runs the check, expects exactly one diagnostic with `id`, returns it.
+inline Diagnostic onlyError(const StepGraph& g, const std::string& id) {
+  auto d = diagsOf(g);
+  INFO("diagnostics: " << [&] {
+    std::string s;
+    for (const auto& x : d) s += x.id + " " + x.message + "\n";
+    return s;
+  }());
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].id == id);
+  return d[0];
+}
+
+inline bool sameLoc(const SourceLoc& a, const SourceLoc& b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
 
 }  // namespace stepgen::testing

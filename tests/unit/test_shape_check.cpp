@@ -12,7 +12,7 @@
 #include "passes/shape_check.hpp"
 
 using namespace stepgen;
-using stepgen::testing::GB;
+using namespace stepgen::testing;
 
 namespace {
 
@@ -57,32 +57,6 @@ GB swiglu() {
   load(b, "load_wd", "wd", {"tf", "D"}, {"B/tb", "F/tf"}, {{"0", "0"}, {"1", "0"}}, "wds");
   return b;
 }
-
-std::vector<Diagnostic> diagsOf(const StepGraph& g) {
-  try {
-    checkShapes(g);
-  } catch (const DiagError& e) {
-    return e.diags;
-  }
-  return {};
-}
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
-
-/// Runs the check, expects exactly one diagnostic with `id`, returns it.
-Diagnostic onlyError(const StepGraph& g, const std::string& id) {
-  auto d = diagsOf(g);
-  INFO("diagnostics: " << [&] {
-    std::string s;
-    for (const auto& x : d) s += x.id + " " + x.message + "\n";
-    return s;
-  }());
-  REQUIRE(d.size() == 1);
-  CHECK(d[0].id == id);
-  return d[0];
-}
-
-bool sameLoc(const SourceLoc& a, const SourceLoc& b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
 
 }  // namespace
 

@@ -17,7 +17,7 @@
 #include "passes/shape_check.hpp"
 
 using namespace stepgen;
-using stepgen::testing::GB;
+using namespace stepgen::testing;
 
 namespace {
 
@@ -52,31 +52,6 @@ void loadV(GB& b, const std::string& out = "vs") {
        {{"tensor", GB::scalar("v")}, {"tile", GB::list({"16", "16"})}, {"iter", GB::list({"10"})},
         {"strides", GB::pairs({{"1", "0"}})}});
 }
-
-std::vector<Diagnostic> diagsOf(const StepGraph& g) {
-  try {
-    checkShapes(g);
-  } catch (const DiagError& e) {
-    return e.diags;
-  }
-  return {};
-}
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
-
-Diagnostic onlyError(const StepGraph& g, const std::string& id) {
-  auto d = diagsOf(g);
-  INFO("diagnostics: " << [&] {
-    std::string s;
-    for (const auto& x : d) s += x.id + " " + x.message + "\n";
-    return s;
-  }());
-  REQUIRE(d.size() == 1);
-  CHECK(d[0].id == id);
-  return d[0];
-}
-
-bool sameLoc(const SourceLoc& a, const SourceLoc& b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
 
 std::string fmtOf(const GB& b, const ShapeResult& r, const std::string& s) { return formatStreamType(b.type(r, s)); }
 

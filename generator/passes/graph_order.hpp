@@ -1,0 +1,38 @@
+#pragma once
+// Dependency order of a StepGraph's operators (Kahn's algorithm) and the cycles that block it.
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace stepgen {
+
+/// A stream read by an operator although no operator produces it (its first such read).
+struct UnproducedRead {
+  int op;           ///< index into StepGraph::ops of the reader
+  StreamId stream;  ///< the stream without producer
+};
+
+/// A dependency cycle: ops[k] produces streams[k], which ops[k+1] reads; the last op's
+/// stream goes back into ops[0].
+struct OpCycle {
+  std::vector<int> ops;
+  std::vector<StreamId> streams;
+};
+
+/// The result of orderOps.
+struct OpOrder {
+  std::vector<int> producerOf;             ///< per stream: the first op listing it as an output, -1 if none
+  std::vector<int> order;                  ///< ops whose producers all come first, in dependency order
+  std::vector<UnproducedRead> unproduced;  ///< reads of streams without producer, in op then input order
+  std::vector<OpCycle> cycles;             ///< one per cycle among the ops left out of `order`
+};
+
+/// Orders the ops of `g` by their stream dependencies (Kahn's algorithm; among the ready
+/// ops the lowest index first, so the order is deterministic). Reads of unproduced streams
+/// add no dependency. Ops on a cycle, or downstream of one, are left out of `order`; each
+/// cycle is reported once, starting from the op it reaches first when walking back from
+/// the lowest-index unordered op. Invalid stream ids are ignored. Raises no errors: the
+/// shape check turns `unproduced` into S-206 and `cycles` into S-205.
+OpOrder orderOps(const StepGraph& g);
+
+}  // namespace stepgen

@@ -1,0 +1,368 @@
+// Shape rules of the static operators: linear loads and stores (with the tensor-walk check),
+// Bufferize, Streamify, RepeatStatic, Broadcast, Zip, Map, Accum, Promote, Flatten, and the
+// head Accum shares with Scan.
+#include "passes/shape_rules.hpp"
+
+namespace stepgen::shape_detail {
+
+/// Checks that the tensor is divisible by the tile and that the walk stays inside it.
+void Checker::checkTensorWalk(const Op& op, const Tensor& t, const std::vector<SymExpr>& tile, const WalkSpec& w) {
+  if (t.shape.size() != 2 || tile.size() != 2) {
+    error("S-203", attrLoc(op, "tensor"),
+          opLabel(op) + ": tensor '" + t.name + "' " + formatShape(t.shape) + " and tile " + formatShape(tile) +
+              " must both be 2-D");
+    return;
+  }
+  bool divisible = true;
+  static const char* const kDimName[2] = {"rows", "columns"};
+  for (int i = 0; i < 2; ++i) {
+    Proof p = provablyDivides(tile[size_t(i)], t.shape[size_t(i)], cons_);
+    if (p != Proof::Yes) {
+      divisible = false;
+      std::string why = p == Proof::No ? "is not divisible by" : "cannot be proven divisible by";
+      std::string vals;
+      auto tv = t.shape[size_t(i)].evaluate(g_.symbols);
+      auto dv = tile[size_t(i)].evaluate(g_.symbols);
+      if (tv && dv) vals = " (" + std::to_string(*tv) + " % " + std::to_string(*dv) + " != 0)";
+      error("S-230", attrLoc(op, "tile"),
+            opLabel(op) + ": tensor '" + t.name + "' of shape " + formatShape(t.shape) + " " + why + " tile " +
+                formatShape(tile) + ": " + kDimName[i] + " " + t.shape[size_t(i)].toString() + " vs " +
+                tile[size_t(i)].toString() + vals,
+            {DiagNote{t.loc, "tensor '" + t.name + "' is declared here"}});
+    }
+  }
+  if (!divisible) return;
+  // The walk: evaluate with the symbol values; skip when not static (later stages report).
+  auto rows = t.shape[0].evaluate(g_.symbols), cols = t.shape[1].evaluate(g_.symbols);
+  auto tr = tile[0].evaluate(g_.symbols), tc = tile[1].evaluate(g_.symbols);
+  if (!rows || !cols || !tr || !tc || *tr <= 0 || *tc <= 0) return;
+  int64_t nTileRows = *rows / *tr, nTileCols = *cols / *tc;
+  int64_t maxR = 0, minR = 0, maxC = 0, minC = 0;
+  for (size_t k = 0; k < w.iter.size(); ++k) {
+    auto n = w.iter[k].evaluate(g_.symbols);
+    auto dr = w.strides[k].first.evaluate(g_.symbols);
+    auto dc = w.strides[k].second.evaluate(g_.symbols);
+    if (!n || !dr || !dc) return;
+    if (*n <= 0) return;  // empty walk
+    int64_t er = (*n - 1) * *dr, ec = (*n - 1) * *dc;
+    (er > 0 ? maxR : minR) += er;
+    (ec > 0 ? maxC : minC) += ec;
+  }
+  if (maxR >= nTileRows || maxC >= nTileCols || minR < 0 || minC < 0) {
+    bool low = minR < 0 || minC < 0;
+    int64_t r = low ? minR : maxR, c = low ? minC : maxC;
+    std::string walk;
+    for (size_t k = 0; k < w.iter.size(); ++k) {
+      if (k) walk += ", ";
+      walk += "[" + w.strides[k].first.toString() + ", " + w.strides[k].second.toString() + "]";
+    }
+    error("S-231", attrLoc(op, "strides"),
+          opLabel(op) + ": the walk iter " + formatShape(w.iter) + " strides [" + walk + "] leaves tensor '" +
+              t.name + "' " + formatShape(t.shape) + ": it reaches tile (" + std::to_string(r) + ", " +
+              std::to_string(c) + ") but the tensor has " + std::to_string(nTileRows) + " x " +
+              std::to_string(nTileCols) + " tiles of " + formatShape(tile),
+          {DiagNote{t.loc, "tensor '" + t.name + "' is declared here"}});
+  }
+}
+
+/// Checks that all inputs have the same shape (Zip, and a Map given several inputs).
+bool Checker::sameShapes(const Op& op, const std::vector<StreamType>& in) {
+  for (size_t i = 1; i < in.size(); ++i) {
+    Proof p = dimsEq(in[0].shape, in[i].shape);
+    if (p != Proof::Yes) {
+      error("S-210", attrLoc(op, "in"),
+            opLabel(op) + ": input shapes " + differWord(p) + ": " + streamDesc(op.inputs[0]) + " vs " +
+                streamDesc(op.inputs[i]));
+      return false;
+    }
+  }
+  return true;
+}
+
+// The common head of Accum and Scan: one input stream of tiles, `fn` one of fn1/fn2, and
+// `b` within the input's rank. Reports what is wrong and returns nullopt then.
+std::optional<TileReduce> Checker::tileReduceHead(const Op& op, const std::string& fn1, const std::string& fn2) {
+  if (!arity(op)) return std::nullopt;
+  auto fn = stringAttr(op, "fn");
+  if (fn && *fn != fn1 && *fn != fn2) {
+    error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (" + fn1 + ", " + fn2 + ")");
+    fn.reset();
+  }
+  auto b = intAttr(op, "b");
+  auto in = inputTypes(op);
+  if (!fn || !b || !in) return std::nullopt;
+  const StreamType& it = (*in)[0];
+  if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return std::nullopt;
+  if (!isTile2(it.elem)) {
+    error("S-211", attrLoc(op, "in"), opLabel(op) + ": takes a stream of tiles, got " + streamDesc(op.inputs[0]));
+    return std::nullopt;
+  }
+  return TileReduce{*fn, *b, it};
+}
+
+void Checker::inferLoad(const Op& op) {
+  if (!arity(op)) return;
+  const Tensor* t = tensorAttr(op);
+  auto tile = exprListAttr(op, "tile", 2);
+  auto walk = walkAttrs(op);
+  if (!t || !tile || !walk) return;
+  checkTensorWalk(op, *t, *tile, *walk);
+  setOutput(op, op.outputs[0], StreamType{walk->iter, tileElem(t->dtype, *tile)});
+}
+
+void Checker::inferStore(const Op& op) {
+  if (!arity(op)) return;
+  const Tensor* t = tensorAttr(op);
+  auto walk = walkAttrs(op);
+  std::optional<std::vector<SymExpr>> tileAttr;
+  if (attr(op, "tile")) tileAttr = exprListAttr(op, "tile", 2);
+  auto in = inputTypes(op);
+  if (!t || !walk || !in || (attr(op, "tile") && !tileAttr)) return;
+  const StreamType& it = (*in)[0];
+  if (it.elem.kind != ElemType::Kind::Tile || it.elem.tile.size() != 2) {
+    error("S-211", attrLoc(op, "in"), opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " must carry 2-D tiles");
+    return;
+  }
+  // A stream of dynamic shape (routed tokens) is written word by word into a static walk
+  // of `tile`s, as the AG does for every store; it must fit, which only the run can tell.
+  bool dynamicIn = false;
+  for (const auto& d : it.shape) dynamicIn = dynamicIn || !d.evaluate(g_.symbols);
+  for (const auto& d : it.elem.tile) dynamicIn = dynamicIn || !d.evaluate(g_.symbols);
+  if (dynamicIn) {
+    if (!tileAttr)
+      error("S-234", attrLoc(op, "in"),
+            opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " has a dynamic shape: the store needs a static tile:");
+    else
+      checkTensorWalk(op, *t, *tileAttr, *walk);
+    return;
+  }
+  bool ok = true;
+  Proof ps = dimsEq(it.shape, walk->iter);
+  if (ps != Proof::Yes) {
+    error("S-233", attrLoc(op, "iter"),
+          opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " and iter " + formatShape(walk->iter) +
+              " (shape " + formatShape(it.shape) + " vs " + formatShape(walk->iter) + ") " + differWord(ps));
+    ok = false;
+  }
+  std::vector<SymExpr> tile = it.elem.tile;
+  if (tileAttr) {
+    Proof pt = dimsEq(it.elem.tile, *tileAttr);
+    if (pt != Proof::Yes) {
+      error("S-234", attrLoc(op, "tile"),
+            opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " has tile " + formatShape(it.elem.tile) +
+                " but the store writes tile " + formatShape(*tileAttr) + " (tiles " + differWord(pt) + ")");
+      ok = false;
+    }
+    tile = *tileAttr;
+  }
+  if (!ok) return;
+  checkTensorWalk(op, *t, tile, *walk);
+}
+
+void Checker::inferBufferize(const Op& op) {
+  if (!arity(op)) return;
+  auto b = intAttr(op, "b");
+  auto in = inputTypes(op);
+  if (!b || !in) return;
+  const StreamType& it = (*in)[0];
+  if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
+  size_t keep = it.shape.size() - size_t(*b);
+  StreamType out;
+  out.shape.assign(it.shape.begin(), it.shape.begin() + long(keep));
+  out.elem.kind = ElemType::Kind::Reference;
+  out.elem.dtype = it.elem.dtype;
+  out.elem.tile.assign(it.shape.begin() + long(keep), it.shape.end());
+  out.elem.parts = {it.elem};
+  setOutput(op, op.outputs[0], std::move(out));
+}
+
+void Checker::inferStreamify(const Op& op) {
+  if (!arity(op)) return;
+  auto n = exprAttr(op, "repeat");
+  auto in = inputTypes(op);
+  if (!n || !in) return;
+  const StreamType& it = (*in)[0];
+  if (it.elem.kind != ElemType::Kind::Reference || it.elem.parts.size() != 1) {
+    error("S-215", attrLoc(op, "in"),
+          opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " is not a reference stream (made by Bufferize)");
+    return;
+  }
+  StreamType out;
+  out.shape = it.shape;
+  out.shape.push_back(*n);
+  out.shape.insert(out.shape.end(), it.elem.tile.begin(), it.elem.tile.end());
+  out.elem = it.elem.parts[0];
+  setOutput(op, op.outputs[0], std::move(out));
+}
+
+void Checker::inferRepeat(const Op& op) {
+  if (!arity(op)) return;
+  auto n = exprAttr(op, "n");
+  auto in = inputTypes(op);
+  if (!n || !in) return;
+  StreamType out = (*in)[0];
+  out.shape.push_back(*n);
+  setOutput(op, op.outputs[0], std::move(out));
+}
+
+void Checker::inferBroadcast(const Op& op) {
+  if (!arity(op)) return;
+  auto in = inputTypes(op);
+  if (!in) return;
+  for (StreamId s : op.outputs) setOutput(op, s, (*in)[0]);
+}
+
+void Checker::inferZip(const Op& op) {
+  if (!arity(op)) return;
+  auto in = inputTypes(op);
+  if (!in || !sameShapes(op, *in)) return;
+  StreamType out;
+  out.shape = (*in)[0].shape;
+  out.elem.kind = ElemType::Kind::Tuple;
+  out.elem.parts = {(*in)[0].elem, (*in)[1].elem};
+  setOutput(op, op.outputs[0], std::move(out));
+}
+
+void Checker::inferMap(const Op& op) {
+  auto fn = stringAttr(op, "fn");
+  if (fn && *fn != "matmul" && *fn != "matmul_t" && *fn != "silu" && *fn != "mul" && *fn != "add" &&
+      *fn != "scale_rows") {
+    error("S-203", attrLoc(op, "fn"),
+          opLabel(op) + ": unknown function '" + *fn + "' (matmul, matmul_t, silu, mul, add, scale_rows)");
+    fn.reset();
+  }
+  if (op.inputs.empty() || op.inputs.size() > 2) {
+    error("S-201", attrLoc(op, "in"),
+          opLabel(op) + ": takes 1 input stream (or 2, zipped), has " + std::to_string(op.inputs.size()));
+    return;
+  }
+  if (!arity(op, op.inputs.size(), 1, 1) || !fn) return;
+  auto in = inputTypes(op);
+  if (!in || !sameShapes(op, *in)) return;
+  // The element the function sees: the input's, or the implicit tuple of two inputs.
+  ElemType e = (*in)[0].elem;
+  std::string inDesc = streamDesc(op.inputs[0]);
+  if (in->size() == 2) {
+    e = ElemType{};
+    e.kind = ElemType::Kind::Tuple;
+    e.parts = {(*in)[0].elem, (*in)[1].elem};
+    inDesc += " zipped with " + streamDesc(op.inputs[1]);
+  }
+  StreamType out;
+  out.shape = (*in)[0].shape;
+  if (*fn == "silu") {
+    if (!isTile2(e)) {
+      error("S-211", attrLoc(op, "in"), opLabel(op) + ": silu takes a stream of tiles, got " + inDesc);
+      return;
+    }
+    out.elem = e;
+  } else {
+    if (e.kind != ElemType::Kind::Tuple || e.parts.size() != 2 || !isTile2(e.parts[0]) || !isTile2(e.parts[1])) {
+      error("S-211", attrLoc(op, "in"),
+            opLabel(op) + ": " + *fn + " takes a zipped pair of tiles, got " + inDesc);
+      return;
+    }
+    const ElemType& a = e.parts[0];
+    const ElemType& b = e.parts[1];
+    if (*fn == "matmul_t" || *fn == "scale_rows") {
+      // matmul_t: a (M x K) times b^T, b given as N x K (weights stored [out, in]).
+      // scale_rows: row r of a (R x C) times the scalar b[r][0] (b is R x C2; a C2 of 16
+      // is one 64-byte piece per scalar, what an address generator loads).
+      const bool mt = *fn == "matmul_t";
+      Proof p = mt ? dimEq(a.tile[1], b.tile[1]) : dimEq(a.tile[0], b.tile[0]);
+      if (p == Proof::No) {
+        error("S-212", attrLoc(op, "in"),
+              opLabel(op) + ": " + *fn + (mt ? " needs a M x K and b N x K" : " needs a R x C and b R x C2") +
+                  ", got " + formatShape(a.tile) + " and " + formatShape(b.tile) + "; input " + inDesc);
+        return;
+      }
+      out.elem.kind = ElemType::Kind::Tile;
+      out.elem.dtype = a.dtype;
+      out.elem.tile = {a.tile[0], mt ? b.tile[0] : a.tile[1]};
+    } else if (*fn == "matmul") {
+      Proof p = dimEq(a.tile[1], b.tile[0]);
+      if (p != Proof::Yes) {
+        error("S-212", attrLoc(op, "in"),
+              opLabel(op) + ": inner dimensions " + differWord(p) + ": a is tile " + formatShape(a.tile) + " (K = " +
+                  a.tile[1].toString() + "), b is tile " + formatShape(b.tile) + " (rows = " + b.tile[0].toString() +
+                  "); input " + inDesc);
+        return;
+      }
+      out.elem.kind = ElemType::Kind::Tile;
+      out.elem.dtype = a.dtype;
+      out.elem.tile = {a.tile[0], b.tile[1]};
+    } else {
+      Proof p = combine(dimsEq(a.tile, b.tile), a.dtype == b.dtype ? Proof::Yes : Proof::No);
+      if (p != Proof::Yes) {
+        error("S-213", attrLoc(op, "in"),
+              opLabel(op) + ": " + *fn + " of different tiles: " + formatElemType(a) + " vs " + formatElemType(b) +
+                  " (" + differWord(p) + "); input " + inDesc);
+        return;
+      }
+      out.elem = a;
+    }
+  }
+  setOutput(op, op.outputs[0], std::move(out));
+}
+
+void Checker::inferAccum(const Op& op) {
+  auto h = tileReduceHead(op, "add", "retile");
+  if (!h) return;
+  const StreamType& it = h->in;
+  size_t keep = it.shape.size() - size_t(h->b);
+  StreamType out;
+  out.shape.assign(it.shape.begin(), it.shape.begin() + long(keep));
+  out.elem = it.elem;
+  if (h->fn == "retile") {
+    SymExpr rows = it.elem.tile[0];
+    for (size_t k = keep; k < it.shape.size(); ++k) rows = rows * it.shape[k];
+    out.elem.tile[0] = rows;
+  }
+  setOutput(op, op.outputs[0], std::move(out));
+}
+
+void Checker::inferPromote(const Op& op) {
+  if (!arity(op)) return;
+  auto b = intAttr(op, "b");
+  auto in = inputTypes(op);
+  if (!b || !in) return;
+  const StreamType& it = (*in)[0];
+  // b = rank + 1 inserts a new outermost dim: the whole stream becomes one group (dynamic
+  // tiling, docs/step_semantics.md#dynamic-tiling); over a dynamic count its size is 1 if that count > 0, else 0.
+  if (!checkRankParam(op, "b", *b, it.rank() + 1, op.inputs[0])) return;
+  StreamType out = it;
+  const bool overDynamic = size_t(*b) == it.shape.size() && !it.shape[0].evaluate(g_.symbols);
+  out.shape.insert(out.shape.end() - long(*b), overDynamic ? freshDim("P_" + op.name) : SymExpr::constant(1));
+  setOutput(op, op.outputs[0], std::move(out));
+}
+
+void Checker::inferFlatten(const Op& op) {
+  if (!arity(op)) return;
+  auto lo = intAttr(op, "lo");
+  auto hi = intAttr(op, "hi");
+  auto in = inputTypes(op);
+  if (!lo || !hi || !in) return;
+  const StreamType& it = (*in)[0];
+  bool ok = checkRankParam(op, "lo", *lo, it.rank(), op.inputs[0]);
+  ok = checkRankParam(op, "hi", *hi, it.rank(), op.inputs[0]) && ok;
+  if (!ok) return;
+  if (*lo > *hi) {
+    error("S-221", attrLoc(op, "lo"),
+          opLabel(op) + ": lo = " + std::to_string(*lo) + " is above hi = " + std::to_string(*hi) + " for input " +
+              streamDesc(op.inputs[0]));
+    return;
+  }
+  // Dims lo..hi counted from the inner end are vector indices [size-1-hi, size-1-lo].
+  const long n = long(it.shape.size());
+  const long first = n - 1 - long(*hi), last = n - 1 - long(*lo);
+  SymExpr prod = it.shape[size_t(first)];
+  for (long k = first + 1; k <= last; ++k) prod = prod * it.shape[size_t(k)];
+  StreamType out = it;
+  out.shape.clear();
+  out.shape.insert(out.shape.end(), it.shape.begin(), it.shape.begin() + first);
+  out.shape.push_back(prod);
+  out.shape.insert(out.shape.end(), it.shape.begin() + last + 1, it.shape.end());
+  setOutput(op, op.outputs[0], std::move(out));
+}
+
+}  // namespace stepgen::shape_detail
