@@ -1,0 +1,78 @@
+// The timing model (generator/model/timing/): deadlock verdicts that agree with the RTL,
+// link FIFOs that decouple producers from consumers, and unit models chosen and sized by
+// the configuration image rather than by graph attributes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "arch/config_layout.hpp"
+#include "driver/pipeline.hpp"
+#include "model/model.hpp"
+
+using namespace stepgen;
+
+namespace {
+std::string root() { return STEPGEN_ROOT; }
+
+struct Run {
+  CompileResult c;
+  std::map<std::string, Matrix> in;
+};
+
+Run compileOn(const std::string& arch, const std::string& graph) {
+  Run r{compileGraph(root() + "/" + arch, root() + "/" + graph), {}};
+  r.in = loadInputs(r.c.graph, "", 1);
+  return r;
+}
+
+TimingResult timingOf(const Run& r, const ConfigImage& img) {
+  return runModel(r.c.graph, r.c.shapes, r.c.mapping, r.c.arch, r.c.layout, img, r.in).timing;
+}
+}  // namespace
+
+TEST_CASE("timing: a diamond whose streaming path holds a tile in its FIFOs finishes, as in the RTL", "[model][timing]") {
+  // 4-beat tiles broadcast to silu (2-beat input FIFO, an output register, then the add's
+  // 2-beat FIFO: 5 beats of slack) and to a memory unit that needs the whole tile before the
+  // add gets its other operand. The RTL (stepgen verify, default fabric) finishes in 259
+  // cycles with bit-exact outputs; a lock-step model called it a deadlock.
+  const Run r = compileOn("arch/default.yaml", "tests/data/graphs/diamond.yaml");
+  const TimingResult t = timingOf(r, r.c.image);
+  REQUIRE_FALSE(t.deadlock);
+  CHECK(t.stuck.empty());
+  CHECK(std::abs(double(t.cycles) - 259.0) <= 0.05 * 259.0);
+}
+
+TEST_CASE("timing: a broadcast whose other path must buffer more than the FIFO holds deadlocks, naming the stream",
+          "[model][timing]") {
+  // tests/data/graphs/deadlock.yaml: the buffer needs 4 one-beat tiles of x before the add
+  // has its second operand; the add's 2-beat FIFO holds 2, so x stops at tile 2 (the RTL
+  // watchdog reports the same, tests/rtl/deadlock.sh).
+  const Run r = compileOn("arch/default.yaml", "tests/data/graphs/deadlock.yaml");
+  const TimingResult t = timingOf(r, r.c.image);
+  REQUIRE(t.deadlock);
+  REQUIRE_FALSE(t.stuck.empty());
+  CHECK(t.stuck.front().rfind("x (ld -> add) (ld -> buf) at tile 2 of 9: offered, not taken by add", 0) == 0);
+}
+
+TEST_CASE("timing: unit models take their parameters from the configuration image", "[model][timing]") {
+  // The model reads passes and K from the matmul units' fields: doubling `passes` in the
+  // image (and nothing in the graph) must lengthen the run, as it would the RTL's.
+  const Run r = compileOn("arch/default.yaml", "examples/swiglu/graph.yaml");
+  const TimingResult base = timingOf(r, r.c.image);
+  ConfigImage img = r.c.image;
+  const KindLayout& cu = r.c.layout.cu;
+  size_t func = 0, passes = 0;
+  for (size_t f = 0; f < cu.fields.size(); ++f) {
+    if (cu.fields[f].name == "func") func = f;
+    if (cu.fields[f].name == "passes") passes = f;
+  }
+  int matmuls = 0;
+  for (size_t s = 0; s < r.c.layout.slots.size(); ++s)
+    if (r.c.layout.slots[s].kind == UnitKind::Compute && img.values[s][0][func] == uint64_t(CuFunc::Matmul))
+      img.values[s][0][passes] *= 8, ++matmuls;
+  REQUIRE(matmuls == 3);
+  const TimingResult slow = timingOf(r, img);
+  REQUIRE_FALSE(slow.deadlock);
+  CHECK(slow.cycles > base.cycles);
+}
