@@ -14,6 +14,7 @@
 #include "ir/op_table.hpp"
 #include "map/clusters.hpp"
 #include "map/mapping.hpp"
+#include "passes/graph_order.hpp"
 
 namespace stepgen {
 
@@ -108,23 +109,11 @@ class Mapper {
     sources(p.inputs.at(0), compose(opStopMap(g_, p), below), out);
   }
 
+  // Placed ops in dependency order (passes/graph_order.hpp: lowest OpId first among the ready).
   std::vector<int> placedOrder() const {
-    // Topological order over ops (Kahn, lowest OpId first), keeping placed ops only.
-    std::vector<int> indeg(g_.ops.size(), 0), order;
-    for (size_t i = 0; i < g_.ops.size(); ++i)
-      for (StreamId in : g_.ops[i].inputs) indeg[i] += g_.stream(in).producer.valid() ? 1 : 0;
-    std::vector<int> ready;
-    for (size_t i = 0; i < g_.ops.size(); ++i)
-      if (indeg[i] == 0) ready.push_back(int(i));
-    while (!ready.empty()) {
-      std::sort(ready.begin(), ready.end(), std::greater<int>());
-      int op = ready.back();
-      ready.pop_back();
-      if (!isAbsorbed(g_.ops[op].kind) && !cl_.isMember(op)) order.push_back(op);
-      for (StreamId o : g_.ops[op].outputs)
-        for (OpId c : g_.stream(o).consumers)
-          if (--indeg[c.v] == 0) ready.push_back(c.v);
-    }
+    std::vector<int> order;
+    for (int op : orderOps(g_).order)
+      if (!isAbsorbed(g_.ops[size_t(op)].kind) && !cl_.isMember(op)) order.push_back(op);
     return order;
   }
 

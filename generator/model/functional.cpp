@@ -11,6 +11,7 @@
 #include "ir/stops.hpp"
 #include "ir/attrs.hpp"
 #include "model/functional_dynamic.hpp"
+#include "passes/graph_order.hpp"
 
 namespace stepgen {
 
@@ -74,7 +75,7 @@ class Runner {
       m.data.assign(size_t(m.rows * m.cols), 0);
       r_.outputs[t.name] = std::move(m);
     }
-    for (int op : order()) runOp(g_.ops[op]);
+    for (int op : orderOps(g_).order) runOp(g_.ops[size_t(op)]);
     return std::move(r_);
   }
 
@@ -84,24 +85,6 @@ class Runner {
   const ArchModel& a_;
   const std::map<std::string, Matrix>& in_;
   FunctionalResult r_;
-
-  std::vector<int> order() const {
-    std::vector<int> done(g_.ops.size(), 0), out;
-    bool progress = true;
-    while (progress) {
-      progress = false;
-      for (size_t i = 0; i < g_.ops.size(); ++i) {
-        if (done[i]) continue;
-        bool ready = true;
-        for (StreamId in : g_.ops[i].inputs) {
-          OpId p = g_.stream(in).producer;
-          ready = ready && p.valid() && done[p.v];
-        }
-        if (ready) done[i] = 1, out.push_back(int(i)), progress = true;
-      }
-    }
-    return out;
-  }
 
   const TokenStream& input(const Op& op, size_t i) const { return r_.streams.at(op.inputs.at(i).v); }
   TokenStream& output(const Op& op, size_t i = 0) { return r_.streams.at(op.outputs.at(i).v); }
@@ -276,11 +259,7 @@ class Runner {
       }
       acc.clear(), accRows = 0, any = false;
     };
-    for (const Token& t : input(op, 0)) {
-      if (t.kind == Kind::Done) {
-        out.push_back(t);
-        break;
-      }
+    untilDone(op, out, [&](const Token& t) {
       if (t.kind == Kind::Data) {
         rows = t.rows, cols = t.cols;
         if (retile) {
@@ -293,6 +272,18 @@ class Runner {
         any = true;
       }
       close(t.stop);
+    });
+  }
+
+  // Calls f on every token of input 0 before the first Done, then passes that Done to out.
+  template <typename F>
+  void untilDone(const Op& op, TokenStream& out, F f) {
+    for (const Token& t : input(op, 0)) {
+      if (t.kind == Kind::Done) {
+        out.push_back(t);
+        return;
+      }
+      f(t);
     }
   }
 
@@ -310,11 +301,7 @@ class Runner {
     int b = int(attrInt(g_, op, "b"));
     TokenStream& out = output(op);
     Token buf;
-    for (const Token& t : input(op, 0)) {
-      if (t.kind == Kind::Done) {
-        out.push_back(t);
-        break;
-      }
+    untilDone(op, out, [&](const Token& t) {
       StopSplit sp = bufferizeStop(t.stop, b);
       if (t.kind == Kind::Data || !sp.emit) buf.parts.push_back(t);
       if (sp.emit) {
@@ -322,7 +309,7 @@ class Runner {
         out.push_back(buf);
         buf = Token();
       }
-    }
+    });
   }
 
   void streamify(const Op& op) {
@@ -330,13 +317,7 @@ class Runner {
     int b = int(attrInt(g_, bop, "b"));
     int64_t n = attrInt(g_, op, "repeat");
     TokenStream& out = output(op);
-    for (const Token& ref : input(op, 0)) {
-      if (ref.kind == Kind::Done) {
-        out.push_back(ref);
-        break;
-      }
-      readOut(ref.parts, b, n, ref.stop, out);
-    }
+    untilDone(op, out, [&](const Token& ref) { readOut(ref.parts, b, n, ref.stop, out); });
   }
 
   // Reads a buffer n times: inner stops as stored; the last element of each copy gets
@@ -357,17 +338,10 @@ class Runner {
   void repeat(const Op& op) {
     int64_t n = attrInt(g_, op, "n");
     TokenStream& out = output(op);
-    for (const Token& t : input(op, 0)) {
-      if (t.kind == Kind::Done) {
-        out.push_back(t);
-        break;
-      }
-      if (t.kind == Kind::Stop) {
-        out.push_back(Token::stopOnly(repeatLastStop(t.stop)));
-        continue;
-      }
-      readOut({t}, 0, n, t.stop, out);
-    }
+    untilDone(op, out, [&](const Token& t) {
+      if (t.kind == Kind::Stop) out.push_back(Token::stopOnly(repeatLastStop(t.stop)));
+      else readOut({t}, 0, n, t.stop, out);
+    });
   }
 };
 
