@@ -48,7 +48,7 @@ Run runModelOn(const std::string& name) {
   Run r;
   r.c = compileGraph(arch(), graph(name));
   r.in = loadInputs(r.c.graph, "", VerifyOptions{}.seed);
-  r.model = runModel(r.c.graph, r.c.shapes, r.c.mapping, r.c.arch, r.in);
+  r.model = runModel(r.c.graph, r.c.shapes, r.c.mapping, r.c.arch, r.c.layout, r.c.image, r.in);
   return r;
 }
 
@@ -218,7 +218,7 @@ TEST_CASE("dyn ops: timing model runs Expand and Parallelize streams with empty 
     d = {tile(2, 1, 1), Token::stopOnly(1), tile(2, 2, 1), Token::done()};
     ref = {tile(1, 0, 0), tile(1, 0, 1), Token::stopOnly(1), tile(1, 0, 0), tile(1, 0, 0), tile(1, 0, 1), Token::done()};
     s.at(c.graph.findStream("e")->v) = expand(d, ref, 1);
-    const TimingResult t = estimateTiming(c.graph, c.mapping, c.arch, s);
+    const TimingResult t = estimateTiming(c.graph, c.mapping, c.arch, c.layout, c.image, s);
     CHECK_FALSE(t.deadlock);
     CHECK(t.cycles > 0);
   }
@@ -234,7 +234,7 @@ TEST_CASE("dyn ops: timing model runs Expand and Parallelize streams with empty 
     REQUIRE(outs.at(1).size() == 3);  // {STOP1}, {STOP1}, DONE
     s.at(c.graph.findStream("o0")->v) = outs[0];
     s.at(c.graph.findStream("o1")->v) = outs[1];
-    const TimingResult t = estimateTiming(c.graph, c.mapping, c.arch, s);
+    const TimingResult t = estimateTiming(c.graph, c.mapping, c.arch, c.layout, c.image, s);
     CHECK_FALSE(t.deadlock);
     CHECK(t.cycles > 0);
   }

@@ -1,5 +1,5 @@
 // The approximate model: numerical results against plain double-precision references,
-// off-chip traffic against the closed form of step.md section 3, and golden stop-level
+// off-chip traffic against the closed form of docs/step_semantics.md#swiglu-closed-form, and golden stop-level
 // streams for the static operators (hand-worked in the graph files' comments).
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,7 @@
 #include "builders/swiglu.hpp"
 #include "common/fp.hpp"
 #include "driver/pipeline.hpp"
-#include "driver/sweep.hpp"
+#include "studies/sweep.hpp"
 
 using namespace stepgen;
 namespace fs = std::filesystem;
@@ -39,7 +39,7 @@ struct Run {
 Run runOn(const std::string& arch, const std::string& graph) {
   Run r{compileGraph(root() + arch, graph), {}, {}};
   r.in = loadInputs(r.c.graph, "", 7);
-  r.m = runModel(r.c.graph, r.c.shapes, r.c.mapping, r.c.arch, r.in);
+  r.m = runModel(r.c.graph, r.c.shapes, r.c.mapping, r.c.arch, r.c.layout, r.c.image, r.in);
   return r;
 }
 
@@ -93,7 +93,7 @@ TEST_CASE("model: SwiGLU matches a double-precision reference (fp32), validation
   CHECK(e < std::ldexp(1.0, -7));
 }
 
-TEST_CASE("model: off-chip bytes equal the closed form of step.md section 3", "[model]") {
+TEST_CASE("model: off-chip bytes equal the SwiGLU closed form", "[model]") {
   for (auto [tb, tf] : std::vector<std::pair<int, int>>{{16, 16}, {32, 64}, {64, 256}}) {
     Run r = runOn("/arch/step_validation.yaml", writeGraph({64, 256, 512, tb, tf}));
     long long closed = swigluClosedFormBytes(64, 256, 512, tb, tf);
