@@ -10,17 +10,13 @@
 # config_layout.cpp is linked only because rtl_unit_util.hpp declares CfgVec/testArch.
 include(${STEPGEN_ROOT}/tests/rtl/sg_rtl.cmake)
 
-set(SG_COMBINE_SV ${SG_RTL}/sg_beat_pkg.sv ${SG_RTL}/sg_combine.sv)
-
-sg_rtl_test(test_rtl_combine)
-sg_rtl_models(test_rtl_combine sg_combine "a|-GW=4 -GMAXT=64 -GMAXK=2 -GROWW=16 -GMAXENT=512"
-                                          "b|-GW=16 -GMAXT=64 -GMAXK=8 -GROWW=64 -GMAXENT=2048"
-                                          "c|-GW=6 -GMAXT=5 -GMAXK=3 -GROWW=12 -GMAXENT=37" SOURCES ${SG_COMBINE_SV})
-add_test(NAME rtl_combine COMMAND test_rtl_combine)
-
-# ---- lint: small odd-sized sets (nothing a power of two; MAXK 1) and the sg_mu sizes
-sg_rtl_lint(rtl_combine sg_combine "small|-GW=4 -GMAXT=5 -GMAXK=1 -GROWW=12 -GMAXENT=7"
-            "odd|-GW=6 -GMAXT=3 -GMAXK=3 -GROWW=6 -GMAXENT=1"
-            "big|-GW=16 -GMAXT=64 -GMAXK=8 -GROWW=64 -GMAXENT=16384"
-            "wide|-GW=128 -GMAXT=64 -GMAXK=8 -GROWW=128 -GMAXENT=16384" SOURCES ${SG_COMBINE_SV})
-set_tests_properties(rtl_combine PROPERTIES LABELS "rtl")
+# Lint: small odd-sized sets (nothing a power of two; MAXK 1) and the sg_mu sizes.
+sg_rtl_module_test(combine sg_combine
+  MODELS "a|-GW=4 -GMAXT=64 -GMAXK=2 -GROWW=16 -GMAXENT=512"
+         "b|-GW=16 -GMAXT=64 -GMAXK=8 -GROWW=64 -GMAXENT=2048"
+         "c|-GW=6 -GMAXT=5 -GMAXK=3 -GROWW=12 -GMAXENT=37"
+  LINT "small|-GW=4 -GMAXT=5 -GMAXK=1 -GROWW=12 -GMAXENT=7"
+       "odd|-GW=6 -GMAXT=3 -GMAXK=3 -GROWW=6 -GMAXENT=1"
+       "big|-GW=16 -GMAXT=64 -GMAXK=8 -GROWW=64 -GMAXENT=16384"
+       "wide|-GW=128 -GMAXT=64 -GMAXK=8 -GROWW=128 -GMAXENT=16384"
+  SOURCES ${SG_RTL}/sg_beat_pkg.sv ${SG_RTL}/sg_combine.sv)

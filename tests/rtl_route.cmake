@@ -10,15 +10,11 @@
 # config_layout.cpp is linked only because rtl_unit_util.hpp declares CfgVec/testArch.
 include(${STEPGEN_ROOT}/tests/rtl/sg_rtl.cmake)
 
-set(SG_ROUTE_SV ${SG_RTL}/sg_beat_pkg.sv ${SG_RTL}/sg_route.sv)
-
-sg_rtl_test(test_rtl_route)
-sg_rtl_models(test_rtl_route sg_route "a|-GW=4 -GMAXT=64 -GMAXE=8 -GMAXK=2 -GROWW=16"
-                                      "b|-GW=8 -GMAXT=64 -GMAXE=16 -GMAXK=4 -GROWW=32"
-                                      "c|-GW=16 -GMAXT=64 -GMAXE=128 -GMAXK=8 -GROWW=64" SOURCES ${SG_ROUTE_SV})
-add_test(NAME rtl_route COMMAND test_rtl_route)
-
-# ---- lint: a small odd-sized set (nothing a power of two) and the default size
-sg_rtl_lint(rtl_route sg_route "small|-GW=4 -GMAXT=5 -GMAXE=3 -GMAXK=1 -GROWW=12"
-            "big|-GW=16 -GMAXT=1024 -GMAXE=128 -GMAXK=8 -GROWW=256" SOURCES ${SG_ROUTE_SV})
-set_tests_properties(rtl_route PROPERTIES LABELS "rtl")
+# Lint: a small odd-sized set (nothing a power of two) and the default size.
+sg_rtl_module_test(route sg_route
+  MODELS "a|-GW=4 -GMAXT=64 -GMAXE=8 -GMAXK=2 -GROWW=16"
+         "b|-GW=8 -GMAXT=64 -GMAXE=16 -GMAXK=4 -GROWW=32"
+         "c|-GW=16 -GMAXT=64 -GMAXE=128 -GMAXK=8 -GROWW=64"
+  LINT "small|-GW=4 -GMAXT=5 -GMAXE=3 -GMAXK=1 -GROWW=12"
+       "big|-GW=16 -GMAXT=1024 -GMAXE=128 -GMAXK=8 -GROWW=256"
+  SOURCES ${SG_RTL}/sg_beat_pkg.sv ${SG_RTL}/sg_route.sv)

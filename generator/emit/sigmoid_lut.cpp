@@ -9,9 +9,24 @@
 
 namespace stepgen {
 
+namespace {
+
+// The fixed part of the file's header comment, and the package line.
+constexpr const char* kHeaderNotes = R"(//
+// The table is written twice from the same data: sigmoid_lut_flat (a flat vector
+// indexed with +:, about 2x faster in Verilator) and sigmoid_lut_case (a case
+// statement, which Yosys maps to a ROM in seconds; the +: form on a 65536-bit constant
+// does not finish synth within 5 minutes). sg_sigmoid_lut picks the flat form in
+// simulation with Verilator (`ifdef VERILATOR) and the case form otherwise; both forms
+// are checked by tests/rtl/sg_fp_check.sv.
+package sg_sigmoid_lut;
+
+)";
+
+}  // namespace
+
 std::string sigmoidLutSv() {
   const std::vector<uint32_t> t = sigmoidTable();
-  const int iw = kSigmoidIndexBits;
   std::string s;
   char buf[200];
   auto put = [&](const char* fmt, auto... args) {
@@ -28,14 +43,7 @@ std::string sigmoidLutSv() {
   put("// midpoint v (exponents %d..%d); row %d = 0.5 (|x| < 2^%d); row %d = 1.0 (x > 0) or\n",
       kSigmoidELo, kSigmoidEHi, kSigmoidRowSmall, kSigmoidELo, kSigmoidRowSat);
   put("// 0.0 (x < 0) for |x| >= 2^%d, inf, NaN.\n", kSigmoidEHi + 1);
-  s += "//\n";
-  s += "// The table is written twice from the same data: sigmoid_lut_flat (a flat vector\n";
-  s += "// indexed with +:, about 2x faster in Verilator) and sigmoid_lut_case (a case\n";
-  s += "// statement, which Yosys maps to a ROM in seconds; the +: form on a 65536-bit constant\n";
-  s += "// does not finish synth within 5 minutes). sg_sigmoid_lut picks the flat form in\n";
-  s += "// simulation with Verilator (`ifdef VERILATOR) and the case form otherwise; both forms\n";
-  s += "// are checked by tests/rtl/sg_fp_check.sv.\n";
-  s += "package sg_sigmoid_lut;\n\n";
+  s += kHeaderNotes;
   put("  // Entry i is SIGMOID_LUT[32*i +: 32]; the literal lists entry %d first.\n", kSigmoidTableSize - 1);
   put("  localparam logic [%d:0] SIGMOID_LUT = {\n", 32 * kSigmoidTableSize - 1);
   constexpr int kPerLine = 8;
@@ -45,38 +53,35 @@ std::string sigmoidLutSv() {
     put("  // %d..%d\n", hi, hi - kPerLine + 1);
   }
   s += "  };\n\n";
-  s += "  // Entry idx, flat-vector form.\n";
-  put("  function automatic logic [31:0] sigmoid_lut_flat(input logic [%d:0] idx);\n", iw - 1);
-  s += "    sigmoid_lut_flat = SIGMOID_LUT[{idx, 5'd0} +: 32];\n";
-  s += "  endfunction\n\n";
-  s += "  // Entry idx, case form.\n";
-  put("  function automatic logic [31:0] sigmoid_lut_case(input logic [%d:0] idx);\n", iw - 1);
-  s += "    logic [31:0] v;\n";
-  s += "    case (idx)\n";
+  // A function of idx returning the entry: comment lines, name, body.
+  auto function = [&](const char* comment, const char* name, const std::string& body) {
+    s += comment;
+    put("  function automatic logic [31:0] %s(input logic [%d:0] idx);\n", name, kSigmoidIndexBits - 1);
+    s += body;
+    s += "  endfunction\n\n";
+  };
+  function("  // Entry idx, flat-vector form.\n", "sigmoid_lut_flat",
+           "    sigmoid_lut_flat = SIGMOID_LUT[{idx, 5'd0} +: 32];\n");
+  std::string cases;
   constexpr int kCasePerLine = 4;  // divides kSigmoidTableSize
   for (int i = 0; i < kSigmoidTableSize; i += kCasePerLine) {
-    s += "     ";
-    for (int j = i; j < i + kCasePerLine; ++j)
-      put(" %d'h%03X: v = 32'h%08X;", iw, j, static_cast<unsigned>(t[j]));
-    s += "\n";
+    cases += "     ";
+    for (int j = i; j < i + kCasePerLine; ++j) {
+      std::snprintf(buf, sizeof buf, " %d'h%03X: v = 32'h%08X;", kSigmoidIndexBits, j, static_cast<unsigned>(t[j]));
+      cases += buf;
+    }
+    cases += "\n";
   }
-  s += "      default: v = 32'h0;\n";
-  s += "    endcase\n";
-  s += "    sigmoid_lut_case = v;\n";
-  s += "  endfunction\n\n";
-  s += "  // Entry idx: combinational lookup of sigmoid(x) for sg_fp_pkg::sigmoid_index(x) == idx.\n";
-  put("  function automatic logic [31:0] sg_sigmoid_lut(input logic [%d:0] idx);\n", iw - 1);
-  s += "`ifdef VERILATOR\n";
-  s += "    sg_sigmoid_lut = sigmoid_lut_flat(idx);\n";
-  s += "`else\n";
-  s += "    sg_sigmoid_lut = sigmoid_lut_case(idx);\n";
-  s += "`endif\n";
-  s += "  endfunction\n\n";
-  s += "  // Same as sg_sigmoid_lut; iverilog 11 cannot parse sg_sigmoid_lut::sg_sigmoid_lut(...)\n";
-  s += "  // (function named like its package), so code meant for iverilog calls this name.\n";
-  put("  function automatic logic [31:0] sigmoid_lut(input logic [%d:0] idx);\n", iw - 1);
-  s += "    sigmoid_lut = sg_sigmoid_lut(idx);\n";
-  s += "  endfunction\n\n";
+  function("  // Entry idx, case form.\n", "sigmoid_lut_case",
+           "    logic [31:0] v;\n    case (idx)\n" + cases +
+               "      default: v = 32'h0;\n    endcase\n    sigmoid_lut_case = v;\n");
+  function("  // Entry idx: combinational lookup of sigmoid(x) for sg_fp_pkg::sigmoid_index(x) == idx.\n",
+           "sg_sigmoid_lut",
+           "`ifdef VERILATOR\n    sg_sigmoid_lut = sigmoid_lut_flat(idx);\n"
+           "`else\n    sg_sigmoid_lut = sigmoid_lut_case(idx);\n`endif\n");
+  function("  // Same as sg_sigmoid_lut; iverilog 11 cannot parse sg_sigmoid_lut::sg_sigmoid_lut(...)\n"
+           "  // (function named like its package), so code meant for iverilog calls this name.\n",
+           "sigmoid_lut", "    sigmoid_lut = sg_sigmoid_lut(idx);\n");
   s += "endpackage\n";
   return s;
 }

@@ -354,6 +354,17 @@ class GraphLoader {
     for (size_t i = 0; i < g_.streams.size(); ++i) {
       const Stream& s = g_.streams[i];
       bool prod = s.producer.valid(), cons = !s.consumers.empty();
+      // A stream with one side only (op o `did` it, no op `missing` it): reported where the
+      // graph names that side.
+      auto oneSided = [&](const char* id, const Op& o, const StreamRef& ref, const char* did,
+                          const char* missing) {
+        std::vector<DiagNote> notes{DiagNote{o.loc, fmt::format("{} by op {} here", did, o.name)}};
+        if (declared_[i]) notes.push_back(DiagNote{s.loc, "declared here"});
+        errs_.push_back(Diagnostic{id, ref.loc,
+                                   fmt::format("{}: stream '{}' is {} by {} but no op {} it",
+                                               ref.path, s.name, did, o.name, missing),
+                                   notes});
+      };
       if (!prod && !cons) {
         errs_.push_back(Diagnostic{"G-119", s.loc,
                                    fmt::format("streams.{}: stream '{}' is declared but no op produces or consumes it",
@@ -362,21 +373,11 @@ class GraphLoader {
       } else if (!prod) {
         const Op& c = g_.ops[s.consumers[0].v];
         if (c.kind == OpKind::LinearOffChipLoad || c.kind == OpKind::SelectGen) continue;  // G-118 already reported
-        std::vector<DiagNote> notes{DiagNote{c.loc, fmt::format("consumed by op {} here", c.name)}};
-        if (declared_[i]) notes.push_back(DiagNote{s.loc, "declared here"});
-        errs_.push_back(Diagnostic{"G-104", consumerRef_[i].loc,
-                                   fmt::format("{}: stream '{}' is consumed by {} but no op produces it",
-                                               consumerRef_[i].path, s.name, c.name),
-                                   notes});
+        oneSided("G-104", c, consumerRef_[i], "consumed", "produces");
       } else if (!cons) {
         const Op& p = g_.ops[s.producer.v];
         if (p.kind == OpKind::LinearOffChipStore) continue;  // G-118 already reported
-        std::vector<DiagNote> notes{DiagNote{p.loc, fmt::format("produced by op {} here", p.name)}};
-        if (declared_[i]) notes.push_back(DiagNote{s.loc, "declared here"});
-        errs_.push_back(Diagnostic{"G-105", producerRef_[i].loc,
-                                   fmt::format("{}: stream '{}' is produced by {} but no op consumes it",
-                                               producerRef_[i].path, s.name, p.name),
-                                   notes});
+        oneSided("G-105", p, producerRef_[i], "produced", "consumes");
       }
     }
   }

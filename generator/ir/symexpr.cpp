@@ -9,6 +9,7 @@
 #include <cctype>
 #include <climits>
 #include <functional>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -87,12 +88,27 @@ SymExpr SymExpr::ragged(std::string tag) {
     return SymExpr(std::shared_ptr<const SymExpr::Node>(n_)); \
   } while (0)
 
+namespace {
+
+/// a + b, a - b or a * b (kind Add, Sub or Mul) folded into a constant when both are
+/// constants and the result fits int64; nothing otherwise.
+std::optional<SymExpr> foldConstants(SymExpr::Kind kind, const SymExpr& a, const SymExpr& b) {
+  using K = SymExpr::Kind;
+  if (a.kind() != K::Const || b.kind() != K::Const) return std::nullopt;
+  const int64_t x = a.constValue(), y = b.constValue();
+  int64_t r;
+  const bool overflow = kind == K::Add   ? __builtin_add_overflow(x, y, &r)
+                        : kind == K::Sub ? __builtin_sub_overflow(x, y, &r)
+                                         : __builtin_mul_overflow(x, y, &r);
+  if (overflow) return std::nullopt;
+  return SymExpr::constant(r);
+}
+
+}  // namespace
+
 SymExpr operator+(const SymExpr& a, const SymExpr& b) {
   using K = SymExpr::Kind;
-  if (a.kind() == K::Const && b.kind() == K::Const) {
-    int64_t r;
-    if (!__builtin_add_overflow(a.constValue(), b.constValue(), &r)) return SymExpr::constant(r);
-  }
+  if (auto r = foldConstants(K::Add, a, b)) return *r;
   if (isConst(b, 0)) return a;
   if (isConst(a, 0)) return b;
   STEPGEN_BINARY_NODE(K::Add, a, b);
@@ -100,20 +116,14 @@ SymExpr operator+(const SymExpr& a, const SymExpr& b) {
 
 SymExpr operator-(const SymExpr& a, const SymExpr& b) {
   using K = SymExpr::Kind;
-  if (a.kind() == K::Const && b.kind() == K::Const) {
-    int64_t r;
-    if (!__builtin_sub_overflow(a.constValue(), b.constValue(), &r)) return SymExpr::constant(r);
-  }
+  if (auto r = foldConstants(K::Sub, a, b)) return *r;
   if (isConst(b, 0)) return a;
   STEPGEN_BINARY_NODE(K::Sub, a, b);
 }
 
 SymExpr operator*(const SymExpr& a, const SymExpr& b) {
   using K = SymExpr::Kind;
-  if (a.kind() == K::Const && b.kind() == K::Const) {
-    int64_t r;
-    if (!__builtin_mul_overflow(a.constValue(), b.constValue(), &r)) return SymExpr::constant(r);
-  }
+  if (auto r = foldConstants(K::Mul, a, b)) return *r;
   if (isConst(b, 1)) return a;
   if (isConst(a, 1)) return b;
   if ((isConst(a, 0) && !b.isRagged()) || (isConst(b, 0) && !a.isRagged())) return SymExpr::constant(0);
@@ -478,18 +488,27 @@ class Z3Encoder {
   }
 };
 
-Proof checkNegation(z3::solver& s) {
-  switch (s.check()) {
-    case z3::unsat: return Proof::Yes;
-    case z3::sat: return Proof::No;
-    default: return Proof::Unknown;
+/// Proof::Yes when the negation of a claim is unsatisfiable under c, No when it is
+/// satisfiable, Unknown on a timeout (2 s), a Z3 error or when assertNegation (which asserts
+/// the negation with enc on s) returns false (a term Z3Encoder does not support).
+template <class F>
+Proof proveByNegation(const SymConstraints& c, F&& assertNegation) {
+  try {
+    z3::context ctx;
+    z3::solver s(ctx);
+    z3::params p(ctx);
+    p.set("timeout", 2000u);
+    s.set(p);
+    Z3Encoder enc(ctx, s, c);
+    if (!assertNegation(enc, s)) return Proof::Unknown;
+    switch (s.check()) {
+      case z3::unsat: return Proof::Yes;
+      case z3::sat: return Proof::No;
+      default: return Proof::Unknown;
+    }
+  } catch (const z3::exception&) {
+    return Proof::Unknown;
   }
-}
-
-void setTimeout(z3::context& ctx, z3::solver& s) {
-  z3::params p(ctx);
-  p.set("timeout", 2000u);
-  s.set(p);
 }
 
 }  // namespace
@@ -503,21 +522,15 @@ Proof provablyEqual(const SymExpr& a, const SymExpr& b, const SymConstraints& c)
     if (!x || !y) return Proof::Unknown;  // inexact division or overflow: ill-defined
     return *x == *y ? Proof::Yes : Proof::No;
   }
-  try {
-    z3::context ctx;
-    z3::solver s(ctx);
-    setTimeout(ctx, s);
-    Z3Encoder enc(ctx, s, c);
+  return proveByNegation(c, [&](Z3Encoder& enc, z3::solver& s) {
     enc.noteDivisors(a);
     enc.noteDivisors(b);
     z3::expr za = enc.enc(a);
     z3::expr zb = enc.enc(b);
-    if (enc.unsupported()) return Proof::Unknown;
+    if (enc.unsupported()) return false;
     s.add(za != zb);
-    return checkNegation(s);
-  } catch (const z3::exception&) {
-    return Proof::Unknown;
-  }
+    return true;
+  });
 }
 
 Proof provablyDivides(const SymExpr& d, const SymExpr& a, const SymConstraints& c) {
@@ -534,23 +547,17 @@ Proof provablyDivides(const SymExpr& d, const SymExpr& a, const SymConstraints& 
     if (*y == -1) return Proof::Yes;
     return (*x % *y == 0) ? Proof::Yes : Proof::No;
   }
-  try {
-    z3::context ctx;
-    z3::solver s(ctx);
-    setTimeout(ctx, s);
-    Z3Encoder enc(ctx, s, c);
+  return proveByNegation(c, [&](Z3Encoder& enc, z3::solver& s) {
     enc.noteDivisors(a);
     enc.noteDivisors(d);
     enc.markDivisorSymbol(d);
     z3::expr za = enc.enc(a);
     z3::expr zd = enc.enc(d);
-    if (enc.unsupported()) return Proof::Unknown;
+    if (enc.unsupported()) return false;
     s.add(zd != 0);
     s.add(z3::mod(za, zd) != 0);
-    return checkNegation(s);
-  } catch (const z3::exception&) {
-    return Proof::Unknown;
-  }
+    return true;
+  });
 }
 
 }  // namespace stepgen

@@ -28,6 +28,18 @@ struct RouteCase {
   int B() const { return int(ids.size()); }
 };
 
+/// The small routing of the route and combine tests: E=4, k=2, B=6, tb=2, rb=2; expert 2
+/// receives no token. Expert 0: tokens 0 1 3, expert 1: 0 2 4 5, expert 3: 1 2 3 4 5.
+inline RouteCase smallRoute() {
+  RouteCase c;
+  c.E = 4;
+  c.k = 2;
+  c.tb = 2;
+  c.rb = 2;
+  c.ids = {{0, 1}, {3, 0}, {1, 3}, {0, 3}, {3, 1}, {1, 3}};
+  return c;
+}
+
 inline uint32_t weightOf(int t, int j) { return 0x3F800000u + uint32_t(t) * 8u + uint32_t(j); }
 inline uint32_t xWord(int t, int i) { return 0x10000u * uint32_t(t + 1) + uint32_t(i); }
 

@@ -36,14 +36,20 @@ function(sg_rtl_verilate target prefix top params)
            VERILATOR_ARGS ${SG_RTL_VFLAGS} ${params})
 endfunction()
 
+# _sg_rtl_param_set(<set> <tag_var> <params_var>): splits "<tag>|<-Gparams>" into the tag and
+# the parameter list.
+macro(_sg_rtl_param_set set tag_var params_var)
+  string(REPLACE "|" ";" _sg_parts "${set}")
+  list(GET _sg_parts 0 ${tag_var})
+  list(GET _sg_parts 1 ${params_var})
+endmacro()
+
 # sg_rtl_models(<target> <top> "<tag>|<-Gparams>" ... SOURCES <files...>): one model
 # V<top>_<tag> per parameter set.
 function(sg_rtl_models target top)
   cmake_parse_arguments(M "" "" "SOURCES" ${ARGN})
   foreach(s ${M_UNPARSED_ARGUMENTS})
-    string(REPLACE "|" ";" parts "${s}")
-    list(GET parts 0 tag)
-    list(GET parts 1 params)
+    _sg_rtl_param_set("${s}" tag params)
     sg_rtl_verilate(${target} V${top}_${tag} ${top} "${params}" ${M_SOURCES})
   endforeach()
 endfunction()
@@ -53,12 +59,22 @@ endfunction()
 function(sg_rtl_lint prefix top)
   cmake_parse_arguments(L "" "" "SOURCES" ${ARGN})
   foreach(s ${L_UNPARSED_ARGUMENTS})
-    string(REPLACE "|" ";" parts "${s}")
-    list(GET parts 0 tag)
-    list(GET parts 1 params)
+    _sg_rtl_param_set("${s}" tag params)
     separate_arguments(params UNIX_COMMAND "${params}")
     add_test(NAME ${prefix}_lint_${tag}
              COMMAND verilator --lint-only -Wall ${params} --top-module ${top} ${L_SOURCES})
     set_tests_properties(${prefix}_lint_${tag} PROPERTIES LABELS "rtl")
   endforeach()
+endfunction()
+
+# sg_rtl_module_test(<name> <top> MODELS "<tag>|<-Gparams>"... LINT "<tag>|<-Gparams>"...
+# SOURCES <files...>): the Catch2 test test_rtl_<name> (ctest rtl_<name>) with one model
+# V<top>_<tag> per MODELS set, and a lint test rtl_<name>_lint_<tag> per LINT set.
+function(sg_rtl_module_test name top)
+  cmake_parse_arguments(T "" "" "MODELS;LINT;SOURCES" ${ARGN})
+  sg_rtl_test(test_rtl_${name})
+  sg_rtl_models(test_rtl_${name} ${top} ${T_MODELS} SOURCES ${T_SOURCES})
+  add_test(NAME rtl_${name} COMMAND test_rtl_${name})
+  set_tests_properties(rtl_${name} PROPERTIES LABELS "rtl")
+  sg_rtl_lint(rtl_${name} ${top} ${T_LINT} SOURCES ${T_SOURCES})
 endfunction()

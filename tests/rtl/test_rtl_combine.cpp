@@ -202,19 +202,10 @@ RouteCase randomRoute(std::mt19937& rng, int B, int k, int Eids, int E, int tb) 
   return r;
 }
 
-/// sg_route's small case (test_rtl_route.cpp): E=4, k=2, B=6, tb=2, expert 2 gets nothing.
-/// Entries: e0 (t0 t1)(t3 pad), e1 (t0 t2)(t4 t5), e3 (t1 t2)(t3 t4)(t5 pad).
-RouteCase smallRoute() {
-  RouteCase r;
-  r.E = 4;
-  r.k = 2;
-  r.tb = 2;
-  r.ids = {{0, 1}, {3, 0}, {1, 3}, {0, 3}, {3, 1}, {1, 3}};
-  return r;
-}
-
 }  // namespace
 
+// smallRoute() (route_ref.hpp), tb = 2: entries e0 (t0 t1)(t3 pad), e1 (t0 t2)(t4 t5),
+// e3 (t1 t2)(t3 t4)(t5 pad).
 TEST_CASE("sg_combine small k=2, hand-written slot order", "[rtl][combine][timing]") {
   for (int rb : {1, 2, 4}) {
     std::vector<Beat> meta;

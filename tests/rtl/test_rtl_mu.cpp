@@ -361,11 +361,10 @@ struct RCase : RouteCase {
   RCase() { rb = 2; }
 };
 
-/// E=4, k=2, B=6; expert 2 receives no token. Expert 0: tokens 0 1 3, expert 1: 0 2 4 5,
-/// expert 3: 1 2 3 4 5.
-RCase smallRoute() {
+/// The routing of smallRoute() (route_ref.hpp: E=4, k=2, B=6) with dynamic tiling (tb = 0).
+RCase smallRCase() {
   RCase c;
-  c.ids = {{0, 1}, {3, 0}, {1, 3}, {0, 3}, {3, 1}, {1, 3}};
+  c.ids = smallRoute().ids;
   return c;
 }
 
@@ -444,7 +443,7 @@ TEST_CASE("sg_mu route mode: E=4 k=2 B=6, static and dynamic, data and meta", "[
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {2, 0})
       for (int maps = 0; maps < 2; ++maps) {
-        RCase c = smallRoute();
+        RCase c = smallRCase();
         c.meta = meta != 0;
         c.tb = tb;
         INFO("meta " << meta << " tb " << tb << " promote maps " << maps);
@@ -482,7 +481,7 @@ TEST_CASE("sg_mu route mode: E=4 k=2 B=6, static and dynamic, data and meta", "[
 TEST_CASE("sg_mu route mode under back-pressure and input gaps", "[rtl][mu][route]") {
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {2, 0}) {
-      RCase c = smallRoute();
+      RCase c = smallRCase();
       c.meta = meta != 0;
       c.tb = tb;
       StreamSim<Vsg_mu_r3, 2> sim(W);
@@ -502,7 +501,7 @@ TEST_CASE("sg_mu route mode under back-pressure and input gaps", "[rtl][mu][rout
 
 TEST_CASE("sg_mu route in context 0, buffer mode in context 1", "[rtl][mu][route][timing]") {
   for (int meta = 0; meta < 2; ++meta) {
-    RCase c = smallRoute();
+    RCase c = smallRCase();
     c.meta = meta != 0;
     c.tb = 2;
     INFO("meta " << meta);
@@ -544,7 +543,7 @@ TEST_CASE("sg_mu route in context 0, buffer mode in context 1", "[rtl][mu][route
 
 TEST_CASE("sg_mu buffer mode in context 0, route in context 1", "[rtl][mu][route][timing]") {
   for (int meta = 0; meta < 2; ++meta) {
-    RCase c = smallRoute();
+    RCase c = smallRCase();
     c.meta = meta != 0;
     c.tb = 0;
     INFO("meta " << meta);
@@ -589,9 +588,9 @@ CfgVec combineCfg(int ctx, const CombineCase& c, bool promoteMaps = false,
   return v;
 }
 
-/// The combine case of sg_route's small routing (smallRoute: 14 entries, 12 written slots).
+/// The combine case of sg_route's small routing (smallRCase: 14 entries, 12 written slots).
 CombineCase smallCombine(int rb, std::vector<Beat>* meta) {
-  RCase r = smallRoute();
+  RCase r = smallRCase();
   r.tb = 2;
   return combineFromRoute(r, W, rb, meta);
 }
@@ -685,7 +684,7 @@ TEST_CASE("sg_mu route (meta) in context 0, combine in context 1", "[rtl][mu][ro
   // The two halves of an MoE layer time-multiplexed on one unit: context 0 emits the entries,
   // context 1 takes the same entries (as the fabric would broadcast them) and the expert
   // output rows.
-  RCase r = smallRoute();
+  RCase r = smallRCase();
   r.meta = true;
   r.tb = 2;
   std::vector<Beat> meta;

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <utility>
 
 #include "Vsg_route_a.h"
 #include "Vsg_route_b.h"
@@ -116,21 +117,22 @@ Result checkCase(const Case& c, int W, bool gaps = false, bool bp = false, uint3
   return r;
 }
 
-/// E=4, k=2, B=6; expert 2 receives no token. Expert 0: tokens 0 1 3, expert 1: 0 2 4 5,
-/// expert 3: 1 2 3 4 5.
-Case smallCase() {
+/// A case: E experts, top-k, tb (0 = dynamic tiling), rb beats per x row, meta mode, ids.
+Case makeCase(int E, int k, int tb, int rb, bool meta, std::vector<std::vector<uint32_t>> ids) {
   Case c;
-  c.E = 4;
-  c.k = 2;
-  c.rb = 2;
-  c.ids = {{0, 1}, {3, 0}, {1, 3}, {0, 3}, {3, 1}, {1, 3}};
+  c.E = E;
+  c.k = k;
+  c.tb = tb;
+  c.rb = rb;
+  c.meta = meta;
+  c.ids = std::move(ids);
   return c;
 }
 
 }  // namespace
 
 TEST_CASE("sg_route small E=4 k=2 B=6, hand-written token order", "[rtl][route]") {
-  Case c = smallCase();
+  Case c = smallRoute();
   c.meta = true;
   // static tb=2: e0 (0 1)(3 pad), e1 (0 2)(4 5), e3 (1 2)(3 4)(5 pad); e2 gives nothing.
   c.tb = 2;
@@ -161,7 +163,7 @@ TEST_CASE("sg_route small E=4 k=2 B=6, hand-written token order", "[rtl][route]"
 TEST_CASE("sg_route small E=4 k=2 B=6, static and dynamic, both modes", "[rtl][route][timing]") {
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {2, 0, 1, 3, 7}) {
-      Case c = smallCase();
+      Case c = smallRoute();
       c.meta = meta != 0;
       c.tb = tb;
       checkCase<Vsg_route_a>(c, 4);
@@ -174,13 +176,7 @@ TEST_CASE("sg_route empty first and last experts, no tokens at all", "[rtl][rout
   // E=8 (MAXE): only experts 2, 5 used; experts 0 and 7 (first and last) get nothing.
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {0, 2, 4}) {
-      Case c;
-      c.E = 8;
-      c.k = 2;
-      c.rb = 3;
-      c.meta = meta != 0;
-      c.tb = tb;
-      c.ids = {{5, 2}, {2, 5}, {5, 2}};
+      Case c = makeCase(8, 2, tb, 3, meta != 0, {{5, 2}, {2, 5}, {5, 2}});
       checkCase<Vsg_route_a>(c, 4);
       // B = 0: only DONE on the output, 3 cycles after the last DONE in.
       c.ids.clear();
@@ -188,12 +184,7 @@ TEST_CASE("sg_route empty first and last experts, no tokens at all", "[rtl][rout
       CHECK(r.out.size() == 1);
     }
   // one token, one expert, k = 1; ids >= E are routed nowhere
-  Case c;
-  c.E = 3;
-  c.k = 2;
-  c.rb = 2;
-  c.tb = 4;
-  c.ids = {{1, 6}, {7, 7}, {2, 1}};
+  Case c = makeCase(3, 2, 4, 2, false, {{1, 6}, {7, 7}, {2, 1}});
   checkCase<Vsg_route_a>(c, 4);
   c.meta = true;
   checkCase<Vsg_route_a>(c, 4);
@@ -203,14 +194,8 @@ TEST_CASE("sg_route Mixtral-8x7B b64 trace, E=8 k=2", "[rtl][route][timing]") {
   const auto ids = readRoutingCsv("routing_mixtral8x7b_b64.csv", 64);
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {8, 16, 64, 0}) {
-      Case c;
-      c.E = 8;
-      c.k = 2;
-      c.meta = meta != 0;
-      c.tb = tb;
-      c.ids = ids;
       // a: E = MAXE, k = MAXK, D = 16 = ROWW
-      c.rb = 4;
+      Case c = makeCase(8, 2, tb, 4, meta != 0, ids);
       checkCase<Vsg_route_a>(c, 4);
       // b: E < MAXE, k < MAXK (slots k..3 carry expert 1 and must be ignored), D = 16
       c.rb = 2;
@@ -223,13 +208,7 @@ TEST_CASE("sg_route Mixtral trace under back-pressure and input gaps", "[rtl][ro
   uint32_t seed = 7;
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {8, 16, 64, 0}) {
-      Case c;
-      c.E = 8;
-      c.k = 2;
-      c.meta = meta != 0;
-      c.tb = tb;
-      c.ids = ids;
-      c.rb = 4;
+      Case c = makeCase(8, 2, tb, 4, meta != 0, ids);
       const Result ref = checkCase<Vsg_route_a>(c, 4);
       const Result bp = checkCase<Vsg_route_a>(c, 4, false, true, ++seed);
       const Result gp = checkCase<Vsg_route_a>(c, 4, true, false, ++seed);
@@ -247,21 +226,9 @@ TEST_CASE("sg_route Qwen3-30B-A3B b64 trace, E=128 k=8 (default size)", "[rtl][r
   const auto ids = readRoutingCsv("routing_qwen3_30b_a3b_b64.csv", 64);
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {8, 64, 0}) {
-      Case c;
-      c.E = 128;
-      c.k = 8;
-      c.meta = meta != 0;
-      c.tb = tb;
-      c.ids = ids;
-      c.rb = 4;  // D = 64 = ROWW
-      checkCase<Vsg_route_c>(c, 16);
+      checkCase<Vsg_route_c>(makeCase(128, 8, tb, 4, meta != 0, ids), 16);  // D = 64 = ROWW
     }
-  Case c;
-  c.E = 128;
-  c.k = 8;
-  c.tb = 16;
-  c.rb = 2;
-  c.ids = ids;
+  Case c = makeCase(128, 8, 16, 2, false, ids);
   const Result a = checkCase<Vsg_route_c>(c, 16);
   const Result b = checkCase<Vsg_route_c>(c, 16, true, true, 3);
   requireBeats(b.out, a.out);

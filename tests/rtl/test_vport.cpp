@@ -4,9 +4,22 @@
 
 #include "harness/vport.hpp"
 
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 using namespace stepgen::vport;
+
+namespace {
+/// typeMatchesWidth(port, width) == matches for every {width, matches} row.
+template <class T>
+void checkWidths(const T& port, std::initializer_list<std::pair<unsigned, bool>> rows) {
+    for (const auto& [width, matches] : rows) {
+        INFO("width " << width);
+        CHECK(typeMatchesWidth(port, width) == matches);
+    }
+}
+}  // namespace
 
 TEST_CASE("vport: type matches width like Verilator", "[vport]") {
     CData c = 0;
@@ -15,18 +28,12 @@ TEST_CASE("vport: type matches width like Verilator", "[vport]") {
     QData q = 0;
     VlWide<3> w3{};
     VlWide<32> w32{};
-    CHECK(typeMatchesWidth(c, 1));
-    CHECK(typeMatchesWidth(c, 8));
-    CHECK_FALSE(typeMatchesWidth(c, 9));
-    CHECK(typeMatchesWidth(s, 9));
-    CHECK(typeMatchesWidth(i, 24));
-    CHECK_FALSE(typeMatchesWidth(i, 16));
-    CHECK(typeMatchesWidth(q, 64));
-    CHECK_FALSE(typeMatchesWidth(q, 65));
-    CHECK(typeMatchesWidth(w3, 65));
-    CHECK(typeMatchesWidth(w3, 96));
-    CHECK_FALSE(typeMatchesWidth(w3, 97));
-    CHECK(typeMatchesWidth(w32, 1024));
+    checkWidths(c, {{1, true}, {8, true}, {9, false}});
+    checkWidths(s, {{9, true}});
+    checkWidths(i, {{24, true}, {16, false}});
+    checkWidths(q, {{64, true}, {65, false}});
+    checkWidths(w3, {{65, true}, {96, true}, {97, false}});
+    checkWidths(w32, {{1024, true}});
     CHECK(capacityBits(w32) == 1024);
 }
 

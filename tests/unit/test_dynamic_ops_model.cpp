@@ -55,20 +55,23 @@ std::string show(const TokenStream& t) {
 
 const char* kTrace = "token,expert_0\n0,2\n1,0\n2,2\n3,1\n";
 
+// The graph text: B = tokens, the input w (12 x 16) and the output y (yRows x 16), then ops
+// (the lines of the op list).
+std::string graph(int tokens, int yRows, const char* ops) {
+  return fmt::format("stepgraph: g\nsymbols: {{B: {}}}\ntensors:\n  w: {{shape: [12, 16], role: input}}\n"
+                     "  y: {{shape: [{}, 16], role: output}}\nops:\n",
+                     tokens, yRows) +
+         ops;
+}
+
 }  // namespace
 
 TEST_CASE("golden: SelectGen -> AddrGen(2) -> RandomOffChipLoad, stop levels of a rank-1 selector", "[model][golden]") {
-  Run x = run(kTrace, R"(stepgraph: g
-symbols: {B: 4}
-tensors:
-  w: {shape: [12, 16], role: input}
-  y: {shape: [16, 16], role: output}
-ops:
-  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [2, 2], out: sel}
+  Run x = run(kTrace, graph(4, 16, R"(  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [2, 2], out: sel}
   - {name: addr, op: AddrGen, tiles: 2, in: sel, out: a}
   - {name: lw, op: RandomOffChipLoad, tensor: w, tile: [2, 16], in: a, out: wt}
   - {name: st, op: LinearOffChipStore, in: wt, tensor: y, iter: [2, 2, 2], strides: [[4, 0], [2, 0], [1, 0]]}
-)");
+)"));
   // Tokens 0..3 route to experts 2, 0, 2, 1; the iter [2, 2] walk closes a group after
   // tokens 1 and 3 (stop 1). AddrGen: expert e -> tiles 2e, 2e+1, the last with stop s + 1.
   CHECK(show(x.s("sel")) == "2:0 0:1 2:0 1:1 D");
@@ -81,30 +84,18 @@ ops:
 }
 
 TEST_CASE("golden: RandomOffChipStore scatters tiles by address", "[model][golden]") {
-  Run x = run(kTrace, R"(stepgraph: g
-symbols: {B: 4}
-tensors:
-  w: {shape: [12, 16], role: input}
-  y: {shape: [6, 16], role: output}
-ops:
-  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [B], out: sel}
+  Run x = run(kTrace, graph(4, 6, R"(  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [B], out: sel}
   - {name: bs, op: Broadcast, in: sel, out: [s1, s2]}
   - {name: lw, op: RandomOffChipLoad, tensor: w, tile: [2, 16], in: s1, out: wt}
   - {name: sw, op: RandomOffChipStore, tensor: y, in: [s2, wt]}
-)");
+)"));
   // Token t loads w tile e_t and writes it back to y tile e_t: y tiles 0, 1, 2 = w tiles.
   const Matrix& y = x.r.outputs.at("y");
   for (int r = 0; r < 6; ++r) CHECK(y.data[size_t(r * 16 + 3)] == uint32_t(100 * r + 3));
 }
 
 TEST_CASE("golden: Promote over the outermost dim makes one group, none for an empty stream", "[model][golden]") {
-  Run x = run("token,expert_0\n0,0\n1,2\n2,0\n", R"(stepgraph: g
-symbols: {B: 3}
-tensors:
-  w: {shape: [12, 16], role: input}
-  y: {shape: [4, 16], role: output}
-ops:
-  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [B], out: sel}
+  Run x = run("token,expert_0\n0,0\n1,2\n2,0\n", graph(3, 4, R"(  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [B], out: sel}
   - {name: lx, op: LinearOffChipLoad, tensor: w, tile: [1, 16], iter: [B], strides: [[1, 0]], out: xr}
   - {name: p, op: Partition, in: [xr, sel], n: 3, b: 0, out: [e0, e1, e2]}
   - {name: pr0, op: Promote, b: 1, in: e0, out: g0}
@@ -115,7 +106,7 @@ ops:
   - {name: rt2, op: Accum, fn: retile, b: 1, in: g2, out: t2}
   - {name: m, op: EagerMerge, b: 0, in: [t0, t1, t2], out: xm}
   - {name: st, op: LinearOffChipStore, in: xm, tensor: y, tile: [1, 16], iter: [4], strides: [[1, 0]]}
-)");
+)"));
   CHECK(show(x.s("g0")) == "0:0 200:1 D");  // rows 0 and 2 form one group
   CHECK(show(x.s("g1")) == "D");            // expert 1 got no token: no group at all
   CHECK(show(x.s("g2")) == "100:1 D");

@@ -254,6 +254,9 @@ const char* kOps =
     "  - {name: sl, op: Map, fn: silu, in: s, out: t}\n"                                              // 8
     "  - {name: st, op: LinearOffChipStore, in: t, tensor: b, iter: [1], strides: [[0, 0]]}\n";       // 9
 
+// The base text kHead + kOps, with extra (top-level lines) between them.
+std::string base(const std::string& extra = "") { return kHead + extra + kOps; }
+
 std::string replaced(std::string s, const std::string& from, const std::string& to) {
   size_t at = s.find(from);
   REQUIRE(at != std::string::npos);
@@ -271,34 +274,29 @@ void expectOne(const std::vector<Diagnostic>& d, const char* id, int line, int c
 }  // namespace
 
 TEST_CASE("graph loader: more diagnostics", "[graph][diag]") {
-  SECTION("the base text loads") { CHECK(textErrors(std::string(kHead) + kOps).empty()); }
+  SECTION("the base text loads") { CHECK(textErrors(base()).empty()); }
   SECTION("missing required top-level key") {
     expectOne(textErrors(kHead), "G-111", 1, 1, "'ops'");
   }
   SECTION("unknown top-level key") {
-    expectOne(textErrors(std::string(kHead) + "extra: 1\n" + kOps), "G-109", 6, 1, "'extra'");
+    expectOne(textErrors(base("extra: 1\n")), "G-109", 6, 1, "'extra'");
   }
   SECTION("duplicate key") {
-    expectOne(textErrors(std::string(kHead) + "  a: {shape: [N, 16], role: input}\n" + kOps), "G-115", 6, 3, "'a'");
+    expectOne(textErrors(base("  a: {shape: [N, 16], role: input}\n")), "G-115", 6, 3, "'a'");
   }
   SECTION("symbol value out of range / wrong type") {
-    std::string t = std::string(kHead) + kOps;
-    expectOne(textErrors(replaced(t, "{N: 4}", "{N: 0}")), "G-113", 2, 14, "symbols.N");
-    expectOne(textErrors(replaced(t, "stepgraph: t", "stepgraph: [t]")), "G-112", 1, 12, "stepgraph");
+    expectOne(textErrors(replaced(base(), "{N: 4}", "{N: 0}")), "G-113", 2, 14, "symbols.N");
+    expectOne(textErrors(replaced(base(), "stepgraph: t", "stepgraph: [t]")), "G-112", 1, 12, "stepgraph");
   }
   SECTION("symbol defined twice") {
-    std::string t = std::string(kHead) + "schedule: {N: 2}\n" + kOps;
-    expectOne(textErrors(t), "G-117", 6, 12, "'N'");
+    expectOne(textErrors(base("schedule: {N: 2}\n")), "G-117", 6, 12, "'N'");
   }
   SECTION("tensor shape that does not evaluate") {
-    std::string t = std::string(kHead) + kOps;
-    t.replace(t.find("[N, 16], role: output"), 7, "[M, 16]");
-    expectOne(textErrors(t), "G-116", 5, 15, "'M'");
+    expectOne(textErrors(replaced(base(), "[N, 16], role: output", "[M, 16], role: output")), "G-116", 5, 15,
+              "'M'");
   }
   SECTION("wrong number of streams") {
-    std::string t = std::string(kHead) + kOps;
-    t.replace(t.find("in: s, out: t"), 13, "in: [s, s2], out: t");
-    auto d = textErrors(t);
+    auto d = textErrors(replaced(base(), "in: s, out: t", "in: [s, s2], out: t"));
     REQUIRE(!d.empty());
     // s2 also dangles; the arity error comes first (sorted by location).
     CHECK(d[0].id == "G-118");
@@ -306,18 +304,13 @@ TEST_CASE("graph loader: more diagnostics", "[graph][diag]") {
     CHECK(d[0].message.find("ops[1].in") != std::string::npos);
   }
   SECTION("declared but unused stream") {
-    std::string t = std::string(kHead) + "streams:\n  z: {shape: [1], tile: [N, 16]}\n" + kOps;
-    expectOne(textErrors(t), "G-119", 7, 3, "'z'");
+    expectOne(textErrors(base("streams:\n  z: {shape: [1], tile: [N, 16]}\n")), "G-119", 7, 3, "'z'");
   }
   SECTION("bad stream declaration") {
-    std::string t = std::string(kHead) + "streams:\n  s: {shape: [1], tile: [N, 16, 2]}\n" + kOps;
-    expectOne(textErrors(t), "G-113", 7, 25, "streams.s.tile");
+    expectOne(textErrors(base("streams:\n  s: {shape: [1], tile: [N, 16, 2]}\n")), "G-113", 7, 25, "streams.s.tile");
   }
   SECTION("several errors are reported together, in file order") {
-    std::string t = std::string(kHead) + kOps;
-    t.replace(t.find("tensor: a"), 9, "tensor: q");
-    t.replace(t.find("op: Map,"), 8, "op: Mop,");
-    auto d = textErrors(t);
+    auto d = textErrors(replaced(replaced(base(), "tensor: a", "tensor: q"), "op: Map,", "op: Mop,"));
     REQUIRE(d.size() == 2);
     CHECK(d[0].id == "G-106");
     CHECK(d[1].id == "G-101");

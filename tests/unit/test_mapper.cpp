@@ -23,6 +23,18 @@ std::string diagId(const std::function<void()>& f) {
   return "none";
 }
 
+// The first diagnostic of compiling the SwiGLU example for arch (a path under the root).
+Diagnostic compileDiag(const std::string& arch) {
+  try {
+    compileGraph(root() + arch, example());
+  } catch (const DiagError& e) {
+    REQUIRE(!e.diags.empty());
+    return e.diags[0];
+  }
+  FAIL("expected an error");
+  return {};
+}
+
 std::map<std::string, std::string> readTree(const fs::path& d) {
   std::map<std::string, std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(d)) {
@@ -47,24 +59,16 @@ TEST_CASE("mapper: SwiGLU on the default fabric uses one unit per placed op", "[
 }
 
 TEST_CASE("mapper: a graph too big for the fabric names the op and the resource", "[map][bad]") {
-  try {
-    compileGraph(root() + "/tests/data/arch_tiny.yaml", example());
-    FAIL("expected an error");
-  } catch (const DiagError& e) {
-    CHECK(e.diags.at(0).id == "M-301");
-    CHECK_THAT(e.diags[0].message, Catch::Contains("silu_g") && Catch::Contains("cu"));
-    CHECK(e.diags[0].loc.line > 0);
-  }
+  const Diagnostic d = compileDiag("/tests/data/arch_tiny.yaml");
+  CHECK(d.id == "M-301");
+  CHECK_THAT(d.message, Catch::Contains("silu_g") && Catch::Contains("cu"));
+  CHECK(d.loc.line > 0);
 }
 
 TEST_CASE("mapper: a stream longer than the links reach is unroutable", "[map][bad]") {
-  try {
-    compileGraph(root() + "/tests/data/arch_reach1.yaml", example());
-    FAIL("expected an error");
-  } catch (const DiagError& e) {
-    CHECK(e.diags.at(0).id == "M-303");
-    CHECK_THAT(e.diags[0].message, Catch::Contains("unroutable") && Catch::Contains("reach only 1"));
-  }
+  const Diagnostic d = compileDiag("/tests/data/arch_reach1.yaml");
+  CHECK(d.id == "M-303");
+  CHECK_THAT(d.message, Catch::Contains("unroutable") && Catch::Contains("reach only 1"));
 }
 
 TEST_CASE("determinism: compiling twice gives byte-identical outputs", "[map][determinism]") {

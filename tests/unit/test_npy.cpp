@@ -128,33 +128,32 @@ TEST_CASE("npy: errors name the file and the problem", "[npy]") {
         f.push_back('\0');
         return f + dict;
     };
-    const std::string dt = tmpPath("f8.npy");
-    writeRaw(dt, mk("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }") + std::string(8, '\0'));
-    requireError([&] { readNpy(dt); }, "f8.npy", "wrong dtype '<f8'");
-
-    const std::string be = tmpPath("bigendian.npy");
-    writeRaw(be, mk("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }") + std::string(4, '\0'));
-    requireError([&] { readNpy(be); }, "bigendian.npy", "wrong dtype");
-
-    const std::string fo = tmpPath("fortran.npy");
-    writeRaw(fo, mk("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }") + std::string(16, '\0'));
-    requireError([&] { readNpy(fo); }, "fortran.npy", "fortran_order");
-
-    const std::string tr = tmpPath("trunc.npy");
-    writeRaw(tr, mk("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }") + std::string(15, '\0'));
-    requireError([&] { readNpy(tr); }, "trunc.npy", "truncated data");
-
-    const std::string th = tmpPath("trunchdr.npy");
-    writeRaw(th, mk("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }").substr(0, 40));
-    requireError([&] { readNpy(th); }, "trunchdr.npy", "truncated header");
-
-    const std::string r3 = tmpPath("rank3.npy");
-    writeRaw(r3, mk("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1), }") + std::string(4, '\0'));
-    requireError([&] { readNpy(r3); }, "rank3.npy", "rank 3");
-
-    const std::string bm = tmpPath("badmagic.npy");
-    writeRaw(bm, "PK\x03\x04 this is a zip file, not an npy");
-    requireError([&] { readNpy(bm); }, "badmagic.npy", "bad magic");
+    // {file, its bytes, what the error says}
+    const struct {
+        const char* file;
+        std::string bytes;
+        const char* error;
+    } bad[] = {
+        {"f8.npy", mk("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }") + std::string(8, '\0'),
+         "wrong dtype '<f8'"},
+        {"bigendian.npy", mk("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }") + std::string(4, '\0'),
+         "wrong dtype"},
+        {"fortran.npy", mk("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }") + std::string(16, '\0'),
+         "fortran_order"},
+        {"trunc.npy", mk("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }") + std::string(15, '\0'),
+         "truncated data"},
+        {"trunchdr.npy", mk("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }").substr(0, 40),
+         "truncated header"},
+        {"rank3.npy", mk("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1), }") + std::string(4, '\0'),
+         "rank 3"},
+        {"badmagic.npy", "PK\x03\x04 this is a zip file, not an npy", "bad magic"},
+    };
+    for (const auto& b : bad) {
+        INFO(b.file);
+        const std::string path = tmpPath(b.file);
+        writeRaw(path, b.bytes);
+        requireError([&] { readNpy(path); }, b.file, b.error);
+    }
 
     requireError([&] { writeNpy("/nonexistent_dir_xyz/out.npy", {1}, nullptr); }, "out.npy", "cannot open");
     CHECK_THROWS_AS(npyHeader({1, 2, 3}), std::invalid_argument);

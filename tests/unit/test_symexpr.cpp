@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "ir/symexpr.hpp"
 
@@ -11,6 +13,25 @@ using namespace stepgen;
 namespace {
 SymExpr P(const std::string& s) { return SymExpr::parse(s); }
 std::string canon(const std::string& s) { return SymExpr::parse(s).toString(); }
+
+/// {a, b, expected}: provablyEqual(a, b) or provablyDivides(a, b), a and b parsed.
+struct ProofRow {
+  const char* a;
+  const char* b;
+  Proof want;
+};
+void checkEqual(const std::vector<ProofRow>& rows, const SymConstraints& c) {
+  for (const ProofRow& r : rows) {
+    INFO(r.a << " == " << r.b);
+    CHECK(provablyEqual(P(r.a), P(r.b), c) == r.want);
+  }
+}
+void checkDivides(const std::vector<ProofRow>& rows, const SymConstraints& c) {
+  for (const ProofRow& r : rows) {
+    INFO(r.a << " divides " << r.b);
+    CHECK(provablyDivides(P(r.a), P(r.b), c) == r.want);
+  }
+}
 }  // namespace
 
 TEST_CASE("symexpr: parse atoms and precedence", "[symexpr]") {
@@ -49,20 +70,19 @@ TEST_CASE("symexpr: ceil(a/b)", "[symexpr]") {
 }
 
 TEST_CASE("symexpr: constant folding and identities", "[symexpr]") {
-  CHECK(canon("2*3") == "6");
-  CHECK(canon("2*3+4") == "10");
-  CHECK(canon("x*1") == "x");
-  CHECK(canon("1*x") == "x");
-  CHECK(canon("x+0") == "x");
-  CHECK(canon("0+x") == "x");
-  CHECK(canon("x-0") == "x");
-  CHECK(canon("x/1") == "x");
-  CHECK(canon("x*0") == "0");
-  CHECK(canon("12/4") == "3");
-  CHECK(canon("7/2") == "7/2");  // inexact: kept, evaluates to nothing
-  CHECK(canon("-5") == "-5");
-  CHECK(canon("x*-2") == "x*(-2)");
-  CHECK(canon("(2+2)*B") == "4*B");
+  const std::pair<const char*, const char*> rows[] = {
+      {"2*3", "6"},   {"2*3+4", "10"},
+      {"x*1", "x"},   {"1*x", "x"},
+      {"x+0", "x"},   {"0+x", "x"},
+      {"x-0", "x"},   {"x/1", "x"},
+      {"x*0", "0"},   {"12/4", "3"},
+      {"7/2", "7/2"},  // inexact: kept, evaluates to nothing
+      {"-5", "-5"},   {"x*-2", "x*(-2)"},
+      {"(2+2)*B", "4*B"}};
+  for (const auto& [in, want] : rows) {
+    INFO(in);
+    CHECK(canon(in) == want);
+  }
   CHECK((SymExpr::constant(2) * SymExpr::symbol("N")).toString() == "2*N");
   CHECK(SymExpr().toString() == "0");
 }
@@ -116,20 +136,15 @@ TEST_CASE("symexpr: provablyEqual with bound symbols is arithmetic", "[symexpr][
 
 TEST_CASE("symexpr: provablyEqual with unbound symbols uses Z3", "[symexpr][z3]") {
   SymConstraints none;
-  CHECK(provablyEqual(P("(2*N)/2"), P("N"), none) == Proof::Yes);
-  CHECK(provablyEqual(P("B/tb*tb"), P("B"), none) == Proof::Yes);
-  CHECK(provablyEqual(P("N/2+N/2"), P("N"), none) == Proof::Yes);
-  CHECK(provablyEqual(P("a+b"), P("b+a"), none) == Proof::Yes);
-  CHECK(provablyEqual(P("ceil((16*T)/16)"), P("T"), none) == Proof::Yes);
+  checkEqual({{"(2*N)/2", "N", Proof::Yes}, {"B/tb*tb", "B", Proof::Yes}, {"N/2+N/2", "N", Proof::Yes},
+              {"a+b", "b+a", Proof::Yes}, {"ceil((16*T)/16)", "T", Proof::Yes}},
+             none);
   // ceil(T/16)*16 >= T, equal only when 16 | T: T = 1 is a counterexample.
-  CHECK(provablyEqual(P("ceil(T/16)*16"), P("T"), none) == Proof::No);
-  CHECK(provablyEqual(P("N"), P("N+1"), none) == Proof::No);
-  CHECK(provablyEqual(P("N*M"), P("N"), none) == Proof::No);
+  checkEqual({{"ceil(T/16)*16", "T", Proof::No}, {"N", "N+1", Proof::No}, {"N*M", "N", Proof::No}}, none);
   // Partially bound: B bound, T free.
   SymConstraints some;
   some.values = {{"B", 64}};
-  CHECK(provablyEqual(P("B/16*T"), P("4*T"), some) == Proof::Yes);
-  CHECK(provablyEqual(P("B/16*T"), P("5*T"), some) == Proof::No);  // T = 1
+  checkEqual({{"B/16*T", "4*T", Proof::Yes}, {"B/16*T", "5*T", Proof::No}}, some);  // No: T = 1
   // Non-linear: T*T == T only for T in {0, 1}; T = 2 is a counterexample.
   SymConstraints lb;
   lb.lower = {{"T", 1}};
@@ -140,31 +155,23 @@ TEST_CASE("symexpr: provablyEqual with unbound symbols uses Z3", "[symexpr][z3]"
 }
 
 TEST_CASE("symexpr: ragged is never provably equal unless identical", "[symexpr][z3]") {
-  CHECK(provablyEqual(P("ragged(r)"), P("ragged(r)"), {}) == Proof::Yes);
-  CHECK(provablyEqual(P("ragged(r)+1"), P("ragged(r)+1"), {}) == Proof::Yes);
-  CHECK(provablyEqual(P("ragged(r)"), P("ragged(s)"), {}) == Proof::Unknown);
-  CHECK(provablyEqual(P("ragged(r)"), P("4"), {}) == Proof::Unknown);
-  CHECK(provablyEqual(P("1+ragged(r)"), P("ragged(r)+1"), {}) == Proof::Unknown);
+  checkEqual({{"ragged(r)", "ragged(r)", Proof::Yes}, {"ragged(r)+1", "ragged(r)+1", Proof::Yes}}, {});
+  checkEqual({{"ragged(r)", "ragged(s)", Proof::Unknown},
+              {"ragged(r)", "4", Proof::Unknown},
+              {"1+ragged(r)", "ragged(r)+1", Proof::Unknown}},
+             {});
 }
 
 TEST_CASE("symexpr: provablyDivides", "[symexpr][z3]") {
-  SymConstraints none;
-  CHECK(provablyDivides(P("16"), P("ceil(T/16)*16"), none) == Proof::Yes);
-  CHECK(provablyDivides(P("4"), P("N"), none) == Proof::No);     // N = 1
-  CHECK(provablyDivides(P("4"), P("N/4"), none) == Proof::No);   // N = 4
-  CHECK(provablyDivides(P("2"), P("2*N+4"), none) == Proof::Yes);
-  CHECK(provablyDivides(P("2"), P("2*N+1"), none) == Proof::No);
-  CHECK(provablyDivides(P("tb"), P("tb*K"), none) == Proof::Yes);
-  CHECK(provablyDivides(P("tb"), P("B/tb*tb"), none) == Proof::Yes);
-  CHECK(provablyDivides(P("1"), P("anything"), none) == Proof::Yes);
-  CHECK(provablyDivides(P("tb"), P("B"), none) == Proof::No);
+  checkDivides({{"16", "ceil(T/16)*16", Proof::Yes}, {"2", "2*N+4", Proof::Yes}, {"tb", "tb*K", Proof::Yes},
+                {"tb", "B/tb*tb", Proof::Yes}, {"1", "anything", Proof::Yes}},
+               {});
+  // Counterexamples: N = 1; N = 4; any N (2*N+1 is odd); tb = 2, B = 1.
+  checkDivides({{"4", "N", Proof::No}, {"4", "N/4", Proof::No}, {"2", "2*N+1", Proof::No}, {"tb", "B", Proof::No}}, {});
 
   SymConstraints c;
   c.values = {{"B", 64}, {"tb", 16}, {"D", 256}};
-  CHECK(provablyDivides(P("tb"), P("B"), c) == Proof::Yes);
-  CHECK(provablyDivides(P("tb"), P("B+1"), c) == Proof::No);
-  CHECK(provablyDivides(P("D"), P("D"), c) == Proof::Yes);
+  checkDivides({{"tb", "B", Proof::Yes}, {"tb", "B+1", Proof::No}, {"D", "D", Proof::Yes}}, c);
   c.values["B"] = 65;
-  CHECK(provablyDivides(P("tb"), P("B"), c) == Proof::No);
-  CHECK(provablyDivides(P("4"), P("ragged(r)"), c) == Proof::Unknown);
+  checkDivides({{"tb", "B", Proof::No}, {"4", "ragged(r)", Proof::Unknown}}, c);
 }
