@@ -21,13 +21,16 @@ add_test(NAME moe_cli_graph_model
 set_tests_properties(moe_study_tiling moe_cli_graph_model PROPERTIES LABELS "moe")
 
 # A MoE layer on a fabric (tests/rtl/moe_fabric.sh): RTL bit-exact, bytes equal, cycles within
-# 10 %, static token tile 16 and dynamic tiling. The whole layer on both traces (Mixtral also
-# across FIFO depths 1, 2, 8), and the dispatch half alone on Mixtral.
+# 10 %, static token tile 16 and dynamic tiling. The whole layer on both traces, and the
+# dispatch half alone on Mixtral. moe_fifo_depths_mixtral: the dynamic Mixtral layer on
+# copies of the fabric with FIFO depths 1 and 8 gives moe_layer_mixtral's depth-2 outputs
+# (its own test, so that its two fabric builds run beside the other MoE tests).
 set(MOE_MIXTRAL ${STEPGEN_ROOT}/examples/moe/data/routing_mixtral8x7b_b64.csv)
 set(MOE_QWEN3 ${STEPGEN_ROOT}/examples/moe/data/routing_qwen3_30b_a3b_b64.csv)
-foreach(c "layer_mixtral|${MOE_MIXTRAL}|8|2|224|32|layer|depths"
+foreach(c "layer_mixtral|${MOE_MIXTRAL}|8|2|224|32|layer"
           "layer_qwen3|${MOE_QWEN3}|128|8|24|24|layer"
-          "dispatch_mixtral|${MOE_MIXTRAL}|8|2|224|32|dispatch")
+          "dispatch_mixtral|${MOE_MIXTRAL}|8|2|224|32|dispatch"
+          "fifo_depths_mixtral|${MOE_MIXTRAL}|8|2|224|32|depths|${CMAKE_BINARY_DIR}/moe_layer_mixtral")
   string(REPLACE "|" ";" args "${c}")
   list(POP_FRONT args name)
   add_test(NAME moe_${name}
@@ -37,7 +40,7 @@ foreach(c "layer_mixtral|${MOE_MIXTRAL}|8|2|224|32|layer|depths"
 endforeach()
 # All build the same fabric into one cache: the first builds, the others reuse it.
 set_tests_properties(moe_layer_mixtral PROPERTIES FIXTURES_SETUP moe_fabric)
-set_tests_properties(moe_layer_qwen3 moe_dispatch_mixtral PROPERTIES FIXTURES_REQUIRED moe_fabric)
+set_tests_properties(moe_layer_qwen3 moe_dispatch_mixtral moe_fifo_depths_mixtral PROPERTIES FIXTURES_REQUIRED moe_fabric)
 
 # Issue 3 item 7: a MoE layer whose routing needs deeper FIFOs than the fabric has. With the
 # residual add (graph moe --residual) the x rows are broadcast to the router, which takes all
