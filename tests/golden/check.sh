@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Golden text dumps: `stepgen compile` of one graph per shipped architecture must give the
-# committed fabric top (sg_top.sv) and bitstream listing (fabric.cfg) in tests/golden/<arch>/.
+# committed fabric top (sg_top.sv.golden) and bitstream listing (fabric.cfg.golden) in
+# tests/golden/<arch>/.
 # On a difference prints `diff -u golden new` and exits 1. With STEPGEN_REGEN_GOLDEN=1 it
 # rewrites the goldens instead (and exits 0). See tests/golden/README.md.
 # usage: check.sh <stepgen> <work dir> [arch ...]   (default: default step_validation moe)
@@ -14,7 +15,7 @@ for a in "${archs[@]}"; do
   w="$work/$a"; rm -rf "$w"; mkdir -p "$w"
   case "$a" in
     default) graph="$root/examples/swiglu/graph.yaml" ;;
-    step_validation)  # the first point of `stepgen sweep` (generator/driver/sweep.cpp)
+    step_validation)  # the first point of `stepgen sweep` (generator/studies/sweep.cpp)
       "$sg" graph swiglu --batch 64 --hidden 256 --ffn 512 --tile-b 16 --tile-f 16 -o "$w/graph.yaml" > /dev/null
       graph="$w/graph.yaml" ;;
     moe)  # the dynamic-tiling Mixtral layer of tests/moe.cmake (moe_layer_mixtral)
@@ -25,7 +26,7 @@ for a in "${archs[@]}"; do
   esac
   "$sg" compile --arch "$root/arch/$a.yaml" --graph "$graph" -o "$w/out" > "$w/compile.log"
   for f in rtl/sg_top.sv fabric.cfg; do
-    golden="$root/tests/golden/$a/$(basename "$f")"
+    golden="$root/tests/golden/$a/$(basename "$f").golden"  # .golden: a text dump, not a source
     if [ $regen = 1 ]; then
       mkdir -p "$(dirname "$golden")"
       if ! cmp -s "$w/out/$f" "$golden"; then cp "$w/out/$f" "$golden"; echo "rewrote $golden"; fi
