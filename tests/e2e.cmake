@@ -43,7 +43,7 @@ set_tests_properties(e2e_trace_small PROPERTIES TIMEOUT 1200)
 add_test(NAME rtl_lint_generated COMMAND bash ${STEPGEN_ROOT}/tests/rtl/lint_generated.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/lint)
 set_tests_properties(rtl_lint_generated PROPERTIES TIMEOUT 600)
 add_test(NAME rtl_yosys_small COMMAND bash ${STEPGEN_ROOT}/tests/rtl/yosys_small.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/yosys)
-set_tests_properties(rtl_yosys_small PROPERTIES TIMEOUT 1500)
+set_tests_properties(rtl_yosys_small PROPERTIES TIMEOUT 600)
 
 # Bad input through the command line: non-zero exit, a located error, no output folder.
 add_test(NAME cli_bad_inputs COMMAND bash ${STEPGEN_ROOT}/tests/rtl/cli_bad_inputs.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/bad)

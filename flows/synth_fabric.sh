@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Yosys on the generated fabric of the small test architectures (tests/data/arch_small.yaml,
+# arch_small_route.yaml with route-mode memory units) and on every unit template.
+#
+# usage: flows/synth_fabric.sh <stepgen> <work_dir> [--check] [--md FILE]
+#
+# full (default; minutes to tens of minutes): coarse synthesis of each whole fabric
+#   (flows/yosys_synth.sh coarse: elaboration, proc, opt, memory and arithmetic extraction)
+#   and full gate-level `synth` of every unit at small parameters; writes a table of cells
+#   and CPU seconds to FILE (default docs/results/yosys_fabric.md).
+# --check (the test rtl_yosys_small, well under a minute): Yosys elaborates each whole
+#   fabric at its own parameters (`hierarchy -check`), `synth` of every unit at small
+#   parameters except sg_cu, and `proc` of sg_cu at small parameters (its gate-level
+#   synthesis alone takes over a minute: the full run has it).
+# The unit files come from the generated fabric's filelist (packages read first, modules
+# with -defer so that only the requested parameters are elaborated).
+set -euo pipefail
+sg="$1"; work="$2"; shift 2
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mode=full; md="$root/docs/results/yosys_fabric.md"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --check) mode=check ;;
+    --md) md="$2"; shift ;;
+    *) echo "usage: $0 <stepgen> <work_dir> [--check] [--md FILE]" >&2; exit 2 ;;
+  esac
+  shift
+done
+rm -rf "$work"; mkdir -p "$work"; work="$(realpath "$work")"
+rows=()
+
+reads_of() {  # <rtl dir>: read_verilog commands, packages first, modules deferred
+  local dir="$1" r="" f
+  for f in $(grep '_pkg.sv$' "$dir/filelist.f"); do r="$r read_verilog -sv $dir/$(basename "$f");"; done
+  for f in $(grep -v '_pkg.sv$' "$dir/filelist.f"); do r="$r read_verilog -sv -defer $dir/$(basename "$f");"; done
+  echo "$r"
+}
+cells_of() {  # <stat json>: the top's cell count
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['design']['num_cells'])" "$1"
+}
+run_yosys() {  # <name> <script>: runs Yosys, records CPU seconds in $work/<name>.time
+  local name="$1" script="$2"
+  local TIMEFORMAT="%U %S" rc=0
+  { time yosys -q -l "$work/$name.log" -p "$script" > /dev/null 2>&1 || rc=$?; } 2> "$work/$name.time"
+  if [ $rc != 0 ]; then
+    echo "FAIL: yosys $name; see $work/$name.log" >&2
+    grep -iE "error" "$work/$name.log" | head -20 >&2
+    exit 1
+  fi
+}
+cpu_of() { awk '{printf "%.0f", $1 + $2}' "$work/$1.time"; }
+
+for a in small small_route; do
+  "$sg" compile --arch "$root/tests/data/arch_$a.yaml" --graph "$root/tests/data/graphs/repeat.yaml" \
+    -o "$work/$a" > /dev/null
+  dir="$work/$a/rtl"
+  if [ $mode = check ]; then
+    run_yosys "fabric_$a" "$(reads_of "$dir") hierarchy -check -top sg_top; tee -q -o $work/fabric_$a.stat stat"
+    echo "yosys hierarchy -check ok: arch_$a.yaml ($(cpu_of "fabric_$a") s)"
+  else
+    run_yosys "fabric_$a" "$(reads_of "$dir") synth -top sg_top -run begin:fine; tee -q -o $work/fabric_$a.json stat -json"
+    rows+=("| fabric arch_$a.yaml | coarse (\`synth -run begin:fine\`) | $(cells_of "$work/fabric_$a.json") | $(cpu_of "fabric_$a") |")
+    echo "yosys coarse ok: arch_$a.yaml"
+  fi
+done
+
+# Units at small parameters, from the route fabric's files (a superset of the small one's).
+dir="$work/small_route/rtl"
+unit() {  # <name> <top> <flow: synth|proc> <-chparam settings>
+  local name="$1" top="$2" flow="$3" params="$4" cmd
+  if [ "$flow" = synth ]; then cmd="synth -flatten -top $top"; else cmd="proc; opt -fast"; fi
+  run_yosys "unit_$name" "$(reads_of "$dir") hierarchy -check -top $top $params; $cmd; tee -q -o $work/unit_$name.json stat -json"
+  local cells; cells=$(cells_of "$work/unit_$name.json")
+  rows+=("| $top (${params//-chparam /}) | \`$cmd\` | $cells | $(cpu_of "unit_$name") |")
+  echo "yosys $flow ok: $top ($params): $cells cells, $(cpu_of "unit_$name") s"
+}
+cu_flow=synth; [ $mode = check ] && cu_flow=proc
+unit fifo sg_fifo synth "-chparam WIDTH 8 -chparam DEPTH 2"
+unit ag sg_ag synth "-chparam W 16 -chparam P 1 -chparam AB 32 -chparam OUTSTANDING 4"
+unit mu sg_mu synth "-chparam W 2 -chparam WORDS 64 -chparam CPB 1"
+unit route sg_route synth "-chparam W 4 -chparam MAXT 8 -chparam MAXE 4 -chparam MAXK 2 -chparam ROWW 8"
+unit combine sg_combine synth "-chparam W 4 -chparam MAXT 8 -chparam MAXK 2 -chparam ROWW 8 -chparam MAXENT 16"
+unit cu sg_cu "$cu_flow" "-chparam W 1 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0"
+
+if [ $mode = full ]; then
+  mkdir -p "$(dirname "$md")"
+  {
+    echo "# Yosys on the small test fabrics"
+    echo
+    echo "Written by \`flows/synth_fabric.sh build/stepgen /tmp/synth\` (the test suite runs only its"
+    echo "\`--check\` mode, test rtl_yosys_small). $(yosys -V | head -1);"
+    echo "commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD -- rtl_templates generator 2>/dev/null || echo ' (with local changes)'), $(date -u +%Y-%m-%d)."
+    echo "CPU seconds are user + system of one Yosys process (on a loaded machine; compare ratios)."
+    echo
+    echo "| design | flow | cells | CPU s |"
+    echo "|---|---|---:|---:|"
+    printf '%s\n' "${rows[@]}"
+  } > "$md"
+  echo "wrote $md"
+fi
