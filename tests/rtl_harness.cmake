@@ -7,7 +7,7 @@ target_include_directories(stepgen_vport_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}
 target_include_directories(stepgen_vport_tests SYSTEM PRIVATE
   "${VERILATOR_ROOT}/include" "${VERILATOR_ROOT}/include/vltstd")
 target_link_libraries(stepgen_vport_tests PRIVATE Catch2::Catch2WithMain)
-catch_discover_tests(stepgen_vport_tests DISCOVERY_TIMEOUT 30 PROPERTIES LABELS "unit;quick")
+catch_discover_tests(stepgen_vport_tests DISCOVERY_TIMEOUT 30 PROPERTIES LABELS quick)
 
 # Lint of the fake fabric.
 add_test(NAME rtl_fake_fabric_lint
