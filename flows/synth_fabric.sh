@@ -35,8 +35,9 @@ reads_of() {  # <rtl dir>: read_verilog commands, packages first, modules deferr
   for f in $(grep -v '_pkg.sv$' "$dir/filelist.f"); do r="$r read_verilog -sv -defer $dir/$(basename "$f");"; done
   echo "$r"
 }
-cells_of() {  # <stat json>: the top's cell count
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['design']['num_cells'])" "$1"
+cells_of() {  # <stat json>: the whole design's cell count (the last num_cells; Yosys 0.23's
+  # stat -json of a hierarchy is not always valid JSON, so no JSON parser)
+  grep '"num_cells"' "$1" | tail -1 | tr -dc '0-9'
 }
 run_yosys() {  # <name> <script>: runs Yosys, records CPU seconds in $work/<name>.time
   local name="$1" script="$2"
