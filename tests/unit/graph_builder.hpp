@@ -118,6 +118,15 @@ struct GraphBuilder {
 
 using GB = GraphBuilder;
 
+/// A LinearOffChipLoad `name` of `tensor` in tiles `tile`, walking `iter` with `strides`, into stream `out`.
+inline void load(GB& b, const std::string& name, const std::string& tensor, const std::vector<std::string>& tile,
+                 const std::vector<std::string>& iter, const std::vector<std::vector<std::string>>& strides,
+                 const std::string& out) {
+  b.op(name, OpKind::LinearOffChipLoad, {}, {out},
+       {{"tensor", GB::scalar(tensor)}, {"tile", GB::list(tile)}, {"iter", GB::list(iter)},
+        {"strides", GB::pairs(strides)}});
+}
+
 /// The diagnostics checkShapes(g) throws (none if it passes).
 inline std::vector<Diagnostic> diagsOf(const StepGraph& g) {
   try {
@@ -144,5 +153,37 @@ inline Diagnostic onlyError(const StepGraph& g, const std::string& id) {
 }
 
 inline bool sameLoc(const SourceLoc& a, const SourceLoc& b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
+
+/// Checks that the message of `d` holds every one of `parts`.
+inline void checkMessage(const Diagnostic& d, const std::vector<std::string>& parts) {
+  INFO("message: " << d.message);
+  for (const std::string& p : parts) {
+    INFO("part: " << p);
+    CHECK(contains(d.message, p));
+  }
+}
+
+/// A graph that must raise exactly one diagnostic `id`, whose message holds every one of
+/// `parts` and, when `atOp` is set, which points at attribute `atAttr` of op `atOp`.
+struct OneError {
+  const char* name;
+  const char* id;
+  std::vector<std::string> parts;
+  void (*build)(GraphBuilder&);
+  const char* atOp = nullptr;
+  const char* atAttr = nullptr;
+};
+
+/// Builds every case on a copy of `base` and checks its one diagnostic.
+inline void checkOneErrors(const GraphBuilder& base, const std::vector<OneError>& cases) {
+  for (const OneError& e : cases) {
+    INFO("case: " << e.name);
+    GraphBuilder b = base;
+    e.build(b);
+    Diagnostic d = onlyError(b.g, e.id);
+    checkMessage(d, e.parts);
+    if (e.atOp) CHECK(sameLoc(d.loc, b.attrLoc(e.atOp, e.atAttr)));
+  }
+}
 
 }  // namespace stepgen::testing

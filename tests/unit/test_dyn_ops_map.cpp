@@ -38,6 +38,14 @@ int sourceOf(const CompileResult& c, int unit, int port) {
 
 bool isCu(const CompileResult& c, int unit) { return unit >= 0 && c.arch.units.at(size_t(unit)).kind == UnitKind::Compute; }
 
+// The unit `op` is placed on, required to be a compute unit and checked to run `func`.
+int placedCu(const CompileResult& c, const std::string& op, CuFunc func) {
+  const int u = placed(c, op).unit;
+  REQUIRE(isCu(c, u));
+  CHECK(field(c, u, "func") == uint64_t(func));
+  return u;
+}
+
 // The inputs `stepgen verify` draws without --inputs (seed 1), and the model's outputs on them.
 struct Run {
   CompileResult c;
@@ -88,9 +96,7 @@ TEST_CASE("dyn ops: the arch functions scan / expand / parallelize build the dyn
 
 TEST_CASE("dyn ops: Scan(add) maps onto a compute unit, func 8", "[mapper][dynops]") {
   CompileResult c = compileGraph(arch(), graph("scan"));
-  const int u = placed(c, "sc").unit;
-  REQUIRE(isCu(c, u));
-  CHECK(field(c, u, "func") == uint64_t(CuFunc::Scan));
+  const int u = placedCu(c, "sc", CuFunc::Scan);
   CHECK(field(c, u, "accum_b") == 1);
   CHECK(field(c, u, "o_beats") == 2);  // 2x16 tiles, 16 words per beat
   CHECK(field(c, u, "dyn_m") == 0);
@@ -100,9 +106,7 @@ TEST_CASE("dyn ops: Scan(add) maps onto a compute unit, func 8", "[mapper][dynop
 
 TEST_CASE("dyn ops: Expand maps onto a compute unit, data on in0 and ref on in1, func 9", "[mapper][dynops]") {
   CompileResult c = compileGraph(arch(), graph("expand"));
-  const int u = placed(c, "ex").unit;
-  REQUIRE(isCu(c, u));
-  CHECK(field(c, u, "func") == uint64_t(CuFunc::Expand));
+  const int u = placedCu(c, "ex", CuFunc::Expand);
   CHECK(field(c, u, "accum_b") == 1);
   CHECK(field(c, u, "a_base0") == 0);
   CHECK(sourceOf(c, u, 0) == placed(c, "ld_d").unit);

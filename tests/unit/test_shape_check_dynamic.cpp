@@ -34,9 +34,7 @@ GB base() {
 
 /// xs: [B/tb] x tile [tb, D].
 void loadX(GB& b, const std::string& out = "xs") {
-  b.op("load_" + out, OpKind::LinearOffChipLoad, {}, {out},
-       {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "D"})}, {"iter", GB::list({"B/tb"})},
-        {"strides", GB::pairs({{"1", "0"}})}});
+  load(b, "load_" + out, "x", {"tb", "D"}, {"B/tb"}, {{"1", "0"}}, out);
 }
 
 /// A SelectGen over n outputs, k hot, shape iter.
@@ -46,11 +44,33 @@ void selectGen(GB& b, const std::string& out, const std::string& n, const std::s
        {{"trace", GB::scalar("trace.csv")}, {"n", GB::scalar(n)}, {"k", GB::scalar(k)}, {"iter", GB::list(iter)}});
 }
 
+/// `data` split by a Partition 'p' at dim `bDim` into `outs` (n = their count), over a
+/// k-of-n selector 'sel' of shape [B/tb].
+void partitionBySel(GB& b, const std::string& data, const std::vector<std::string>& outs, const std::string& k = "1",
+                    const std::string& bDim = "0") {
+  const std::string n = std::to_string(outs.size());
+  selectGen(b, "sel", n, k, {"B/tb"});
+  b.op("p", OpKind::Partition, {data, "sel"}, outs, {{"n", GB::scalar(n)}, {"b", GB::scalar(bDim)}});
+}
+
+/// xs: [B/tb, 2] x tile [tb, 16] (each token tile in two halves of 16 columns).
+void loadXHalves(GB& b) {
+  load(b, "ld", "x", {"tb", "16"}, {"B/tb", "2"}, {{"1", "0"}, {"0", "1"}}, "xs");
+}
+
 /// vs: [10] x tile [16, 16] (tensor v is 160 x 16).
 void loadV(GB& b, const std::string& out = "vs") {
-  b.op("load_" + out, OpKind::LinearOffChipLoad, {}, {out},
-       {{"tensor", GB::scalar("v")}, {"tile", GB::list({"16", "16"})}, {"iter", GB::list({"10"})},
-        {"strides", GB::pairs({{"1", "0"}})}});
+  load(b, "load_" + out, "v", {"16", "16"}, {"10"}, {{"1", "0"}}, out);
+}
+
+/// The rows of `rows` ([.., tb] x tile [1, D]) flattened, regrouped into tiles of 4 rows
+/// (padded), each tile and its is-padding flags retiled, and filtered by those flags: 'kept'.
+void filterRows(GB& b, const std::string& rows) {
+  b.op("fl", OpKind::Flatten, {rows}, {rows + "_f"}, {{"lo", GB::scalar("0")}, {"hi", GB::scalar("1")}});
+  b.op("rp", OpKind::Reshape, {rows + "_f"}, {"rg", "pg"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}, {"pad", GB::scalar("true")}});
+  b.op("tx", OpKind::Accum, {"rg"}, {"tx"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
+  b.op("tp", OpKind::Accum, {"pg"}, {"tp"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
+  b.op("ff", OpKind::FlatMap, {"tx", "tp"}, {"kept"}, {{"fn", GB::scalar("filter_rows")}, {"b", GB::scalar("1")}});
 }
 
 std::string fmtOf(const GB& b, const ShapeResult& r, const std::string& s) { return formatStreamType(b.type(r, s)); }
@@ -63,8 +83,7 @@ std::string fmtOf(const GB& b, const ShapeResult& r, const std::string& s) { ret
 TEST_CASE("shape_check dyn: SelectGen and Partition outputs are dynamic regular", "[shape_check][dynamic]") {
   GB b = base();
   loadX(b);
-  selectGen(b, "sel", "4", "1", {"B/tb"});
-  b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1", "e2", "e3"}, {{"n", GB::scalar("4")}, {"b", GB::scalar("0")}});
+  partitionBySel(b, "xs", {"e0", "e1", "e2", "e3"});
   ShapeResult r = checkShapes(b.g);
   CHECK(fmtOf(b, r, "sel") == "[B/tb] x selector 1-of-4");
   CHECK(b.type(r, "sel").elem.kind == ElemType::Kind::Selector);
@@ -80,11 +99,8 @@ TEST_CASE("shape_check dyn: SelectGen and Partition outputs are dynamic regular"
 
 TEST_CASE("shape_check dyn: Partition keeps the inner b dims as the chunk", "[shape_check][dynamic]") {
   GB b = base();
-  b.op("ld", OpKind::LinearOffChipLoad, {}, {"xs"},
-       {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"B/tb", "2"})},
-        {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
-  selectGen(b, "sel", "2", "2", {"B/tb"});
-  b.op("p", OpKind::Partition, {"xs", "sel"}, {"a", "c"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("1")}});
+  loadXHalves(b);
+  partitionBySel(b, "xs", {"a", "c"}, "2", "1");
   ShapeResult r = checkShapes(b.g);
   CHECK(fmtOf(b, r, "a") == "[T_p_0, 2] x tile [tb, 16]");
   CHECK(fmtOf(b, r, "c") == "[T_p_1, 2] x tile [tb, 16]");
@@ -113,8 +129,7 @@ TEST_CASE("shape_check dyn: Reassemble groups hold k chunks for a top-k selector
 TEST_CASE("shape_check dyn: EagerMerge data and selector outputs", "[shape_check][dynamic]") {
   GB b = base();
   loadX(b);
-  selectGen(b, "sel", "2", "1", {"B/tb"});
-  b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+  partitionBySel(b, "xs", {"e0", "e1"});
   b.op("m", OpKind::EagerMerge, {"e0", "e1"}, {"md", "ms"}, {{"b", GB::scalar("0")}});
   ShapeResult r = checkShapes(b.g);
   CHECK(fmtOf(b, r, "md") == "[T_p_0+T_p_1] x tile [tb, D]");
@@ -125,9 +140,7 @@ TEST_CASE("shape_check dyn: EagerMerge data and selector outputs", "[shape_check
   // Static inputs of different lengths: the total is their sum.
   GB s = base();
   loadV(s, "v1");
-  s.op("ld2", OpKind::LinearOffChipLoad, {}, {"v2"},
-       {{"tensor", GB::scalar("v")}, {"tile", GB::list({"16", "16"})}, {"iter", GB::list({"3", "2"})},
-        {"strides", GB::pairs({{"2", "0"}, {"1", "0"}})}});
+  load(s, "ld2", "v", {"16", "16"}, {"3", "2"}, {{"2", "0"}, {"1", "0"}}, "v2");
   s.op("m", OpKind::EagerMerge, {"v1", "v2"}, {"md", "ms"}, {{"b", GB::scalar("0")}});
   auto d = diagsOf(s.g);
   REQUIRE(d.size() == 1);  // ranks differ: 0 vs 1
@@ -148,13 +161,10 @@ TEST_CASE("shape_check dyn: Reshape with and without padding", "[shape_check][dy
 
   // Symbolic: an outer dim that divides, and a dynamic innermost dim padded (ceil).
   GB s = base();
-  s.op("ld", OpKind::LinearOffChipLoad, {}, {"xs"},
-       {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "D"})}, {"iter", GB::list({"B/tb", "1"})},
-        {"strides", GB::pairs({{"1", "0"}, {"0", "0"}})}});
+  load(s, "ld", "x", {"tb", "D"}, {"B/tb", "1"}, {{"1", "0"}, {"0", "0"}}, "xs");
   s.op("ro", OpKind::Reshape, {"xs"}, {"xo"}, {{"chunk", GB::scalar("2")}, {"b", GB::scalar("1")}});
   loadX(s, "x2");
-  selectGen(s, "sel", "2", "1", {"B/tb"});
-  s.op("p", OpKind::Partition, {"x2", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+  partitionBySel(s, "x2", {"e0", "e1"});
   s.op("rd", OpKind::Reshape, {"e0"}, {"eo"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}, {"pad", GB::scalar("true")}});
   s.op("pr", OpKind::Promote, {"e1"}, {"e1p"}, {{"b", GB::scalar("0")}});
   ShapeResult rs = checkShapes(s.g);
@@ -170,11 +180,7 @@ TEST_CASE("shape_check dyn: FlatMap rows and ragged rows", "[shape_check][dynami
   b.op("fr", OpKind::FlatMap, {"x1"}, {"rows"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
   // filter_rows takes the is-padding flags of each tile: a Reshape's second output, retiled.
   b.op("fr2", OpKind::FlatMap, {"x2"}, {"r2"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
-  b.op("fl", OpKind::Flatten, {"r2"}, {"r2f"}, {{"lo", GB::scalar("0")}, {"hi", GB::scalar("1")}});
-  b.op("rp", OpKind::Reshape, {"r2f"}, {"rg", "pg"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}, {"pad", GB::scalar("true")}});
-  b.op("tx", OpKind::Accum, {"rg"}, {"tx"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
-  b.op("tp", OpKind::Accum, {"pg"}, {"tp"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
-  b.op("ff", OpKind::FlatMap, {"tx", "tp"}, {"kept"}, {{"fn", GB::scalar("filter_rows")}, {"b", GB::scalar("1")}});
+  filterRows(b, "r2");
   ShapeResult r = checkShapes(b.g);
   CHECK(fmtOf(b, r, "rows") == "[B/tb, tb] x tile [1, D]");
   CHECK(fmtOf(b, r, "tp") == "[B/tb*tb/4] x tile<bool> [4, 1]");
@@ -185,11 +191,7 @@ TEST_CASE("shape_check dyn: FlatMap rows and ragged rows", "[shape_check][dynami
   GB m = base();
   loadX(m);
   m.op("fr", OpKind::FlatMap, {"xs"}, {"rows"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
-  m.op("fl", OpKind::Flatten, {"rows"}, {"rf"}, {{"lo", GB::scalar("0")}, {"hi", GB::scalar("1")}});
-  m.op("rp", OpKind::Reshape, {"rf"}, {"rg", "pg"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}, {"pad", GB::scalar("true")}});
-  m.op("tx", OpKind::Accum, {"rg"}, {"tx"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
-  m.op("tp", OpKind::Accum, {"pg"}, {"tp"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
-  m.op("ff", OpKind::FlatMap, {"tx", "tp"}, {"kept"}, {{"fn", GB::scalar("filter_rows")}, {"b", GB::scalar("1")}});
+  filterRows(m, "rows");
   m.op("rt", OpKind::Accum, {"kept"}, {"t"}, {{"fn", GB::scalar("retile")}, {"b", GB::scalar("1")}});
   m.op("fm", OpKind::FlatMap, {"t"}, {"rr"}, {{"fn", GB::scalar("rows")}, {"b", GB::scalar("1")}});
   ShapeResult rm = checkShapes(m.g);
@@ -202,12 +204,9 @@ TEST_CASE("shape_check dyn: FlatMap rows and ragged rows", "[shape_check][dynami
 TEST_CASE("shape_check dyn: Expand, Scan, Parallelize, RandomOffChipLoad/Store", "[shape_check][dynamic]") {
   GB b = base();
   loadX(b);
-  selectGen(b, "sel", "2", "1", {"B/tb"});
-  b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+  partitionBySel(b, "xs", {"e0", "e1"});
   b.op("b0", OpKind::Broadcast, {"e0"}, {"e0a", "e0r"});
-  b.op("lw", OpKind::LinearOffChipLoad, {}, {"w1"},
-       {{"tensor", GB::scalar("w")}, {"tile", GB::list({"D", "H"})}, {"iter", GB::list({"1"})},
-        {"strides", GB::pairs({{"0", "0"}})}});
+  load(b, "lw", "w", {"D", "H"}, {"1"}, {{"0", "0"}}, "w1");
   b.op("ex", OpKind::Expand, {"w1", "e0r"}, {"we"}, {{"b", GB::scalar("1")}});
   b.op("z", OpKind::Zip, {"e0a", "we"}, {"zz"});
   b.op("mm", OpKind::Map, {"zz"}, {"h"}, {{"fn", GB::scalar("matmul")}});
@@ -239,215 +238,121 @@ TEST_CASE("shape_check dyn: Expand, Scan, Parallelize, RandomOffChipLoad/Store",
 // ------------------------------------------------------------------------------------------
 // Errors
 
-TEST_CASE("shape_check dyn: Partition/Reassemble/EagerMerge b above the rank (S-221)", "[shape_check][dynamic]") {
-  SECTION("Partition") {
-    GB b = base();
-    loadX(b);
-    selectGen(b, "sel", "2", "1", {"B/tb"});
-    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("1")}});
-    Diagnostic d = onlyError(b.g, "S-221");
-    CHECK(contains(d.message, "Partition 'p'"));
-    CHECK(contains(d.message, "b = 1 exceeds the rank 0"));
-    CHECK(contains(d.message, "'xs' [B/tb] x tile [tb, D]"));
-    CHECK(sameLoc(d.loc, b.attrLoc("p", "b")));
-  }
-  SECTION("Reassemble") {
-    GB b = base();
-    loadX(b, "a");
-    loadX(b, "c");
-    selectGen(b, "sel", "2", "1", {"B/tb"});
-    b.op("r", OpKind::Reassemble, {"a", "c", "sel"}, {"y"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("3")}});
-    Diagnostic d = onlyError(b.g, "S-221");
-    CHECK(contains(d.message, "Reassemble 'r'"));
-    CHECK(contains(d.message, "b = 3 exceeds the rank 0"));
-    CHECK(contains(d.message, "[B/tb] x tile [tb, D]"));
-  }
-  SECTION("EagerMerge") {
-    GB b = base();
-    loadX(b, "a");
-    loadX(b, "c");
-    b.op("m", OpKind::EagerMerge, {"a", "c"}, {"md", "ms"}, {{"b", GB::scalar("2")}});
-    Diagnostic d = onlyError(b.g, "S-221");
-    CHECK(contains(d.message, "EagerMerge 'm'"));
-    CHECK(contains(d.message, "b = 2 exceeds the rank 0"));
-  }
-}
-
-TEST_CASE("shape_check dyn: Reshape of a dim that does not divide (S-243, S-244)", "[shape_check][dynamic]") {
-  SECTION("innermost without pad") {
-    GB b = base();
-    loadV(b);
-    b.op("re", OpKind::Reshape, {"vs"}, {"q"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}});
-    Diagnostic d = onlyError(b.g, "S-243");
-    CHECK(contains(d.message, "Reshape 're'"));
-    CHECK(contains(d.message, "'vs' [10] x tile [16, 16]"));
-    CHECK(contains(d.message, "is not divisible by the chunk 4"));
-    CHECK(contains(d.message, "[10] would become [3, 4]"));
-    CHECK(sameLoc(d.loc, b.attrLoc("re", "chunk")));
-  }
-  SECTION("outer dim, dynamic") {
-    GB b = base();
-    b.op("ld", OpKind::LinearOffChipLoad, {}, {"xs"},
-         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"B/tb", "2"})},
-          {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
-    selectGen(b, "sel", "2", "1", {"B/tb"});
-    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("1")}});
-    b.op("re", OpKind::Reshape, {"e0"}, {"q"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("1")}});
-    auto d = diagsOf(b.g);
-    REQUIRE(d.size() == 1);
-    CHECK(d[0].id == "S-243");
-    CHECK(contains(d[0].message, "Reshape 're'"));
-    CHECK(contains(d[0].message, "D_1 = T_p_0"));
-    CHECK(contains(d[0].message, "divisible by the chunk 4"));
-    CHECK(contains(d[0].message, "[T_p_0, 2] would become [ceil(T_p_0/4), 4]"));
-  }
-  SECTION("pad on an outer split") {
-    GB b = base();
-    b.op("ld", OpKind::LinearOffChipLoad, {}, {"xs"},
-         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"B/tb", "2"})},
-          {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
-    b.op("re", OpKind::Reshape, {"xs"}, {"q"}, {{"chunk", GB::scalar("3")}, {"b", GB::scalar("1")}, {"pad", GB::scalar("true")}});
-    Diagnostic d = onlyError(b.g, "S-244");
-    CHECK(contains(d.message, "Reshape 're'"));
-    CHECK(contains(d.message, "b = 1"));
-    CHECK(contains(d.message, "[B/tb, 2] x tile [tb, 16]"));
-  }
-  SECTION("padding output without pad") {
-    GB b = base();
-    loadV(b);
-    b.op("re", OpKind::Reshape, {"vs"}, {"q", "qp"}, {{"chunk", GB::scalar("5")}, {"b", GB::scalar("0")}});
-    Diagnostic d = onlyError(b.g, "S-201");
-    CHECK(contains(d.message, "pad: true"));
-  }
-}
-
-TEST_CASE("shape_check dyn: Expand of a dim that is not 1 (S-245, S-246)", "[shape_check][dynamic]") {
-  SECTION("not 1") {
-    GB b = base();
-    loadX(b);
-    loadX(b, "ref");
-    b.op("ex", OpKind::Expand, {"xs", "ref"}, {"o"}, {{"b", GB::scalar("1")}});
-    Diagnostic d = onlyError(b.g, "S-245");
-    CHECK(contains(d.message, "Expand 'ex'"));
-    CHECK(contains(d.message, "D_0 = B/tb"));
-    CHECK(contains(d.message, "'xs' [B/tb] x tile [tb, D]"));
-    CHECK(contains(d.message, "is not 1"));
-    CHECK(contains(d.message, "reference shape [B/tb]"));
-  }
-  SECTION("outer dims differ") {
-    GB b = base();
-    b.op("ld", OpKind::LinearOffChipLoad, {}, {"a"},
-         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "D"})}, {"iter", GB::list({"2", "1"})},
-          {"strides", GB::pairs({{"1", "0"}, {"0", "0"}})}});
-    b.op("ld2", OpKind::LinearOffChipLoad, {}, {"ref"},
-         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "D"})}, {"iter", GB::list({"3", "4"})},
-          {"strides", GB::pairs({{"1", "0"}, {"0", "0"}})}});
-    b.op("ex", OpKind::Expand, {"a", "ref"}, {"o"}, {{"b", GB::scalar("1")}});
-    Diagnostic d = onlyError(b.g, "S-246");
-    CHECK(contains(d.message, "Expand 'ex'"));
-    CHECK(contains(d.message, "[2, 1] vs [3, 4]"));
-  }
-}
-
-TEST_CASE("shape_check dyn: Reassemble/EagerMerge inputs of different shape (S-242)", "[shape_check][dynamic]") {
-  SECTION("Reassemble") {
-    GB b = base();
-    loadX(b, "a");
-    b.op("ld", OpKind::LinearOffChipLoad, {}, {"c"},
-         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"B/tb"})},
-          {"strides", GB::pairs({{"1", "0"}})}});
-    selectGen(b, "sel", "2", "1", {"B/tb"});
-    b.op("r", OpKind::Reassemble, {"a", "c", "sel"}, {"y"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
-    Diagnostic d = onlyError(b.g, "S-242");
-    CHECK(contains(d.message, "Reassemble 'r'"));
-    CHECK(contains(d.message, "'a' [B/tb] x tile [tb, D]"));
-    CHECK(contains(d.message, "'c' [B/tb] x tile [tb, 16]"));
-  }
-  SECTION("EagerMerge") {
-    GB b = base();
-    b.op("ld", OpKind::LinearOffChipLoad, {}, {"a"},
-         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"2", "2"})},
-          {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
-    b.op("ld2", OpKind::LinearOffChipLoad, {}, {"c"},
-         {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "16"})}, {"iter", GB::list({"2", "1"})},
-          {"strides", GB::pairs({{"1", "0"}, {"0", "1"}})}});
-    b.op("m", OpKind::EagerMerge, {"a", "c"}, {"md", "ms"}, {{"b", GB::scalar("1")}});
-    Diagnostic d = onlyError(b.g, "S-242");
-    CHECK(contains(d.message, "EagerMerge 'm'"));
-    CHECK(contains(d.message, "[2, 2] x tile [tb, 16]"));
-    CHECK(contains(d.message, "[2, 1] x tile [tb, 16]"));
-    CHECK(contains(d.message, "chunk dims [2] vs [1] differ"));
-  }
-}
-
-TEST_CASE("shape_check dyn: selector of the wrong element type or shape (S-240, S-241)", "[shape_check][dynamic]") {
-  SECTION("not a selector") {
-    GB b = base();
-    loadX(b);
-    loadX(b, "notsel");
-    b.op("p", OpKind::Partition, {"xs", "notsel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
-    Diagnostic d = onlyError(b.g, "S-240");
-    CHECK(contains(d.message, "Partition 'p'"));
-    CHECK(contains(d.message, "'notsel' [B/tb] x tile [tb, D]"));
-    CHECK(contains(d.message, "must carry selector elements"));
-  }
-  SECTION("selector over another n") {
-    GB b = base();
-    loadX(b);
-    selectGen(b, "sel", "4", "1", {"B/tb"});
-    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
-    Diagnostic d = onlyError(b.g, "S-240");
-    CHECK(contains(d.message, "[B/tb] x selector 1-of-4"));
-    CHECK(contains(d.message, "n = 2"));
-  }
-  SECTION("selector shape") {
-    GB b = base();
-    loadX(b);
-    selectGen(b, "sel", "2", "1", {"B/tb", "2"});
-    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
-    Diagnostic d = onlyError(b.g, "S-241");
-    CHECK(contains(d.message, "Partition 'p'"));
-    CHECK(contains(d.message, "'sel' [B/tb, 2] x selector 1-of-2"));
-    CHECK(contains(d.message, "'xs' [B/tb] x tile [tb, D]"));
-    CHECK(contains(d.message, "[B/tb, 2] vs the data's outer dims [B/tb]"));
-  }
-  SECTION("address stream of tiles") {
-    GB b = base();
-    loadX(b);
-    b.op("rl", OpKind::RandomOffChipLoad, {"xs"}, {"wt"}, {{"tensor", GB::scalar("w")}, {"tile", GB::list({"D", "H"})}});
-    Diagnostic d = onlyError(b.g, "S-240");
-    CHECK(contains(d.message, "RandomOffChipLoad 'rl'"));
-    CHECK(contains(d.message, "address stream 'xs' [B/tb] x tile [tb, D]"));
-  }
-}
-
-TEST_CASE("shape_check dyn: RandomOffChipStore shapes differ (S-247), n mismatch (S-201)", "[shape_check][dynamic]") {
-  SECTION("store") {
-    GB b = base();
-    selectGen(b, "addr", "4", "1", {"3"});
-    b.op("ld", OpKind::LinearOffChipLoad, {}, {"d"},
-         {{"tensor", GB::scalar("w")}, {"tile", GB::list({"D", "H"})}, {"iter", GB::list({"2"})},
-          {"strides", GB::pairs({{"0", "0"}})}});
-    b.op("rs", OpKind::RandomOffChipStore, {"addr", "d"}, {}, {{"tensor", GB::scalar("w")}});
-    Diagnostic d = onlyError(b.g, "S-247");
-    CHECK(contains(d.message, "RandomOffChipStore 'rs'"));
-    CHECK(contains(d.message, "[3] vs [2]"));
-  }
-  SECTION("n") {
-    GB b = base();
-    loadX(b);
-    selectGen(b, "sel", "3", "1", {"B/tb"});
-    b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("3")}, {"b", GB::scalar("0")}});
-    Diagnostic d = onlyError(b.g, "S-201");
-    CHECK(contains(d.message, "n = 3 but the operator has 2 output streams"));
-  }
-  SECTION("unknown fn") {
-    GB b = base();
-    loadX(b);
-    b.op("fm", OpKind::FlatMap, {"xs"}, {"o"}, {{"fn", GB::scalar("silu")}, {"b", GB::scalar("1")}});
-    Diagnostic d = onlyError(b.g, "S-203");
-    CHECK(contains(d.message, "FlatMap(silu) 'fm'"));
-  }
+TEST_CASE("shape_check dyn: graphs with one error each (S-201, S-203, S-221, S-240 to S-247)", "[shape_check][dynamic]") {
+  checkOneErrors(base(), {
+    {"Partition b above the rank", "S-221", {"Partition 'p'", "b = 1 exceeds the rank 0", "'xs' [B/tb] x tile [tb, D]"},
+     [](GB& b) {
+       loadX(b);
+       partitionBySel(b, "xs", {"e0", "e1"}, "1", "1");
+     }, "p", "b"},
+    {"Reassemble b above the rank", "S-221", {"Reassemble 'r'", "b = 3 exceeds the rank 0", "[B/tb] x tile [tb, D]"},
+     [](GB& b) {
+       loadX(b, "a");
+       loadX(b, "c");
+       selectGen(b, "sel", "2", "1", {"B/tb"});
+       b.op("r", OpKind::Reassemble, {"a", "c", "sel"}, {"y"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("3")}});
+     }},
+    {"EagerMerge b above the rank", "S-221", {"EagerMerge 'm'", "b = 2 exceeds the rank 0"},
+     [](GB& b) {
+       loadX(b, "a");
+       loadX(b, "c");
+       b.op("m", OpKind::EagerMerge, {"a", "c"}, {"md", "ms"}, {{"b", GB::scalar("2")}});
+     }},
+    {"Reshape innermost without pad", "S-243",
+     {"Reshape 're'", "'vs' [10] x tile [16, 16]", "is not divisible by the chunk 4", "[10] would become [3, 4]"},
+     [](GB& b) {
+       loadV(b);
+       b.op("re", OpKind::Reshape, {"vs"}, {"q"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("0")}});
+     }, "re", "chunk"},
+    {"Reshape of an outer dim, dynamic", "S-243",
+     {"Reshape 're'", "D_1 = T_p_0", "divisible by the chunk 4", "[T_p_0, 2] would become [ceil(T_p_0/4), 4]"},
+     [](GB& b) {
+       loadXHalves(b);
+       partitionBySel(b, "xs", {"e0", "e1"}, "1", "1");
+       b.op("re", OpKind::Reshape, {"e0"}, {"q"}, {{"chunk", GB::scalar("4")}, {"b", GB::scalar("1")}});
+     }},
+    {"Reshape pad on an outer split", "S-244", {"Reshape 're'", "b = 1", "[B/tb, 2] x tile [tb, 16]"},
+     [](GB& b) {
+       loadXHalves(b);
+       b.op("re", OpKind::Reshape, {"xs"}, {"q"}, {{"chunk", GB::scalar("3")}, {"b", GB::scalar("1")}, {"pad", GB::scalar("true")}});
+     }},
+    {"Reshape padding output without pad", "S-201", {"pad: true"},
+     [](GB& b) {
+       loadV(b);
+       b.op("re", OpKind::Reshape, {"vs"}, {"q", "qp"}, {{"chunk", GB::scalar("5")}, {"b", GB::scalar("0")}});
+     }},
+    {"Expand of a dim that is not 1", "S-245",
+     {"Expand 'ex'", "D_0 = B/tb", "'xs' [B/tb] x tile [tb, D]", "is not 1", "reference shape [B/tb]"},
+     [](GB& b) {
+       loadX(b);
+       loadX(b, "ref");
+       b.op("ex", OpKind::Expand, {"xs", "ref"}, {"o"}, {{"b", GB::scalar("1")}});
+     }},
+    {"Expand with outer dims that differ", "S-246", {"Expand 'ex'", "[2, 1] vs [3, 4]"},
+     [](GB& b) {
+       load(b, "ld", "x", {"tb", "D"}, {"2", "1"}, {{"1", "0"}, {"0", "0"}}, "a");
+       load(b, "ld2", "x", {"tb", "D"}, {"3", "4"}, {{"1", "0"}, {"0", "0"}}, "ref");
+       b.op("ex", OpKind::Expand, {"a", "ref"}, {"o"}, {{"b", GB::scalar("1")}});
+     }},
+    {"Reassemble inputs of different shape", "S-242",
+     {"Reassemble 'r'", "'a' [B/tb] x tile [tb, D]", "'c' [B/tb] x tile [tb, 16]"},
+     [](GB& b) {
+       loadX(b, "a");
+       load(b, "ld", "x", {"tb", "16"}, {"B/tb"}, {{"1", "0"}}, "c");
+       selectGen(b, "sel", "2", "1", {"B/tb"});
+       b.op("r", OpKind::Reassemble, {"a", "c", "sel"}, {"y"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+     }},
+    {"EagerMerge inputs of different shape", "S-242",
+     {"EagerMerge 'm'", "[2, 2] x tile [tb, 16]", "[2, 1] x tile [tb, 16]", "chunk dims [2] vs [1] differ"},
+     [](GB& b) {
+       load(b, "ld", "x", {"tb", "16"}, {"2", "2"}, {{"1", "0"}, {"0", "1"}}, "a");
+       load(b, "ld2", "x", {"tb", "16"}, {"2", "1"}, {{"1", "0"}, {"0", "1"}}, "c");
+       b.op("m", OpKind::EagerMerge, {"a", "c"}, {"md", "ms"}, {{"b", GB::scalar("1")}});
+     }},
+    {"Partition over a stream that is not a selector", "S-240",
+     {"Partition 'p'", "'notsel' [B/tb] x tile [tb, D]", "must carry selector elements"},
+     [](GB& b) {
+       loadX(b);
+       loadX(b, "notsel");
+       b.op("p", OpKind::Partition, {"xs", "notsel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+     }},
+    {"selector over another n", "S-240", {"[B/tb] x selector 1-of-4", "n = 2"},
+     [](GB& b) {
+       loadX(b);
+       selectGen(b, "sel", "4", "1", {"B/tb"});
+       b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+     }},
+    {"selector shape", "S-241",
+     {"Partition 'p'", "'sel' [B/tb, 2] x selector 1-of-2", "'xs' [B/tb] x tile [tb, D]",
+      "[B/tb, 2] vs the data's outer dims [B/tb]"},
+     [](GB& b) {
+       loadX(b);
+       selectGen(b, "sel", "2", "1", {"B/tb", "2"});
+       b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("2")}, {"b", GB::scalar("0")}});
+     }},
+    {"address stream of tiles", "S-240", {"RandomOffChipLoad 'rl'", "address stream 'xs' [B/tb] x tile [tb, D]"},
+     [](GB& b) {
+       loadX(b);
+       b.op("rl", OpKind::RandomOffChipLoad, {"xs"}, {"wt"}, {{"tensor", GB::scalar("w")}, {"tile", GB::list({"D", "H"})}});
+     }},
+    {"RandomOffChipStore shapes differ", "S-247", {"RandomOffChipStore 'rs'", "[3] vs [2]"},
+     [](GB& b) {
+       selectGen(b, "addr", "4", "1", {"3"});
+       load(b, "ld", "w", {"D", "H"}, {"2"}, {{"0", "0"}}, "d");
+       b.op("rs", OpKind::RandomOffChipStore, {"addr", "d"}, {}, {{"tensor", GB::scalar("w")}});
+     }},
+    {"Partition n mismatch", "S-201", {"n = 3 but the operator has 2 output streams"},
+     [](GB& b) {
+       loadX(b);
+       selectGen(b, "sel", "3", "1", {"B/tb"});
+       b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("3")}, {"b", GB::scalar("0")}});
+     }},
+    {"FlatMap of an unknown fn", "S-203", {"FlatMap(silu) 'fm'"},
+     [](GB& b) {
+       loadX(b);
+       b.op("fm", OpKind::FlatMap, {"xs"}, {"o"}, {{"fn", GB::scalar("silu")}, {"b", GB::scalar("1")}});
+     }},
+  });
 }
 
 // ------------------------------------------------------------------------------------------

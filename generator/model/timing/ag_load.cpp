@@ -64,13 +64,7 @@ int64_t AgRandomLoad::earliestIssue(TimingModel& m, size_t i) {
 bool AgRandomLoad::step(TimingModel& m) {
   Link& a = m.links[size_t(in[0].first)];
   const size_t c = size_t(in[0].second);
-  bool progress = false;
-  while (nextAccept < a.size()) {
-    const size_t k = nextAccept;
-    if (k > 0 && inEnd(m, 0, k - 1) == kUnknown) break;
-    a.accept[c][k] = k == 0 ? 1 : inEnd(m, 0, k - 1);
-    ++nextAccept, progress = true;
-  }
+  bool progress = acceptInOrder(m, 0, nextAccept);
   while (nextHold < a.size() && inStart(m, 0, nextHold) != kUnknown) {
     const size_t k = nextHold;
     int64_t h = inStart(m, 0, k) + a.beats[k];

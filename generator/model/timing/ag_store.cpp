@@ -9,13 +9,7 @@ namespace stepgen::timing {
 bool AgStore::step(TimingModel& m) {
   Link& l = m.links[size_t(in[0].first)];
   const size_t c = size_t(in[0].second);
-  bool progress = false;
-  while (nextAccept < l.size()) {
-    const size_t i = nextAccept;
-    if (i > 0 && inEnd(m, 0, i - 1) == kUnknown) break;
-    l.accept[c][i] = i == 0 ? 1 : inEnd(m, 0, i - 1);
-    ++nextAccept, progress = true;
-  }
+  bool progress = acceptInOrder(m, 0, nextAccept);
   while (nextWrite < l.nextCStart[c]) {
     const size_t i = nextWrite;
     const int64_t s = inStart(m, 0, i);

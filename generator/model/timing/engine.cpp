@@ -42,6 +42,18 @@ bool Unit::inDone(const TimingModel& m, int p) const {
   const Link& l = m.links[size_t(in[size_t(p)].first)];
   return l.nextCEnd[size_t(in[size_t(p)].second)] == l.size();
 }
+bool Unit::acceptInOrder(TimingModel& m, int p, size_t& next) {
+  Link& l = m.links[size_t(in[size_t(p)].first)];
+  const size_t c = size_t(in[size_t(p)].second);
+  bool progress = false;
+  while (next < l.size()) {
+    const size_t i = next;
+    if (i > 0 && inEnd(m, p, i - 1) == kUnknown) break;
+    l.accept[c][i] = i == 0 ? 1 : inEnd(m, p, i - 1);
+    ++next, progress = true;
+  }
+  return progress;
+}
 
 TimingModel::TimingModel(const ArchModel& a) : arch(a), nextSlot(size_t(a.offchip.channels)) {}
 

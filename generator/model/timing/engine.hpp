@@ -83,6 +83,9 @@ struct Unit {
   int64_t inStart(const TimingModel& m, int p, size_t i) const;
   int64_t inEnd(const TimingModel& m, int p, size_t i) const;
   bool inDone(const TimingModel& m, int p) const;
+  /// Takes the tiles of input p in order with no wait of the unit's own: tile 0 from cycle 1,
+  /// tile i once tile i-1 has been taken. Advances `next`; true on progress.
+  bool acceptInOrder(TimingModel& m, int p, size_t& next);
 };
 
 /// The state every unit model and the link resolution share.
