@@ -19,17 +19,10 @@
 //   * port 1 is a dummy that never holds data.
 /* verilator lint_off DECLFILENAME */
 module sg_top #(
-    parameter int NAG = 2,
-    parameter int P = 1,
-    parameter int LB = 512,
-    parameter int AB = 32,
-    parameter int NPORT = 2,
-    parameter int NMU = 1,
-    parameter int DEPTH = 4
+    parameter int NAG = 2, P = 1, LB = 512, AB = 32,  // the widths run.json must describe
+    parameter int NPORT = 2, NMU = 1, DEPTH = 4
 ) (
-    input  logic                clk,
-    input  logic                rst_n,
-    input  logic                cfg_we,
+    input  logic                clk, rst_n, cfg_we,
     input  logic [23:0]         cfg_addr,
     input  logic [31:0]         cfg_wdata,
     input  logic                start,
