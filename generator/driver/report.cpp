@@ -12,7 +12,8 @@ namespace fs = std::filesystem;
 namespace stepgen {
 
 bool bytesEqual(const VerifyReport& r) {
-  return r.rtlReadBytes == r.model.timing.offchipReadBytes && r.rtlWriteBytes == r.model.timing.offchipWriteBytes;
+  return int64_t(r.rtl.readBytes) == r.model.timing.offchipReadBytes &&
+         int64_t(r.rtl.writeBytes) == r.model.timing.offchipWriteBytes;
 }
 
 bool cyclesWithin(const VerifyReport& r) {
@@ -21,8 +22,8 @@ bool cyclesWithin(const VerifyReport& r) {
 
 bool passed(const VerifyReport& r) {
   if (r.model.timing.deadlock) return false;
-  if (!r.rtlRan && r.rtlStatus.empty()) return true;  // model only
-  return r.rtlStatus == "ok" && r.outputsEqual && bytesEqual(r) && cyclesWithin(r);
+  if (r.rtl.status.empty()) return true;  // model only
+  return r.rtl.status == "ok" && r.outputsEqual && bytesEqual(r) && cyclesWithin(r);
 }
 
 std::string verdictText(const VerifyReport& r) {
@@ -35,20 +36,20 @@ std::string verdictText(const VerifyReport& r) {
     s += "model : DEADLOCK; stuck streams:\n";
     for (const auto& x : m.timing.stuck) s += "  " + x + "\n";
   }
-  if (!r.rtlRan && r.rtlStatus.empty()) return s + "rtl   : not run\n";
-  if (r.rtlStatus != "ok") {
-    s += fmt::format("rtl   : {}\n", r.rtlStatus);
-    for (const auto& x : r.rtlStuck) s += "  stuck: " + x + "\n";
+  if (r.rtl.status.empty()) return s + "rtl   : not run\n";
+  if (r.rtl.status != "ok") {
+    s += fmt::format("rtl   : {}\n", r.rtl.status);
+    for (const auto& x : r.rtl.stuck) s += "  stuck: " + x.port + "\n";
     if (!r.firstMismatch.empty()) s += r.firstMismatch + "\n";
     return s + "verdict: FAIL\n";
   }
   s += fmt::format("rtl   : {} cycles, off-chip {} B read + {} B written, memory units held at most {} B, {:.0f} cycles/s, "
                    "build {:.1f} s\n",
-                   r.rtlCycles, r.rtlReadBytes, r.rtlWriteBytes, r.rtlPeakMuBytes, r.rtlCyclesPerSecond, r.buildSeconds);
-  s += fmt::format("cycles: rtl {} vs model {}: {:+.2f} %{}\n", r.rtlCycles, m.timing.cycles, r.cycleErrorPercent,
+                   r.rtl.cycles, r.rtl.readBytes, r.rtl.writeBytes, r.rtl.muPeakBytes(), r.rtl.cyclesPerSecond, r.buildSeconds);
+  s += fmt::format("cycles: rtl {} vs model {}: {:+.2f} %{}\n", r.rtl.cycles, m.timing.cycles, r.cycleErrorPercent,
                    cyclesWithin(r) ? "" : fmt::format(", above the tolerance of {} %", r.maxCycleErrorPercent));
   s += r.outputsEqual ? "outputs: bit-exact\n" : fmt::format("outputs: MISMATCH, first at {}\n", r.firstMismatch);
-  s += fmt::format("off-chip bytes: rtl {} model {}: {}\n", r.rtlReadBytes + r.rtlWriteBytes,
+  s += fmt::format("off-chip bytes: rtl {} model {}: {}\n", r.rtl.readBytes + r.rtl.writeBytes,
                    m.timing.offchipReadBytes + m.timing.offchipWriteBytes, bytesEqual(r) ? "equal" : "DIFFER");
   s += fmt::format("verdict: {}\n", passed(r) ? "PASS" : "FAIL");
   return s;
@@ -69,10 +70,18 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
                 {"deadlock", r.model.timing.deadlock},
                 {"stuck", r.model.timing.stuck},
                 {"wall_seconds", r.model.wallSeconds}};
-  j["rtl"] = {{"ran", r.rtlRan},         {"status", r.rtlStatus},        {"cycles", r.rtlCycles},
-              {"offchip_read_bytes", r.rtlReadBytes}, {"offchip_write_bytes", r.rtlWriteBytes},
-              {"wall_seconds", r.rtlWallSeconds}, {"cycles_per_second", r.rtlCyclesPerSecond},
-              {"build_seconds", r.buildSeconds}, {"stuck", r.rtlStuck}, {"mu_peak_bytes", r.rtlPeakMuBytes}};
+  std::vector<std::string> stuck;
+  for (const StuckPort& x : r.rtl.stuck) stuck.push_back(x.port);
+  j["rtl"] = {{"ran", !r.rtl.status.empty() && r.rtl.status != "build-failed"},
+              {"status", r.rtl.status},
+              {"cycles", r.rtl.cycles},
+              {"offchip_read_bytes", r.rtl.readBytes},
+              {"offchip_write_bytes", r.rtl.writeBytes},
+              {"wall_seconds", r.rtl.wallSeconds},
+              {"cycles_per_second", r.rtl.cyclesPerSecond},
+              {"build_seconds", r.buildSeconds},
+              {"stuck", stuck},
+              {"mu_peak_bytes", r.rtl.muPeakBytes()}};
   j["outputs_equal"] = r.outputsEqual;
   j["first_mismatch"] = r.firstMismatch;
   j["cycle_error_percent"] = r.cycleErrorPercent;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/run_desc.hpp"
 #include "model/model.hpp"
 
 namespace stepgen {
@@ -12,12 +13,10 @@ namespace stepgen {
 /// What verify measured.
 struct VerifyReport {
   ModelResult model;
-  bool rtlRan = false;
-  std::string rtlStatus;            ///< ok | deadlock | timeout | build-failed
-  std::vector<std::string> rtlStuck;
-  int64_t rtlCycles = 0, rtlReadBytes = 0, rtlWriteBytes = 0;
-  int64_t rtlPeakMuBytes = 0;       ///< most bytes held at once by all memory units (route, combine, buffers)
-  double rtlWallSeconds = 0, rtlCyclesPerSecond = 0, buildSeconds = 0;
+  /// What the harness measured (cycles, off-chip bytes, memory-unit peak, stuck ports).
+  /// status "" = the RTL was not run; "build-failed" / "crashed" = no result came back.
+  RunResult rtl;
+  double buildSeconds = 0;
   bool outputsEqual = false;
   std::string firstMismatch;        ///< "out[3,17]: model 0x3f800000 rtl 0x3f800001"
   double cycleErrorPercent = 0;     ///< (rtl - model) / rtl * 100

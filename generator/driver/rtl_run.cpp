@@ -4,12 +4,9 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "arch/unit_catalogue.hpp"
 #include "common/run_desc.hpp"
-#include "driver/inputs.hpp"
 #include "passes/shape_check.hpp"
 #include "support/files.hpp"
 
@@ -40,7 +37,7 @@ RunRegion region(const StepGraph& g, const Tensor& t, const std::string& npy) {
 
 }  // namespace
 
-RtlRun runRtl(const CompileResult& c, const std::string& bin, int64_t watchdogCycles, bool trace, const fs::path& dir) {
+RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdogCycles, bool trace, const fs::path& dir) {
   const UnitCatalogue cat(c.arch);
   RunDesc d;
   d.bitstream = "fabric.bin";
@@ -72,27 +69,14 @@ RtlRun runRtl(const CompileResult& c, const std::string& bin, int64_t watchdogCy
       fmt::format("'{}' '{}' > '{}' 2>&1", bin, (dir / "run.json").string(), (dir / "rtl_run.log").string());
   std::system(cmd.c_str());
 
-  RtlRun r;
-  RunResult res;
   try {
-    res = readRunResult(dir / "rtl_result.json");
+    return readRunResult(dir / "rtl_result.json");
   } catch (const std::exception&) {
+    RunResult r;
     r.status = "crashed";
-    r.log = readText(dir / "rtl_run.log");
+    r.message = readText(dir / "rtl_run.log");
     return r;
   }
-  r.status = res.status;
-  r.log = res.message;
-  r.cycles = int64_t(res.cycles);
-  r.readBytes = int64_t(res.readBytes);
-  r.writeBytes = int64_t(res.writeBytes);
-  r.peakMuBytes = 4 * int64_t(res.muPeakWords);
-  r.wallSeconds = res.wallSeconds;
-  r.cyclesPerSecond = res.cyclesPerSecond;
-  for (const StuckPort& s : res.stuck) r.stuck.push_back(s.port);
-  if (r.status == "ok")
-    for (const RunRegion& o : d.outputs) r.outputs[o.name] = fromNpy(dir / o.npy);
-  return r;
 }
 
 std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& archName, const std::string& cacheDir,

@@ -88,12 +88,12 @@ int runBench(const BenchOptions& o) {
     for (int k = 0; k < 5; ++k) walls.push_back(runModel(cr.graph, cr.shapes, cr.mapping, cr.arch, cr.layout, cr.image, inputs).wallSeconds);
     std::sort(walls.begin(), walls.end());
     double modelCps = walls[2] > 0 ? double(r.model.timing.cycles) / walls[2] : 0;
-    double speedup = r.rtlCyclesPerSecond > 0 ? modelCps / r.rtlCyclesPerSecond : 0;
-    double roof = r.model.rooflineCycles > 0 ? double(r.rtlCycles) / r.model.rooflineCycles : 0;
+    double speedup = r.rtl.cyclesPerSecond > 0 ? modelCps / r.rtl.cyclesPerSecond : 0;
+    double roof = r.model.rooflineCycles > 0 ? double(r.rtl.cycles) / r.model.rooflineCycles : 0;
     std::string shape = fmt::format("{},{},{},{},{}", c.p.batch, c.p.hidden, c.p.ffn, c.p.tileB, c.p.tileF);
     std::string line = fmt::format(
         "| {:<26} | {:<22} | {:>8.3f} | {:>9.1f} | {:>8.1f} | {:>10} | {:>10} | {:>12.0f} | {:>12.0f} | {:>7.0f}x | {:>9.2f} |\n",
-        c.arch, shape, g.seconds, g.peakKiB / 1024.0, r.buildSeconds, r.rtlCycles, r.model.timing.cycles, r.rtlCyclesPerSecond,
+        c.arch, shape, g.seconds, g.peakKiB / 1024.0, r.buildSeconds, r.rtl.cycles, r.model.timing.cycles, r.rtl.cyclesPerSecond,
         modelCps, speedup, roof);
     table += line;
     std::cout << line << std::flush;
@@ -102,10 +102,10 @@ int runBench(const BenchOptions& o) {
                             c.arch, g.seconds, g.seconds <= 1 ? "met" : "MISSED", g.peakKiB / 1024.0,
                             g.peakKiB <= 1024 * 1024 ? "met" : "MISSED", speedup, speedup >= 100 ? "met" : "MISSED",
                             c.arch == "arch/default.yaml"
-                                ? fmt::format("; RTL {:.0f} cycles/s (target >= 250000: {})", r.rtlCyclesPerSecond,
-                                              r.rtlCyclesPerSecond >= 250000 ? "met" : "MISSED")
+                                ? fmt::format("; RTL {:.0f} cycles/s (target >= 250000: {})", r.rtl.cyclesPerSecond,
+                                              r.rtl.cyclesPerSecond >= 250000 ? "met" : "MISSED")
                                 : std::string(),
-                            r.rtlStatus, r.outputsEqual ? "bit-exact" : "DIFFER");
+                            r.rtl.status, r.outputsEqual ? "bit-exact" : "DIFFER");
   }
   std::string text = "# stepgen bench\n\nWritten by `stepgen bench` (one run, this machine). gen = `stepgen compile` of the SwiGLU "
                      "graph as its own process (start-up, load, shape check, map, bitstream, Verilog), peak RSS from wait4; build = Verilator build of the fabric "

@@ -53,22 +53,22 @@ int runSweep(const SweepOptions& o) {
     VerifyReport r = verify(vo);
     long long closed = swigluClosedFormBytes(B, D, F, tb, tf);
     long long mBytes = r.model.timing.offchipReadBytes + r.model.timing.offchipWriteBytes;
-    long long rBytes = r.rtlReadBytes + r.rtlWriteBytes;
+    long long rBytes = static_cast<long long>(r.rtl.readBytes + r.rtl.writeBytes);
     bool bytesOk = mBytes == closed && (o.modelOnly || rBytes == closed);
-    bool ok = bytesOk && (o.modelOnly || (r.rtlStatus == "ok" && r.outputsEqual));
+    bool ok = bytesOk && (o.modelOnly || (r.rtl.status == "ok" && r.outputsEqual));
     allOk = allOk && ok;
-    if (!o.modelOnly && r.rtlStatus == "ok") {
+    if (!o.modelOnly && r.rtl.status == "ok") {
       sumAbs += std::fabs(r.cycleErrorPercent), maxAbs = std::max(maxAbs, std::fabs(r.cycleErrorPercent)), ++n;
     }
     rows.push_back(fmt::format("{},{},{},{},{:.2f},{},{},{},{},{},{:.0f},{},{:.3f},{:.2f},{:.1f}", tb, tf, r.model.timing.cycles,
-                               r.rtlCycles, r.cycleErrorPercent, mBytes, rBytes, closed, bytesOk ? "yes" : "NO",
+                               r.rtl.cycles, r.cycleErrorPercent, mBytes, rBytes, closed, bytesOk ? "yes" : "NO",
                                r.model.onchipBytes, r.model.rooflineCycles,
-                               o.modelOnly ? "n/a" : (r.outputsEqual ? "yes" : "NO"), r.model.wallSeconds, r.rtlWallSeconds,
+                               o.modelOnly ? "n/a" : (r.outputsEqual ? "yes" : "NO"), r.model.wallSeconds, r.rtl.wallSeconds,
                                r.buildSeconds));
     std::string line = fmt::format("| {:>6} | {:>6} | {:>9} | {:>9} | {:>7.2f} | {:>10} | {:>10} | {:>10} | {:>9} | {:>6} | {:>7.3f} | {:>7.2f} |\n",
-                                   tb, tf, r.model.timing.cycles, r.rtlCycles, r.cycleErrorPercent, mBytes, rBytes, closed,
+                                   tb, tf, r.model.timing.cycles, r.rtl.cycles, r.cycleErrorPercent, mBytes, rBytes, closed,
                                    r.model.onchipBytes, o.modelOnly ? "n/a" : (r.outputsEqual ? "yes" : "NO"),
-                                   r.model.wallSeconds, r.rtlWallSeconds);
+                                   r.model.wallSeconds, r.rtl.wallSeconds);
     table += line;
     std::cout << line << std::flush;
   }

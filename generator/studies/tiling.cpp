@@ -75,7 +75,7 @@ StudyPoint runPoint(const TilingStudyOptions& o, const std::vector<std::string>&
     r.model = runModelOnly(o.archPath, dir + "/graph.yaml", dir + "/inputs", o.seed);
   }
   std::cerr << fmt::format("{} tile {}: model {} cycles, RTL {} cycles ({})\n", c.name, tb ? std::to_string(tb) : "dynamic",
-                           r.v.model.timing.cycles, r.v.rtlCycles, o.rtl ? r.v.rtlStatus : "not run");
+                           r.v.model.timing.cycles, r.v.rtl.cycles, o.rtl ? r.v.rtl.status : "not run");
   return r;
 }
 
@@ -107,28 +107,28 @@ int runTilingStudy(const TilingStudyOptions& o) {
       const VerifyReport& v = runs[i].v;
       bool eq = r.outputs.at("y").data == dyn.model.outputs.at("y").data;
       const int64_t mb = v.model.timing.offchipReadBytes + v.model.timing.offchipWriteBytes;
-      const int64_t rb = v.rtlReadBytes + v.rtlWriteBytes;
+      const int64_t rb = int64_t(v.rtl.readBytes + v.rtl.writeBytes);
       bool depthsOk = true;  // every depth bit-exact with the model, so all equal to each other
-      for (const VerifyReport& d : runs[i].depths) depthsOk = depthsOk && d.rtlStatus == "ok" && d.outputsEqual;
+      for (const VerifyReport& d : runs[i].depths) depthsOk = depthsOk && d.rtl.status == "ok" && d.outputsEqual;
       const bool rtlOk = !o.rtl || (passed(v) && depthsOk);
-      auto depthCycles = [&](size_t k) { return k < runs[i].depths.size() ? runs[i].depths[k].rtlCycles : int64_t(0); };
+      auto depthCycles = [&](size_t k) { return k < runs[i].depths.size() ? runs[i].depths[k].rtl.cycles : int64_t(0); };
       allOk = allOk && eq && rtlOk;
       std::string tile = tiles[i] ? std::to_string(tiles[i]) : "dynamic";
       csv += fmt::format("{},{},{},{},{},{},{},{},{},{:.2f},{},{},{},{},{},{},{},{},{},{}\n", c.name, c.experts, c.topK, c.hidden,
-                         c.ffn, c.tileF, tile, v.model.timing.cycles, v.rtlCycles, v.cycleErrorPercent, v.outputsEqual ? 1 : 0,
-                         mb, rb, r.onchipBytes, v.rtlPeakMuBytes, r.flops, eq ? 1 : 0, depthCycles(0), depthCycles(1),
+                         c.ffn, c.tileF, tile, v.model.timing.cycles, v.rtl.cycles, v.cycleErrorPercent, v.outputsEqual ? 1 : 0,
+                         mb, rb, r.onchipBytes, v.rtl.muPeakBytes(), r.flops, eq ? 1 : 0, depthCycles(0), depthCycles(1),
                          o.rtl && v.outputsEqual && depthsOk ? 1 : 0);
       if (tiles[i]) {
         logFormula[c.name].push_back(std::log(double(r.onchipBytes) / double(dyn.model.onchipBytes)));
-        if (o.rtl) logRtl[c.name].push_back(std::log(double(v.rtlPeakMuBytes) / double(dyn.v.rtlPeakMuBytes)));
+        if (o.rtl) logRtl[c.name].push_back(std::log(double(v.rtl.muPeakBytes()) / double(dyn.v.rtl.muPeakBytes())));
       }
       if (o.rtl) absErr.push_back(std::fabs(v.cycleErrorPercent));
       auto ratio = [](int64_t a, int64_t b) { return b > 0 ? fmt::format("{:.2f}", double(a) / double(b)) : std::string("-"); };
       md += fmt::format("| {} | {} | {} | {} | {:+.2f} % | {} | {}; {} | {} | {} | {}; {} | {} | {} | {}; {} | {} |\n", c.name,
-                        tile, v.model.timing.cycles, v.rtlCycles, v.cycleErrorPercent,
+                        tile, v.model.timing.cycles, v.rtl.cycles, v.cycleErrorPercent,
                         !o.rtl ? "not run" : v.outputsEqual ? "bit-exact" : "MISMATCH", mb, rb, r.onchipBytes,
-                        v.rtlPeakMuBytes, ratio(r.onchipBytes, dyn.model.onchipBytes),
-                        ratio(v.rtlPeakMuBytes, dyn.v.rtlPeakMuBytes), r.flops, eq ? "yes" : "NO", depthCycles(0),
+                        v.rtl.muPeakBytes(), ratio(r.onchipBytes, dyn.model.onchipBytes),
+                        ratio(v.rtl.muPeakBytes(), dyn.v.rtl.muPeakBytes()), r.flops, eq ? "yes" : "NO", depthCycles(0),
                         depthCycles(1), !o.rtl ? "not run" : v.outputsEqual && depthsOk ? "bit-exact" : "MISMATCH");
     }
   }

@@ -58,12 +58,13 @@ struct StuckPort {
 /// config_words, offchip_read_bytes, offchip_write_bytes, outstanding_reads, mu_peak_words,
 /// stuck, stuck_detail, wall_seconds, cycles_per_second, message.
 struct RunResult {
-  std::string status;                 ///< ok | deadlock | timeout | error
+  std::string status;                 ///< ok | deadlock | timeout | error (the driver adds crashed)
   uint64_t cycles = 0;                ///< max(done cycle, last write completion)
   std::optional<uint64_t> doneCycle;  ///< set when ok
   uint64_t lastWriteDone = 0, simCycles = 0, configWords = 0;
   uint64_t readBytes = 0, writeBytes = 0, outstandingReads = 0;
   uint64_t muPeakWords = 0;           ///< most words all memory units held in one cycle
+  uint64_t muPeakBytes() const { return 4 * muPeakWords; }
   std::vector<StuckPort> stuck;
   double wallSeconds = 0, cyclesPerSecond = 0;
   std::string message;

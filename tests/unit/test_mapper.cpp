@@ -103,8 +103,8 @@ TEST_CASE("verdict: outputs, bytes, deadlock and the cycle tolerance decide PASS
   VerifyReport r;
   r.model.timing.cycles = 950, r.model.timing.offchipReadBytes = 640, r.model.timing.offchipWriteBytes = 64;
   CHECK(passed(r));  // the RTL was not run: the model alone decides
-  r.rtlRan = true, r.rtlStatus = "ok", r.outputsEqual = true;
-  r.rtlCycles = 1000, r.cycleErrorPercent = 5.0, r.rtlReadBytes = 640, r.rtlWriteBytes = 64;
+  r.rtl.status = "ok", r.outputsEqual = true;
+  r.rtl.cycles = 1000, r.cycleErrorPercent = 5.0, r.rtl.readBytes = 640, r.rtl.writeBytes = 64;
   CHECK(passed(r));  // no tolerance set
   r.maxCycleErrorPercent = 5.0;
   CHECK(passed(r));
@@ -112,9 +112,9 @@ TEST_CASE("verdict: outputs, bytes, deadlock and the cycle tolerance decide PASS
   CHECK_FALSE(passed(r));
   CHECK_THAT(verdictText(r), Catch::Contains("above the tolerance of 4.9 %") && Catch::Contains("verdict: FAIL"));
   r.maxCycleErrorPercent = 0;
-  r.rtlWriteBytes = 128;
+  r.rtl.writeBytes = 128;
   CHECK_FALSE(passed(r));
-  r.rtlWriteBytes = 64, r.outputsEqual = false;
+  r.rtl.writeBytes = 64, r.outputsEqual = false;
   CHECK_FALSE(passed(r));
   r.outputsEqual = true, r.model.timing.deadlock = true;
   CHECK_FALSE(passed(r));
