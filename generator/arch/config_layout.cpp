@@ -33,7 +33,9 @@ struct LayoutBuilder {
   }
 };
 
-const char* kindPrefix(UnitKind k) {
+}  // namespace
+
+const char* configKindPrefix(UnitKind k) {
   switch (k) {
     case UnitKind::AddressGen: return "AG";
     case UnitKind::Compute: return "CU";
@@ -41,8 +43,6 @@ const char* kindPrefix(UnitKind k) {
     default: return "NONE";
   }
 }
-
-}  // namespace
 
 const ConfigField& KindLayout::field(const std::string& name) const {
   for (const auto& f : fields)
@@ -165,7 +165,7 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int BUF_ADDR_BITS = {};\n", l.bufAddrBits);
   s += fmt::format("  localparam int MU_ADDR_BITS = {};\n", l.muAddrBits);
   for (const KindLayout* k : {&l.ag, &l.cu, &l.mu}) {
-    std::string p = kindPrefix(k->kind);
+    std::string p = configKindPrefix(k->kind);
     s += fmt::format("  localparam int {}_BITS = {};\n", p, k->bits);
     for (const auto& f : k->fields) {
       std::string n = f.name;

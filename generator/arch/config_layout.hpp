@@ -52,6 +52,9 @@ struct ConfigLayout {
   int64_t bitOf(int unit, int ctx, const ConfigField& f) const;
 };
 
+/// Prefix of a unit kind's constants in sg_cfg_pkg (AG, CU, MU): <PREFIX>_BITS, <PREFIX>_<FIELD>_LSB.
+const char* configKindPrefix(UnitKind k);
+
 /// Builds the layout of an architecture. Pure function of `a`.
 ConfigLayout buildConfigLayout(const ArchModel& a);
 

@@ -15,10 +15,6 @@ namespace stepgen {
 
 namespace {
 
-const char* kindConst(UnitKind k) {
-  return k == UnitKind::Compute ? "CU" : k == UnitKind::Memory ? "MU" : "AG";
-}
-
 std::string readFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read RTL template " + path);
@@ -79,7 +75,7 @@ struct TopEmitter {
 
   void configRegs(const UnitConfigSlot& s) {
     std::string n = inst(s.unit);
-    const char* k = kindConst(s.kind);
+    const char* k = configKindPrefix(s.kind);
     line("  // {}: configuration words {}..{}", n, s.wordBase, s.wordBase + s.words - 1);
     line("  /* verilator lint_off UNUSEDSIGNAL */  // bits above CONTEXTS*{}_BITS pad to a whole word", k);
     line("  logic [{}:0] {}_cfg;", s.words * 32 - 1, n);
@@ -102,7 +98,7 @@ struct TopEmitter {
   // Input port p of unit u: candidate multiplexer, FIFO, debug taps.
   void inputPort(int u, int p, int portIndex) {
     std::string n = inst(u);
-    const char* k = kindConst(a.units[u].kind);
+    const char* k = configKindPrefix(a.units[u].kind);
     std::string pn = fmt::format("{}_in{}", n, p);
     line("  logic [sg_cfg_pkg::SRC_BITS-1:0] {}_sel;", pn);
     line("  assign {0}_sel = {1}_cfg[{1}_ctx * sg_cfg_pkg::{2}_BITS + sg_cfg_pkg::{2}_IN{3}_SRC_LSB +: sg_cfg_pkg::SRC_BITS];",
@@ -165,7 +161,7 @@ struct TopEmitter {
   void unitInstance(const UnitConfigSlot& s) {
     int u = s.unit;
     std::string n = inst(u);
-    const char* k = kindConst(s.kind);
+    const char* k = configKindPrefix(s.kind);
     std::string params;
     for (const auto& tp : cat.templateParams({u})) params += fmt::format("{}.{}({})", params.empty() ? "" : ", ", tp.name, tp.value);
     line("  {} #({}) {} (", UnitCatalogue::moduleName(s.kind), params, n);
@@ -206,13 +202,8 @@ std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const
 
   const UnitCatalogue cat(a);
   TopEmitter e{a, l, cat, {}};
-  int nag = 0, nport = 0, nmu = 0;
-  for (const auto& s : l.slots) {
-    nag += s.kind == UnitKind::AddressGen;
-    nmu += s.kind == UnitKind::Memory;
-    nport += l.kindLayout(s.kind).inPorts;
-  }
-  e.header(nag, nport, nmu);
+  const int nmu = int(cat.unitsOfKind(UnitKind::Memory).size());
+  e.header(int(cat.unitsOfKind(UnitKind::AddressGen).size()), int(cat.fabricPortNames().size()), nmu);
   for (const auto& s : l.slots) e.configRegs(s);
   int portIndex = 0;
   for (const auto& s : l.slots)
