@@ -25,14 +25,16 @@ enum class OpKind {
   Promote, Flatten, Reshape, Expand, Zip, Partition, Reassemble, EagerMerge, Parallelize,
   SelectGen, AddrGen
 };
+/// The paper's spelling of an operator, and its inverse (std::nullopt for an unknown name).
+/// Both read the operator table (ir/op_table.cpp), which defines them.
 const char* opKindName(OpKind k);
+std::optional<OpKind> opKindFromName(const std::string& s);
 
 /// A SelectGen's routing tensor as the fabric reads it (docs/graph_format.md): one 64-byte
 /// row of kRoutingRowWords words per token, its k experts ascending in words 0..k-1 and
 /// their router weights from word kRoutingWeightWord (so k <= 8).
 constexpr int kRoutingRowWords = 16;
 constexpr int kRoutingWeightWord = 8;
-std::optional<OpKind> opKindFromName(const std::string& s);
 
 /// An attribute value as written in YAML: a scalar (kept as text) or a list, with location.
 struct Attr {
