@@ -12,7 +12,7 @@ void AgLoad::issueBeat(TimingModel& m, size_t g, size_t tok, size_t beatInTok, i
   issue[g] = t;
   int64_t done = t;
   for (int64_t k = 0; k < piecesPerBeat; ++k)
-    done = std::max(done, m.dramPiece(tilePieces[tok][beatInTok * size_t(piecesPerBeat) + size_t(k)], t));
+    done = std::max(done, m.dramPiece(piece(tok, int64_t(beatInTok), k), t));
   m.readBytes += 64 * piecesPerBeat;
   pop[g] = done + kRespToTake;  // earliest; refined when the transfer starts
 }
@@ -23,7 +23,7 @@ bool AgLoad::step(TimingModel& m) {
   while (nextOffer < l.size()) {
     const size_t i = nextOffer;
     if (i > 0 && l.start[i - 1] == kUnknown) break;
-    const size_t g = firstBeat[i];
+    const size_t g = size_t(l.first[i]);
     const int64_t earliest = earliestIssue(m, i);
     if (earliest == kUnknown) break;
     if (l.kinds[i] == Kind::Data) {
@@ -34,13 +34,12 @@ bool AgLoad::step(TimingModel& m) {
     }
     ++nextOffer, progress = true;
   }
-  if (doneAt == kUnknown && l.nextEnd == l.size()) doneAt = l.end.back(), progress = true;
   return progress;
 }
 
 int64_t AgLoad::endFor(TimingModel& m, size_t i, int64_t start) {
   Link& l = m.links[size_t(out)];
-  const size_t g0 = firstBeat[i];
+  const size_t g0 = size_t(l.first[i]);
   if (l.kinds[i] != Kind::Data) {
     pop[g0] = start;
     return start + 1;
@@ -69,7 +68,7 @@ bool AgRandomLoad::step(TimingModel& m) {
     const size_t k = nextHold;
     int64_t h = inStart(m, 0, k) + a.beats[k];
     if (k >= 2 && groupFirst[k - 2] != SIZE_MAX) {
-      const size_t g = firstBeat[groupFirst[k - 2]];
+      const size_t g = size_t(m.links[size_t(out)].first[groupFirst[k - 2]]);
       if (issue[g] == 0) break;  // walk k-2 not taken yet
       h = std::max(h, issue[g]);
     }

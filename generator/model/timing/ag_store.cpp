@@ -17,7 +17,7 @@ bool AgStore::step(TimingModel& m) {
       for (int64_t b = 0; b < l.beats[i]; ++b)
         for (int64_t k = 0; k < piecesPerBeat; ++k) {
           const int64_t t = s + b + 1;
-          m.lastWrite = std::max(m.lastWrite, m.dramPiece(tilePieces[i][size_t(b * piecesPerBeat + k)], t));
+          m.lastWrite = std::max(m.lastWrite, m.dramPiece(piece(i, b, k), t));
           m.writeBytes += 64;
         }
     if (l.kinds[i] == Kind::Done) doneAt = s + 1;

@@ -36,7 +36,6 @@ bool Banked::step(TimingModel& m) {
     o.offer[j] = e + kHop;
     ++nextOffer, progress = true;
   }
-  if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
   return progress;
 }
 

@@ -22,14 +22,13 @@ namespace {
 
 using namespace timing;
 
-/// The configuration fields of one unit in one context.
+/// The configuration fields of one unit in one context, by name (KindLayout::field; read
+/// them once per unit, not per tile).
 struct Fields {
   const KindLayout* kind = nullptr;
   const std::vector<uint64_t>* values = nullptr;
   int64_t operator()(const char* name) const {
-    for (size_t f = 0; f < kind->fields.size(); ++f)
-      if (kind->fields[f].name == name) return int64_t((*values)[f]);
-    throw std::logic_error(fmt::format("internal error: no config field {}", name));
+    return int64_t((*values)[size_t(&kind->field(name) - kind->fields.data())]);
   }
 };
 
@@ -44,28 +43,35 @@ TokenStream metaTokens(const TokenStream& merged, int64_t wpb) {
   return meta;
 }
 
-// The 64-byte pieces of an AG's walk (sg_ag.sv): for i3 < n3, i2 < n2, i1 < n1, i0 < n0 a
-// tile at base + sum(i_l * s_l) of `rows` rows of `ppr` pieces, `row_stride` bytes apart.
-std::vector<uint64_t> walk(const Fields& f) {
-  std::vector<uint64_t> flat;
-  const int64_t n[4] = {f("n0"), f("n1"), f("n2"), f("n3")}, s[4] = {f("s0"), f("s1"), f("s2"), f("s3")};
-  const int64_t base = f("base"), rows = f("rows"), ppr = f("ppr"), rs = f("row_stride");
-  for (int64_t i3 = 0; i3 < n[3]; ++i3)
-    for (int64_t i2 = 0; i2 < n[2]; ++i2)
-      for (int64_t i1 = 0; i1 < n[1]; ++i1)
-        for (int64_t i0 = 0; i0 < n[0]; ++i0) {
-          const int64_t t = base + i3 * s[3] + i2 * s[2] + i1 * s[1] + i0 * s[0];
-          for (int64_t r = 0; r < rows; ++r)
-            for (int64_t c = 0; c < ppr; ++c) flat.push_back(uint64_t(t + r * rs + c * 64));
-        }
-  return flat;
-}
+// An AG's walk as its fields configure it (sg_ag.sv): for i3 < n3, i2 < n2, i1 < n1,
+// i0 < n0 a tile at base + sum(i_l * s_l) of `rows` rows of `ppr` 64-byte pieces,
+// `row_stride` bytes apart.
+struct Walk {
+  int64_t n[4], s[4], base, rows, ppr, rowStride;
+  explicit Walk(const Fields& f)
+      : n{f("n0"), f("n1"), f("n2"), f("n3")}, s{f("s0"), f("s1"), f("s2"), f("s3")}, base(f("base")), rows(f("rows")),
+        ppr(f("ppr")), rowStride(f("row_stride")) {}
+  /// Appends the pieces of the tile at byte address t.
+  void tile(int64_t t, std::vector<uint64_t>& out) const {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < ppr; ++c) out.push_back(uint64_t(t + r * rowStride + c * 64));
+  }
+  /// Every piece of the walk in order.
+  std::vector<uint64_t> pieces() const {
+    std::vector<uint64_t> flat;
+    for (int64_t i3 = 0; i3 < n[3]; ++i3)
+      for (int64_t i2 = 0; i2 < n[2]; ++i2)
+        for (int64_t i1 = 0; i1 < n[1]; ++i1)
+          for (int64_t i0 = 0; i0 < n[0]; ++i0) tile(base + i3 * s[3] + i2 * s[2] + i1 * s[1] + i0 * s[0], flat);
+    return flat;
+  }
+};
 
 // Pieces of every Data tile of a linear AG's stream: each takes the next ceil(words*4/64)
 // pieces of the walk, as the AG moves beats (one walk tile per tile, or a run of rows for a
 // dynamic stream stored into a walk of rows).
 std::vector<std::vector<uint64_t>> linearPieces(const Fields& f, const TokenStream& toks) {
-  const std::vector<uint64_t> flat = walk(f);
+  const std::vector<uint64_t> flat = Walk(f).pieces();
   std::vector<std::vector<uint64_t>> out;
   size_t next = 0;
   for (const Token& tok : toks) {
@@ -79,13 +85,10 @@ std::vector<std::vector<uint64_t>> linearPieces(const Fields& f, const TokenStre
 // Pieces of a random load's out tile j: the walk tile named by address tile j (AddrGen: tile
 // a of the tensor in row-major tile order, s0 bytes apart).
 std::vector<std::vector<uint64_t>> randomPieces(const Fields& f, const TokenStream& addr) {
+  const Walk w(f);
   std::vector<std::vector<uint64_t>> out(addr.size());
-  for (size_t j = 0; j < addr.size(); ++j) {
-    if (addr[j].kind != Kind::Data) continue;
-    const int64_t base = f("base") + int64_t(addr[j].sel.at(0)) * f("s0");
-    for (int64_t r = 0; r < f("rows"); ++r)
-      for (int64_t c = 0; c < f("ppr"); ++c) out[j].push_back(uint64_t(base + r * f("row_stride") + c * 64));
-  }
+  for (size_t j = 0; j < addr.size(); ++j)
+    if (addr[j].kind == Kind::Data) w.tile(w.base + int64_t(addr[j].sel.at(0)) * w.s[0], out[j]);
   return out;
 }
 
@@ -96,9 +99,7 @@ void buildGroups(Banked& u, const TokenStream& in, const TokenStream& out, int b
   for (size_t i = 0; i < in.size(); ++i) {
     u.group.push_back(k);
     const Token& t = in[i];
-    const bool close = t.kind == Kind::Done || t.stop >= b;
-    u.closes.push_back(close);
-    if (!close) continue;
+    if (t.kind != Kind::Done && t.stop < b) continue;
     // Count the out tokens this closing produced by walking the output in step.
     size_t n = 0;
     if (t.kind == Kind::Done) {
@@ -159,16 +160,18 @@ void buildWalkGroups(AgRandomLoad& u, const TokenStream& out, int64_t T, size_t 
 std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a) {
   switch (kind) {
     case UnitKind::AddressGen: {
+      std::unique_ptr<AgUnit> x;
       if (f("store")) {
-        auto x = std::make_unique<AgStore>();
-        x->piecesPerBeat = a.linkBytes() / 64;
-        return x;
+        x = std::make_unique<AgStore>();
+      } else {
+        std::unique_ptr<AgLoad> ld;
+        if (f("random") && f("per_group")) ld = std::make_unique<AgRandomLoad>();
+        else if (f("random")) throw std::logic_error("internal error: the timing model has no random load without per_group");
+        else ld = std::make_unique<AgLoad>();
+        ld->outstanding = a.offchip.outstanding;
+        x = std::move(ld);
       }
-      std::unique_ptr<AgLoad> x;
-      if (f("random") && f("per_group")) x = std::make_unique<AgRandomLoad>();
-      else if (f("random")) throw std::logic_error("internal error: the timing model has no random load without per_group");
-      else x = std::make_unique<AgLoad>();
-      x->outstanding = a.offchip.outstanding, x->piecesPerBeat = a.linkBytes() / 64;
+      x->piecesPerBeat = a.linkBytes() / 64;
       return x;
     }
     case UnitKind::Compute:
@@ -185,10 +188,13 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
         }
         default: throw std::logic_error(fmt::format("internal error: CU func {} has no timing model", f("func")));
       }
-    case UnitKind::Memory:
+    case UnitKind::Memory: {
       if (f("route")) return std::make_unique<MuRoute>();
       if (f("combine")) return std::make_unique<MuCombine>();
-      return std::make_unique<Banked>();
+      auto x = std::make_unique<Banked>();  // buffer mode: a beat per CPB cycles on both sides
+      x->rate = muCyclesPerBeat(a);
+      return x;
+    }
     default: throw std::logic_error("internal error: an empty site is configured");
   }
 }
@@ -198,9 +204,7 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
 TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchModel& a, const ConfigLayout& layout,
                             const ConfigImage& img, const std::vector<TokenStream>& streams) {
   TimingModel m(a);
-  const UnitCatalogue cat(a);
   const int64_t wpb = a.wordsPerBeat();
-  const int64_t cpb = muCyclesPerBeat(a);
 
   // Which op each (unit, context) runs, for its token streams and its name in reports.
   std::map<std::pair<int, int>, int> opAt;
@@ -240,7 +244,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     };
     return std::make_pair(x.op, rank(x)) < std::make_pair(y.op, rank(y));
   });
-  std::map<std::pair<int, int>, int> unitOf, linkOf;  // (unit, ctx) -> timing unit / its output link
+  std::map<std::pair<int, int>, int> unitOf, linkOf;  // (unit, ctx) -> timing unit (= index in sites) / its output link
   for (const Site& s : sites) {
     std::unique_ptr<Unit> u = unitFor(s.kind, s.f, a);
     const Op& o = g.ops[size_t(s.op)];
@@ -255,18 +259,18 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
 
   // One output link per producing (unit, context), carrying the stream its consumers read
   // (a route unit with out_meta: its meta beats, one tile per group).
-  auto findSite = [&](int unit, int ctx) -> const Site& {
-    for (const Site& s : sites)
-      if (s.unit == unit && s.ctx == ctx) return s;
-    throw std::logic_error("internal error: a route from an unconfigured unit");
+  auto timingUnit = [&](int unit, int ctx) {
+    auto it = unitOf.find({unit, ctx});
+    if (it == unitOf.end()) throw std::logic_error("internal error: a route from or to an unconfigured unit");
+    return it->second;
   };
   for (const Route& r : mp.routes) {
     const int srcCtx = mp.ops[size_t(r.srcOp)].ctx;
     if (linkOf.count({r.srcUnit, srcCtx})) continue;
-    const Site& s = findSite(r.srcUnit, srcCtx);
     Link l;
     l.name = g.stream(r.stream).name;
-    l.producer = unitOf.at({r.srcUnit, srcCtx});
+    l.producer = timingUnit(r.srcUnit, srcCtx);
+    const Site& s = sites[size_t(l.producer)];
     if (s.kind == UnitKind::Memory && s.f("route") && s.f("out_meta"))
       l.init(metaTokens(streams.at(g.ops[size_t(s.op)].outputs[0].v), wpb), wpb);
     else
@@ -278,36 +282,36 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
   for (const Route& r : mp.routes) {
     const int srcCtx = mp.ops[size_t(r.srcOp)].ctx;
     Link& l = m.links[size_t(linkOf.at({r.srcUnit, srcCtx}))];
-    const Site& d = findSite(r.dstUnit, r.ctx);
-    Unit& u = *m.units[size_t(unitOf.at({r.dstUnit, r.ctx}))];
-    // A memory unit in buffer mode moves a beat per CPB cycles; route and combine one per cycle.
-    const bool buffer = d.kind == UnitKind::Memory && !d.f("route") && !d.f("combine");
-    const int c = l.addConsumer(unitOf.at({r.dstUnit, r.ctx}), u.streams(r.dstPort), buffer ? cpb : 1, r.fifoDepth);
+    const int ui = timingUnit(r.dstUnit, r.ctx);
+    Unit& u = *m.units[size_t(ui)];
+    const int c = l.addConsumer(ui, u.streams(r.dstPort), u.inRate(), r.fifoDepth);
     if (int(u.in.size()) <= r.dstPort) u.in.resize(size_t(r.dstPort) + 1, {-1, -1});
     u.in[size_t(r.dstPort)] = {linkOf.at({r.srcUnit, srcCtx}), c};
     l.name += fmt::format(" ({} -> {})", m.units[size_t(l.producer)]->name, u.name);
   }
 
   // Unit parameters: the configuration's numbers, the functional model's tiles.
-  for (const Site& s : sites) {
+  for (size_t ui = 0; ui < sites.size(); ++ui) {
+    const Site& s = sites[ui];
     const Op& o = g.ops[size_t(s.op)];
     const Fields& f = s.f;
-    Unit* u = m.units[size_t(unitOf.at({s.unit, s.ctx}))].get();
+    Unit* u = m.units[ui].get();
     if (auto* mm = dynamic_cast<CuMatmul*>(u)) {
-      const int64_t K = f("k"), N = f("bt") ? f("n") : int64_t(1) << f("log2n");
+      const int64_t K = f("k"), N = f("bt") ? f("n") : int64_t(1) << f("log2n"), passes = f("passes");
+      const bool dynM = f("dyn_m") != 0;
       for (const Token& x : streams.at(o.inputs[0].v)) {
         int64_t c = 0;
         if (x.kind == Kind::Data) {
           const int64_t M = (x.parts.empty() ? x : x.parts[0]).rows;
-          c = f("dyn_m") ? (M * N + a.cu.lanes - 1) / a.cu.lanes * K : f("passes") * K;
+          c = dynM ? (M * N + a.cu.lanes - 1) / a.cu.lanes * K : passes * K;
         }
         mm->computeCycles.push_back(c);
       }
+      mm->computeEnd.assign(m.links[size_t(mm->in[0].first)].size(), kUnknown);
     } else if (auto* ag = dynamic_cast<AgLoad*>(u)) {
       const Link& l = m.links[size_t(ag->out)];
-      size_t g0 = 0;
-      for (int64_t nb : l.beats) ag->firstBeat.push_back(g0), g0 += size_t(nb);
-      ag->issue.assign(g0, 0), ag->pop.assign(g0, 0);
+      const size_t beats = size_t(l.first.back() + l.beats.back());
+      ag->issue.assign(beats, 0), ag->pop.assign(beats, 0);
       if (auto* rl = dynamic_cast<AgRandomLoad*>(u)) {
         rl->tilePieces = randomPieces(f, streams.at(o.inputs[0].v));
         buildWalkGroups(*rl, streams.at(o.outputs[0].v), f("n0"), m.links[size_t(rl->in[0].first)].size() - 1);
@@ -333,7 +337,6 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
       // The tiles the bank drains: an MU's Streamify output (before any Flatten after it).
       StreamId outS = o.outputs[0];
       if (o.kind == OpKind::Bufferize) outS = g.op(g.stream(o.outputs[0]).consumers.at(0)).outputs.at(0);
-      bk->rate = mu ? cpb : 1;
       buildGroups(*bk, streams.at(o.inputs[0].v), streams.at(outS.v), int(mu ? f("b") : f("accum_b")),
                   !mu && CuFunc(f("func")) == CuFunc::Accum);
     }

@@ -53,7 +53,6 @@ bool CuExpand::step(TimingModel& m) {
   for (; nextOffer < o.size() && inStart(m, 1, nextOffer) != kUnknown; ++nextOffer, progress = true)
     o.offer[nextOffer] = inStart(m, 1, nextOffer) + kHop;
   for (; nextHold < o.nextEnd; ++nextHold, progress = true) r.hold[rc][nextHold] = o.end[nextHold] - 1;
-  if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
   return progress;
 }
 

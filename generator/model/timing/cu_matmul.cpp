@@ -12,7 +12,6 @@ bool CuMatmul::step(TimingModel& m) {
   Link& b = m.links[size_t(in[1].first)];
   Link& o = m.links[size_t(out)];
   bool progress = false;
-  computeEnd.resize(a.size(), kUnknown);
   while (nextAccept < a.size()) {  // bank i%2 is free once tile i-2 has been computed
     const size_t i = nextAccept;
     int64_t t = 1;
@@ -37,7 +36,6 @@ bool CuMatmul::step(TimingModel& m) {
     ++nextCompute, progress = true;
   }
   for (; nextOffer < nextCompute; ++nextOffer, progress = true) o.offer[nextOffer] = computeEnd[nextOffer] + kHop;
-  if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
   return progress;
 }
 

@@ -34,7 +34,6 @@ bool CuParallelize::step(TimingModel& m) {
     l.hold[c][i] = e;
     ++nextHold, progress = true;
   }
-  if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
   return progress;
 }
 

@@ -36,7 +36,6 @@ bool CuStream::step(TimingModel& m) {
   }
   for (; nextHold < o.nextEnd; ++nextHold, progress = true)
     for (auto [li, c] : in) m.links[size_t(li)].hold[size_t(c)][nextHold] = o.end[nextHold] - 1;
-  if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
   return progress;
 }
 

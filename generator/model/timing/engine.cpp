@@ -42,14 +42,16 @@ bool Unit::inDone(const TimingModel& m, int p) const {
   const Link& l = m.links[size_t(in[size_t(p)].first)];
   return l.nextCEnd[size_t(in[size_t(p)].second)] == l.size();
 }
-bool Unit::acceptInOrder(TimingModel& m, int p, size_t& next) {
+bool Unit::acceptInOrder(TimingModel& m, int p, size_t& next, const std::function<int64_t(size_t)>& wait) {
   Link& l = m.links[size_t(in[size_t(p)].first)];
   const size_t c = size_t(in[size_t(p)].second);
   bool progress = false;
   while (next < l.size()) {
     const size_t i = next;
     if (i > 0 && inEnd(m, p, i - 1) == kUnknown) break;
-    l.accept[c][i] = i == 0 ? 1 : inEnd(m, p, i - 1);
+    const int64_t w = wait ? wait(i) : 0;
+    if (w == kUnknown) break;
+    l.accept[c][i] = std::max(w, i == 0 ? int64_t(1) : inEnd(m, p, i - 1));
     ++next, progress = true;
   }
   return progress;
@@ -175,6 +177,11 @@ void TimingModel::run() {
     progress = false;
     for (auto& u : units) progress |= u->step(*this);
     for (auto& l : links) progress |= resolve(l);
+  }
+  for (auto& u : units) {
+    if (u->out < 0) continue;
+    const Link& o = links[size_t(u->out)];
+    if (o.nextEnd == o.size()) u->doneAt = o.end.back();
   }
 }
 

@@ -13,6 +13,7 @@
 // output can absorb (`chain`). Consumers publish `accept` (earliest cycle they take the
 // first beat) and `hold` (cycle they let go of the last beat).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,7 +66,9 @@ struct Unit {
   std::string name;
   std::vector<std::pair<int, int>> in;  ///< (link, consumer slot) per input port
   int out = -1;                          ///< output link, -1 if none
-  int64_t doneAt = kUnknown;             ///< cycle the unit finished (its output ended / store took DONE)
+  /// Cycle the unit finished: the end of its output's last tile (set by TimingModel::run for
+  /// every unit with an output), or for a store the cycle after it took DONE (set by the unit).
+  int64_t doneAt = kUnknown;
   virtual ~Unit() = default;
   /// Publishes whatever became known (accepts, offers, holds); true if anything did.
   virtual bool step(TimingModel& m) = 0;
@@ -75,6 +78,8 @@ struct Unit {
   /// Consumer side: true if the unit sets `hold` of the tiles it takes on input `port`
   /// itself (it passes them on as they come); false: the link holds a tile for beats x rate.
   virtual bool streams(int /*port*/) const { return false; }
+  /// Cycles per beat at which the unit takes its inputs (the links' consumer `rate`).
+  virtual int64_t inRate() const { return 1; }
   /// True if the unit passes input beats straight to its output one for one (a beat in, a
   /// beat out, one register), so its output FIFOs add to the slack of its input.
   virtual bool passesThrough() const { return false; }
@@ -83,9 +88,10 @@ struct Unit {
   int64_t inStart(const TimingModel& m, int p, size_t i) const;
   int64_t inEnd(const TimingModel& m, int p, size_t i) const;
   bool inDone(const TimingModel& m, int p) const;
-  /// Takes the tiles of input p in order with no wait of the unit's own: tile 0 from cycle 1,
-  /// tile i once tile i-1 has been taken. Advances `next`; true on progress.
-  bool acceptInOrder(TimingModel& m, int p, size_t& next);
+  /// Takes the tiles of input p in order: tile 0 from cycle 1, tile i once tile i-1 has been
+  /// taken, and not before `wait(i)` if given (kUnknown: not known yet). Advances `next`;
+  /// true on progress.
+  bool acceptInOrder(TimingModel& m, int p, size_t& next, const std::function<int64_t(size_t)>& wait = {});
 };
 
 /// The state every unit model and the link resolution share.
@@ -106,7 +112,8 @@ class TimingModel {
   bool resolve(Link& l);
   /// Sets every consumer's `chain` from the units' passesThrough (call once links are built).
   void computeChains();
-  /// Steps units and links until nothing moves. Never hangs: stops when no progress.
+  /// Steps units and links until nothing moves, then sets doneAt of every unit whose output
+  /// ended. Never hangs: stops when no progress.
   void run();
 
  private:

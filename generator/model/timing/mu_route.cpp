@@ -13,15 +13,8 @@ bool MuRoute::step(TimingModel& m) {
   bool allIn = true;
   for (size_t p = 0; p < in.size(); ++p) {
     if (in[p].first < 0) continue;  // the meta twin has no port 0
-    Link& l = m.links[size_t(in[p].first)];
-    while (nextAccept[p] < l.size()) {
-      const size_t i = nextAccept[p];
-      if (i > 0 && inEnd(m, int(p), i - 1) == kUnknown) break;
-      const int64_t w = waitFor(m, p, i);
-      if (w == kUnknown) break;
-      l.accept[size_t(in[p].second)][i] = std::max(w, i == 0 ? int64_t(1) : inEnd(m, int(p), i - 1));
-      ++nextAccept[p], progress = true;
-    }
+    const Link& l = m.links[size_t(in[p].first)];
+    progress |= acceptInOrder(m, int(p), nextAccept[p], [&](size_t i) { return waitFor(m, p, i); });
     allIn = allIn && inDone(m, int(p));
     if (allIn) lastDone = std::max(lastDone, inEnd(m, int(p), l.size() - 1));
   }
@@ -30,7 +23,6 @@ bool MuRoute::step(TimingModel& m) {
     for (size_t j = 0; j < o.size(); ++j) o.offer[j] = lastDone + 2;  // DONE taken at end - 1, valid 3 later
     offered = true, progress = true;
   }
-  if (doneAt == kUnknown && o.nextEnd == o.size()) doneAt = o.end.back(), progress = true;
   return progress;
 }
 

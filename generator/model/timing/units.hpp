@@ -10,13 +10,21 @@
 
 namespace stepgen::timing {
 
+/// What every sg_ag.sv mode moves: the 64-byte DRAM pieces of each tile it loads or stores.
+struct AgUnit : Unit {
+  std::vector<std::vector<uint64_t>> tilePieces;  ///< per tile of its data stream: piece addresses
+  int64_t piecesPerBeat = 1;
+
+  /// Address of piece k of beat b of tile i.
+  uint64_t piece(size_t i, int64_t b, int64_t k) const { return tilePieces[i][size_t(b * piecesPerBeat + k)]; }
+};
+
 /// sg_ag.sv linear load (store = 0, random = 0): one beat request per cycle while fewer
-/// than `outstanding` beats are in flight; responses leave in order (ag_load.cpp).
-struct AgLoad : Unit {
-  std::vector<std::vector<uint64_t>> tilePieces;  ///< per out tile: its 64-byte piece addresses
-  int64_t outstanding = 16, piecesPerBeat = 1;
+/// than `outstanding` beats are in flight; responses leave in order (ag_load.cpp). Beats
+/// are numbered along the output link (Link::first).
+struct AgLoad : AgUnit {
+  int64_t outstanding = 16;
   std::vector<int64_t> issue, pop;  ///< per beat (global index): request cycle, cycle it leaves
-  std::vector<size_t> firstBeat;    ///< per out tile: its first beat
   size_t nextOffer = 0;
 
   /// Earliest cycle tile i's first beat may issue (a random load waits for its address), or
@@ -44,9 +52,7 @@ struct AgRandomLoad : AgLoad {
 
 /// sg_ag.sv store (store = 1): takes a beat per cycle and writes it to the next pieces of
 /// the walk; finishes at DONE (ag_store.cpp).
-struct AgStore : Unit {
-  std::vector<std::vector<uint64_t>> tilePieces;  ///< per in tile (Data only)
-  int64_t piecesPerBeat = 1;
+struct AgStore : AgUnit {
   size_t nextAccept = 0, nextWrite = 0;
 
   bool step(TimingModel& m) override;
@@ -57,7 +63,7 @@ struct AgStore : Unit {
 /// once both operands are in and output bank i%2 has drained (cu_matmul.cpp).
 struct CuMatmul : Unit {
   std::vector<int64_t> computeCycles;  ///< per in tile: passes * K (dynamic M differs per tile)
-  std::vector<int64_t> computeEnd;
+  std::vector<int64_t> computeEnd;     ///< per in tile: cycle its result is in the output bank
   size_t nextAccept = 0, nextCompute = 0, nextOffer = 0;
 
   bool step(TimingModel& m) override;
@@ -105,7 +111,6 @@ struct CuParallelize : Unit {
 /// (banked.cpp).
 struct Banked : Unit {
   std::vector<int> group;          ///< per in tile: its group (bank use)
-  std::vector<bool> closes;        ///< per in tile: closes its group
   std::vector<size_t> firstOut;    ///< per group: first out tile
   std::vector<size_t> outCount;    ///< per group: number of out tiles
   std::vector<size_t> closer;      ///< per group: closing in tile
@@ -116,6 +121,7 @@ struct Banked : Unit {
   int64_t groupFree(TimingModel& m, int k) const;
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
+  int64_t inRate() const override { return rate; }
 };
 
 /// sg_route.sv (sg_mu route mode, data or meta output): takes every token row (in0) and
