@@ -62,11 +62,8 @@ TEST_CASE("timing: unit models take their parameters from the configuration imag
   const TimingResult base = timingOf(r, r.c.image);
   ConfigImage img = r.c.image;
   const KindLayout& cu = r.c.layout.cu;
-  size_t func = 0, passes = 0;
-  for (size_t f = 0; f < cu.fields.size(); ++f) {
-    if (cu.fields[f].name == "func") func = f;
-    if (cu.fields[f].name == "passes") passes = f;
-  }
+  const size_t func = size_t(&cu.field("func") - cu.fields.data());
+  const size_t passes = size_t(&cu.field("passes") - cu.fields.data());
   int matmuls = 0;
   for (size_t s = 0; s < r.c.layout.slots.size(); ++s)
     if (r.c.layout.slots[s].kind == UnitKind::Compute && img.values[s][0][func] == uint64_t(CuFunc::Matmul))
