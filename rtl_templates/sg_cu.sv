@@ -572,13 +572,8 @@ module sg_cu #(
 
   /* verilator lint_off BLKSEQ */
   always_ff @(posedge clk) begin
-    if (!rst_n) begin
-      ov_q <= 1'b0;
-      eos_q <= 1'b0;
-      ib_full_q <= '0;
-      ob_full_q <= '0;
-    end else if (!run) begin
-      // Idle or INIT: an empty unit for the next context.
+    if (!rst_n || !run) begin
+      // Reset, idle or INIT: an empty unit for the next context.
       ov_q <= 1'b0;
       eos_q <= 1'b0;
       ib_full_q <= '0;
