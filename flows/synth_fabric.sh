@@ -2,13 +2,13 @@
 # Yosys on the generated fabric of the small test architectures (tests/data/arch_small.yaml,
 # arch_small_route.yaml with route-mode memory units) and on every unit template.
 #
-# usage: flows/synth_fabric.sh <stepgen> <work_dir> [--check] [--md FILE]
+# usage: flows/synth_fabric.sh <stepgen> <work_dir> [--check]
 #
 # full (default; minutes to tens of minutes): coarse synthesis of each whole fabric
 #   (flows/yosys_synth.sh coarse: elaboration, proc, opt, memory and arithmetic extraction)
 #   and full gate-level `synth` of every unit at small parameters; writes a table of cells
-#   and CPU seconds to FILE (default docs/results/yosys_fabric.md).
-# --check (the test rtl_yosys_small, well under a minute): Yosys elaborates each whole
+#   and CPU seconds to docs/results/yosys_fabric.md.
+# --check (the test rtl_yosys_small, about a minute of CPU): Yosys elaborates each whole
 #   fabric at its own parameters (`hierarchy -check`), `synth` of every unit at small
 #   parameters except sg_cu, and `proc` of sg_cu at small parameters (its gate-level
 #   synthesis alone takes over a minute: the full run has it).
@@ -17,15 +17,12 @@
 set -euo pipefail
 sg="$1"; work="$2"; shift 2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-mode=full; md="$root/docs/results/yosys_fabric.md"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --check) mode=check ;;
-    --md) md="$2"; shift ;;
-    *) echo "usage: $0 <stepgen> <work_dir> [--check] [--md FILE]" >&2; exit 2 ;;
-  esac
-  shift
-done
+md="$root/docs/results/yosys_fabric.md"
+case "${1:-}" in
+  "") mode=full ;;
+  --check) mode=check ;;
+  *) echo "usage: $0 <stepgen> <work_dir> [--check]" >&2; exit 2 ;;
+esac
 rm -rf "$work"; mkdir -p "$work"; work="$(realpath "$work")"
 rows=()
 
@@ -56,7 +53,7 @@ for a in small small_route; do
     -o "$work/$a" > /dev/null
   dir="$work/$a/rtl"
   if [ $mode = check ]; then
-    run_yosys "fabric_$a" "$(reads_of "$dir") hierarchy -check -top sg_top; tee -q -o $work/fabric_$a.stat stat"
+    run_yosys "fabric_$a" "$(reads_of "$dir") hierarchy -check -top sg_top"
     echo "yosys hierarchy -check ok: arch_$a.yaml ($(cpu_of "fabric_$a") s)"
   else
     run_yosys "fabric_$a" "$(reads_of "$dir") synth -top sg_top -run begin:fine; tee -q -o $work/fabric_$a.json stat -json"
