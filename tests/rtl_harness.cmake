@@ -12,9 +12,8 @@ catch_discover_tests(stepgen_vport_tests DISCOVERY_TIMEOUT 30 PROPERTIES LABELS 
 # Lint of the fake fabric.
 add_test(NAME rtl_fake_fabric_lint
          COMMAND verilator --lint-only -Wall ${CMAKE_CURRENT_LIST_DIR}/rtl/fake_fabric.sv)
-set_tests_properties(rtl_fake_fabric_lint PROPERTIES LABELS "rtl")
 
 # Build (flows/verilator_build.sh), then run ok / deadlock / timeout / error / big / trace cases.
 add_test(NAME rtl_harness_fake_fabric
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/rtl/run_fake_fabric.sh ${CMAKE_BINARY_DIR}/rtl_harness_fake)
-set_tests_properties(rtl_harness_fake_fabric PROPERTIES LABELS "rtl" TIMEOUT 900)
+set_tests_properties(rtl_harness_fake_fabric PROPERTIES TIMEOUT 900)

@@ -77,5 +77,3 @@ sg_rtl_lint(rtl_units sg_mu "mu_route_small|-GW=4 -GWORDS=256 -GCPB=3 -GROUTE=1"
             "mu_route_big|-GW=16 -GWORDS=16384 -GCPB=1 -GROUTE=1"
             "mu_route_wide|-GW=128 -GWORDS=16384 -GCPB=2 -GROUTE=1"
             SOURCES ${SG_UNIT_DEPS} ${SG_UNITS_ROUTE} ${SG_RTL}/sg_mu.sv)
-set_tests_properties(rtl_units_cfg_pkg rtl_units_fifo rtl_units_cu rtl_units_mu rtl_units_ag
-                     PROPERTIES LABELS "rtl")
