@@ -356,22 +356,9 @@ TEST_CASE("sg_mu ROUTE=1, route 0: cycle-identical to ROUTE=0, in1 never ready",
 // ---------------------------------------------------------------- route mode (route = 1)
 namespace {
 
-/// One route run as test_rtl_route.cpp's, with two beats per x row by default.
-struct RCase : RouteCase {
-  RCase() { rb = 2; }
-};
-
-/// The routing of smallRoute() (route_ref.hpp: E=4, k=2, B=6) with dynamic tiling (tb = 0).
-RCase smallRCase() {
-  RCase c;
-  c.ids = smallRoute().ids;
-  return c;
-}
-
-
 /// Routing rows (in1): word j = expert of slot j, word W/2 + j = its weight; stops on the
 /// rows and a STOP beat in between (both to be ignored).
-std::vector<Beat> routingBeats(const RCase& c) {
+std::vector<Beat> routingBeats(const RouteCase& c) {
   std::vector<Beat> r;
   for (int t = 0; t < c.B(); ++t) {
     std::vector<uint32_t> d(size_t(W), 0u);
@@ -386,11 +373,11 @@ std::vector<Beat> routingBeats(const RCase& c) {
   return r;
 }
 
-std::vector<Beat> refRoute(const RCase& c) { return rtlu::refRoute(c, W); }
+std::vector<Beat> refRoute(const RouteCase& c) { return rtlu::refRoute(c, W); }
 
 /// Context ctx in route mode through the configuration vector. promoteMaps: both input stop
 /// maps s -> s+1 instead of the identity (route ignores stops: the result is the same).
-CfgVec routeCfg(int ctx, const RCase& c, bool promoteMaps = false,
+CfgVec routeCfg(int ctx, const RouteCase& c, bool promoteMaps = false,
                 CfgVec v = CfgVec(layout(), stepgen::UnitKind::Memory)) {
   v.set(ctx, "enable", 1);
   v.set(ctx, "route", 1);
@@ -420,7 +407,7 @@ void checkBeats(const std::vector<Beat>& got, size_t from, const std::vector<Bea
 /// `first`: index of the context's first output beat; in0From / in1From: index of its first
 /// beat in inCyc[0] / inCyc[1].
 template <class Sim>
-void checkRouteTiming(const Sim& sim, const RCase& c, uint64_t S, size_t first, size_t in0From, size_t in1From) {
+void checkRouteTiming(const Sim& sim, const RouteCase& c, uint64_t S, size_t first, size_t in0From, size_t in1From) {
   const uint64_t N = refRoute(c).size();
   const uint64_t B = uint64_t(c.B());
   const uint64_t d1 = sim.inCyc[1].at(in1From + size_t(B) + 1 + (c.B() > 2 ? 1 : 0) - 1);
@@ -443,7 +430,7 @@ TEST_CASE("sg_mu route mode: E=4 k=2 B=6, static and dynamic, data and meta", "[
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {2, 0})
       for (int maps = 0; maps < 2; ++maps) {
-        RCase c = smallRCase();
+        RouteCase c = smallRoute();
         c.meta = meta != 0;
         c.tb = tb;
         INFO("meta " << meta << " tb " << tb << " promote maps " << maps);
@@ -481,7 +468,7 @@ TEST_CASE("sg_mu route mode: E=4 k=2 B=6, static and dynamic, data and meta", "[
 TEST_CASE("sg_mu route mode under back-pressure and input gaps", "[rtl][mu][route]") {
   for (int meta = 0; meta < 2; ++meta)
     for (int tb : {2, 0}) {
-      RCase c = smallRCase();
+      RouteCase c = smallRoute();
       c.meta = meta != 0;
       c.tb = tb;
       StreamSim<Vsg_mu_r3, 2> sim(W);
@@ -501,7 +488,7 @@ TEST_CASE("sg_mu route mode under back-pressure and input gaps", "[rtl][mu][rout
 
 TEST_CASE("sg_mu route in context 0, buffer mode in context 1", "[rtl][mu][route][timing]") {
   for (int meta = 0; meta < 2; ++meta) {
-    RCase c = smallRCase();
+    RouteCase c = smallRoute();
     c.meta = meta != 0;
     c.tb = 2;
     INFO("meta " << meta);
@@ -543,7 +530,7 @@ TEST_CASE("sg_mu route in context 0, buffer mode in context 1", "[rtl][mu][route
 
 TEST_CASE("sg_mu buffer mode in context 0, route in context 1", "[rtl][mu][route][timing]") {
   for (int meta = 0; meta < 2; ++meta) {
-    RCase c = smallRCase();
+    RouteCase c = smallRoute();
     c.meta = meta != 0;
     c.tb = 0;
     INFO("meta " << meta);
@@ -588,9 +575,9 @@ CfgVec combineCfg(int ctx, const CombineCase& c, bool promoteMaps = false,
   return v;
 }
 
-/// The combine case of sg_route's small routing (smallRCase: 14 entries, 12 written slots).
+/// The combine case of sg_route's small routing (smallRoute: 14 entries, 12 written slots).
 CombineCase smallCombine(int rb, std::vector<Beat>* meta) {
-  RCase r = smallRCase();
+  RouteCase r = smallRoute();
   r.tb = 2;
   return combineFromRoute(r, W, rb, meta);
 }
@@ -684,7 +671,7 @@ TEST_CASE("sg_mu route (meta) in context 0, combine in context 1", "[rtl][mu][ro
   // The two halves of an MoE layer time-multiplexed on one unit: context 0 emits the entries,
   // context 1 takes the same entries (as the fabric would broadcast them) and the expert
   // output rows.
-  RCase r = smallRCase();
+  RouteCase r = smallRoute();
   r.meta = true;
   r.tb = 2;
   std::vector<Beat> meta;
