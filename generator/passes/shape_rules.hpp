@@ -42,6 +42,14 @@ inline ElemType tileElem(const std::string& dtype, const std::vector<SymExpr>& t
   return e;
 }
 
+/// The element of two zipped streams (Zip, a Map of two inputs).
+inline ElemType tupleElem(const ElemType& a, const ElemType& b) {
+  ElemType e;
+  e.kind = ElemType::Kind::Tuple;
+  e.parts = {a, b};
+  return e;
+}
+
 /// A k-of-n selector element.
 inline ElemType selectorElem(const SymExpr& n, const SymExpr& k) {
   ElemType e;

@@ -114,12 +114,13 @@ void Checker::inferStore(const Op& op) {
   if (!arity(op)) return;
   const Tensor* t = tensorAttr(op);
   auto walk = walkAttrs(op);
+  const bool hasTile = attr(op, "tile") != nullptr;
   std::optional<std::vector<SymExpr>> tileAttr;
-  if (attr(op, "tile")) tileAttr = exprListAttr(op, "tile", 2);
+  if (hasTile) tileAttr = exprListAttr(op, "tile", 2);
   auto in = inputTypes(op);
-  if (!t || !walk || !in || (attr(op, "tile") && !tileAttr)) return;
+  if (!t || !walk || !in || (hasTile && !tileAttr)) return;
   const StreamType& it = (*in)[0];
-  if (it.elem.kind != ElemType::Kind::Tile || it.elem.tile.size() != 2) {
+  if (!isTile2(it.elem)) {
     error("S-211", attrLoc(op, "in"), opLabel(op) + ": input " + streamDesc(op.inputs[0]) + " must carry 2-D tiles");
     return;
   }
@@ -166,12 +167,11 @@ void Checker::inferBufferize(const Op& op) {
   if (!b || !in) return;
   const StreamType& it = (*in)[0];
   if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return;
-  size_t keep = it.shape.size() - size_t(*b);
   StreamType out;
-  out.shape.assign(it.shape.begin(), it.shape.begin() + long(keep));
+  out.shape = outerDims(it, *b);
   out.elem.kind = ElemType::Kind::Reference;
   out.elem.dtype = it.elem.dtype;
-  out.elem.tile.assign(it.shape.begin() + long(keep), it.shape.end());
+  out.elem.tile = innerDims(it, *b);
   out.elem.parts = {it.elem};
   setOutput(op, op.outputs[0], std::move(out));
 }
@@ -216,11 +216,7 @@ void Checker::inferZip(const Op& op) {
   if (!arity(op)) return;
   auto in = inputTypes(op);
   if (!in || !sameShapes(op, *in)) return;
-  StreamType out;
-  out.shape = (*in)[0].shape;
-  out.elem.kind = ElemType::Kind::Tuple;
-  out.elem.parts = {(*in)[0].elem, (*in)[1].elem};
-  setOutput(op, op.outputs[0], std::move(out));
+  setOutput(op, op.outputs[0], StreamType{(*in)[0].shape, tupleElem((*in)[0].elem, (*in)[1].elem)});
 }
 
 void Checker::inferMap(const Op& op) {
@@ -243,9 +239,7 @@ void Checker::inferMap(const Op& op) {
   ElemType e = (*in)[0].elem;
   std::string inDesc = streamDesc(op.inputs[0]);
   if (in->size() == 2) {
-    e = ElemType{};
-    e.kind = ElemType::Kind::Tuple;
-    e.parts = {(*in)[0].elem, (*in)[1].elem};
+    e = tupleElem((*in)[0].elem, (*in)[1].elem);
     inDesc += " zipped with " + streamDesc(op.inputs[1]);
   }
   StreamType out;
@@ -276,9 +270,7 @@ void Checker::inferMap(const Op& op) {
                   ", got " + formatShape(a.tile) + " and " + formatShape(b.tile) + "; input " + inDesc);
         return;
       }
-      out.elem.kind = ElemType::Kind::Tile;
-      out.elem.dtype = a.dtype;
-      out.elem.tile = {a.tile[0], mt ? b.tile[0] : a.tile[1]};
+      out.elem = tileElem(a.dtype, {a.tile[0], mt ? b.tile[0] : a.tile[1]});
     } else if (*fn == "matmul") {
       Proof p = dimEq(a.tile[1], b.tile[0]);
       if (p != Proof::Yes) {
@@ -288,9 +280,7 @@ void Checker::inferMap(const Op& op) {
                   "); input " + inDesc);
         return;
       }
-      out.elem.kind = ElemType::Kind::Tile;
-      out.elem.dtype = a.dtype;
-      out.elem.tile = {a.tile[0], b.tile[1]};
+      out.elem = tileElem(a.dtype, {a.tile[0], b.tile[1]});
     } else {
       Proof p = combine(dimsEq(a.tile, b.tile), a.dtype == b.dtype ? Proof::Yes : Proof::No);
       if (p != Proof::Yes) {
@@ -309,15 +299,9 @@ void Checker::inferAccum(const Op& op) {
   auto h = tileReduceHead(op, "add", "retile");
   if (!h) return;
   const StreamType& it = h->in;
-  size_t keep = it.shape.size() - size_t(h->b);
-  StreamType out;
-  out.shape.assign(it.shape.begin(), it.shape.begin() + long(keep));
-  out.elem = it.elem;
-  if (h->fn == "retile") {
-    SymExpr rows = it.elem.tile[0];
-    for (size_t k = keep; k < it.shape.size(); ++k) rows = rows * it.shape[k];
-    out.elem.tile[0] = rows;
-  }
+  StreamType out{outerDims(it, h->b), it.elem};
+  if (h->fn == "retile")  // the reduced dims' tiles stacked into one: rows times each dim
+    for (const SymExpr& d : innerDims(it, h->b)) out.elem.tile[0] = out.elem.tile[0] * d;
   setOutput(op, op.outputs[0], std::move(out));
 }
 
