@@ -117,13 +117,13 @@ module sg_ag #(
   input  logic start,
   output logic done,
   output logic [((sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1)-1:0] ctx,
-  input  logic [32*W+5:0] in0_beat,
+  input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in0_beat,
   input  logic in0_valid,
   output logic in0_ready,
-  input  logic [32*W+5:0] in1_beat,   // random store: addresses
+  input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in1_beat,   // random store: addresses
   input  logic in1_valid,
   output logic in1_ready,
-  output logic [32*W+5:0] out_beat,
+  output logic [32*W+sg_beat_pkg::HDR_W-1:0] out_beat,
   output logic out_valid,
   input  logic out_ready,
   output logic req_valid,

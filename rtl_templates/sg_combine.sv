@@ -98,17 +98,17 @@ module sg_combine #(
   output logic [31:0] peak_words,
   // in0: last and stop are ignored (rows are counted by beats); kind and data are used.
   /* verilator lint_off UNUSEDSIGNAL */
-  input  logic [32*W+5:0] in0_beat,
+  input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in0_beat,
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic in0_valid,
   output logic in0_ready,
   // in1: only the kind and word1 (the slot) are read, by definition of the meta beat.
   /* verilator lint_off UNUSEDSIGNAL */
-  input  logic [32*W+5:0] in1_beat,
+  input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in1_beat,
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic in1_valid,
   output logic in1_ready,
-  output logic [32*W+5:0] out_beat,
+  output logic [32*W+sg_beat_pkg::HDR_W-1:0] out_beat,
   output logic out_valid,
   input  logic out_ready
 );

@@ -98,17 +98,17 @@ module sg_mu #(
   input  logic start,
   output logic done,
   output logic [((sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1)-1:0] ctx,
-  input  logic [32*W+5:0] in0_beat,
+  input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in0_beat,
   input  logic in0_valid,
   output logic in0_ready,
   // in1: routing rows of the route mode, entries of the combine mode; not read when
   // ROUTE = 0 (in1_ready = 0 then).
   /* verilator lint_off UNUSEDSIGNAL */
-  input  logic [32*W+5:0] in1_beat,
+  input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in1_beat,
   input  logic in1_valid,
   /* verilator lint_on UNUSEDSIGNAL */
   output logic in1_ready,
-  output logic [32*W+5:0] out_beat,
+  output logic [32*W+sg_beat_pkg::HDR_W-1:0] out_beat,
   output logic out_valid,
   input  logic out_ready,
   // Words the unit holds now: the buffer halves being filled or read out, or the route /

@@ -111,18 +111,18 @@ module sg_route #(
   // in0: the stop field is ignored (rank-0 x rows, STOP beats dropped); only `last` and the
   // data of DATA beats are used.
   /* verilator lint_off UNUSEDSIGNAL */
-  input  logic [32*W+5:0] in0_beat,
+  input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in0_beat,
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic in0_valid,
   output logic in0_ready,
   // in1: only the kind, words 0..MAXK-1 (ids) and W/2..W/2+MAXK-1 (weights) are read; the
   // words in between and above, last and stop are ignored by definition of the row format.
   /* verilator lint_off UNUSEDSIGNAL */
-  input  logic [32*W+5:0] in1_beat,
+  input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in1_beat,
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic in1_valid,
   output logic in1_ready,
-  output logic [32*W+5:0] out_beat,
+  output logic [32*W+sg_beat_pkg::HDR_W-1:0] out_beat,
   output logic out_valid,
   input  logic out_ready
 );

@@ -68,7 +68,7 @@ struct TopEmitter {
     line("  output logic [NPORT-1:0] dbg_port_fire,");
     line("  output logic [NMU*32-1:0] dbg_mu_held   // words each memory unit holds now (statistics only)");
     line(");");
-    line("  localparam int BEAT = 32 * W + 6;");
+    line("  localparam int BEAT = 32 * W + sg_beat_pkg::HDR_W;  // data words and the beat header");
     line("  localparam int CTXW = (sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1;");
     line("");
   }
