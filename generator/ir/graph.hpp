@@ -99,6 +99,8 @@ struct StepGraph {
 
   const Op& op(OpId id) const { return ops.at(id.v); }
   const Stream& stream(StreamId id) const { return streams.at(id.v); }
+  /// True if `id` names a stream of this graph (graphs built in memory may hold bad ids).
+  bool hasStream(StreamId id) const { return id.v >= 0 && size_t(id.v) < streams.size(); }
   std::optional<StreamId> findStream(const std::string& name) const;
   std::optional<int> findTensor(const std::string& name) const;
 };

@@ -8,8 +8,6 @@ namespace stepgen {
 
 namespace {
 
-bool validStream(const StepGraph& g, StreamId s) { return s.v >= 0 && size_t(s.v) < g.streams.size(); }
-
 /// The cycles among the ops not in `done`: from each unreported op, walk backwards through
 /// not-done producers until an op repeats (a cycle) or a reported op is reached (downstream
 /// of a reported cycle).
@@ -35,7 +33,7 @@ std::vector<OpCycle> findCycles(const StepGraph& g, const std::vector<int>& prod
       int next = -1;
       StreamId through;
       for (StreamId s : g.ops[size_t(v)].inputs) {
-        if (!validStream(g, s)) continue;
+        if (!g.hasStream(s)) continue;
         int p = producerOf[size_t(s.v)];
         if (p >= 0 && !done[size_t(p)]) {
           next = p;
@@ -74,14 +72,14 @@ OpOrder orderOps(const StepGraph& g) {
   r.producerOf.assign(g.streams.size(), -1);
   for (size_t i = 0; i < n; ++i)
     for (StreamId s : g.ops[i].outputs)
-      if (validStream(g, s) && r.producerOf[size_t(s.v)] < 0) r.producerOf[size_t(s.v)] = int(i);
+      if (g.hasStream(s) && r.producerOf[size_t(s.v)] < 0) r.producerOf[size_t(s.v)] = int(i);
 
   std::vector<int> indeg(n, 0);
   std::vector<std::vector<int>> succ(n);
   std::vector<bool> unproducedSeen(g.streams.size(), false);
   for (size_t i = 0; i < n; ++i) {
     for (StreamId s : g.ops[i].inputs) {
-      if (!validStream(g, s)) continue;
+      if (!g.hasStream(s)) continue;
       int p = r.producerOf[size_t(s.v)];
       if (p < 0) {
         if (!unproducedSeen[size_t(s.v)]) r.unproduced.push_back(UnproducedRead{int(i), s});

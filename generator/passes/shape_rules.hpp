@@ -101,7 +101,7 @@ class Checker {
   void inferOp(const Op& op);
   /// S-205 for one dependency cycle.
   void reportCycle(const OpCycle& c);
-  bool validStream(StreamId s) const { return s.v >= 0 && size_t(s.v) < g_.streams.size(); }
+  bool validStream(StreamId s) const { return g_.hasStream(s); }
   void error(const std::string& id, const SourceLoc& loc, const std::string& msg, std::vector<DiagNote> notes = {});
   /// "Map(add) 'm'": kind, fn for operators with an fn key, and name.
   std::string opLabel(const Op& op) const;

@@ -11,7 +11,6 @@
 // fp32Add/fp32Mul/bf16Mul/silu use the host's SSE arithmetic and are only exact after
 // enableFtzDaz() has been called on the calling thread (MXCSR is per thread).
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace stepgen {
