@@ -1,23 +1,31 @@
 // sg_ctx_seq: the context sequencer every unit (sg_ag, sg_cu, sg_mu) runs its contexts with
 // (docs/hardware.md section 2).
 //
-// `start` (or `fin`, the running context has finished) picks the lowest enabled context at or
-// after 0 (after the current one) and enters INIT with it for one cycle, then RUN until
-// `fin`; with no such context the unit is idle and `done` rises. So `start` in cycle t gives
-// RUN from t+2, and a context switch costs one idle cycle (INIT).
+// Two modes, chosen by the `sectioned` input:
+// - sectioned = 0 (a unit on its own, as in the RTL unit tests): `start` picks the lowest
+//   enabled context, and `fin` (the running context has finished) the next enabled one
+//   after it; with none left the unit is idle and `done` rises.
+// - sectioned = 1 (inside a fabric, driven by sg_sec_seq): `start` runs exactly context
+//   `start_ctx` if it is enabled (otherwise the unit stays idle for that section), and `fin`
+//   returns to idle: the fabric's section barrier decides when the next context runs.
+// A chosen context enters INIT for one cycle, then RUN until `fin`. So `start` in cycle t
+// gives RUN from t+2, and a unit-local context switch costs one idle cycle (INIT).
 //
-// Ports: `go` / `go_ctx` are combinational from start, fin and registers (the context that
-// enters INIT at this edge); everything else comes from registers.
+// Ports: `go` / `go_ctx` are combinational from start, start_ctx, fin and registers (the
+// context that enters INIT at this edge); everything else comes from registers.
 module sg_ctx_seq #(
   parameter int NCTX = 1
 ) (
   input  logic clk,
   input  logic rst_n,
   input  logic [NCTX-1:0] en,   // enable bit of every context
+  input  logic sectioned,       // 1: the fabric's section barrier drives this unit
   input  logic start,
+  input  logic [((NCTX > 1) ? $clog2(NCTX) : 1)-1:0] start_ctx,  // sectioned: the context `start` runs
   input  logic fin,             // the running context ends in this cycle
   output logic [((NCTX > 1) ? $clog2(NCTX) : 1)-1:0] ctx,  // the running (or last run) context
   output logic run,             // RUN: the context's datapath works (not IDLE, not INIT)
+  output logic busy,            // INIT or RUN
   output logic done,
   output logic go,
   output logic [((NCTX > 1) ? $clog2(NCTX) : 1)-1:0] go_ctx
@@ -29,18 +37,21 @@ module sg_ctx_seq #(
   logic [CTXW-1:0] ctx_q;
   logic done_q;
   logic [CTXW:0] from;
+  logic exact;  // sectioned start: only context `from` itself
   logic found;
 
   always_comb begin
-    from = start ? '0 : {1'b0, ctx_q} + 1'b1;
+    exact = sectioned && start;
+    from = start ? (sectioned ? {1'b0, start_ctx} : '0) : {1'b0, ctx_q} + 1'b1;
     found = 1'b0;
     go_ctx = '0;
     for (int c = NCTX - 1; c >= 0; c--) begin
-      if (en[c] && (c >= 32'(from))) begin
+      if (en[c] && (exact ? (c == 32'(from)) : (c >= 32'(from)))) begin
         found = 1'b1;
         go_ctx = CTXW'(c);
       end
     end
+    if (sectioned && !start) found = 1'b0;  // fin: back to idle, the barrier chooses
   end
 
   always_ff @(posedge clk) begin
@@ -66,4 +77,5 @@ module sg_ctx_seq #(
   assign done = done_q;
   assign ctx = ctx_q;
   assign run = (st_q == S_RUN);
+  assign busy = (st_q != S_IDLE);
 endmodule

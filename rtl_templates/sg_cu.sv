@@ -194,6 +194,9 @@ module sg_cu #(
   input  logic [sg_cfg_pkg::CONTEXTS*sg_cfg_pkg::CU_BITS-1:0] cfg,
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic start,
+  input  logic sectioned,  // 1 in a fabric: sg_sec_seq starts each context (sg_ctx_seq)
+  input  logic [((sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1)-1:0] start_ctx,
+  output logic busy,       // INIT or RUN (sg_ctx_seq)
   output logic done,
   output logic [((sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1)-1:0] ctx,
   input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in0_beat,
@@ -237,7 +240,7 @@ module sg_cu #(
   always_comb
     for (int c = 0; c < NCTX; c++) en[c] = cfg[c * CB + sg_cfg_pkg::CU_ENABLE_LSB];
   /* verilator lint_off PINCONNECTEMPTY */
-  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .start, .fin, .ctx, .run, .done, .go(), .go_ctx());
+  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .sectioned, .start, .start_ctx, .fin, .ctx, .run, .busy, .done, .go(), .go_ctx());
   /* verilator lint_on PINCONNECTEMPTY */
 
   // ---------------------------------------------------------------- configuration

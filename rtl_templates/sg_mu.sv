@@ -96,6 +96,9 @@ module sg_mu #(
   input  logic [sg_cfg_pkg::CONTEXTS*sg_cfg_pkg::MU_BITS-1:0] cfg,
   /* verilator lint_on UNUSEDSIGNAL */
   input  logic start,
+  input  logic sectioned,  // 1 in a fabric: sg_sec_seq starts each context (sg_ctx_seq)
+  input  logic [((sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1)-1:0] start_ctx,
+  output logic busy,       // INIT or RUN (sg_ctx_seq)
   output logic done,
   output logic [((sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1)-1:0] ctx,
   input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in0_beat,
@@ -143,7 +146,7 @@ module sg_mu #(
   logic seq_go;
   logic [CTXW-1:0] seq_ctx;
   /* verilator lint_on UNUSEDSIGNAL */
-  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .start, .fin, .ctx, .run, .done,
+  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .sectioned, .start, .start_ctx, .fin, .ctx, .run, .busy, .done,
                                    .go(seq_go), .go_ctx(seq_ctx));
 
   // ---------------------------------------------------------------- configuration

@@ -148,7 +148,8 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
     l.slots.push_back({int(u), a.units[u].kind, word, words});
     word += words;
   }
-  l.totalWords = word;
+  l.unitWords = word;
+  l.totalWords = word + 2;
   return l;
 }
 
@@ -164,6 +165,8 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int SRC_BITS = {};\n", l.srcBits);
   s += fmt::format("  localparam int BUF_ADDR_BITS = {};\n", l.bufAddrBits);
   s += fmt::format("  localparam int MU_ADDR_BITS = {};\n", l.muAddrBits);
+  s += fmt::format("  localparam int SECTIONS_LOADED_WORD = {};  // fabric-wide words (sg_sec_seq)\n", l.sectionsLoadedWord());
+  s += fmt::format("  localparam int SECTIONS_WORD = {};\n", l.sectionsWord());
   for (const KindLayout* k : {&l.ag, &l.cu, &l.mu}) {
     std::string p = configKindPrefix(k->kind);
     s += fmt::format("  localparam int {}_BITS = {};\n", p, k->bits);

@@ -43,7 +43,12 @@ struct ConfigLayout {
   int muAddrBits = 0;   ///< MU word address width
   KindLayout ag, cu, mu;
   std::vector<UnitConfigSlot> slots;  ///< one per non-empty unit, grid order
-  int totalWords = 0;
+  int unitWords = 0;    ///< words of all unit slots
+  /// Two fabric-wide words follow the units (sg_sec_seq.sv): SECTIONS_LOADED at unitWords
+  /// (sections whose contexts hold their configuration) and SECTIONS at unitWords + 1.
+  int sectionsLoadedWord() const { return unitWords; }
+  int sectionsWord() const { return unitWords + 1; }
+  int totalWords = 0;   ///< unitWords + 2
 
   const KindLayout& kindLayout(UnitKind k) const;
   /// Slot of a unit, or nullptr for empty sites.

@@ -93,6 +93,7 @@ class ConfigBuilder {
       for (int s = 0; s < 8; ++s) map |= uint64_t(r.stopMap[s]) << (3 * s);
       set(dst, fmt::format("in{}_stopmap", r.dstPort), map);
     }
+    img_.sections = img_.sectionsLoaded = uint32_t(m_.sections);
     return img_;
   }
 
@@ -473,6 +474,8 @@ std::vector<uint32_t> encodeBitstream(const ConfigImage& img, const ConfigLayout
           if ((v >> i) & 1) w[(bit + i) / 32] |= uint32_t(1) << ((bit + i) % 32);
       }
   }
+  w[size_t(l.sectionsLoadedWord())] = img.sectionsLoaded;
+  w[size_t(l.sectionsWord())] = img.sections;
   return w;
 }
 
@@ -491,6 +494,8 @@ ConfigImage decodeBitstream(const std::vector<uint32_t>& w, const ConfigLayout& 
         img.values[si][c][f] = v;
       }
   }
+  img.sectionsLoaded = w[size_t(l.sectionsLoadedWord())];
+  img.sections = w[size_t(l.sectionsWord())];
   return img;
 }
 
@@ -506,6 +511,7 @@ std::string configText(const ConfigImage& img, const ConfigLayout& l, const Arch
   }
   std::sort(lines.begin(), lines.end());
   std::string out = fmt::format("# stepgen configuration for architecture '{}': {} words\n", a.name, l.totalWords);
+  out += fmt::format("fabric sections = {}\nfabric sections_loaded = {}\n", img.sections, img.sectionsLoaded);
   for (const auto& s : lines) out += s + "\n";
   return out;
 }

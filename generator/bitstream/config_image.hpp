@@ -10,10 +10,15 @@
 
 namespace stepgen {
 
-/// values[slot][ctx][field] in the order of ConfigLayout::slots and KindLayout::fields.
+/// values[slot][ctx][field] in the order of ConfigLayout::slots and KindLayout::fields, and
+/// the two fabric-wide words (docs/hardware.md section 5).
 struct ConfigImage {
   std::vector<std::vector<std::vector<uint64_t>>> values;
-  bool operator==(const ConfigImage& o) const { return values == o.values; }
+  uint32_t sections = 1;        ///< sections of the program
+  uint32_t sectionsLoaded = 1;  ///< sections whose configuration the contexts hold
+  bool operator==(const ConfigImage& o) const {
+    return values == o.values && sections == o.sections && sectionsLoaded == o.sectionsLoaded;
+  }
 };
 
 /// All-zero image (every unit disabled) shaped by the layout.

@@ -43,6 +43,9 @@ int main(int argc, char** argv) {
   verifyCmd->add_option("-o,--out", vo.outDir, "output folder (replaced only when complete)")->required();
   verifyCmd->add_option("--inputs", vo.inputsDir, "folder with <tensor>.npy inputs (default: seeded random)");
   verifyCmd->add_option("--seed", vo.seed, "seed of the random inputs");
+  verifyCmd->add_option("--sections", vo.minSections,
+                        "cut the graph into at least N sections (contexts) even where it fits in one")
+      ->check(CLI::Range(1, 64));
   verifyCmd->add_flag("--trace", vo.trace, "write an FST waveform of the RTL run (out/wave.fst)");
   verifyCmd->add_flag("--model-only", vo.skipRtl, "skip the Verilator run");
   verifyCmd->add_option("--watchdog", vo.watchdogCycles, "cycles without progress before the RTL run is declared deadlocked");
@@ -51,10 +54,13 @@ int main(int argc, char** argv) {
                         "fail when |RTL - model| / RTL cycles exceeds this many percent (default: not checked)");
 
   std::string cArch, cGraph, cOut;
+  int cSections = 1;
   auto* compileCmd = app.add_subcommand("compile", "compile only: Verilog, bitstream (.bin/.cfg), mapping report");
   compileCmd->add_option("--arch", cArch, "architecture YAML")->required()->check(CLI::ExistingFile);
   compileCmd->add_option("--graph", cGraph, "STeP graph YAML")->required()->check(CLI::ExistingFile);
   compileCmd->add_option("-o,--out", cOut, "output folder")->required();
+  compileCmd->add_option("--sections", cSections, "cut the graph into at least N sections (contexts) even where it fits in one")
+      ->check(CLI::Range(1, 64));
 
   SwigluParams sp;
   std::string gOut;
@@ -138,10 +144,11 @@ int main(int argc, char** argv) {
       return passed(r) ? 0 : 2;
     }
     if (*compileCmd) {
-      CompileResult c = compileGraph(cArch, cGraph);
+      CompileResult c = compileGraph(cArch, cGraph, cSections);
       writeCompileOutputs(c, cOut);
-      std::cout << fmt::format("compiled '{}' onto '{}': {} units, {} bitstream words, {:.3f} s -> {}\n", c.graph.name,
-                               c.arch.name, c.mapping.unitsUsed, c.bitstream.size(), c.mapSeconds, cOut);
+      std::cout << fmt::format("compiled '{}' onto '{}': {} section(s), {} units, {} bitstream words, {:.3f} s -> {}\n",
+                               c.graph.name, c.arch.name, c.mapping.sections, c.mapping.unitsUsed, c.bitstream.size(),
+                               c.mapSeconds, cOut);
       return 0;
     }
     if (*swigluCmd) {

@@ -35,7 +35,7 @@ std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& 
   std::map<std::string, Matrix> in;
   std::mt19937 rng(seed);
   for (const Tensor& t : g.tensors) {
-    if (t.isOutput) continue;
+    if (t.isOutput || t.isScratch) continue;
     int64_t rows = evalDim(t.shape.at(0), g.symbols), cols = evalDim(t.shape.at(1), g.symbols);
     Matrix m;
     if (!dir.empty()) {

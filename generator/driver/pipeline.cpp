@@ -30,7 +30,8 @@ void writeCompileFiles(const CompileResult& c, const fs::path& d) {
   writeFile(d / "rtl" / "filelist.f", filelist);
   auto bytes = wordsToBytes(c.bitstream);
   writeFile(d / "fabric.bin", std::string(bytes.begin(), bytes.end()));
-  writeFile(d / "fabric.cfg", configText(c.image, c.layout, c.arch));
+  writeFile(d / "fabric.cfg", configText(decodeBitstream(c.bitstream, c.layout), c.layout, c.arch));
+  if (!c.reloads.empty()) writeFile(d / "reloads.json", reloadsJsonText(c.reloads));
   writeFile(d / "mapping.txt", mappingText(c));
 }
 
@@ -55,16 +56,28 @@ void compareRtl(const fs::path& dir, VerifyReport& r) {
 
 }  // namespace
 
-CompileResult compileGraph(const std::string& archPath, const std::string& graphPath) {
+CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections) {
   CompileResult c;
   c.arch = loadArch(archPath);
   c.layout = buildConfigLayout(c.arch);
-  c.graph = loadGraph(graphPath);
-  c.shapes = checkShapes(c.graph);
+  const StepGraph user = loadGraph(graphPath);
+  const ShapeResult userShapes = checkShapes(user);
   auto t0 = std::chrono::steady_clock::now();
-  c.mapping = mapGraph(c.graph, c.shapes, c.arch);
-  c.image = buildConfig(c.graph, c.shapes, c.mapping, c.arch, c.layout);
-  c.bitstream = encodeBitstream(c.image, c.layout);
+  SectionedGraph sg = planSections(user, userShapes, c.arch, minSections);
+  c.graph = std::move(sg.graph);
+  c.shapes = std::move(sg.shapes);
+  c.sections = std::move(sg.plan);
+  c.mapping = mapGraph(c.graph, c.shapes, c.arch, c.sections.sectionOf);
+  c.programLayout = c.layout;
+  if (c.mapping.sections > c.arch.contexts) {
+    ArchModel wide = c.arch;
+    wide.contexts = c.mapping.sections;
+    c.programLayout = buildConfigLayout(wide);
+  }
+  c.image = buildConfig(c.graph, c.shapes, c.mapping, c.arch, c.programLayout);
+  FabricProgram prog = foldSections(c.image, c.programLayout, c.layout);
+  c.bitstream = std::move(prog.bitstream);
+  c.reloads = std::move(prog.reloads);
   c.rtl = emitFabric(c.arch, c.layout, stepgenRoot() + "/rtl_templates");
   c.mapSeconds = since(t0);
   return c;
@@ -73,22 +86,24 @@ CompileResult compileGraph(const std::string& archPath, const std::string& graph
 std::string mappingText(const CompileResult& c) {
   const UnitCatalogue cat(c.arch);
   auto name = [&](int u) { return cat.instanceName({u}); };
+  const int C = c.arch.contexts;  // section k runs from context k mod C (foldSections)
   std::string s = fmt::format("# mapping of graph '{}' on architecture '{}': {} units used\n", c.graph.name, c.arch.name,
                               c.mapping.unitsUsed);
   for (size_t i = 0; i < c.graph.ops.size(); ++i) {
     const auto& p = c.mapping.ops[i];
     const Op& o = c.graph.ops[i];
-    s += p.unit >= 0 ? fmt::format("op {} ({}) -> {} ctx{}\n", o.name, opKindName(o.kind), name(p.unit), p.ctx)
+    s += p.unit >= 0 ? fmt::format("op {} ({}) -> {} ctx{}\n", o.name, opKindName(o.kind), name(p.unit), p.ctx % C)
          : p.hostOp >= 0 ? fmt::format("op {} ({}) -> in the unit of '{}'\n", o.name, opKindName(o.kind), c.graph.ops[p.hostOp].name)
                          : fmt::format("op {} ({}) -> absorbed (links and stop maps)\n", o.name, opKindName(o.kind));
     if (p.auxUnit >= 0)
-      s += fmt::format("op {} selector output -> {} ctx{} (route meta mode)\n", o.name, name(p.auxUnit), p.ctx);
+      s += fmt::format("op {} selector output -> {} ctx{} (route meta mode)\n", o.name, name(p.auxUnit), p.ctx % C);
     for (size_t k = 0; k < p.extraUnits.size(); ++k)
-      s += fmt::format("op {} output {} -> {} ctx{}\n", o.name, k + 1, name(p.extraUnits[k]), p.ctx);
+      s += fmt::format("op {} output {} -> {} ctx{}\n", o.name, k + 1, name(p.extraUnits[k]), p.ctx % C);
   }
+  if (c.sections.sections > 1) s += sectionsText(c.graph, c.sections, C);
   for (const Route& r : c.mapping.routes)
     s += fmt::format("route {} : {} -> {}.in{} ctx{} distance {} fifo {}\n", c.graph.stream(r.stream).name,
-                     name(r.srcUnit), name(r.dstUnit), r.dstPort, r.ctx, r.distance,
+                     name(r.srcUnit), name(r.dstUnit), r.dstPort, r.ctx % C, r.distance,
                      r.fifoDepth);
   return s;
 }
@@ -118,14 +133,14 @@ VerifyReport verify(const VerifyOptions& o) {
   VerifyReport r;
   r.maxCycleErrorPercent = o.maxCycleErrorPercent;
   auto t0 = std::chrono::steady_clock::now();
-  CompileResult c = compileGraph(o.archPath, o.graphPath);
+  CompileResult c = compileGraph(o.archPath, o.graphPath, o.minSections);
   r.compileSeconds = since(t0);
   auto inputs = loadInputs(c.graph, o.inputsDir, o.seed);
   StagingDir st(o.outDir);
   writeCompileFiles(c, st.tmp);
   for (const auto& [name, m] : inputs) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
 
-  r.model = runModel(c.graph, c.shapes, c.mapping, c.arch, c.layout, c.image, inputs);
+  r.model = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, inputs);
   for (const auto& [name, m] : r.model.outputs) toNpy(st.tmp / "model" / (name + ".npy"), m);
 
   if (!o.skipRtl) {

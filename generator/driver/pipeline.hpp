@@ -2,7 +2,7 @@
 // The stepgen pipeline, in order (docs/architecture.md). compileGraph lists the stages:
 //   loadArch -> buildConfigLayout                    (arch)
 //   loadGraph -> checkShapes                         (graph)
-//   mapGraph -> buildConfig -> encodeBitstream       (graph on arch)
+//   planSections -> mapGraph -> buildConfig -> encodeBitstream   (graph on arch)
 //   emitFabric                                       (arch only)
 // and verify() runs the check around it: runModel, then the RTL run (driver/rtl_run.hpp),
 // then the comparison and verdict (driver/report.hpp).
@@ -12,29 +12,37 @@
 
 #include "arch/config_layout.hpp"
 #include "bitstream/config_image.hpp"
+#include "bitstream/reload.hpp"
 #include "driver/inputs.hpp"
 #include "driver/report.hpp"
 #include "emit/verilog_top.hpp"
 #include "map/mapping.hpp"
+#include "map/sections.hpp"
 
 namespace stepgen {
 
 /// Everything the compile stages produce for one (arch, graph) pair.
 struct CompileResult {
   ArchModel arch;
-  StepGraph graph;
-  ShapeResult shapes;
+  StepGraph graph;                  ///< as the fabric runs it: cut into sections when needed
+  ShapeResult shapes;               ///< of `graph`
+  SectionPlan sections;
   Mapping mapping;
-  ConfigLayout layout;
-  ConfigImage image;
-  std::vector<uint32_t> bitstream;  ///< 32-bit words
+  ConfigLayout layout;              ///< the fabric's: arch.contexts contexts
+  /// One context per section when the program has more sections than the fabric has
+  /// contexts, otherwise `layout`. `image` is laid out by it; the model reads both.
+  ConfigLayout programLayout;
+  ConfigImage image;                ///< section s in context s
+  std::vector<uint32_t> bitstream;  ///< 32-bit words: sections 0 .. contexts-1 (foldSections)
+  std::vector<SectionReload> reloads;  ///< later sections, written while the fabric runs
   std::vector<RtlFile> rtl;
   double mapSeconds = 0;            ///< map + bitstream + Verilog, wall seconds
 };
 
-/// Runs every compile stage. Errors: DiagError from the stage that failed (later stages
-/// do not run).
-CompileResult compileGraph(const std::string& archPath, const std::string& graphPath);
+/// Runs every compile stage. `minSections` > 1 cuts the graph into at least that many
+/// sections even where it fits (planSections). Errors: DiagError from the stage that failed
+/// (later stages do not run).
+CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections = 1);
 
 /// Writes rtl/, fabric.bin, fabric.cfg, mapping.txt into `dir` atomically: everything goes
 /// to a sibling temporary folder first, which replaces `dir` only when complete.
@@ -48,6 +56,7 @@ std::string mappingText(const CompileResult& c);
 struct VerifyOptions {
   std::string archPath, graphPath, outDir, inputsDir;
   uint32_t seed = 1;
+  int minSections = 1;              ///< --sections: cut into at least this many sections
   bool trace = false;               ///< FST waveform of the RTL run
   bool skipRtl = false;             ///< model only
   int64_t watchdogCycles = 20000;

@@ -51,7 +51,7 @@ RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdo
   d.dramBytes = uint64_t(dramBytes(c.graph));
   for (const Tensor& t : c.graph.tensors) {
     if (t.isOutput) d.outputs.push_back(region(c.graph, t, "rtl_out/" + t.name + ".npy"));
-    else d.inputs.push_back(region(c.graph, t, "inputs/" + t.name + ".npy"));
+    else if (!t.isScratch) d.inputs.push_back(region(c.graph, t, "inputs/" + t.name + ".npy"));
   }
   d.ports = cat.fabricPortNames();
   for (const Route& rt : c.mapping.routes) {
@@ -63,6 +63,7 @@ RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdo
   d.watchdog = uint64_t(watchdogCycles);
   d.trace = trace ? "wave.fst" : "";
   d.result = "rtl_result.json";
+  d.reloads = c.reloads;
   fs::create_directories(dir / "rtl_out");
   writeRunDesc(dir / "run.json", d);
   const std::string cmd =

@@ -63,13 +63,30 @@ struct TopEmitter {
     line("  output logic [NAG*32*W-1:0] dram_req_wdata,");
     line("  input  logic [NAG-1:0] dram_resp_valid,");
     line("  input  logic [NAG*32*W-1:0] dram_resp_data,");
+    line("  input  logic dram_wr_idle,            // every DRAM write accepted so far has completed");
     line("  output logic [NPORT-1:0] dbg_port_valid,");
     line("  output logic [NPORT-1:0] dbg_port_full,");
     line("  output logic [NPORT-1:0] dbg_port_fire,");
-    line("  output logic [NMU*32-1:0] dbg_mu_held   // words each memory unit holds now (statistics only)");
+    line("  output logic [NMU*32-1:0] dbg_mu_held,  // words each memory unit holds now (statistics only)");
+    line("  output logic [15:0] dbg_section,      // the section running now (sg_sec_seq)");
+    line("  output logic dbg_cfg_wait             // the next section waits for its configuration");
     line(");");
     line("  localparam int BEAT = 32 * W + sg_beat_pkg::HDR_W;  // data words and the beat header");
     line("  localparam int CTXW = (sg_cfg_pkg::CONTEXTS > 1) ? $clog2(sg_cfg_pkg::CONTEXTS) : 1;");
+    line("  // Section barrier u_sections (sg_sec_seq): starts every unit's context of each section.");
+    line("  logic sec_ustart;");
+    line("  logic [CTXW-1:0] sec_uctx;");
+    line("  logic [15:0] sections_q, loaded_q;  // configuration words SECTIONS and SECTIONS_LOADED");
+    line("  always_ff @(posedge clk) begin");
+    line("    if (!rst_n) begin");
+    line("      sections_q <= '0;");
+    line("      loaded_q <= '0;");
+    line("    end else if (cfg_we && cfg_addr == 24'(sg_cfg_pkg::SECTIONS_LOADED_WORD)) begin");
+    line("      loaded_q <= cfg_wdata[15:0];");
+    line("    end else if (cfg_we && cfg_addr == 24'(sg_cfg_pkg::SECTIONS_WORD)) begin");
+    line("      sections_q <= cfg_wdata[15:0];");
+    line("    end");
+    line("  end");
     line("");
   }
 
@@ -89,7 +106,7 @@ struct TopEmitter {
     line("      {}_cfg[(cfg_addr - 24'd{}) * 32 +: 32] <= cfg_wdata;", n, s.wordBase);
     line("  end");
     line("  logic [CTXW-1:0] {}_ctx;", n);
-    line("  logic {}_done;", n);
+    line("  logic {}_busy;", n);
     line("  logic [BEAT-1:0] {}_out_beat;", n);
     line("  logic {}_out_valid, {}_out_ready;", n, n);
     line("");
@@ -101,7 +118,10 @@ struct TopEmitter {
     const char* k = configKindPrefix(a.units[u].kind);
     std::string pn = fmt::format("{}_in{}", n, p);
     line("  logic [sg_cfg_pkg::SRC_BITS-1:0] {}_sel;", pn);
-    line("  assign {0}_sel = {1}_cfg[{1}_ctx * sg_cfg_pkg::{2}_BITS + sg_cfg_pkg::{2}_IN{3}_SRC_LSB +: sg_cfg_pkg::SRC_BITS];",
+    // An idle or waiting unit selects nothing: its last context's source may run on in a
+    // later section for other consumers (docs/hardware.md section 2, sections).
+    line("  assign {0}_sel = {1}_busy ? {1}_cfg[{1}_ctx * sg_cfg_pkg::{2}_BITS + sg_cfg_pkg::{2}_IN{3}_SRC_LSB +: "
+         "sg_cfg_pkg::SRC_BITS] : '0;",
          pn, n, k, p);
     line("  logic {0}_src_valid, {0}_src_ready, {0}_push, {0}_fifo_ready, {0}_valid, {0}_ready;", pn);
     line("  logic [BEAT-1:0] {0}_src_beat, {0}_beat;", pn);
@@ -165,7 +185,11 @@ struct TopEmitter {
     std::string params;
     for (const auto& tp : cat.templateParams({u})) params += fmt::format("{}.{}({})", params.empty() ? "" : ", ", tp.name, tp.value);
     line("  {} #({}) {} (", UnitCatalogue::moduleName(s.kind), params, n);
-    line("    .clk(clk), .rst_n(rst_n), .start(start), .done({}_done), .ctx({}_ctx),", n, n);
+    line("    .clk(clk), .rst_n(rst_n), .sectioned(1'b1), .start(sec_ustart), .start_ctx(sec_uctx), .busy({0}_busy),", n);
+    line("    /* verilator lint_off PINCONNECTEMPTY */  // done: a unit alone; here the section barrier decides");
+    line("    .done(),");
+    line("    /* verilator lint_on PINCONNECTEMPTY */");
+    line("    .ctx({}_ctx),", n);
     line("    .cfg({}_cfg[sg_cfg_pkg::CONTEXTS * sg_cfg_pkg::{}_BITS - 1:0]),", n, k);
     for (int p = 0; p < l.kindLayout(s.kind).inPorts; ++p)
       line("    .in{0}_beat({1}_in{0}_beat), .in{0}_valid({1}_in{0}_valid), .in{0}_ready({1}_in{0}_ready),", p, n);
@@ -184,7 +208,7 @@ struct TopEmitter {
 }  // namespace
 
 const std::vector<std::string>& templateFiles() {
-  static const std::vector<std::string> f = {"sg_beat_pkg.sv", "sg_fp_pkg.sv", "sg_ctx_seq.sv", "sg_fifo.sv",
+  static const std::vector<std::string> f = {"sg_beat_pkg.sv", "sg_fp_pkg.sv", "sg_ctx_seq.sv", "sg_sec_seq.sv", "sg_fifo.sv",
                                              "sg_ag.sv",       "sg_cu.sv",     "sg_mu.sv"};
   return f;
 }
@@ -211,9 +235,12 @@ std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const
   for (const auto& s : l.slots) e.outReady(s.unit);
   e.line("");
   for (const auto& s : l.slots) e.unitInstance(s);
-  std::string dn;
-  for (const auto& s : l.slots) dn += fmt::format("{}{}_done", dn.empty() ? "" : " && ", cat.instanceName({s.unit}));
-  e.line("  assign done = {};", dn.empty() ? "1'b1" : dn);
+  std::string busy;
+  for (const auto& s : l.slots) busy += fmt::format("{}{}_busy", busy.empty() ? "" : ", ", cat.instanceName({s.unit}));
+  e.line("  sg_sec_seq #(.NCTX(sg_cfg_pkg::CONTEXTS), .NU({})) u_sections (", std::max<size_t>(l.slots.size(), 1));
+  e.line("    .clk(clk), .rst_n(rst_n), .start(start), .busy({{{}}}), .wr_idle(dram_wr_idle),", busy.empty() ? "1'b0" : busy);
+  e.line("    .sections(sections_q), .loaded(loaded_q), .ustart(sec_ustart), .uctx(sec_uctx), .done(done),");
+  e.line("    .cfg_wait(dbg_cfg_wait), .sec(dbg_section));");
   if (nmu == 0) e.line("  assign dbg_mu_held = '0;");
   e.line("endmodule");
   files.push_back({"sg_top.sv", e.o});

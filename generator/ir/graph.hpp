@@ -60,13 +60,15 @@ struct StreamType {
   int rank() const { return int(shape.size()) - 1; }  ///< highest stop level S_rank
 };
 
-/// An off-chip tensor the graph reads (role input) or writes (role output).
+/// An off-chip tensor the graph reads (role input) or writes (role output), or a scratch
+/// tensor the section pass adds to carry a stream between sections (map/sections.hpp).
 struct Tensor {
   std::string name;
   SourceLoc loc;
   std::vector<SymExpr> shape;  ///< [rows, cols]
   std::string dtype = "fp32";
   bool isOutput = false;
+  bool isScratch = false;      ///< written and read back by the fabric, neither input nor output
   int64_t baseAddress = 0;     ///< bytes; assigned by the loader in declaration order
 };
 

@@ -52,20 +52,24 @@ struct Source {
 
 class Mapper {
  public:
-  Mapper(const StepGraph& g, const ArchModel& a) : g_(g), a_(a), cat_(a), cl_(findClusters(g)) {}
+  Mapper(const StepGraph& g, const ArchModel& a, const std::vector<int>& sectionOf)
+      : g_(g), a_(a), cat_(a), cl_(findClusters(g)), sec_(sectionOf) {}
 
   Mapping run() {
     m_.ops.assign(g_.ops.size(), {});
     std::vector<int> order = placedOrder();
-    std::vector<bool> taken(a_.units.size(), false);
-    for (int op : order) place(op, taken);
+    m_.sections = sec_.empty() ? 1 : *std::max_element(sec_.begin(), sec_.end()) + 1;
+    // Section s runs from context s: each section has the whole fabric to itself.
+    std::vector<std::vector<bool>> taken(size_t(m_.sections), std::vector<bool>(a_.units.size(), false));
+    for (int op : order) place(op, taken[size_t(sectionOf(op))]);
     for (int op : order) routeInputs(op);
     for (size_t op = 0; op < g_.ops.size(); ++op)
       if (cl_.isMember(int(op))) m_.ops[op].hostOp = cl_.host[op];
     std::sort(m_.routes.begin(), m_.routes.end(), [](const Route& x, const Route& y) {
       return std::tie(x.dstUnit, x.ctx, x.dstPort) < std::tie(y.dstUnit, y.ctx, y.dstPort);
     });
-    m_.unitsUsed = int(std::count(taken.begin(), taken.end(), true));
+    for (size_t u = 0; u < a_.units.size(); ++u)
+      m_.unitsUsed += std::any_of(taken.begin(), taken.end(), [&](const std::vector<bool>& t) { return bool(t[u]); });
     return m_;
   }
 
@@ -74,7 +78,10 @@ class Mapper {
   const ArchModel& a_;
   const UnitCatalogue cat_;
   const Clusters cl_;
+  const std::vector<int>& sec_;
   Mapping m_;
+
+  int sectionOf(int op) const { return sec_.empty() ? 0 : sec_[size_t(op)]; }
 
   bool isKind(int op, ClusterKind k) const { return cl_.isHost(op) && cl_.kind.at(op) == k; }
   // A route EagerMerge whose selector output is read: a second MU emits it (meta mode).
@@ -150,7 +157,7 @@ class Mapper {
       throw DiagError("M-306", o.loc, fmt::format("operator '{}' ({}) has no unit to run on", o.name, opKindName(o.kind)));
     checkFunction(o);
     m_.ops[op].unit = takeUnit(o, want, placedNeighbours(op), taken);
-    m_.ops[op].ctx = 0;
+    m_.ops[op].ctx = sectionOf(op);
     if (hasMeta(op)) m_.ops[op].auxUnit = takeUnit(o, want, placedNeighbours(op), taken);
     if (o.kind == OpKind::Parallelize)  // output k > 0 runs on a CU of its own
       for (size_t k = 1; k < o.outputs.size(); ++k)
@@ -232,8 +239,9 @@ class Mapper {
 
 }  // namespace
 
-Mapping mapGraph(const StepGraph& g, const ShapeResult& /*shapes: placement needs no sizes yet*/, const ArchModel& a) {
-  return Mapper(g, a).run();
+Mapping mapGraph(const StepGraph& g, const ShapeResult& /*shapes: placement needs no sizes yet*/, const ArchModel& a,
+                 const std::vector<int>& sectionOf) {
+  return Mapper(g, a, sectionOf).run();
 }
 
 }  // namespace stepgen

@@ -47,8 +47,9 @@ struct Route {
 /// The result of mapping.
 struct Mapping {
   std::vector<OpPlacement> ops;  ///< indexed by OpId
-  std::vector<Route> routes;     ///< sorted by (dstUnit, dstPort)
-  int unitsUsed = 0;
+  std::vector<Route> routes;     ///< sorted by (dstUnit, ctx, dstPort)
+  int unitsUsed = 0;             ///< units used in any section
+  int sections = 1;              ///< section s runs from context s (map/sections.hpp)
 };
 
 /// Places ops (deterministic greedy: topological order, nearest free unit of the needed
@@ -60,7 +61,10 @@ struct Mapping {
 /// Parallelize run on compute units; Parallelize with n outputs takes n of them (one per
 /// output, the input broadcast to all). The MoE clusters of map/clusters.hpp run on one unit
 /// each (the host op is placed, members get hostOp); a route EagerMerge whose selector output
-/// is read takes a second memory unit (auxUnit) for it.
-Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel& a);
+/// is read takes a second memory unit (auxUnit) for it. `sectionOf` (per op, empty = all 0,
+/// from planSections) gives each op's section: section s is placed in context s with the
+/// whole fabric to itself, and an op reads only streams of its own section.
+Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel& a,
+                 const std::vector<int>& sectionOf = {});
 
 }  // namespace stepgen

@@ -68,7 +68,7 @@ class Runner {
   FunctionalResult run() {
     enableFtzDaz();
     for (const Tensor& t : g_.tensors) {
-      if (!t.isOutput) continue;
+      if (!t.isOutput && !t.isScratch) continue;
       Matrix m;
       m.rows = evalDim(t.shape.at(0), g_.symbols);
       m.cols = evalDim(t.shape.at(1), g_.symbols);
@@ -76,6 +76,8 @@ class Runner {
       r_.outputs[t.name] = std::move(m);
     }
     for (int op : orderOps(g_).order) runOp(g_.ops[size_t(op)]);
+    for (const Tensor& t : g_.tensors)  // scratch lives in DRAM only; it is not a result
+      if (t.isScratch) r_.outputs.erase(t.name);
     return std::move(r_);
   }
 
@@ -147,8 +149,10 @@ class Runner {
   void load(const Op& op) {
     std::string name = attrString(op, "tensor");
     auto it = in_.find(name);
-    if (it == in_.end()) throw std::runtime_error(fmt::format("input tensor '{}' was not given", name));
-    const Matrix& m = it->second;
+    auto scratch = r_.outputs.find(name);  // a stream an earlier section stored
+    if (it == in_.end() && scratch == r_.outputs.end())
+      throw std::runtime_error(fmt::format("input tensor '{}' was not given", name));
+    const Matrix& m = it != in_.end() ? it->second : scratch->second;
     Walk w = walkOf(op);
     TokenStream& out = output(op);
     forEachTile(w, [&](int64_t tr, int64_t tc, int stop) {

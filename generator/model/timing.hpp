@@ -27,12 +27,19 @@ struct TimingResult {
   int64_t offchipWriteBytes = 0; ///< bytes
   bool deadlock = false;
   std::vector<std::string> stuck;
+  std::vector<int64_t> sectionStart;  ///< per section: its first cycle (the barrier's release)
 };
+
+/// Cycles from the end of a section (every unit idle, every DRAM write complete) to the
+/// `start`-equivalent cycle of the next one: the barrier opens at the edge after that
+/// cycle, the units enter INIT one cycle later (rtl_templates/sg_sec_seq.sv).
+constexpr int64_t kSectionSwitch = 1;
 
 /// Estimates cycles for the fabric configured by `img` (built by buildConfig for mapping `m`
 /// of graph `g`), whose streams `streams` (indexed by StreamId) came from runFunctional:
-/// each enabled unit runs the unit model its configuration fields select. Never hangs:
-/// returns deadlock = true when stuck.
+/// each enabled unit runs the unit model its configuration fields select. Sections run one
+/// after the other, each timed alone from its start (kSectionSwitch after the previous
+/// one's end). Never hangs: returns deadlock = true when stuck (and stops at that section).
 TimingResult estimateTiming(const StepGraph& g, const Mapping& m, const ArchModel& a, const ConfigLayout& layout,
                             const ConfigImage& img, const std::vector<TokenStream>& streams);
 

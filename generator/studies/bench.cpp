@@ -85,7 +85,7 @@ int runBench(const BenchOptions& o) {
     CompileResult cr = compileGraph(c.arch, graph.string());
     auto inputs = loadInputs(cr.graph, "", vo.seed);
     std::vector<double> walls;
-    for (int k = 0; k < 5; ++k) walls.push_back(runModel(cr.graph, cr.shapes, cr.mapping, cr.arch, cr.layout, cr.image, inputs).wallSeconds);
+    for (int k = 0; k < 5; ++k) walls.push_back(runModel(cr.graph, cr.shapes, cr.mapping, cr.arch, cr.programLayout, cr.image, inputs).wallSeconds);
     std::sort(walls.begin(), walls.end());
     double modelCps = walls[2] > 0 ? double(r.model.timing.cycles) / walls[2] : 0;
     double speedup = r.rtl.cyclesPerSecond > 0 ? modelCps / r.rtl.cyclesPerSecond : 0;

@@ -17,6 +17,16 @@ fs::path resolve(const fs::path& dir, const std::string& p) {
   return q.is_absolute() ? q : dir / q;
 }
 
+json reloadsJson(const std::vector<SectionReload>& reloads) {
+  json a = json::array();
+  for (const SectionReload& s : reloads) {
+    json w = json::array();
+    for (const auto& [addr, word] : s.writes) w.push_back({addr, word});
+    a.push_back({{"section", s.section}, {"after", s.after}, {"writes", w}});
+  }
+  return a;
+}
+
 json readJson(const fs::path& file, const char* what) {
   std::ifstream f(file);
   if (!f) throw std::runtime_error(std::string(what) + " '" + file.string() + "': cannot open");
@@ -88,6 +98,12 @@ RunDesc readRunDesc(const fs::path& file) {
     const std::string tr = j.value("trace", std::string());
     if (!tr.empty()) r.trace = resolve(dir, tr);
     r.result = resolve(dir, j.value("result", std::string("result.json")));
+    if (j.contains("reloads"))
+      for (const json& x : j.at("reloads")) {
+        SectionReload s{x.at("section").get<int>(), x.at("after").get<int>(), {}};
+        for (const json& w : x.at("writes")) s.writes.push_back({w.at(0).get<uint32_t>(), w.at(1).get<uint32_t>()});
+        r.reloads.push_back(std::move(s));
+      }
   } catch (const json::exception& e) {
     throw fail(std::string("bad value: ") + e.what());
   }
@@ -100,6 +116,13 @@ RunDesc readRunDesc(const fs::path& file) {
   for (const RunRegion& g : r.outputs)
     if (g.rows == 0 || g.cols == 0) throw fail("output '" + g.name + "' needs rows and cols");
   return r;
+}
+
+std::string reloadsJsonText(const std::vector<SectionReload>& reloads) {
+  std::string s = "[\n";  // one reload per line: a host reads it, a person skims it
+  for (size_t i = 0; i < reloads.size(); ++i)
+    s += " " + reloadsJson({reloads[i]})[0].dump() + (i + 1 < reloads.size() ? ",\n" : "\n");
+  return s + "]\n";
 }
 
 void writeRunDesc(const fs::path& file, const RunDesc& d) {
@@ -120,6 +143,7 @@ void writeRunDesc(const fs::path& file, const RunDesc& d) {
   j["watchdog_cycles"] = d.watchdog;
   j["trace"] = d.trace.string();
   j["result"] = d.result.string();
+  j["reloads"] = reloadsJson(d.reloads);
   writeJson(file, j, "run description");
 }
 
@@ -142,6 +166,12 @@ void writeRunResult(const fs::path& file, const RunResult& r) {
     j["offchip_write_bytes"] = r.writeBytes;
     j["outstanding_reads"] = r.outstandingReads;
     j["mu_peak_words"] = r.muPeakWords;
+    json secs = json::array();
+    for (const SectionTime& t : r.sections)
+      secs.push_back({{"start", t.start}, {"first_beat", t.firstBeat}, {"last_beat", t.lastBeat}});
+    j["sections"] = secs;
+    j["cfg_wait_cycles"] = r.cfgWaitCycles;
+    j["reload_writes"] = r.reloadWrites;
     j["stuck"] = stuck;
     j["stuck_detail"] = detail;
     j["wall_seconds"] = r.wallSeconds;
@@ -167,6 +197,11 @@ RunResult readRunResult(const fs::path& file) {
     r.muPeakWords = j.value("mu_peak_words", uint64_t(0));
     r.wallSeconds = j.value("wall_seconds", 0.0);
     r.cyclesPerSecond = j.value("cycles_per_second", 0.0);
+    r.cfgWaitCycles = j.value("cfg_wait_cycles", uint64_t(0));
+    r.reloadWrites = j.value("reload_writes", uint64_t(0));
+    if (j.contains("sections"))
+      for (const json& t : j["sections"])
+        r.sections.push_back({t.value("start", uint64_t(0)), t.value("first_beat", uint64_t(0)), t.value("last_beat", uint64_t(0))});
     if (j.contains("stuck_detail"))
       for (const json& d : j["stuck_detail"])
         r.stuck.push_back({d.value("index", 0u), d.value("port", std::string()), d.value("valid", false), d.value("full", false)});

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/dram.hpp"
@@ -20,9 +21,20 @@ struct RunRegion {
   uint64_t rows = 0, cols = 0;
 };
 
+/// The configuration writes that bring section `section` of a program into its context
+/// while the fabric runs (docs/hardware.md section 5; made by foldSections).
+struct SectionReload {
+  int section = 0;
+  /// The host may write once section `after` (= section - contexts) has finished: the
+  /// fabric shows dbg_section > after, or dbg_section == after with dbg_cfg_wait.
+  int after = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> writes;  ///< (word address, word), SECTIONS_LOADED last
+};
+
 /// What the harness runs. Keys in run.json: bitstream, n_ag, pieces_per_beat, link_bits,
 /// addr_bits, dram {channels, latency, ii, startup}, dram_bytes, inputs, outputs, ports,
-/// n_mu, max_cycles, watchdog_cycles, trace, result.
+/// n_mu, max_cycles, watchdog_cycles, trace, result, reloads [{section, after, writes:
+/// [[address, word], ...]}].
 struct RunDesc {
   std::filesystem::path bitstream;  ///< .bin of little-endian 32-bit configuration words
   int nAg = 0;                      ///< address generators = width of dram_req_valid
@@ -38,7 +50,12 @@ struct RunDesc {
   uint64_t watchdog = 20000;        ///< idle cycles before status "deadlock"
   std::filesystem::path trace;      ///< FST file ("" = none; needs a --trace build)
   std::filesystem::path result = "result.json";
+  std::vector<SectionReload> reloads;  ///< in section order
 };
+
+/// The reloads as JSON text (the `reloads` value of run.json; `compile` writes it as
+/// reloads.json for a user's host). Deterministic.
+std::string reloadsJsonText(const std::vector<SectionReload>& reloads);
 
 /// Reads run.json; relative paths are resolved against its folder. Throws
 /// std::runtime_error naming the file and the missing or bad key.
@@ -54,9 +71,17 @@ struct StuckPort {
   bool full = false;   ///< the FIFO is full
 };
 
+/// When one section (context) of a run happened, in cycles from `start` (dbg_section).
+struct SectionTime {
+  uint64_t start = 0;      ///< first cycle the fabric's section barrier showed this section
+  uint64_t firstBeat = 0;  ///< first cycle a beat entered a unit input FIFO (0 = none)
+  uint64_t lastBeat = 0;   ///< last such cycle
+};
+
 /// What the harness measured. Keys: status, cycles, done_cycle, last_write_done, sim_cycles,
 /// config_words, offchip_read_bytes, offchip_write_bytes, outstanding_reads, mu_peak_words,
-/// stuck, stuck_detail, wall_seconds, cycles_per_second, message.
+/// sections [{start, first_beat, last_beat}], cfg_wait_cycles, reload_writes, stuck, stuck_detail, wall_seconds,
+/// cycles_per_second, message.
 struct RunResult {
   std::string status;                 ///< ok | deadlock | timeout | error (the driver adds crashed)
   uint64_t cycles = 0;                ///< max(done cycle, last write completion)
@@ -65,6 +90,9 @@ struct RunResult {
   uint64_t readBytes = 0, writeBytes = 0, outstandingReads = 0;
   uint64_t muPeakWords = 0;           ///< most words all memory units held in one cycle
   uint64_t muPeakBytes() const { return 4 * muPeakWords; }
+  std::vector<SectionTime> sections;  ///< one per section the run reached
+  uint64_t cfgWaitCycles = 0;         ///< cycles a finished section waited for the next one's reload (exposed)
+  uint64_t reloadWrites = 0;          ///< configuration words written while running (one per cycle)
   std::vector<StuckPort> stuck;
   double wallSeconds = 0, cyclesPerSecond = 0;
   std::string message;

@@ -199,6 +199,12 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
     std::optional<uint64_t> doneCycle;
     uint64_t idle = 0, c = 0, muPeak = 0;
     if (rd.nMu) checkPort("dbg_mu_held", top->dbg_mu_held, uint64_t(rd.nMu) * 32);
+    std::vector<SectionTime> sections;  // per section the barrier released (dbg_section)
+    // Reloads (docs/hardware.md section 5): section k is written, one word per cycle, once
+    // section k - contexts has finished; the fabric keeps running meanwhile.
+    size_t reload = 0, reloadWord = 0;
+    bool writing = false;
+    uint64_t cfgWaitCycles = 0, reloadWrites = 0;
     std::FILE* portLog = std::getenv("STEPGEN_PORT_LOG") ? std::fopen(std::getenv("STEPGEN_PORT_LOG"), "w") : nullptr;
     const auto t0 = std::chrono::steady_clock::now();
     for (;; ++c) {
@@ -210,6 +216,16 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
         bool active = false;
         top->clk = 0;
         top->start = (c == 0);
+        const bool wrIdle = dram.lastWriteDone() <= c;
+        top->dram_wr_idle = wrIdle;
+        top->cfg_we = writing;
+        if (writing) {
+            const auto& [addr, word] = rd.reloads[reload].writes[reloadWord];
+            top->cfg_addr = addr;
+            top->cfg_wdata = word;
+            ++reloadWrites;
+            if (++reloadWord == rd.reloads[reload].writes.size()) writing = false, reloadWord = 0, ++reload;
+        }
         const bool anyOutstanding = dram.outstandingReads() > 0;
         for (unsigned a = 0; a < NAG; ++a) {
             const bool r = anyOutstanding && dram.responseReady(static_cast<int>(a), c);
@@ -223,7 +239,20 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
         for (unsigned m = 0; m < rd.nMu; ++m) held += vport::getBits(top->dbg_mu_held, m * 32, 32);
         muPeak = std::max(muPeak, held);
 
-        if (portLog && vport::anySet(top->dbg_port_fire))  // calibration aid: one line per beat
+        const bool fire = vport::anySet(top->dbg_port_fire);
+        const size_t sec = static_cast<size_t>(top->dbg_section);
+        cfgWaitCycles += top->dbg_cfg_wait ? 1 : 0;
+        if (!writing && reload < rd.reloads.size()) {  // from the next cycle on
+            const size_t after = static_cast<size_t>(rd.reloads[reload].after);
+            writing = sec > after || (sec == after && top->dbg_cfg_wait);
+        }
+        if (sec >= sections.size()) sections.resize(sec + 1, SectionTime{c, 0, 0});
+        if (fire) {
+            SectionTime& st = sections[sec];
+            if (!st.firstBeat) st.firstBeat = c;
+            st.lastBeat = c;
+        }
+        if (portLog && fire)  // calibration aid: one line per beat
             for (unsigned p = 0; p < nport; ++p)
                 if (vport::getBit(top->dbg_port_fire, p)) std::fprintf(portLog, "%llu %u\n", (unsigned long long)c, p);
         if (vport::anySet(top->dram_req_valid)) {
@@ -246,7 +275,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
             status = "ok";
             break;
         }
-        active = active || anyOutstanding || vport::anySet(top->dbg_port_fire);
+        active = active || anyOutstanding || fire || !wrIdle || writing || top->cfg_we;
         idle = active ? 0 : idle + 1;
         if (idle >= rd.watchdog) {
             status = "deadlock";
@@ -288,6 +317,9 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
     res.writeBytes = dram.writeBytes();
     res.outstandingReads = dram.outstandingReads();
     res.muPeakWords = muPeak;
+    res.sections = sections;
+    res.cfgWaitCycles = cfgWaitCycles;
+    res.reloadWrites = reloadWrites;
     res.wallSeconds = wall;
     res.cyclesPerSecond = wall > 0 ? double(simCycles) / wall : 0.0;
 

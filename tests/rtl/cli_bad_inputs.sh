@@ -20,7 +20,7 @@ check malformed_yaml Y-001 compile --arch "$root/tests/data/bad/arch_malformed.y
 check unknown_op G-101 compile --arch "$a" --graph "$root/tests/data/bad/graph_unknown_op.yaml"
 check dangling G-104 compile --arch "$a" --graph "$root/tests/data/bad/graph_dangling.yaml"
 check double_consumer G-103 compile --arch "$a" --graph "$root/tests/data/bad/graph_double_consumer.yaml"
-check too_big M-301 compile --arch "$root/tests/data/arch_tiny.yaml" --graph "$g"
+check too_big M-301 compile --arch "$root/tests/data/arch_no_cu.yaml" --graph "$g"
 check unroutable M-303 compile --arch "$root/tests/data/arch_reach1.yaml" --graph "$g"
 # Shape mismatch: the up-projection weights loaded as [D, 2*tf] tiles, so Zip/matmul
 # shapes no longer agree with the gate branch (S-2xx, naming the op and both shapes).

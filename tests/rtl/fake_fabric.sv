@@ -35,11 +35,14 @@ module sg_top #(
     /* verilator lint_off UNUSEDSIGNAL */
     input  logic [NAG-1:0]      dram_resp_valid,   // AG 1 never reads
     input  logic [NAG*LB-1:0]   dram_resp_data,
+    input  logic                dram_wr_idle,      // one section only: no barrier to hold
     /* verilator lint_on UNUSEDSIGNAL */
     output logic [NPORT-1:0]    dbg_port_valid,
     output logic [NPORT-1:0]    dbg_port_full,
     output logic [NPORT-1:0]    dbg_port_fire,
-    output logic [NMU*32-1:0]   dbg_mu_held
+    output logic [NMU*32-1:0]   dbg_mu_held,
+    output logic [15:0]         dbg_section,
+    output logic                dbg_cfg_wait
 );
     localparam int PW = $clog2(DEPTH);
 
@@ -133,4 +136,6 @@ module sg_top #(
     assign dbg_port_full  = {1'b0, count == (PW+1)'(DEPTH)};
     assign dbg_port_fire  = {1'b0, push};
     assign dbg_mu_held    = '0;
+    assign dbg_section    = '0;
+    assign dbg_cfg_wait   = 1'b0;
 endmodule

@@ -8,6 +8,8 @@ package sg_cfg_pkg;
   localparam int SRC_BITS = 2;
   localparam int BUF_ADDR_BITS = 8;
   localparam int MU_ADDR_BITS = 9;
+  localparam int SECTIONS_LOADED_WORD = 64;  // fabric-wide words (sg_sec_seq)
+  localparam int SECTIONS_WORD = 65;
   localparam int AG_BITS = 385;
   localparam int AG_ENABLE_LSB = 0;
   localparam int AG_ENABLE_W = 1;

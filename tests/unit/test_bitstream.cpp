@@ -30,7 +30,10 @@ TEST_CASE("config layout: fields tile each kind's vector without overlap", "[bit
       CHECK(s.words * 32 >= l.kindLayout(s.kind).bits * l.contexts);
       word += s.words;
     }
-    CHECK(l.totalWords == word);
+    CHECK(l.unitWords == word);
+    CHECK(l.totalWords == word + 2);  // SECTIONS_LOADED and SECTIONS follow the units
+    CHECK(l.sectionsLoadedWord() == word);
+    CHECK(l.sectionsWord() == word + 1);
   }
 }
 
@@ -48,6 +51,8 @@ TEST_CASE("bitstream: decode(encode(x)) == x for random images", "[bitstream]") 
           ctx[f] = w >= 64 ? rng() : rng() & ((uint64_t(1) << w) - 1);
         }
     }
+    img.sections = uint32_t(rng() & 0xFFFF);
+    img.sectionsLoaded = uint32_t(rng() & 0xFFFF);
     auto words = encodeBitstream(img, l);
     REQUIRE(int(words.size()) == l.totalWords);
     CHECK(decodeBitstream(words, l) == img);
@@ -63,10 +68,14 @@ TEST_CASE("bitstream: a value is packed at its documented bit position", "[bitst
   const auto& slot = l.slots.at(1);
   const auto& k = l.kindLayout(slot.kind);
   img.values[1][1][0] = 1;
+  img.sections = 5;
+  img.sectionsLoaded = 2;
   auto w = encodeBitstream(img, l);
   int64_t bit = int64_t(slot.wordBase) * 32 + k.bits;  // hand-computed: context 1 starts k.bits in
-  for (size_t i = 0; i < w.size(); ++i)
+  for (size_t i = 0; i + 2 < w.size(); ++i)
     CHECK(w[i] == (int64_t(i) == bit / 32 ? (uint32_t(1) << (bit % 32)) : 0u));
+  CHECK(w[w.size() - 2] == 2u);  // SECTIONS_LOADED
+  CHECK(w[w.size() - 1] == 5u);  // SECTIONS
 }
 
 TEST_CASE("bitstream: a wrong word count is rejected", "[bitstream]") {

@@ -39,7 +39,7 @@ struct Run {
 Run runOn(const std::string& arch, const std::string& graph) {
   Run r{compileGraph(root() + arch, graph), {}, {}};
   r.in = loadInputs(r.c.graph, "", 7);
-  r.m = runModel(r.c.graph, r.c.shapes, r.c.mapping, r.c.arch, r.c.layout, r.c.image, r.in);
+  r.m = runModel(r.c.graph, r.c.shapes, r.c.mapping, r.c.arch, r.c.programLayout, r.c.image, r.in);
   return r;
 }
 

@@ -201,9 +201,13 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
 
 }  // namespace
 
-TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchModel& a, const ConfigLayout& layout,
-                            const ConfigImage& img, const std::vector<TokenStream>& streams) {
+namespace {
+
+// The units configured in context `ctx` (one section), timed from that section's start.
+TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchModel& a, const ConfigLayout& layout,
+                             const ConfigImage& img, const std::vector<TokenStream>& streams, int ctx) {
   TimingModel m(a);
+  if (ctx > 0) m.startup = 0;
   const int64_t wpb = a.wordsPerBeat();
 
   // Which op each (unit, context) runs, for its token streams and its name in reports.
@@ -227,13 +231,11 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
   std::vector<Site> sites;
   for (const UnitConfigSlot& s : layout.slots) {
     const size_t si = size_t(&s - layout.slots.data());
-    for (int ctx = 0; ctx < layout.contexts; ++ctx) {
-      Fields f{&layout.kindLayout(s.kind), &img.values.at(si).at(size_t(ctx))};
-      if (!f("enable")) continue;
-      auto it = opAt.find({s.unit, ctx});
-      if (it == opAt.end()) throw std::logic_error("internal error: a configured unit runs no op");
-      sites.push_back({it->second, s.unit, ctx, f, s.kind});
-    }
+    Fields f{&layout.kindLayout(s.kind), &img.values.at(si).at(size_t(ctx))};
+    if (!f("enable")) continue;
+    auto it = opAt.find({s.unit, ctx});
+    if (it == opAt.end()) throw std::logic_error("internal error: a configured unit runs no op");
+    sites.push_back({it->second, s.unit, ctx, f, s.kind});
   }
   std::stable_sort(sites.begin(), sites.end(), [&](const Site& x, const Site& y) {
     auto rank = [&](const Site& z) {
@@ -266,7 +268,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
   };
   for (const Route& r : mp.routes) {
     const int srcCtx = mp.ops[size_t(r.srcOp)].ctx;
-    if (linkOf.count({r.srcUnit, srcCtx})) continue;
+    if (r.ctx != ctx || linkOf.count({r.srcUnit, srcCtx})) continue;
     Link l;
     l.name = g.stream(r.stream).name;
     l.producer = timingUnit(r.srcUnit, srcCtx);
@@ -280,6 +282,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     m.links.push_back(std::move(l));
   }
   for (const Route& r : mp.routes) {
+    if (r.ctx != ctx) continue;
     const int srcCtx = mp.ops[size_t(r.srcOp)].ctx;
     Link& l = m.links[size_t(linkOf.at({r.srcUnit, srcCtx}))];
     const int ui = timingUnit(r.dstUnit, r.ctx);
@@ -391,6 +394,29 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
   }
   r.cycles = std::max(r.cycles, m.lastWrite);
   return r;
+}
+
+}  // namespace
+
+TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchModel& a, const ConfigLayout& layout,
+                            const ConfigImage& img, const std::vector<TokenStream>& streams) {
+  TimingResult total;
+  for (int s = 0; s < mp.sections; ++s) {
+    TimingResult r = estimateSection(g, mp, a, layout, img, streams, s);
+    // Section s+1 starts kSectionSwitch cycles after section s has finished everywhere
+    // (every unit idle, every DRAM write complete): sg_sec_seq.sv.
+    const int64_t origin = s == 0 ? 0 : total.cycles + kSectionSwitch;
+    total.sectionStart.push_back(origin);
+    total.cycles = origin + r.cycles;
+    total.offchipReadBytes += r.offchipReadBytes;
+    total.offchipWriteBytes += r.offchipWriteBytes;
+    for (auto& x : r.stuck) total.stuck.push_back(s == 0 && mp.sections == 1 ? x : fmt::format("section {}: {}", s, x));
+    if (r.deadlock) {
+      total.deadlock = true;
+      break;
+    }
+  }
+  return total;
 }
 
 }  // namespace stepgen

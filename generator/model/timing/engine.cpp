@@ -57,7 +57,7 @@ bool Unit::acceptInOrder(TimingModel& m, int p, size_t& next, const std::functio
   return progress;
 }
 
-TimingModel::TimingModel(const ArchModel& a) : arch(a), nextSlot(size_t(a.offchip.channels)) {}
+TimingModel::TimingModel(const ArchModel& a) : arch(a), nextSlot(size_t(a.offchip.channels)), startup(a.offchip.startup) {}
 
 // Slots are aligned to II; the RTL's channels run back to back once busy, so this moves an
 // idle-channel start by < II cycles. Free slots are found with a union-find "next free
@@ -65,7 +65,7 @@ TimingModel::TimingModel(const ArchModel& a) : arch(a), nextSlot(size_t(a.offchi
 int64_t TimingModel::dramPiece(uint64_t addr, int64_t t) {
   auto& next = nextSlot[size_t(dramChannel(addr, int(nextSlot.size())))];
   const int64_t ii = arch.offchip.initiationInterval;
-  int64_t slot = (std::max<int64_t>(t, arch.offchip.startup) + ii - 1) / ii;
+  int64_t slot = (std::max<int64_t>(t, startup) + ii - 1) / ii;
   auto grow = [&](int64_t n) {
     while (int64_t(next.size()) <= n) next.push_back(int64_t(next.size()));
   };

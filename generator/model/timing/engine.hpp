@@ -102,6 +102,9 @@ class TimingModel {
   const ArchModel& arch;
   std::vector<std::vector<int64_t>> nextSlot;  ///< per DRAM channel: union-find over II-cycle slots
   int64_t readBytes = 0, writeBytes = 0, lastWrite = 0;
+  /// DRAM start-up (cycles from `start`): the arch's for the first section, 0 for later
+  /// sections, which begin long after it.
+  int64_t startup = 0;
 
   explicit TimingModel(const ArchModel& a);
 

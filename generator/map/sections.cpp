@@ -1,0 +1,395 @@
+// planSections: cuts a graph into sections that fit the fabric, carrying the streams that
+// cross a cut through DRAM scratch tensors (map/sections.hpp).
+#include "map/sections.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "arch/config_layout.hpp"
+#include "bitstream/config_image.hpp"
+#include "ir/op_table.hpp"
+#include "map/clusters.hpp"
+#include "map/mapping.hpp"
+#include "passes/graph_order.hpp"
+
+namespace stepgen {
+
+int64_t SectionPlan::carriedDramBytes() const {
+  int64_t b = 0;
+  for (const auto& c : carried) b += c.bytes;
+  return b;
+}
+
+namespace {
+
+enum class Role { Core, Free, Absorbed };
+
+// Core ops occupy a unit and get a section; loads of input tensors are free (repeated in
+// every section that reads them); absorbed ops (links, stop maps) follow their consumers.
+Role roleOf(const StepGraph& g, const Op& o) {
+  if (o.kind == OpKind::LinearOffChipLoad) {
+    auto t = o.attrs.count("tensor") ? g.findTensor(o.attrs.at("tensor").scalar) : std::nullopt;
+    if (t && !g.tensors[size_t(*t)].isScratch) return Role::Free;
+  }
+  return opRow(o.kind).hardware == OpHardware::Absorbed ? Role::Absorbed : Role::Core;
+}
+
+Attr scalarAttr(const SourceLoc& loc, const std::string& v) { return Attr{loc, v, false, {}}; }
+Attr listAttr(const SourceLoc& loc, const std::vector<int64_t>& v) {
+  Attr a{loc, "", true, {}};
+  for (int64_t x : v) a.list.push_back(scalarAttr(loc, std::to_string(x)));
+  return a;
+}
+
+// The static layout of a carried stream: its tiles, one after the other, as rows of a
+// [tiles * rows, cols] tensor. Throws M-310 when the stream is not a static stream of 2-D tiles.
+struct CarryShape {
+  std::vector<int64_t> iter;  // the stream's shape, outermost first
+  int64_t rows = 0, cols = 0, tiles = 1;
+};
+
+CarryShape carryShape(const StepGraph& g, const ShapeResult& s, StreamId sid) {
+  const Stream& st = g.stream(sid);
+  const StreamType& t = s.types.at(size_t(sid.v));
+  auto fail = [&](const std::string& why) {
+    return DiagError("M-309", st.loc,
+                     fmt::format("stream '{}' from '{}' would cross a section boundary, but {}: it cannot be carried "
+                                 "through DRAM",
+                                 st.name, g.op(st.producer).name, why));
+  };
+  if (t.elem.kind != ElemType::Kind::Tile || t.elem.tile.size() != 2) throw fail("its elements are not 2-D tiles");
+  CarryShape c;
+  for (const SymExpr& d : t.shape) {
+    auto v = d.evaluate(g.symbols);
+    if (!v || *v < 1) throw fail("its shape is not static");
+    c.iter.push_back(*v);
+    c.tiles *= *v;
+  }
+  auto r = t.elem.tile[0].evaluate(g.symbols), k = t.elem.tile[1].evaluate(g.symbols);
+  if (!r || !k) throw fail("its tiles are not static");
+  c.rows = *r, c.cols = *k;
+  return c;
+}
+
+// One cut of the graph: `sec` gives the section of every core op (-1: not yet assigned,
+// i.e. in a later section that is not built). Builds the sectioned graph.
+class Cutter {
+ public:
+  Cutter(const StepGraph& g, const ShapeResult& s, const std::vector<int>& sec, int nsec)
+      : g_(g), s_(s), sec_(sec), n_(nsec), need_(size_t(nsec) + 1) {}
+
+  SectionedGraph run() {
+    for (size_t op = 0; op < g_.ops.size(); ++op) {
+      if (roleOf(g_, g_.ops[op]) != Role::Core) continue;
+      const int s = sec_[op] < 0 ? n_ : sec_[op];  // unassigned: the virtual section n_
+      for (StreamId in : g_.ops[op].inputs) mark(s, in.v);
+    }
+    out_.graph.name = g_.name;
+    out_.graph.loc = g_.loc;
+    out_.graph.symbols = g_.symbols;
+    out_.graph.symbolLocs = g_.symbolLocs;
+    out_.graph.tensors = g_.tensors;
+    int64_t end = 0;
+    for (const Tensor& t : g_.tensors)
+      end = std::max(end, t.baseAddress + evalDim(t.shape.at(0), g_.symbols) * evalDim(t.shape.at(1), g_.symbols) * 4);
+    scratchEnd_ = (end + 4095) / 4096 * 4096;
+    const std::vector<int> order = orderOps(g_).order;
+    for (int s = 0; s < n_; ++s) {
+      for (const auto& [sid, to] : carriedTo_)
+        if (to.count(s)) carryLoad(s, sid);
+      for (int op : order) emit(s, op);
+    }
+    out_.plan.sections = n_;
+    return std::move(out_);
+  }
+
+ private:
+  const StepGraph& g_;
+  const ShapeResult& s_;
+  const std::vector<int>& sec_;
+  const int n_;
+  std::vector<std::set<int>> need_;        // per section: old streams read there
+  std::map<int, std::set<int>> carriedTo_;  // old stream -> later sections that read it
+  std::map<std::pair<int, int>, int> sm_;   // (section, old stream) -> new stream
+  std::map<int, std::string> scratchOf_;    // old stream -> scratch tensor
+  std::map<int, int> uses_;                 // old op -> copies emitted so far
+  SectionedGraph out_;
+  int64_t scratchEnd_ = 0;
+
+  int secOf(int op) const { return sec_[size_t(op)] < 0 ? n_ : sec_[size_t(op)]; }
+
+  void mark(int s, int sid) {
+    if (!need_[size_t(s)].insert(sid).second) return;
+    const int p = g_.streams[size_t(sid)].producer.v;
+    const Op& o = g_.ops[size_t(p)];
+    switch (roleOf(g_, o)) {
+      case Role::Core:
+        if (secOf(p) != s) carriedTo_[sid].insert(s);
+        return;
+      case Role::Free: return;
+      case Role::Absorbed:
+        for (StreamId in : o.inputs) mark(s, in.v);
+        return;
+    }
+  }
+
+  int newStream(const std::string& name, int old) {
+    Stream st;
+    st.name = name;
+    st.loc = g_.streams[size_t(old)].loc;
+    out_.graph.streams.push_back(std::move(st));
+    return int(out_.graph.streams.size()) - 1;
+  }
+
+  int addOp(Op o, int s) {
+    const int id = int(out_.graph.ops.size());
+    for (StreamId in : o.inputs) out_.graph.streams[size_t(in.v)].consumers.push_back({id});
+    for (StreamId ot : o.outputs) out_.graph.streams[size_t(ot.v)].producer = {id};
+    out_.graph.ops.push_back(std::move(o));
+    out_.plan.sectionOf.push_back(s);
+    return id;
+  }
+
+  std::string suffix(int s) const { return fmt::format(".s{}", s); }
+
+  void carryLoad(int s, int sid) {
+    const CarryShape c = carryShape(g_, s_, {sid});
+    const Stream& st = g_.streams[size_t(sid)];
+    const int ns = newStream(st.name + suffix(s), sid);
+    Op o;
+    o.name = "carry_load_" + st.name + suffix(s);
+    o.kind = OpKind::LinearOffChipLoad;
+    o.loc = st.loc;
+    o.outputs = {{ns}};
+    o.attrs["tensor"] = scalarAttr(st.loc, scratchTensor(sid, c));
+    o.attrs["tile"] = listAttr(st.loc, {c.rows, c.cols});
+    walkAttrs(o, c);
+    addOp(std::move(o), s);
+    sm_[{s, sid}] = ns;
+    for (auto& cs : out_.plan.carried)
+      if (cs.stream == st.name) cs.to.push_back(s);
+  }
+
+  // iter = the stream's shape; tile i of the walk is row block i of the scratch tensor.
+  void walkAttrs(Op& o, const CarryShape& c) const {
+    o.attrs["iter"] = listAttr(o.loc, c.iter);
+    Attr strides{o.loc, "", true, {}};
+    int64_t inner = c.tiles;
+    for (int64_t n : c.iter) {
+      inner /= n;
+      strides.list.push_back(listAttr(o.loc, {inner, 0}));
+    }
+    o.attrs["strides"] = strides;
+  }
+
+  std::string scratchTensor(int sid, const CarryShape& c) {
+    auto it = scratchOf_.find(sid);
+    if (it != scratchOf_.end()) return it->second;
+    const Stream& st = g_.streams[size_t(sid)];
+    Tensor t;
+    t.name = "scratch_" + st.name;
+    t.loc = st.loc;
+    t.shape = {SymExpr::constant(c.tiles * c.rows), SymExpr::constant(c.cols)};
+    t.isScratch = true;
+    t.baseAddress = scratchEnd_;
+    const int64_t bytes = c.tiles * c.rows * c.cols * 4;
+    scratchEnd_ = (scratchEnd_ + bytes + 4095) / 4096 * 4096;
+    out_.graph.tensors.push_back(t);
+    out_.plan.carried.push_back({st.name, secOf(st.producer.v), {}, t.name, t.baseAddress, bytes});
+    scratchOf_[sid] = t.name;
+    return t.name;
+  }
+
+  void emit(int s, int op) {
+    const Op& o = g_.ops[size_t(op)];
+    const Role r = roleOf(g_, o);
+    if (r == Role::Core && secOf(op) != s) return;
+    if (r != Role::Core && std::none_of(o.outputs.begin(), o.outputs.end(),
+                                        [&](StreamId x) { return need_[size_t(s)].count(x.v) > 0; }))
+      return;
+    Op c = o;
+    c.name = uses_[op]++ == 0 ? o.name : o.name + suffix(s);
+    c.inputs.clear();
+    for (StreamId in : o.inputs) c.inputs.push_back({sm_.at({s, in.v})});
+    c.outputs.clear();
+    if (o.kind == OpKind::Broadcast) {  // only the outputs read in this section
+      std::vector<StreamId> live;
+      for (StreamId x : o.outputs)
+        if (need_[size_t(s)].count(x.v)) live.push_back(x);
+      if (live.size() == 1) {  // a one-way Broadcast is the stream itself
+        sm_[{s, live[0].v}] = c.inputs[0].v;
+        return;
+      }
+      for (StreamId x : live) c.outputs.push_back({declareStream(s, x.v)});
+      addOp(std::move(c), s);
+      return;
+    }
+    std::vector<int> stores;  // outputs that later sections read
+    for (StreamId x : o.outputs) {
+      const bool later = r == Role::Core && carriedTo_.count(x.v);
+      const bool local = need_[size_t(s)].count(x.v) > 0;
+      if (!later) {
+        c.outputs.push_back({declareStream(s, x.v)});
+        continue;
+      }
+      const int produced = newStream(g_.streams[size_t(x.v)].name, x.v);
+      c.outputs.push_back({produced});
+      stores.push_back(x.v);
+      pendingStore_[x.v] = produced;
+      if (local) localUse_[x.v] = true;
+    }
+    addOp(std::move(c), s);
+    for (int x : stores) carryStore(s, x);
+  }
+
+  std::map<int, int> pendingStore_;  // old stream -> new stream its producer writes
+  std::map<int, bool> localUse_;     // old stream -> also read in its own section
+
+  // A stream read in section s keeps its name (and declared type) in its first section.
+  int declareStream(int s, int old) {
+    const Stream& st = g_.streams[size_t(old)];
+    const bool first = std::none_of(sm_.begin(), sm_.end(), [&](const auto& kv) { return kv.first.second == old; });
+    const int ns = newStream(first ? st.name : st.name + suffix(s), old);
+    out_.graph.streams[size_t(ns)].declared = st.declared;
+    sm_[{s, old}] = ns;
+    return ns;
+  }
+
+  // Section s stores stream `old` to its scratch tensor; when the section also reads it, a
+  // Broadcast feeds both the local consumer and the store.
+  void carryStore(int s, int old) {
+    const Stream& st = g_.streams[size_t(old)];
+    const CarryShape c = carryShape(g_, s_, {old});
+    int toStore = pendingStore_.at(old);
+    if (localUse_.count(old)) {
+      Op b;
+      b.name = "carry_bcast_" + st.name;
+      b.kind = OpKind::Broadcast;
+      b.loc = st.loc;
+      b.inputs = {{toStore}};
+      const int local = newStream(st.name + ".local", old);
+      out_.graph.streams[size_t(local)].declared = st.declared;
+      sm_[{s, old}] = local;
+      toStore = newStream(st.name + ".store", old);
+      b.outputs = {{local}, {toStore}};
+      addOp(std::move(b), s);
+    }
+    Op o;
+    o.name = "carry_store_" + st.name;
+    o.kind = OpKind::LinearOffChipStore;
+    o.loc = st.loc;
+    o.inputs = {{toStore}};
+    o.attrs["tensor"] = scalarAttr(st.loc, scratchTensor(old, c));
+    walkAttrs(o, c);
+    addOp(std::move(o), s);
+  }
+};
+
+bool fabricTooSmall(const DiagError& e) {
+  const std::string& id = e.diags.at(0).id;
+  return id == "M-301" || id == "M-303";
+}
+
+// Maps and configures a sectioned graph on `a` with enough contexts for its sections; throws
+// the stage's DiagError when a section does not fit.
+void checkFits(SectionedGraph& sg, const ArchModel& a) {
+  ArchModel wide = a;
+  wide.contexts = std::max(a.contexts, sg.plan.sections);
+  const ConfigLayout l = buildConfigLayout(wide);
+  sg.shapes = checkShapes(sg.graph);
+  const Mapping m = mapGraph(sg.graph, sg.shapes, wide, sg.plan.sectionOf);
+  buildConfig(sg.graph, sg.shapes, m, wide, l);
+}
+
+}  // namespace
+
+SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections) {
+  SectionedGraph whole{g, s, {}};
+  whole.plan.sectionOf.assign(g.ops.size(), 0);
+  std::optional<DiagError> wholeErr;
+  if (minSections <= 1) {
+    try {
+      checkFits(whole, a);
+      return whole;
+    } catch (const DiagError& e) {
+      if (!fabricTooSmall(e)) throw;
+      wholeErr = e;
+    }
+  }
+  if (!findClusters(g).kind.empty()) {
+    if (wholeErr) throw *wholeErr;
+    throw DiagError("M-309", g.loc,
+                    fmt::format("graph '{}' has dynamic-operator clusters (the MoE path); they cannot be split into "
+                                "sections yet",
+                                g.name));
+  }
+
+  std::vector<int> core;
+  for (int op : orderOps(g).order)
+    if (roleOf(g, g.ops[size_t(op)]) == Role::Core) core.push_back(op);
+  const int cap = minSections > 1 ? int((core.size() + size_t(minSections) - 1) / size_t(minSections)) : int(core.size());
+  std::vector<int> sec(g.ops.size(), -1);
+  int cur = 0, inCur = 0;
+  for (int op : core) {
+    if (inCur >= cap) ++cur, inCur = 0;
+    sec[size_t(op)] = cur;
+    SectionedGraph trial = Cutter(g, s, sec, cur + 1).run();
+    try {
+      checkFits(trial, a);
+      ++inCur;
+      continue;
+    } catch (const DiagError& e) {
+      if (!fabricTooSmall(e) || inCur == 0) {
+        DiagError d = e;
+        if (fabricTooSmall(e))
+          d.diags.at(0).notes.push_back({g.ops[size_t(op)].loc, fmt::format("operator '{}' does not fit the fabric even "
+                                                                              "alone in a section",
+                                                                              g.ops[size_t(op)].name)});
+        throw d;
+      }
+    }
+    ++cur, inCur = 0;  // close the section before this op and start the next one with it
+    sec[size_t(op)] = cur;
+    SectionedGraph alone = Cutter(g, s, sec, cur + 1).run();
+    try {
+      checkFits(alone, a);
+    } catch (const DiagError& e) {
+      DiagError d = e;
+      d.diags.at(0).notes.push_back(
+          {g.ops[size_t(op)].loc, fmt::format("operator '{}' does not fit the fabric even alone in a section", g.ops[size_t(op)].name)});
+      throw d;
+    }
+    ++inCur;
+  }
+  SectionedGraph sg = Cutter(g, s, sec, cur + 1).run();
+  checkFits(sg, a);
+  const int64_t limit = a.offchip.addressBits >= 63 ? INT64_MAX : (int64_t(1) << a.offchip.addressBits);
+  for (const CarriedStream& c : sg.plan.carried)
+    if (c.base + c.bytes > limit)
+      throw DiagError("M-310", g.stream(*g.findStream(c.stream)).loc,
+                      fmt::format("carried stream '{}' needs scratch up to byte {}, beyond the {}-bit DRAM address space",
+                                  c.stream, c.base + c.bytes, a.offchip.addressBits));
+  return sg;
+}
+
+std::string sectionsText(const StepGraph& g, const SectionPlan& p, int contexts) {
+  std::string s = fmt::format("# sections: {}\n", p.sections);
+  for (int k = 0; k < p.sections; ++k) {
+    std::string ops;
+    for (size_t i = 0; i < g.ops.size(); ++i)
+      if (p.sectionOf[i] == k) ops += " " + g.ops[i].name;
+    s += fmt::format("section {} (context {}{}):{}\n", k, k % contexts, k >= contexts ? ", reloaded" : "", ops);
+  }
+  for (const CarriedStream& c : p.carried) {
+    std::string to;
+    for (int t : c.to) to += fmt::format("{}{}", to.empty() ? "" : ",", t);
+    s += fmt::format("carried {} : section {} -> {} via DRAM, {} bytes, scratch {} at 0x{:x}\n", c.stream, c.from, to,
+                     c.bytes, c.tensor, c.base);
+  }
+  return s;
+}
+
+}  // namespace stepgen

@@ -1,0 +1,62 @@
+#pragma once
+// Sections: a graph larger than the fabric runs as a sequence of sections, section s from
+// configuration context s of every unit (docs/architecture.md#sections). planSections cuts
+// the graph; a stream that crosses a cut is carried through DRAM: a LinearOffChipStore in
+// the producing section writes it to a scratch tensor the pass lays out, and a
+// LinearOffChipLoad in each consuming section reads it back. Loads of input tensors are
+// repeated in every section that needs them instead of being carried.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "arch/arch_model.hpp"
+#include "ir/graph.hpp"
+#include "passes/shape_check.hpp"
+
+namespace stepgen {
+
+/// One stream carried from a section to later ones through a DRAM scratch tensor.
+struct CarriedStream {
+  std::string stream;       ///< its name in the user's graph
+  int from = 0;             ///< producing section
+  std::vector<int> to;      ///< consuming sections, ascending
+  std::string tensor;       ///< the scratch tensor
+  int64_t base = 0;         ///< its DRAM base address (bytes)
+  int64_t bytes = 0;        ///< its size (bytes): tiles * rows * cols * 4
+};
+
+/// The cut: how many sections, which section runs each op of the sectioned graph, and the
+/// carried streams with their scratch layout.
+struct SectionPlan {
+  int sections = 1;
+  std::vector<int> sectionOf;          ///< per op of SectionedGraph::graph
+  std::vector<CarriedStream> carried;  ///< in the order of their producing sections
+  int64_t carriedDramBytes() const;    ///< bytes written to scratch (each read back once per consumer)
+};
+
+/// The graph as the fabric runs it. Without a cut, `graph` is the input graph unchanged and
+/// every op is in section 0.
+struct SectionedGraph {
+  StepGraph graph;
+  ShapeResult shapes;
+  SectionPlan plan;
+};
+
+/// Cuts `g` into sections that each map onto `a` (mapGraph and buildConfig succeed on them).
+/// Deterministic greedy: the placed operators in dependency order (orderOps) fill section 0
+/// until the next one does not fit, then section 1, and so on; with `minSections` > 1 each
+/// section also takes at most ceil(placed ops / minSections) of them. A graph that fits in
+/// one configuration and minSections <= 1 is returned unchanged.
+/// Errors (DiagError): the mapper's error (M-301 .. M-305) for an operator that does not fit
+/// the fabric even alone in a section; M-309 a cut through a stream that cannot be carried
+/// (not a static stream of 2-D tiles, or a graph with dynamic-operator clusters); M-310
+/// scratch beyond the DRAM address space. Any number of sections runs on any number of
+/// contexts (foldSections: more sections than contexts are reloaded while the fabric runs).
+SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections);
+
+/// Readable summary for mapping.txt: sections (and the context each runs from on a fabric of
+/// `contexts` contexts), their operators, carried streams and bytes, the scratch layout.
+/// Deterministic.
+std::string sectionsText(const StepGraph& g, const SectionPlan& p, int contexts);
+
+}  // namespace stepgen

@@ -1,0 +1,148 @@
+// Sections (map/sections.hpp, bitstream/reload.hpp): a graph larger than the fabric is cut
+// into sections, one context each, with the streams that cross a cut carried through DRAM;
+// more sections than contexts are reloaded. Expected cuts and byte counts are worked out by
+// hand from the SwiGLU example (B 16, D 64, F 128, tb 8, tf 32: every [B/tb, F/tf] stream of
+// [tb, tf] tiles is 2 * 4 tiles of 8 * 32 fp32 words = 8192 bytes).
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "driver/pipeline.hpp"
+
+using namespace stepgen;
+
+namespace {
+std::string root() { return STEPGEN_ROOT; }
+std::string example() { return root() + "/examples/swiglu/graph.yaml"; }
+
+std::set<std::string> opsOf(const CompileResult& c, int section) {
+  std::set<std::string> s;
+  for (size_t i = 0; i < c.graph.ops.size(); ++i)
+    if (c.sections.sectionOf[i] == section) s.insert(c.graph.ops[i].name);
+  return s;
+}
+
+ModelResult model(const CompileResult& c, const std::map<std::string, Matrix>& in) {
+  return runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, in);
+}
+
+std::string diagId(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const DiagError& e) {
+    return e.diags.at(0).id;
+  }
+  return "none";
+}
+}  // namespace
+
+TEST_CASE("sections: SwiGLU on a two-CU fabric runs in three sections, g, u and h carried", "[sections]") {
+  const CompileResult c = compileGraph(root() + "/arch/small.yaml", example());
+  REQUIRE(c.sections.sections == 3);
+  CHECK(c.mapping.sections == 3);
+  // Two compute units: {mm_g, mm_u}, {silu, mul}, {mm_p, acc_o}; each section has the
+  // loads it needs and stores what later sections read.
+  CHECK(opsOf(c, 0) == std::set<std::string>{"load_x", "load_wg", "load_wu", "bcast_x", "zip_g", "mm_g", "zip_u", "mm_u",
+                                             "carry_store_g", "carry_store_u"});
+  CHECK(opsOf(c, 1) == std::set<std::string>{"carry_load_g.s1", "carry_load_u.s1", "silu_g", "zip_h", "mul_h",
+                                             "carry_store_h"});
+  CHECK(opsOf(c, 2) == std::set<std::string>{"carry_load_h.s2", "load_wd", "zip_p", "mm_p", "acc_o", "store_out"});
+  REQUIRE(c.sections.carried.size() == 3);
+  const std::pair<const char*, int> expect[] = {{"g", 0}, {"u", 0}, {"h", 1}};
+  int64_t end = 0;
+  for (const Tensor& t : c.graph.tensors)
+    if (!t.isScratch) end = std::max(end, t.baseAddress + evalDim(t.shape[0], c.graph.symbols) * evalDim(t.shape[1], c.graph.symbols) * 4);
+  for (size_t i = 0; i < 3; ++i) {
+    const CarriedStream& s = c.sections.carried[i];
+    CHECK(s.stream == expect[i].first);
+    CHECK(s.from == expect[i].second);
+    CHECK(s.to == std::vector<int>{expect[i].second + 1});
+    CHECK(s.bytes == 8192);
+    CHECK(s.base % 4096 == 0);
+    CHECK(s.base >= end);  // after every tensor and the previous scratch
+    end = s.base + s.bytes;
+  }
+  CHECK(c.sections.carriedDramBytes() == 3 * 8192);
+  // A route never crosses a section: section s runs alone from context s.
+  for (const Route& r : c.mapping.routes) {
+    CHECK(c.mapping.ops[size_t(r.srcOp)].ctx == r.ctx);
+    CHECK(c.mapping.ops[size_t(r.dstOp)].ctx == r.ctx);
+  }
+  CHECK(c.reloads.empty());  // 3 sections on 4 contexts
+}
+
+TEST_CASE("sections: the cut graph computes the same outputs, with the carried bytes added", "[sections]") {
+  const CompileResult whole = compileGraph(root() + "/arch/default.yaml", example());
+  const CompileResult cut = compileGraph(root() + "/arch/small.yaml", example());
+  REQUIRE(whole.sections.sections == 1);
+  const auto in = loadInputs(whole.graph, root() + "/examples/swiglu/inputs", 1);
+  const ModelResult a = model(whole, in), b = model(cut, in);
+  REQUIRE(a.outputs.size() == 1);
+  REQUIRE(b.outputs.size() == 1);  // scratch tensors are not results
+  CHECK(a.outputs.at("out").data == b.outputs.at("out").data);
+  CHECK(b.timing.offchipWriteBytes == a.timing.offchipWriteBytes + 3 * 8192);  // g, u, h stored once
+  CHECK(b.timing.offchipReadBytes == a.timing.offchipReadBytes + 3 * 8192);    // and read back once
+  CHECK_FALSE(b.timing.deadlock);
+  REQUIRE(b.timing.sectionStart.size() == 3);
+  CHECK(b.timing.sectionStart[1] > 0);
+  CHECK(b.timing.sectionStart[2] > b.timing.sectionStart[1]);
+}
+
+TEST_CASE("sections: --sections cuts a graph that fits, at most ceil(ops / N) placed ops each", "[sections]") {
+  const CompileResult c = compileGraph(root() + "/arch/default.yaml", example(), 3);
+  // 7 placed ops (mm_g, mm_u, silu, mul, mm_p, acc_o, store_out; input loads repeat
+  // freely): at most 3 per section -> 3 sections.
+  CHECK(c.sections.sections == 3);
+  const auto in = loadInputs(c.graph, root() + "/examples/swiglu/inputs", 1);
+  const CompileResult whole = compileGraph(root() + "/arch/default.yaml", example());
+  CHECK(model(c, in).outputs.at("out").data == model(whole, in).outputs.at("out").data);
+}
+
+TEST_CASE("sections: more sections than contexts: the later ones are reloaded into finished contexts", "[sections]") {
+  // arch_tiny: 2 compute units, 4 AGs, 2 contexts -> mm_g and mm_u get a section each.
+  const CompileResult c = compileGraph(root() + "/tests/data/arch_tiny.yaml", example());
+  REQUIRE(c.sections.sections == 4);
+  REQUIRE(c.reloads.size() == 2);
+  CHECK(c.reloads[0].section == 2);
+  CHECK(c.reloads[0].after == 0);
+  CHECK(c.reloads[1].section == 3);
+  CHECK(c.reloads[1].after == 1);
+  // The bitstream holds sections 0 and 1; applying a reload's writes puts section k into
+  // context k mod 2 and leaves the other context's bits as they were.
+  std::vector<uint32_t> words = c.bitstream;
+  ConfigImage img = decodeBitstream(words, c.layout);
+  CHECK(img.sections == 4);
+  CHECK(img.sectionsLoaded == 2);
+  for (const SectionReload& r : c.reloads) {
+    CHECK(r.writes.back().first == uint32_t(c.layout.sectionsLoadedWord()));
+    CHECK(r.writes.back().second == uint32_t(r.section + 1));
+    const ConfigImage before = img;
+    for (const auto& [addr, w] : r.writes) words.at(addr) = w;
+    img = decodeBitstream(words, c.layout);
+    for (size_t si = 0; si < c.layout.slots.size(); ++si) {
+      CHECK(img.values[si][size_t(r.section % 2)] == c.image.values[si][size_t(r.section)]);
+      CHECK(img.values[si][size_t((r.section + 1) % 2)] == before.values[si][size_t((r.section + 1) % 2)]);
+    }
+  }
+}
+
+TEST_CASE("sections: a cut through a buffer's reference stream is a located error", "[sections][bad]") {
+  // buffer.yaml: Bufferize -> Streamify; one placed op per section cuts between them.
+  try {
+    compileGraph(root() + "/arch/default.yaml", root() + "/tests/data/graphs/buffer.yaml", 64);
+    FAIL("expected M-309");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "M-309");
+    CHECK_THAT(e.diags[0].message, Catch::Contains("cannot be carried"));
+    CHECK(e.diags[0].loc.line > 0);
+  }
+}
+
+TEST_CASE("sections: determinism holds for a cut graph", "[sections][determinism]") {
+  const CompileResult a = compileGraph(root() + "/tests/data/arch_tiny.yaml", example());
+  const CompileResult b = compileGraph(root() + "/tests/data/arch_tiny.yaml", example());
+  CHECK(a.bitstream == b.bitstream);
+  CHECK(mappingText(a) == mappingText(b));
+  CHECK(reloadsJsonText(a.reloads) == reloadsJsonText(b.reloads));
+  CHECK(diagId([] { compileGraph(root() + "/tests/data/arch_tiny.yaml", example(), 2); }) == "none");
+}
