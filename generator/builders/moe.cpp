@@ -106,7 +106,7 @@ std::string buildMoeGraph(const MoeParams& p) {
     line(fmt::format("  - {{name: addr_{0}, op: AddrGen, tiles: F/tf, in: selm_{0}, out: a_{0}}}", w));
     line(fmt::format("  - {{name: load_w{0}, op: RandomOffChipLoad, tensor: w{0}, tile: [tf, D], in: a_{0}, out: w{0}_t}}", w));
   }
-  y += swigluCoreOps("matmul_t");
+  y += swigluCoreOps("matmul_t", "");
   line(fmt::format("  - {{name: part_o, op: Partition, in: [o, selm_o], n: E, b: 0, out: [{}]}}", list("oe", E)));
   for (int64_t e = 0; e < E; ++e) {
     if (dyn)

@@ -22,19 +22,19 @@ void checkParams(const SwigluParams& p) {
 
 }  // namespace
 
-std::string swigluCoreOps(const std::string& gateUpFn) {
+std::string swigluCoreOps(const std::string& gateUpFn, const std::string& sfx) {
   std::string y;
-  auto line = [&](const std::string& s) { y += s + "\n"; };
-  line("  - {name: zip_g, op: Zip, in: [x_g, wg_t], out: xwg}");
-  line(fmt::format("  - {{name: mm_g, op: Map, fn: {}, in: xwg, out: g}}", gateUpFn));
-  line("  - {name: zip_u, op: Zip, in: [x_u, wu_t], out: xwu}");
-  line(fmt::format("  - {{name: mm_u, op: Map, fn: {}, in: xwu, out: u}}", gateUpFn));
-  line("  - {name: silu_g, op: Map, fn: silu, in: g, out: s}");
-  line("  - {name: zip_h, op: Zip, in: [s, u], out: su}");
-  line("  - {name: mul_h, op: Map, fn: mul, in: su, out: h}");
-  line("  - {name: zip_p, op: Zip, in: [h, wd_t], out: hwd}");
-  line("  - {name: mm_p, op: Map, fn: matmul, in: hwd, out: p}");
-  line("  - {name: acc_o, op: Accum, fn: add, b: 1, in: p, out: o}");
+  auto line = [&](const std::string& s) { y += fmt::format(s + "\n", fmt::arg("s", sfx)); };
+  line("  - {{name: zip_g{s}, op: Zip, in: [x_g{s}, wg_t{s}], out: xwg{s}}}");
+  line("  - {{name: mm_g{s}, op: Map, fn: " + gateUpFn + ", in: xwg{s}, out: g{s}}}");
+  line("  - {{name: zip_u{s}, op: Zip, in: [x_u{s}, wu_t{s}], out: xwu{s}}}");
+  line("  - {{name: mm_u{s}, op: Map, fn: " + gateUpFn + ", in: xwu{s}, out: u{s}}}");
+  line("  - {{name: silu_g{s}, op: Map, fn: silu, in: g{s}, out: s{s}}}");
+  line("  - {{name: zip_h{s}, op: Zip, in: [s{s}, u{s}], out: su{s}}}");
+  line("  - {{name: mul_h{s}, op: Map, fn: mul, in: su{s}, out: h{s}}}");
+  line("  - {{name: zip_p{s}, op: Zip, in: [h{s}, wd_t{s}], out: hwd{s}}}");
+  line("  - {{name: mm_p{s}, op: Map, fn: matmul, in: hwd{s}, out: p{s}}}");
+  line("  - {{name: acc_o{s}, op: Accum, fn: add, b: 1, in: p{s}, out: o{s}}}");
   return y;
 }
 
@@ -79,8 +79,58 @@ std::string buildSwigluGraph(const SwigluParams& p) {
   load("load_wu", "wu", "[D, tf]", "[[0, 0], [0, 1]]", "wu_t");
   load("load_wd", "wd", "[tf, D]", "[[0, 0], [1, 0]]", "wd_t");
   line("  - {name: bcast_x, op: Broadcast, in: x_t, out: [x_g, x_u]}");
-  y += swigluCoreOps("matmul");
+  y += swigluCoreOps("matmul", "");
   line("  - {name: store_out, op: LinearOffChipStore, in: o, tensor: out, iter: [B/tb],");
+  line("     strides: [[1, 0]]}");
+  return y;
+}
+
+std::string buildSwigluStack(const SwigluParams& p, int layers) {
+  checkParams(p);
+  if (layers < 1) throw DiagError("G-120", SourceLoc{}, fmt::format("mlp: layers must be >= 1, got {}", layers));
+  std::string y;
+  auto line = [&](const std::string& s) { y += s + "\n"; };
+  line(fmt::format("# A stack of {} SwiGLU FFN layers: x_(l+1) = (silu(x_l Wg_l) * (x_l Wu_l)) Wd_l", layers));
+  line("# (docs/step_semantics.md#swiglu-closed-form). Written by stepgen (buildSwigluStack).");
+  line("# Layer l uses the SwiGLU schedule with suffix _l; the output tiles o_l of one layer are");
+  line("# repeated F/tf times (RepeatStatic on a memory unit) to become the next layer's x tiles.");
+  line(fmt::format("stepgraph: mlp{}", layers));
+  line(fmt::format("symbols: {{B: {}, D: {}, F: {}}}", p.batch, p.hidden, p.ffn));
+  line(fmt::format("schedule: {{tb: {}, tf: {}}}", p.tileB, p.tileF));
+  line("tensors:");
+  line("  x:   {shape: [B, D], role: input}");
+  for (int l = 0; l < layers; ++l) {
+    line(fmt::format("  wg_{0}: {{shape: [D, F], role: input}}", l));
+    line(fmt::format("  wu_{0}: {{shape: [D, F], role: input}}", l));
+    line(fmt::format("  wd_{0}: {{shape: [F, D], role: input}}", l));
+  }
+  line("  out: {shape: [B, D], role: output}");
+  line("streams:");
+  const char* bf = "[B/tb, F/tf]";
+  for (int l = 0; l < layers; ++l) {
+    line(fmt::format("  x_t_{}:  {{shape: {}, tile: [tb, D]}}", l, bf));
+    line(fmt::format("  g_{}:    {{shape: {}, tile: [tb, tf]}}", l, bf));
+    line(fmt::format("  h_{}:    {{shape: {}, tile: [tb, tf]}}", l, bf));
+    line(fmt::format("  o_{}:    {{shape: [B/tb], tile: [tb, D]}}", l));
+  }
+  line("ops:");
+  auto load = [&](const std::string& name, const std::string& tensor, const char* tile, const char* strides,
+                  const std::string& out) {
+    line(fmt::format("  - {{name: {}, op: LinearOffChipLoad, tensor: {}, tile: {},", name, tensor, tile));
+    line(fmt::format("     iter: {}, strides: {}, out: {}}}", bf, strides, out));
+  };
+  load("load_x", "x", "[tb, D]", "[[1, 0], [0, 0]]", "x_t_0");
+  for (int l = 0; l < layers; ++l) {
+    const std::string s = fmt::format("_{}", l);
+    if (l > 0)  // the previous layer's output tiles, once per F tile
+      line(fmt::format("  - {{name: rep_x{0}, op: RepeatStatic, n: F/tf, in: o_{1}, out: x_t{0}}}", s, l - 1));
+    load("load_wg" + s, "wg" + s, "[D, tf]", "[[0, 0], [0, 1]]", "wg_t" + s);
+    load("load_wu" + s, "wu" + s, "[D, tf]", "[[0, 0], [0, 1]]", "wu_t" + s);
+    load("load_wd" + s, "wd" + s, "[tf, D]", "[[0, 0], [1, 0]]", "wd_t" + s);
+    line(fmt::format("  - {{name: bcast_x{0}, op: Broadcast, in: x_t{0}, out: [x_g{0}, x_u{0}]}}", s));
+    y += swigluCoreOps("matmul", s);
+  }
+  line(fmt::format("  - {{name: store_out, op: LinearOffChipStore, in: o_{}, tensor: out, iter: [B/tb],", layers - 1));
   line("     strides: [[1, 0]]}");
   return y;
 }

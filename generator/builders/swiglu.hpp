@@ -22,10 +22,18 @@ struct SwigluParams {
 /// Throws DiagError G-120 if a size is < 1 or a tile does not divide its dimension.
 std::string buildSwigluGraph(const SwigluParams& p);
 
-/// The ops lines shared by the SwiGLU and MoE graphs: from the zipped x tiles (streams x_g,
-/// x_u) and weight tiles (wg_t, wu_t, wd_t) to the output tiles o, Accum'ed over the F
+/// Graph YAML text for a stack of `layers` SwiGLU layers with the sizes of `p`: layer l reads
+/// x_l (x for l = 0: its output tiles o_(l-1) repeated F/tf times by a RepeatStatic) and
+/// weights wg_l, wu_l, wd_l; the last layer's output is stored to `out`. Each layer has the
+/// SwiGLU schedule and op names with suffix _l. Deterministic. Throws DiagError G-120 as
+/// buildSwigluGraph, and for layers < 1.
+std::string buildSwigluStack(const SwigluParams& p, int layers);
+
+/// The ops lines shared by the SwiGLU, stack and MoE graphs: from the zipped x tiles (streams
+/// x_g, x_u) and weight tiles (wg_t, wu_t, wd_t) to the output tiles o, Accum'ed over the F
 /// tiles: g = x Wg, u = x Wu with `gateUpFn` (matmul, or matmul_t for weights stored
-/// [out, in]), h = silu(g) * u, o = sum over F tiles of h Wd.
-std::string swigluCoreOps(const std::string& gateUpFn);
+/// [out, in]), h = silu(g) * u, o = sum over F tiles of h Wd. Every op and stream name gets
+/// the suffix `sfx` (e.g. "_0" in a stack).
+std::string swigluCoreOps(const std::string& gateUpFn, const std::string& sfx);
 
 }  // namespace stepgen

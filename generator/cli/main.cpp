@@ -73,6 +73,15 @@ int main(int argc, char** argv) {
   swigluCmd->add_option("--tile-b", sp.tileB, "batch tile");
   swigluCmd->add_option("--tile-f", sp.tileF, "FFN tile");
   swigluCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  int layers = 4;
+  auto* mlpCmd = graphCmd->add_subcommand("mlp", "a stack of SwiGLU FFN layers, each layer's output the next one's input");
+  mlpCmd->add_option("--layers", layers, "number of layers N")->check(CLI::Range(1, 64));
+  mlpCmd->add_option("--batch", sp.batch, "B");
+  mlpCmd->add_option("--hidden", sp.hidden, "D");
+  mlpCmd->add_option("--ffn", sp.ffn, "F");
+  mlpCmd->add_option("--tile-b", sp.tileB, "batch tile");
+  mlpCmd->add_option("--tile-f", sp.tileF, "FFN tile");
+  mlpCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
 
   MoeParams mp;
   std::string mTrace, mOut;
@@ -151,8 +160,8 @@ int main(int argc, char** argv) {
                                c.mapSeconds, cOut);
       return 0;
     }
-    if (*swigluCmd) {
-      std::string text = buildSwigluGraph(sp);
+    if (*swigluCmd || *mlpCmd) {
+      std::string text = *swigluCmd ? buildSwigluGraph(sp) : buildSwigluStack(sp, layers);
       if (gOut.empty()) {
         std::cout << text;
       } else {

@@ -135,6 +135,9 @@ VerifyReport verify(const VerifyOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   CompileResult c = compileGraph(o.archPath, o.graphPath, o.minSections);
   r.compileSeconds = since(t0);
+  r.sections = c.sections.sections;
+  r.reloadedSections = int(c.reloads.size());
+  r.carriedDramBytes = c.sections.carriedDramBytes();
   auto inputs = loadInputs(c.graph, o.inputsDir, o.seed);
   StagingDir st(o.outDir);
   writeCompileFiles(c, st.tmp);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,32 @@ bool passed(const VerifyReport& r) {
   if (r.rtl.status.empty()) return true;  // model only
   return r.rtl.status == "ok" && r.outputsEqual && bytesEqual(r) && cyclesWithin(r);
 }
+
+namespace {
+
+std::string sectionsLines(const VerifyReport& r) {
+  std::string s = fmt::format("sections: {} ({} reloaded while running), {} B carried through DRAM\n", r.sections,
+                              r.reloadedSections, r.carriedDramBytes);
+  const auto& ms = r.model.timing.sectionStart;
+  for (size_t k = 0; k < r.rtl.sections.size() || k < ms.size(); ++k) {
+    std::string rtl = k < r.rtl.sections.size() ? fmt::format("rtl start {} (beats {}..{})", r.rtl.sections[k].start,
+                                                               r.rtl.sections[k].firstBeat, r.rtl.sections[k].lastBeat)
+                                                : "rtl -";
+    s += fmt::format("  section {}: {}, model start {}\n", k, rtl, k < ms.size() ? fmt::format("{}", ms[k]) : "-");
+  }
+  const std::vector<int64_t> sw = switchCycles(r.rtl);
+  if (!sw.empty()) {
+    int64_t sum = 0;
+    for (int64_t x : sw) sum += x;
+    s += fmt::format("  switch (last beat -> first beat of the next section): rtl mean {:.1f} cycles, max {}\n",
+                     double(sum) / double(sw.size()), *std::max_element(sw.begin(), sw.end()));
+  }
+  s += fmt::format("  reload: {} configuration words written while running, {} cycles exposed\n", r.rtl.reloadWrites,
+                   r.rtl.cfgWaitCycles);
+  return s;
+}
+
+}  // namespace
 
 std::string verdictText(const VerifyReport& r) {
   const auto& m = r.model;
@@ -51,8 +78,17 @@ std::string verdictText(const VerifyReport& r) {
   s += r.outputsEqual ? "outputs: bit-exact\n" : fmt::format("outputs: MISMATCH, first at {}\n", r.firstMismatch);
   s += fmt::format("off-chip bytes: rtl {} model {}: {}\n", r.rtl.readBytes + r.rtl.writeBytes,
                    m.timing.offchipReadBytes + m.timing.offchipWriteBytes, bytesEqual(r) ? "equal" : "DIFFER");
+  if (r.sections > 1) s += sectionsLines(r);
   s += fmt::format("verdict: {}\n", passed(r) ? "PASS" : "FAIL");
   return s;
+}
+
+std::vector<int64_t> switchCycles(const RunResult& r) {
+  std::vector<int64_t> v;
+  for (size_t k = 0; k + 1 < r.sections.size(); ++k)
+    if (r.sections[k].lastBeat && r.sections[k + 1].firstBeat)
+      v.push_back(int64_t(r.sections[k + 1].firstBeat) - int64_t(r.sections[k].lastBeat));
+  return v;
 }
 
 void writeReportJson(const VerifyReport& r, const std::string& archName, const std::string& graphName,
@@ -85,6 +121,13 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
   j["outputs_equal"] = r.outputsEqual;
   j["first_mismatch"] = r.firstMismatch;
   j["cycle_error_percent"] = r.cycleErrorPercent;
+  j["sections"] = {{"count", r.sections},
+                   {"reloaded", r.reloadedSections},
+                   {"carried_dram_bytes", r.carriedDramBytes},
+                   {"model_section_start", r.model.timing.sectionStart},
+                   {"rtl_switch_cycles", switchCycles(r.rtl)},
+                   {"rtl_reload_writes", r.rtl.reloadWrites},
+                   {"rtl_reload_exposed_cycles", r.rtl.cfgWaitCycles}};
   writeFile(p, j.dump(2) + "\n");
 }
 

@@ -22,7 +22,15 @@ struct VerifyReport {
   double cycleErrorPercent = 0;     ///< (rtl - model) / rtl * 100
   double maxCycleErrorPercent = 0;  ///< the tolerance it was held to (0 = none)
   double compileSeconds = 0;
+  int sections = 1;                 ///< sections of the program (map/sections.hpp)
+  int reloadedSections = 0;         ///< of them, written into a context while the fabric ran
+  int64_t carriedDramBytes = 0;     ///< bytes carried between sections through DRAM scratch
 };
+
+/// Per section boundary k -> k+1 of an RTL run: cycles from the last beat of section k to
+/// the first beat of section k+1 (dbg_port_fire), one entry per boundary both sides of
+/// which had beats.
+std::vector<int64_t> switchCycles(const RunResult& r);
 
 /// The verdict: the model finished without deadlock and, unless the RTL was not run, the RTL
 /// finished with outputs bit-exact, off-chip bytes equal to the model's and the cycle error
@@ -34,8 +42,9 @@ bool cyclesWithin(const VerifyReport& r);   ///< |cycle error| within the tolera
 /// The verdict block printed by the command.
 std::string verdictText(const VerifyReport& r);
 
-/// report.json: the model's and the RTL's figures, outputs_equal, first_mismatch and the
-/// cycle error. Throws std::runtime_error if it cannot be written.
+/// report.json: the model's and the RTL's figures, outputs_equal, first_mismatch, the cycle error and the
+/// sections (count, reloaded, carried bytes, model section starts, RTL switch cycles, reloads).
+/// Throws std::runtime_error if it cannot be written.
 void writeReportJson(const VerifyReport& r, const std::string& archName, const std::string& graphName,
                      const std::filesystem::path& p);
 

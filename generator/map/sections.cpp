@@ -366,6 +366,30 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
   }
   SectionedGraph sg = Cutter(g, s, sec, cur + 1).run();
   checkFits(sg, a);
+  // Fewer spilled bytes: move the last op of a section into the next one while that fits
+  // and carries fewer bytes (e.g. a RepeatStatic at a cut: carry its input, not its n-fold
+  // output).
+  for (int k = 0; k < cur; ++k)
+    for (;;) {
+      auto last = std::find_if(core.rbegin(), core.rend(), [&](int op) { return sec[size_t(op)] == k; });
+      if (std::count_if(core.begin(), core.end(), [&](int op) { return sec[size_t(op)] == k; }) < 2) break;
+      sec[size_t(*last)] = k + 1;
+      SectionedGraph moved = Cutter(g, s, sec, cur + 1).run();
+      bool better = moved.plan.carriedDramBytes() < sg.plan.carriedDramBytes();
+      if (better) {
+        try {
+          checkFits(moved, a);
+        } catch (const DiagError& e) {
+          if (!fabricTooSmall(e)) throw;
+          better = false;
+        }
+      }
+      if (!better) {
+        sec[size_t(*last)] = k;
+        break;
+      }
+      sg = std::move(moved);
+    }
   const int64_t limit = a.offchip.addressBits >= 63 ? INT64_MAX : (int64_t(1) << a.offchip.addressBits);
   for (const CarriedStream& c : sg.plan.carried)
     if (c.base + c.bytes > limit)

@@ -45,8 +45,10 @@ struct SectionedGraph {
 /// Cuts `g` into sections that each map onto `a` (mapGraph and buildConfig succeed on them).
 /// Deterministic greedy: the placed operators in dependency order (orderOps) fill section 0
 /// until the next one does not fit, then section 1, and so on; with `minSections` > 1 each
-/// section also takes at most ceil(placed ops / minSections) of them. A graph that fits in
-/// one configuration and minSections <= 1 is returned unchanged.
+/// section also takes at most ceil(placed ops / minSections) of them. Then, cut by cut, the
+/// last op of a section moves to the next while that fits and lowers the bytes carried
+/// through DRAM. A graph that fits in one configuration and minSections <= 1 is returned
+/// unchanged.
 /// Errors (DiagError): the mapper's error (M-301 .. M-305) for an operator that does not fit
 /// the fabric even alone in a section; M-309 a cut through a stream that cannot be carried
 /// (not a static stream of 2-D tiles, or a graph with dynamic-operator clusters); M-310

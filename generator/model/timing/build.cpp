@@ -349,7 +349,8 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
   m.run();
 
   if (const char* dbg = std::getenv("STEPGEN_MODEL_TRACE")) {  // calibration aid: every transfer
-    if (std::FILE* fp = std::fopen(dbg, "w")) {
+    const std::string path = ctx == 0 ? std::string(dbg) : fmt::format("{}.s{}", dbg, ctx);  // one file per section
+    if (std::FILE* fp = std::fopen(path.c_str(), "w")) {
       for (auto& l : m.links)
         for (size_t i = 0; i < l.size(); ++i) {
           std::fprintf(fp, "%s tile %zu beats %lld offer %lld start %lld end %lld", l.name.c_str(), i, (long long)l.beats[i],

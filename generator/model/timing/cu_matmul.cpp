@@ -26,13 +26,16 @@ bool CuMatmul::step(TimingModel& m) {
     const size_t i = nextCompute;
     const int64_t ae = inEnd(m, 0, i), be = inEnd(m, 1, i);
     if (ae == kUnknown || be == kUnknown) break;
-    int64_t t = std::max(ae, be) + 1;
+    const bool data = a.kinds[i] == Kind::Data;
+    // The start-up cost is paid after the operands arrive; a tile whose operands wait in
+    // the other bank starts the cycle the previous one ends (sg_cu.sv: steady state C).
+    int64_t t = std::max(ae, be) + 1 + (data ? kMatmulOverhead : 0);
     if (i > 0) t = std::max(t, computeEnd[i - 1]);
     if (i >= 2) {
       if (o.end[i - 2] == kUnknown) break;  // output bank i%2 still draining
       t = std::max(t, o.end[i - 2]);
     }
-    computeEnd[i] = t + (a.kinds[i] == Kind::Data ? computeCycles[i] + kMatmulOverhead : 1);
+    computeEnd[i] = t + (data ? computeCycles[i] : 1);
     ++nextCompute, progress = true;
   }
   for (; nextOffer < nextCompute; ++nextOffer, progress = true) o.offer[nextOffer] = computeEnd[nextOffer] + kHop;

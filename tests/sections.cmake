@@ -1,0 +1,23 @@
+# Sections (docs/architecture.md#sections): graphs larger than the fabric run section by
+# section, verified in RTL bit for bit, with the model's cycles within 5 % of the RTL's.
+# - SwiGLU on arch/small.yaml (two compute units for six compute operators): 3 sections.
+# - The same with --sections 7 (one placed op per section): 7 sections on 4 contexts, so
+#   sections 4..6 are reloaded into finished contexts while the fabric runs.
+# - A 4-layer SwiGLU stack on arch/default.yaml (7 compute units, 2 contexts): 4 sections,
+#   2 of them reloaded. It shares the default fabric's Verilator build (tests/e2e.cmake).
+stepgen_verify_test(e2e_sections_swiglu_small arch/small.yaml examples/swiglu/graph.yaml
+                    --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs --max-cycle-error 5)
+set_tests_properties(e2e_sections_swiglu_small PROPERTIES FIXTURES_SETUP small_fabric
+                     PASS_REGULAR_EXPRESSION "sections: 3.*verdict: PASS")
+stepgen_verify_test(e2e_sections_reload_small arch/small.yaml examples/swiglu/graph.yaml
+                    --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs --sections 7 --max-cycle-error 5)
+set_tests_properties(e2e_sections_reload_small PROPERTIES FIXTURES_REQUIRED small_fabric
+                     PASS_REGULAR_EXPRESSION "sections: 7 \\(3 reloaded.*verdict: PASS")
+add_test(NAME e2e_sections_mlp4_default
+         COMMAND bash -c "set -e; mkdir -p ${E2E_DIR}
+           $<TARGET_FILE:stepgen> graph mlp --layers 4 --batch 16 --hidden 64 --ffn 128 --tile-b 8 --tile-f 32 \
+             -o ${E2E_DIR}/mlp4.yaml
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/default.yaml --graph ${E2E_DIR}/mlp4.yaml \
+             -o ${E2E_DIR}/e2e_sections_mlp4_default --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_sections_mlp4_default PROPERTIES FIXTURES_REQUIRED default_fabric TIMEOUT 1200
+                     PASS_REGULAR_EXPRESSION "sections: 4 \\(2 reloaded.*verdict: PASS")
