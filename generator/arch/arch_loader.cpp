@@ -154,7 +154,7 @@ ArchModel loadArch(const std::string& path) {
     g.finish("cols, rows");
     gridOk = true;
   });
-  collect(errs, [&] { a.contexts = int(top.getInt("contexts", 2, 256)); });
+  collect(errs, [&] { a.contexts = int(top.getInt("contexts", 1, 256)); });
   collect(errs, [&] { readLink(top.getMap("link"), a.link); });
   collect(errs, [&] { readCompute(top.getMap("compute_unit"), a.cu); });
   collect(errs, [&] { readMemory(top.getMap("memory_unit"), a.mu); });

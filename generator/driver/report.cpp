@@ -46,8 +46,9 @@ std::string sectionsLines(const VerifyReport& r) {
     s += fmt::format("  switch (last beat -> first beat of the next section): rtl mean {:.1f} cycles, max {}\n",
                      double(sum) / double(sw.size()), *std::max_element(sw.begin(), sw.end()));
   }
-  s += fmt::format("  reload: {} configuration words written while running, {} cycles exposed\n", r.rtl.reloadWrites,
-                   r.rtl.cfgWaitCycles);
+  s += fmt::format("  reload: {} configuration words written while running, {} cycles exposed (model: {} words, {} "
+                   "cycles)\n",
+                   r.rtl.reloadWrites, r.rtl.cfgWaitCycles, r.model.timing.reloadWords, r.model.timing.reloadExposedCycles);
   return s;
 }
 

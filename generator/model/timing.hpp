@@ -28,6 +28,8 @@ struct TimingResult {
   bool deadlock = false;
   std::vector<std::string> stuck;
   std::vector<int64_t> sectionStart;  ///< per section: its first cycle (the barrier's release)
+  int64_t reloadWords = 0;            ///< configuration words written while running (one per cycle)
+  int64_t reloadExposedCycles = 0;    ///< cycles a finished section waited for the next one's words
 };
 
 /// Cycles from the end of a section (every unit idle, every DRAM write complete) to the

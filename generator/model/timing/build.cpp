@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "arch/unit_catalogue.hpp"
+#include "bitstream/reload.hpp"
 #include "model/timing.hpp"
 #include "model/timing/units.hpp"
 
@@ -402,11 +403,28 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
 TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchModel& a, const ConfigLayout& layout,
                             const ConfigImage& img, const std::vector<TokenStream>& streams) {
   TimingResult total;
+  // Sections beyond the contexts are written by the host while the fabric runs
+  // (foldSections; sim/harness): one word per cycle, from 2 cycles after section k - C + 1
+  // started (C >= 2), or from the cycle after section k - 1 ended (C = 1, nothing runs).
+  const int C = a.contexts;
+  std::vector<int64_t> words(size_t(mp.sections), 0);
+  if (mp.sections > C)
+    for (const SectionReload& r : foldSections(img, layout, buildConfigLayout(a)).reloads)
+      words[size_t(r.section)] = int64_t(r.writes.size());
   for (int s = 0; s < mp.sections; ++s) {
     TimingResult r = estimateSection(g, mp, a, layout, img, streams, s);
     // Section s+1 starts kSectionSwitch cycles after section s has finished everywhere
     // (every unit idle, every DRAM write complete): sg_sec_seq.sv.
-    const int64_t origin = s == 0 ? 0 : total.cycles + kSectionSwitch;
+    int64_t origin = s == 0 ? 0 : total.cycles + kSectionSwitch;
+    if (s >= C && C >= 2) {
+      const int64_t loaded = total.sectionStart[size_t(s - C + 1)] + 2 + words[size_t(s)];
+      total.reloadExposedCycles += std::max<int64_t>(0, loaded - origin);
+      origin = std::max(origin, loaded);
+    } else if (s >= C) {
+      total.reloadExposedCycles += 1 + words[size_t(s)];
+      origin += 1 + words[size_t(s)];
+    }
+    total.reloadWords += words[size_t(s)];
     total.sectionStart.push_back(origin);
     total.cycles = origin + r.cycles;
     total.offchipReadBytes += r.offchipReadBytes;
