@@ -13,4 +13,4 @@ sg_rtl_verilate(test_rtl_fp Vsg_fp_check sg_fp_check "" ${SG_FP_DEPS} ${STEPGEN_
 set_source_files_properties(${VERILATOR_ROOT}/include/verilated.cpp
                             ${VERILATOR_ROOT}/include/verilated_threads.cpp
                             PROPERTIES COMPILE_OPTIONS -Wno-unused-parameter)
-add_test(NAME rtl_fp COMMAND test_rtl_fp)
+add_test(NAME rtl_fp COMMAND test_rtl "[fp]")

@@ -30,7 +30,7 @@ sg_rtl_test(test_rtl_fifo)
 foreach(d 1 2 3)
   sg_rtl_verilate(test_rtl_fifo Vsg_fifo_d${d} sg_fifo "-GWIDTH=8 -GDEPTH=${d}" ${SG_RTL}/sg_fifo.sv)
 endforeach()
-add_test(NAME rtl_units_fifo COMMAND test_rtl_fifo)
+add_test(NAME rtl_units_fifo COMMAND test_rtl "[fifo]")
 
 # ---- sg_cu: W=4, LANES=8, 256-word buffer; fp32 and bf16_fp32 multiply with the dynamic
 # datapath (DYN=1, the default), and fp32 without it (Vsg_cu_static, DYN=0). The Scan /
@@ -43,7 +43,7 @@ foreach(v "fp32;0;1" "bf16;1;1" "static;0;0")
   sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=8 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=${dyn}"
                   ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_cu.sv)
 endforeach()
-add_test(NAME rtl_units_cu COMMAND test_rtl_cu)
+add_test(NAME rtl_units_cu COMMAND test_rtl "[cu]")
 
 # ---- sg_mu: W=4, 256 words (two halves of 128), CPB 1 and 3; without the route and combine
 # modes (Vsg_mu_c<CPB>, ROUTE=0) and with them (Vsg_mu_r<CPB>, ROUTE=1: sg_route and
@@ -55,12 +55,12 @@ foreach(c 1 3)
   sg_rtl_verilate(test_rtl_mu Vsg_mu_r${c} sg_mu "-GW=4 -GWORDS=256 -GCPB=${c} -GROUTE=1"
                   ${SG_UNIT_DEPS} ${SG_UNITS_ROUTE} ${SG_RTL}/sg_mu.sv)
 endforeach()
-add_test(NAME rtl_units_mu COMMAND test_rtl_mu)
+add_test(NAME rtl_units_mu COMMAND test_rtl "[mu]")
 
 # ---- sg_ag: W=32 (P=2 pieces per beat), 32-bit addresses, 4 beats outstanding
 sg_rtl_test(test_rtl_ag)
 sg_rtl_verilate(test_rtl_ag Vsg_ag sg_ag "-GW=32 -GP=2 -GAB=32 -GOUTSTANDING=4" ${SG_UNIT_DEPS} ${SG_RTL}/sg_ag.sv)
-add_test(NAME rtl_units_ag COMMAND test_rtl_ag)
+add_test(NAME rtl_units_ag COMMAND test_rtl "[ag]")
 
 # ---- lint, several parameter sets per unit (fast: well under a second each)
 sg_rtl_lint(rtl_units sg_fifo "fifo_d1|-GWIDTH=5 -GDEPTH=1" "fifo_d4|-GWIDTH=518 -GDEPTH=4"

@@ -9,6 +9,7 @@
 #include "builders/swiglu.hpp"
 #include "driver/moe_example.hpp"
 #include "studies/tiling.hpp"
+#include "studies/sections_study.hpp"
 #include "studies/bench.hpp"
 #include "driver/pipeline.hpp"
 #include "studies/sweep.hpp"
@@ -126,6 +127,16 @@ int main(int argc, char** argv) {
   tilingCmd->add_option("--md", to.mdPath, "markdown table to write");
   tilingCmd->add_flag("--rtl", to.rtl, "also verify every point (the whole layer) in RTL on --arch (a fabric like "
                                        "arch/moe.yaml); adds cycles and the RTL memory peak");
+  SectionsStudyOptions sso;
+  auto* sectionsCmd = studyCmd->add_subcommand(
+      "sections", "contexts: a stack of N SwiGLU layers (N = 2, 4, 8) in sections on the arch with 1, 2, 4, 8 contexts");
+  sectionsCmd->add_option("--arch", sso.archPath, "architecture YAML (its contexts are varied)")->check(CLI::ExistingFile);
+  sectionsCmd->add_option("-o,--out", sso.workDir, "work folder");
+  sectionsCmd->add_option("--csv", sso.csvPath, "CSV file to write");
+  sectionsCmd->add_option("--md", sso.mdPath, "markdown table to write");
+  sectionsCmd->add_option("--layers", sso.layers, "stack depths");
+  sectionsCmd->add_option("--contexts", sso.contexts, "context counts");
+  sectionsCmd->add_flag("--rtl", sso.rtl, "also verify every point in Verilator");
 
   std::string dArch, dBin;
   auto* decodeCmd = app.add_subcommand("decode", "decode a bitstream into its readable .cfg text");
@@ -185,6 +196,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*tilingCmd) return runTilingStudy(to);
+    if (*sectionsCmd) return runSectionsStudy(sso);
     if (*decodeCmd) {
       ArchModel a = loadArch(dArch);
       ConfigLayout l = buildConfigLayout(a);

@@ -20,6 +20,7 @@
 #include "driver/moe_example.hpp"
 #include "ir/graph.hpp"
 #include "passes/shape_check.hpp"
+#include "studies/arch_variant.hpp"
 
 namespace stepgen {
 
@@ -39,19 +40,6 @@ struct StudyPoint {
   VerifyReport v;
   std::vector<VerifyReport> depths;  ///< the same point on the fabric with other link FIFO depths
 };
-
-// A copy of the architecture file with another link FIFO depth, written into the work folder.
-std::string archWithDepth(const TilingStudyOptions& o, int depth) {
-  std::ifstream in(o.archPath);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = std::regex_replace(ss.str(), std::regex("fifo_depth: *[0-9]+"), fmt::format("fifo_depth: {}", depth));
-  text = std::regex_replace(text, std::regex("(^|\n)name: *([A-Za-z0-9_]+)"), fmt::format("$1name: $2_fifo{}", depth));
-  fs::path p = fs::path(o.workDir) / fmt::format("arch_fifo{}.yaml", depth);
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-  return p.string();
-}
 
 // One point: with `rtl`, the whole layer through `verify` on the study's fabric and on the
 // copies in depthArchs (its model figures are then verify's; else a model-only run).
@@ -93,7 +81,7 @@ int runTilingStudy(const TilingStudyOptions& o) {
       "dynamic | RTL cycles at FIFO depth 1; 8 | outputs at depths 1, 2, 8 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::vector<std::string> depthArchs;  // link FIFO depths every point also runs with (the arch has its own)
   if (o.rtl)
-    for (int d : {1, 8}) depthArchs.push_back(archWithDepth(o, d));
+    for (int d : {1, 8}) depthArchs.push_back(archVariant(o.archPath, o.workDir, "fifo_depth", d));
   bool allOk = true;
   // Logs of static/dynamic ratios (on-chip formula, RTL memory-unit peak) and |cycle errors|.
   std::map<std::string, std::vector<double>> logFormula, logRtl;
