@@ -54,7 +54,9 @@ for f in ${pkgs[@]+"${pkgs[@]}"} "$top" ${others[@]+"${others[@]}"}; do
 done
 [ -d "$root/rtl_templates" ] && incs+=("-I$root/rtl_templates")
 
-makeflags="OPT_FAST=-O2"
+# STEPGEN_VERILATOR_OPT: optimisation of the verilated model (-O2 default; the test suite,
+# whose runs are short, may trade run speed for build time).
+makeflags="OPT_FAST=${STEPGEN_VERILATOR_OPT:--O2}"
 command -v ccache >/dev/null 2>&1 && makeflags="$makeflags OBJCACHE=ccache"
 cflags="-std=c++17 -I$root/sim"
 vflags=()
