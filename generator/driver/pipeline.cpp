@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "arch/unit_catalogue.hpp"
+#include "driver/drawings.hpp"
 #include "driver/rtl_run.hpp"
 #include "driver/staging.hpp"
 #include "support/files.hpp"
@@ -32,6 +33,7 @@ void writeCompileFiles(const CompileResult& c, const fs::path& d) {
   writeFile(d / "fabric.bin", std::string(bytes.begin(), bytes.end()));
   writeFile(d / "fabric.cfg", configText(decodeBitstream(c.bitstream, c.layout), c.layout, c.arch));
   if (!c.reloads.empty()) writeFile(d / "reloads.json", reloadsJsonText(c.reloads));
+  writeDrawings(c, d);
   writeFile(d / "mapping.txt", mappingText(c));
 }
 

@@ -44,7 +44,8 @@ struct CompileResult {
 /// (later stages do not run).
 CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections = 1);
 
-/// Writes rtl/, fabric.bin, fabric.cfg, mapping.txt into `dir` atomically: everything goes
+/// Writes rtl/, fabric.bin, fabric.cfg, mapping.txt, reloads.json (more sections than
+/// contexts) and the drawings (graph.dot/.svg, fabric_s<k>.svg) into `dir` atomically: everything goes
 /// to a sibling temporary folder first, which replaces `dir` only when complete.
 /// Throws std::runtime_error when the folder cannot be written.
 void writeCompileOutputs(const CompileResult& c, const std::string& dir);
