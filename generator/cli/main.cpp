@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
   sectionsCmd->add_option("-o,--out", sso.workDir, "work folder");
   sectionsCmd->add_option("--csv", sso.csvPath, "CSV file to write");
   sectionsCmd->add_option("--md", sso.mdPath, "markdown table to write");
+  sectionsCmd->add_option("--svg", sso.svgPath, "SVG plot to write");
   sectionsCmd->add_option("--layers", sso.layers, "stack depths");
   sectionsCmd->add_option("--contexts", sso.contexts, "context counts");
   sectionsCmd->add_flag("--rtl", sso.rtl, "also verify every point in Verilator");

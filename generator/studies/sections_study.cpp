@@ -12,6 +12,7 @@
 #include "builders/swiglu.hpp"
 #include "driver/pipeline.hpp"
 #include "studies/arch_variant.hpp"
+#include "studies/svg_plot.hpp"
 #include "support/files.hpp"
 
 namespace stepgen {
@@ -98,6 +99,26 @@ int runSectionsStudy(const SectionsStudyOptions& o) {
                         o.rtl ? (v.outputsEqual ? "yes" : "no") : "-");
     }
     writeFile(o.mdPath, md);
+  }
+  if (!o.svgPath.empty()) {
+    std::vector<double> xs(o.layers.begin(), o.layers.end());
+    std::vector<PlotSeries> series;
+    for (int c : o.contexts) {
+      PlotSeries s{fmt::format("{} context{}", c, c == 1 ? "" : "s"), {}};
+      for (int n : o.layers)
+        for (const Row& r : rows)
+          if (r.layers == n && r.contexts == c)
+            s.second.push_back(double(o.rtl ? int64_t(r.v.rtl.cfgWaitCycles) : r.v.model.timing.reloadExposedCycles));
+      series.push_back(std::move(s));
+    }
+    PlotSeries base{"stop, rewrite, start", {}};
+    for (int n : o.layers)
+      for (const Row& r : rows)
+        if (r.layers == n && r.contexts == o.contexts.front()) base.second.push_back(double(r.baselineReload));
+    series.push_back(std::move(base));
+    writeFile(o.svgPath, svgLinePlot(fmt::format("SwiGLU stack in sections: reload cycles not hidden ({})",
+                                                 o.rtl ? "RTL" : "model"),
+                                     "layers (= sections)", "exposed reload cycles", xs, series));
   }
   return ok ? 0 : 2;
 }

@@ -10,7 +10,7 @@ namespace stepgen {
 struct SectionsStudyOptions {
   std::string archPath = "arch/default.yaml";  ///< the fabric; its `contexts` is varied
   std::string workDir = "out/sections_study";
-  std::string csvPath, mdPath;                 ///< files to write ("" = print only)
+  std::string csvPath, mdPath, svgPath;        ///< files to write ("" = print only)
   bool rtl = false;                            ///< also run every point in Verilator
   std::vector<int> layers{2, 4, 8};
   std::vector<int> contexts{1, 2, 4, 8};  // 1: every later section reloaded while nothing runs
@@ -22,7 +22,8 @@ struct SectionsStudyOptions {
 /// switch cycles (RTL: last beat of a section to the first of the next, mean), reload words
 /// and the cycles they expose (RTL and model), the single-context baseline (stop, rewrite
 /// the whole 1-context bitstream, start: (S - 1) * (words + 1) cycles), model and RTL cycles
-/// and bit-exactness. Prints the table; writes CSV and markdown when asked. Returns 0, or 2
+/// and bit-exactness. Prints the table; writes CSV, markdown and an SVG plot (exposed reload
+/// cycles against layers, per context count, and the baseline) when asked. Returns 0, or 2
 /// if a point does not verify.
 int runSectionsStudy(const SectionsStudyOptions& o);
 
