@@ -116,6 +116,8 @@ class Cutter {
   std::map<std::pair<int, int>, int> sm_;   // (section, old stream) -> new stream
   std::map<int, std::string> scratchOf_;    // old stream -> scratch tensor
   std::map<int, int> uses_;                 // old op -> copies emitted so far
+  std::map<int, int> pendingStore_;         // carried old stream -> the new stream its producer writes
+  std::map<int, bool> localUse_;            // carried old stream -> also read in its own section
   SectionedGraph out_;
   int64_t scratchEnd_ = 0;
 
@@ -244,9 +246,6 @@ class Cutter {
     addOp(std::move(c), s);
     for (int x : stores) carryStore(s, x);
   }
-
-  std::map<int, int> pendingStore_;  // old stream -> new stream its producer writes
-  std::map<int, bool> localUse_;     // old stream -> also read in its own section
 
   // A stream read in section s keeps its name (and declared type) in its first section.
   int declareStream(int s, int old) {
