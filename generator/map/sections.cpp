@@ -287,6 +287,26 @@ class Cutter {
   }
 };
 
+// Every tensor, the scratch ones included, must lie inside the arch's DRAM address space.
+void checkAddressSpace(const SectionedGraph& sg, const ArchModel& a) {
+  const StepGraph& g = sg.graph;
+  const int64_t limit = a.offchip.addressBits >= 63 ? INT64_MAX : (int64_t(1) << a.offchip.addressBits);
+  for (const Tensor& t : g.tensors) {
+    const int64_t end = t.baseAddress + evalDim(t.shape.at(0), g.symbols) * evalDim(t.shape.at(1), g.symbols) * 4;
+    if (end <= limit) continue;
+    if (!t.isScratch)
+      throw DiagError("M-310", t.loc,
+                      fmt::format("tensor '{}' ends at byte {}, beyond the {}-bit DRAM address space of '{}'", t.name,
+                                  end, a.offchip.addressBits, a.name));
+    for (const CarriedStream& c : sg.plan.carried)
+      if (c.tensor == t.name)
+        throw DiagError("M-310", t.loc,
+                        fmt::format("carried stream '{}' needs scratch up to byte {}, beyond the {}-bit DRAM address "
+                                    "space of '{}'",
+                                    c.stream, end, a.offchip.addressBits, a.name));
+  }
+}
+
 bool fabricTooSmall(const DiagError& e) {
   const std::string& id = e.diags.at(0).id;
   return id == "M-301" || id == "M-303";
@@ -297,6 +317,9 @@ bool fabricTooSmall(const DiagError& e) {
 void checkFits(SectionedGraph& sg, const ArchModel& a) {
   ArchModel wide = a;
   wide.contexts = std::max(a.contexts, sg.plan.sections);
+  // Addresses are checked once the cut is final (checkAddressSpace): a trial also stores
+  // streams that later ops read, which may not fit where the final cut does.
+  wide.offchip.addressBits = 48;
   const ConfigLayout l = buildConfigLayout(wide);
   sg.shapes = checkShapes(sg.graph);
   const Mapping m = mapGraph(sg.graph, sg.shapes, wide, sg.plan.sectionOf);
@@ -312,6 +335,7 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
   if (minSections <= 1) {
     try {
       checkFits(whole, a);
+      checkAddressSpace(whole, a);
       return whole;
     } catch (const DiagError& e) {
       if (!fabricTooSmall(e)) throw;
@@ -389,12 +413,7 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
       }
       sg = std::move(moved);
     }
-  const int64_t limit = a.offchip.addressBits >= 63 ? INT64_MAX : (int64_t(1) << a.offchip.addressBits);
-  for (const CarriedStream& c : sg.plan.carried)
-    if (c.base + c.bytes > limit)
-      throw DiagError("M-310", g.stream(*g.findStream(c.stream)).loc,
-                      fmt::format("carried stream '{}' needs scratch up to byte {}, beyond the {}-bit DRAM address space",
-                                  c.stream, c.base + c.bytes, a.offchip.addressBits));
+  checkAddressSpace(sg, a);
   return sg;
 }
 

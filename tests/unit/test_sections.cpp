@@ -7,7 +7,10 @@
 
 #include <set>
 
+#include <filesystem>
+
 #include "driver/pipeline.hpp"
+#include "support/files.hpp"
 
 using namespace stepgen;
 
@@ -145,4 +148,25 @@ TEST_CASE("sections: determinism holds for a cut graph", "[sections][determinism
   CHECK(mappingText(a) == mappingText(b));
   CHECK(reloadsJsonText(a.reloads) == reloadsJsonText(b.reloads));
   CHECK(diagId([] { compileGraph(root() + "/tests/data/arch_tiny.yaml", example(), 2); }) == "none");
+}
+
+TEST_CASE("sections: carried streams beyond the DRAM address space are a located error", "[sections][bad]") {
+  // arch/small.yaml with 17-bit addresses (128 KiB): the SwiGLU tensors end at 104 KiB, and
+  // one placed op per section (--sections 7) carries g, u, s, h, p and o (8 KiB or 16 KiB each)
+  // through scratch after them.
+  std::string text = readText(root() + "/arch/small.yaml");
+  const std::string from = "address_bits: 32";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "address_bits: 17");
+  const auto path = std::filesystem::temp_directory_path() / "stepgen_arch_small_a17.yaml";
+  writeFile(path, text);
+  CHECK(diagId([&] { compileGraph(path.string(), example(), 3); }) == "none");  // g, u, h fit: 104 + 24 KiB
+  try {
+    compileGraph(path.string(), example(), 7);
+    FAIL("expected M-310");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "M-310");
+    CHECK_THAT(e.diags[0].message, Catch::Contains("17-bit DRAM address space"));
+    CHECK(e.diags[0].loc.line > 0);
+  }
 }
