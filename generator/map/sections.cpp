@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "arch/config_layout.hpp"
@@ -78,8 +79,10 @@ CarryShape carryShape(const StepGraph& g, const ShapeResult& s, StreamId sid) {
 // i.e. in a later section that is not built). Builds the sectioned graph.
 class Cutter {
  public:
-  Cutter(const StepGraph& g, const ShapeResult& s, const std::vector<int>& sec, int nsec)
-      : g_(g), s_(s), sec_(sec), n_(nsec), need_(size_t(nsec) + 1) {}
+  /// `closing`: also store what the ops without a section read (they come later), and fail
+  /// (M-309) if such a stream cannot be carried; otherwise store only what built sections read.
+  Cutter(const StepGraph& g, const ShapeResult& s, const std::vector<int>& sec, int nsec, bool closing)
+      : g_(g), s_(s), sec_(sec), n_(nsec), closing_(closing), need_(size_t(nsec) + 1) {}
 
   SectionedGraph run() {
     for (size_t op = 0; op < g_.ops.size(); ++op) {
@@ -111,6 +114,7 @@ class Cutter {
   const ShapeResult& s_;
   const std::vector<int>& sec_;
   const int n_;
+  const bool closing_;
   std::vector<std::set<int>> need_;        // per section: old streams read there
   std::map<int, std::set<int>> carriedTo_;  // old stream -> later sections that read it
   std::map<std::pair<int, int>, int> sm_;   // (section, old stream) -> new stream
@@ -122,6 +126,12 @@ class Cutter {
   int64_t scratchEnd_ = 0;
 
   int secOf(int op) const { return sec_[size_t(op)] < 0 ? n_ : sec_[size_t(op)]; }
+
+  // A built section reads the stream (not only the ops not yet given a section).
+  bool realTarget(int sid) const {
+    auto it = carriedTo_.find(sid);
+    return it != carriedTo_.end() && !it->second.empty() && *it->second.begin() < n_;
+  }
 
   void mark(int s, int sid) {
     if (!need_[size_t(s)].insert(sid).second) return;
@@ -231,7 +241,7 @@ class Cutter {
     }
     std::vector<int> stores;  // outputs that later sections read
     for (StreamId x : o.outputs) {
-      const bool later = r == Role::Core && carriedTo_.count(x.v);
+      const bool later = r == Role::Core && carriedTo_.count(x.v) && (closing_ || realTarget(x.v));
       const bool local = need_[size_t(s)].count(x.v) > 0;
       if (!later) {
         c.outputs.push_back({declareStream(s, x.v)});
@@ -342,52 +352,71 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
       wholeErr = e;
     }
   }
-  if (!findClusters(g).kind.empty()) {
-    if (wholeErr) throw *wholeErr;
-    throw DiagError("M-309", g.loc,
-                    fmt::format("graph '{}' has dynamic-operator clusters (the MoE path); they cannot be split into "
-                                "sections yet",
-                                g.name));
-  }
-
+  // A cluster of dynamic operators (map/clusters.hpp) runs on one unit: its members go
+  // into their host's section.
+  const Clusters cl = findClusters(g);
   std::vector<int> core;
   for (int op : orderOps(g).order)
-    if (roleOf(g, g.ops[size_t(op)]) == Role::Core) core.push_back(op);
-  const int cap = minSections > 1 ? int((core.size() + size_t(minSections) - 1) / size_t(minSections)) : int(core.size());
+    if (roleOf(g, g.ops[size_t(op)]) == Role::Core && !cl.isMember(op)) core.push_back(op);
   std::vector<int> sec(g.ops.size(), -1);
-  int cur = 0, inCur = 0;
-  for (int op : core) {
-    if (inCur >= cap) ++cur, inCur = 0;
-    sec[size_t(op)] = cur;
-    SectionedGraph trial = Cutter(g, s, sec, cur + 1).run();
+  auto assign = [&](int op, int k) {
+    sec[size_t(op)] = k;
+    for (size_t m = 0; m < g.ops.size(); ++m)
+      if (cl.isMember(int(m)) && cl.host[m] == op) sec[m] = k;
+  };
+  const int cap = minSections > 1 ? int((core.size() + size_t(minSections) - 1) / size_t(minSections)) : int(core.size());
+  // Fill a section while its ops fit (trials store only what built sections read); then
+  // close it with the stores every later op needs, moving its last ops on to the next
+  // section while that does not fit or cuts a stream that cannot be carried.
+  int cur = 0;
+  std::vector<int> inSection;  // indices into `core` of the open section's ops
+  auto trial = [&](bool closing) -> std::optional<DiagError> {
     try {
-      checkFits(trial, a);
-      ++inCur;
+      SectionedGraph t = Cutter(g, s, sec, cur + 1, closing).run();
+      checkFits(t, a);
+    } catch (const DiagError& e) {
+      // M-306 too: a trial may hold a Bufferize whose Streamify's reader has no section yet.
+      const std::string& id = e.diags.at(0).id;
+      if (!fabricTooSmall(e) && id != "M-309" && id != "M-306") throw;
+      return e;
+    }
+    return std::nullopt;
+  };
+  auto alone = [&](DiagError e, int op) {
+    e.diags.at(0).notes.push_back(
+        {g.ops[size_t(op)].loc, fmt::format("operator '{}' does not fit the fabric even alone in a section", g.ops[size_t(op)].name)});
+    return e;
+  };
+  size_t i = 0;
+  auto close = [&] {
+    for (;;) {
+      std::optional<DiagError> err = trial(true);
+      if (!err) break;
+      if (inSection.size() <= 1) throw alone(*err, core[size_t(inSection.at(0))]);
+      const int back = inSection.back();
+      inSection.pop_back();
+      assign(core[size_t(back)], -1);
+      i = std::min(i, size_t(back));
+    }
+    ++cur;
+    inSection.clear();
+  };
+  while (i < core.size()) {
+    if (int(inSection.size()) >= cap) close();
+    const int op = core[i];
+    assign(op, cur);
+    // An op that does not fit an empty section stays: closing the section decides (it may
+    // need the next op with it, e.g. a Bufferize and its Streamify's reader).
+    if (!trial(false) || inSection.empty()) {
+      inSection.push_back(int(i++));
       continue;
-    } catch (const DiagError& e) {
-      if (!fabricTooSmall(e) || inCur == 0) {
-        DiagError d = e;
-        if (fabricTooSmall(e))
-          d.diags.at(0).notes.push_back({g.ops[size_t(op)].loc, fmt::format("operator '{}' does not fit the fabric even "
-                                                                              "alone in a section",
-                                                                              g.ops[size_t(op)].name)});
-        throw d;
-      }
     }
-    ++cur, inCur = 0;  // close the section before this op and start the next one with it
-    sec[size_t(op)] = cur;
-    SectionedGraph alone = Cutter(g, s, sec, cur + 1).run();
-    try {
-      checkFits(alone, a);
-    } catch (const DiagError& e) {
-      DiagError d = e;
-      d.diags.at(0).notes.push_back(
-          {g.ops[size_t(op)].loc, fmt::format("operator '{}' does not fit the fabric even alone in a section", g.ops[size_t(op)].name)});
-      throw d;
-    }
-    ++inCur;
+    assign(op, -1);
+    close();
   }
-  SectionedGraph sg = Cutter(g, s, sec, cur + 1).run();
+  if (!inSection.empty()) close();
+  --cur;  // the last section closed
+  SectionedGraph sg = Cutter(g, s, sec, cur + 1, true).run();
   checkFits(sg, a);
   // Fewer spilled bytes: move the last op of a section into the next one while that fits
   // and carries fewer bytes (e.g. a RepeatStatic at a cut: carry its input, not its n-fold
@@ -396,19 +425,19 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
     for (;;) {
       auto last = std::find_if(core.rbegin(), core.rend(), [&](int op) { return sec[size_t(op)] == k; });
       if (std::count_if(core.begin(), core.end(), [&](int op) { return sec[size_t(op)] == k; }) < 2) break;
-      sec[size_t(*last)] = k + 1;
-      SectionedGraph moved = Cutter(g, s, sec, cur + 1).run();
-      bool better = moved.plan.carriedDramBytes() < sg.plan.carriedDramBytes();
-      if (better) {
-        try {
-          checkFits(moved, a);
-        } catch (const DiagError& e) {
-          if (!fabricTooSmall(e)) throw;
-          better = false;
-        }
+      assign(*last, k + 1);
+      SectionedGraph moved;
+      bool better = false;
+      try {
+        moved = Cutter(g, s, sec, cur + 1, true).run();
+        better = moved.plan.carriedDramBytes() < sg.plan.carriedDramBytes();
+        if (better) checkFits(moved, a);
+      } catch (const DiagError& e) {
+        if (!fabricTooSmall(e) && e.diags.at(0).id != "M-309") throw;
+        better = false;
       }
       if (!better) {
-        sec[size_t(*last)] = k;
+        assign(*last, k);
         break;
       }
       sg = std::move(moved);

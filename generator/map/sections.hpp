@@ -51,7 +51,7 @@ struct SectionedGraph {
 /// unchanged.
 /// Errors (DiagError): the mapper's error (M-301 .. M-305) for an operator that does not fit
 /// the fabric even alone in a section; M-309 a cut through a stream that cannot be carried
-/// (not a static stream of 2-D tiles, or a graph with dynamic-operator clusters); M-310 a
+/// (not a static stream of 2-D tiles; a dynamic-operator cluster stays whole in one section); M-310 a
 /// tensor or a carried stream's scratch beyond the DRAM address space. Any number of sections runs on any number of
 /// contexts (foldSections: more sections than contexts are reloaded while the fabric runs).
 SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections);
