@@ -388,10 +388,13 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
     return e;
   };
   size_t i = 0;
-  auto close = [&] {
+  // `atCap`: closing because of --sections; a cut that cannot be carried there lets the
+  // section grow past the cap instead (returns false).
+  auto close = [&](bool atCap) {
     for (;;) {
       std::optional<DiagError> err = trial(true);
       if (!err) break;
+      if (atCap && err->diags.at(0).id == "M-309") return false;
       if (inSection.size() <= 1) throw alone(*err, core[size_t(inSection.at(0))]);
       const int back = inSection.back();
       inSection.pop_back();
@@ -400,9 +403,10 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
     }
     ++cur;
     inSection.clear();
+    return true;
   };
   while (i < core.size()) {
-    if (int(inSection.size()) >= cap) close();
+    if (int(inSection.size()) >= cap) close(true);
     const int op = core[i];
     assign(op, cur);
     // An op that does not fit an empty section stays: closing the section decides (it may
@@ -412,9 +416,9 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
       continue;
     }
     assign(op, -1);
-    close();
+    close(false);
   }
-  if (!inSection.empty()) close();
+  if (!inSection.empty()) close(false);
   --cur;  // the last section closed
   SectionedGraph sg = Cutter(g, s, sec, cur + 1, true).run();
   checkFits(sg, a);
