@@ -22,14 +22,6 @@ uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
   return h;
 }
 
-// Bytes of the DRAM image: every tensor's region, rounded up to 4 KiB.
-int64_t dramBytes(const StepGraph& g) {
-  int64_t end = 0;
-  for (const Tensor& t : g.tensors)
-    end = std::max(end, t.baseAddress + evalDim(t.shape.at(0), g.symbols) * evalDim(t.shape.at(1), g.symbols) * 4);
-  return (end + 4095) / 4096 * 4096;
-}
-
 RunRegion region(const StepGraph& g, const Tensor& t, const std::string& npy) {
   return {t.name, npy, uint64_t(t.baseAddress), uint64_t(evalDim(t.shape.at(0), g.symbols)),
           uint64_t(evalDim(t.shape.at(1), g.symbols))};
@@ -48,7 +40,7 @@ RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdo
   d.addrBits = c.arch.offchip.addressBits;
   d.timing = {c.arch.offchip.channels, uint64_t(c.arch.offchip.latency), uint64_t(c.arch.offchip.initiationInterval),
               uint64_t(c.arch.offchip.startup)};
-  d.dramBytes = uint64_t(dramBytes(c.graph));
+  d.dramBytes = uint64_t(tensorsEndPage(c.graph));  // every tensor, scratch included
   for (const Tensor& t : c.graph.tensors) {
     if (t.isOutput) d.outputs.push_back(region(c.graph, t, "rtl_out/" + t.name + ".npy"));
     else if (!t.isScratch) d.inputs.push_back(region(c.graph, t, "inputs/" + t.name + ".npy"));

@@ -95,10 +95,7 @@ class Cutter {
     out_.graph.symbols = g_.symbols;
     out_.graph.symbolLocs = g_.symbolLocs;
     out_.graph.tensors = g_.tensors;
-    int64_t end = 0;
-    for (const Tensor& t : g_.tensors)
-      end = std::max(end, t.baseAddress + evalDim(t.shape.at(0), g_.symbols) * evalDim(t.shape.at(1), g_.symbols) * 4);
-    scratchEnd_ = (end + 4095) / 4096 * 4096;
+    scratchEnd_ = tensorsEndPage(g_);
     const std::vector<int> order = orderOps(g_).order;
     for (int s = 0; s < n_; ++s) {
       for (const auto& [sid, to] : carriedTo_)
@@ -120,6 +117,7 @@ class Cutter {
   std::map<std::pair<int, int>, int> sm_;   // (section, old stream) -> new stream
   std::map<int, std::string> scratchOf_;    // old stream -> scratch tensor
   std::map<int, int> uses_;                 // old op -> copies emitted so far
+  std::set<int> named_;                     // old streams whose first copy kept the name
   std::map<int, int> pendingStore_;         // carried old stream -> the new stream its producer writes
   std::map<int, bool> localUse_;            // carried old stream -> also read in its own section
   SectionedGraph out_;
@@ -260,7 +258,7 @@ class Cutter {
   // A stream read in section s keeps its name (and declared type) in its first section.
   int declareStream(int s, int old) {
     const Stream& st = g_.streams[size_t(old)];
-    const bool first = std::none_of(sm_.begin(), sm_.end(), [&](const auto& kv) { return kv.first.second == old; });
+    const bool first = named_.insert(old).second;
     const int ns = newStream(first ? st.name : st.name + suffix(s), old);
     out_.graph.streams[size_t(ns)].declared = st.declared;
     sm_[{s, old}] = ns;
@@ -302,7 +300,7 @@ void checkAddressSpace(const SectionedGraph& sg, const ArchModel& a) {
   const StepGraph& g = sg.graph;
   const int64_t limit = a.offchip.addressBits >= 63 ? INT64_MAX : (int64_t(1) << a.offchip.addressBits);
   for (const Tensor& t : g.tensors) {
-    const int64_t end = t.baseAddress + evalDim(t.shape.at(0), g.symbols) * evalDim(t.shape.at(1), g.symbols) * 4;
+    const int64_t end = tensorEndByte(g, t);
     if (end <= limit) continue;
     if (!t.isScratch)
       throw DiagError("M-310", t.loc,
@@ -320,6 +318,14 @@ void checkAddressSpace(const SectionedGraph& sg, const ArchModel& a) {
 bool fabricTooSmall(const DiagError& e) {
   const std::string& id = e.diags.at(0).id;
   return id == "M-301" || id == "M-303";
+}
+
+// A trial cut that fails here may work elsewhere: the fabric is too small for it, it cuts a
+// stream that cannot be carried (M-309), or it holds a Bufferize whose Streamify's reader
+// has no section yet (M-306).
+bool cutFails(const DiagError& e) {
+  const std::string& id = e.diags.at(0).id;
+  return fabricTooSmall(e) || id == "M-309" || id == "M-306";
 }
 
 // Maps and configures a sectioned graph on `a` with enough contexts for its sections; throws
@@ -375,9 +381,7 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
       SectionedGraph t = Cutter(g, s, sec, cur + 1, closing).run();
       checkFits(t, a);
     } catch (const DiagError& e) {
-      // M-306 too: a trial may hold a Bufferize whose Streamify's reader has no section yet.
-      const std::string& id = e.diags.at(0).id;
-      if (!fabricTooSmall(e) && id != "M-309" && id != "M-306") throw;
+      if (!cutFails(e)) throw;
       return e;
     }
     return std::nullopt;
@@ -437,7 +441,7 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
         better = moved.plan.carriedDramBytes() < sg.plan.carriedDramBytes();
         if (better) checkFits(moved, a);
       } catch (const DiagError& e) {
-        if (!fabricTooSmall(e) && e.diags.at(0).id != "M-309") throw;
+        if (!cutFails(e)) throw;
         better = false;
       }
       if (!better) {

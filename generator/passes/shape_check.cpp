@@ -300,4 +300,14 @@ int64_t evalDim(const SymExpr& e, const SymEnv& env) {
   throw DiagError("S-250", SourceLoc{}, "dimension '" + e.toString() + "' is not static: " + why);
 }
 
+int64_t tensorEndByte(const StepGraph& g, const Tensor& t) {
+  return t.baseAddress + evalDim(t.shape.at(0), g.symbols) * evalDim(t.shape.at(1), g.symbols) * 4;
+}
+
+int64_t tensorsEndPage(const StepGraph& g) {
+  int64_t end = 0;
+  for (const Tensor& t : g.tensors) end = std::max(end, tensorEndByte(g, t));
+  return (end + 4095) / 4096 * 4096;
+}
+
 }  // namespace stepgen

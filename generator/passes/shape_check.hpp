@@ -66,4 +66,11 @@ std::string formatStreamType(const StreamType& t);
 /// when the dimension is not static: an unbound symbol, an inexact division, or ragged.
 int64_t evalDim(const SymExpr& e, const SymEnv& env);
 
+/// One past the last byte of tensor `t` of `g` (fp32, row-major from its base address).
+/// Throws DiagError S-250 as evalDim.
+int64_t tensorEndByte(const StepGraph& g, const Tensor& t);
+/// The first 4 KiB-aligned byte after every tensor of `g`: the DRAM image size, and where
+/// the section pass lays out scratch. Throws DiagError S-250 as evalDim.
+int64_t tensorsEndPage(const StepGraph& g);
+
 }  // namespace stepgen

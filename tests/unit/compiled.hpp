@@ -1,5 +1,6 @@
 #pragma once
 // Test helpers shared by the mapping tests: look-ups in a CompileResult.
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +17,16 @@ inline uint64_t cfgField(const CompileResult& c, int unit, const std::string& na
       for (size_t f = 0; f < k.fields.size(); ++f)
         if (k.fields[f].name == name) return c.image.values[s][0][f];
   throw std::logic_error("no field " + name);
+}
+
+/// The id of the first diagnostic `f` raises (DiagError), or "none" when it raises none.
+inline std::string diagId(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const DiagError& e) {
+    return e.diags.at(0).id;
+  }
+  return "none";
 }
 
 /// OpId of the operator called `name`. Throws std::logic_error if there is none.

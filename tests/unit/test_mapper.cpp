@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiled.hpp"
 #include "driver/pipeline.hpp"
 
 using namespace stepgen;
@@ -14,14 +15,7 @@ namespace {
 std::string root() { return STEPGEN_ROOT; }
 std::string example() { return root() + "/examples/swiglu/graph.yaml"; }
 
-std::string diagId(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DiagError& e) {
-    return e.diags.at(0).id;
-  }
-  return "none";
-}
+using testing::diagId;
 
 // The first diagnostic of compiling the SwiGLU example for arch (a path under the root).
 Diagnostic compileDiag(const std::string& arch) {
