@@ -6,50 +6,84 @@
 
 namespace stepgen::timing {
 
-void AgLoad::issueBeat(TimingModel& m, size_t g, size_t tok, size_t beatInTok, int64_t earliest) {
+int64_t AgLoad::requestCycle(const TimingModel& m, size_t g, int64_t earliest) const {
   int64_t t = std::max(earliest, g == 0 ? int64_t(1) : issue[g - 1] + 1);
-  if (int64_t(g) >= outstanding) t = std::max(t, pop[g - size_t(outstanding)] + 1);
-  issue[g] = t;
-  int64_t done = t;
-  for (int64_t k = 0; k < piecesPerBeat; ++k)
-    done = std::max(done, m.dramPiece(piece(tok, int64_t(beatInTok), k), t));
-  m.readBytes += 64 * piecesPerBeat;
-  pop[g] = done + kRespToTake;  // earliest; refined when the transfer starts
+  if (int64_t(g) < outstanding) return t;
+  const size_t k = g - size_t(outstanding);
+  t = std::max(t, pop[k] + 1);
+  // In flight counts beats until they leave, and beat k leaves only once its consumers
+  // have room: not before they started taking its tile (cstart), one beat per `rate`
+  // after that, less the FIFO slack. So a load whose consumer waits stops requesting and
+  // leaves the channels to the others (sg_ag.sv). Consumer times not known yet are not
+  // counted.
+  const Link& l = m.links[size_t(out)];
+  for (size_t c = 0; c < l.cons.size(); ++c) {
+    const int64_t kk = int64_t(k) - l.chain[c];
+    if (kk < 0) continue;
+    const size_t j = size_t(std::upper_bound(l.first.begin(), l.first.end(), kk) - l.first.begin()) - 1;
+    if (l.cstart[c][j] != kUnknown) t = std::max(t, l.cstart[c][j] + (kk - l.first[j]) * l.rate[c] + 1);
+  }
+  return t;
 }
 
+// Beat requests wait for TimingModel::issueDeferred (pendingRequest / issuePending), which
+// places them on the DRAM channels in cycle order over all loads.
 bool AgLoad::step(TimingModel& m) {
   Link& l = m.links[size_t(out)];
   bool progress = false;
-  while (nextOffer < l.size()) {
+  while (nextOffer < l.size() && pendTile == SIZE_MAX) {
     const size_t i = nextOffer;
-    if (i > 0 && l.start[i - 1] == kUnknown) break;
-    const size_t g = size_t(l.first[i]);
+    if (i > 0 && (l.start[i - 1] == kUnknown || issuedThrough < i)) break;
     const int64_t earliest = earliestIssue(m, i);
     if (earliest == kUnknown) break;
     if (l.kinds[i] == Kind::Data) {
-      issueBeat(m, g, i, 0, earliest);
-      l.offer[i] = pop[g];
-    } else {
-      l.offer[i] = std::max(earliest + 1, g == 0 ? int64_t(1) : pop[g - 1] + 1);
+      pendTile = i, pendBeat = 0, pendEarliest = earliest, pendG = size_t(l.first[i]);
+      break;
     }
+    const size_t g = size_t(l.first[i]);
+    l.offer[i] = std::max(earliest + 1, g == 0 ? int64_t(1) : pop[g - 1] + 1);
     ++nextOffer, progress = true;
   }
   return progress;
 }
 
+int64_t AgLoad::pendingRequest(const TimingModel& m) const {
+  if (pendTile == SIZE_MAX) return kUnknown;
+  return requestCycle(m, pendG, pendBeat == 0 ? pendEarliest : 0);
+}
+
+bool AgLoad::issuePending(TimingModel& m) {
+  Link& l = m.links[size_t(out)];
+  const size_t i = pendTile, g = pendG++;
+  const int64_t t = requestCycle(m, g, pendBeat == 0 ? pendEarliest : 0);
+  issue[g] = t;
+  int64_t done = t;
+  for (int64_t k = 0; k < piecesPerBeat; ++k) done = std::max(done, m.dramPiece(piece(i, pendBeat, k), t));
+  m.readBytes += 64 * piecesPerBeat;
+  pop[g] = done + kRespToTake;  // earliest; the tile's start and the beat before bound it
+  if (pendBeat == 0) {
+    l.offer[i] = pop[g];
+    ++nextOffer, pendTile = SIZE_MAX;
+    return true;
+  }
+  pop[g] = std::max(pop[g], pop[g - 1] + 1);
+  if (++pendBeat < l.beats[i]) return false;
+  issuedThrough = i + 1, pendTile = SIZE_MAX;
+  return true;
+}
+
 int64_t AgLoad::endFor(TimingModel& m, size_t i, int64_t start) {
   Link& l = m.links[size_t(out)];
-  const size_t g0 = size_t(l.first[i]);
-  if (l.kinds[i] != Kind::Data) {
-    pop[g0] = start;
-    return start + 1;
+  const size_t g0 = size_t(l.first[i]), last = g0 + size_t(l.beats[i]) - 1;
+  if (issuedThrough > i) return pop[last] + 1;
+  if (pendTile == i) return kUnknown;
+  pop[g0] = l.kinds[i] == Kind::Data ? std::max(pop[g0], start) : start;
+  if (l.kinds[i] != Kind::Data || l.beats[i] == 1) {
+    issuedThrough = i + 1;
+    return pop[g0] + 1;
   }
-  for (int64_t b = 0; b < l.beats[i]; ++b) {
-    const size_t g = g0 + size_t(b);
-    if (b > 0) issueBeat(m, g, i, size_t(b));
-    pop[g] = std::max(pop[g], b == 0 ? start : pop[g - 1] + 1);
-  }
-  return pop[g0 + size_t(l.beats[i]) - 1] + 1;
+  pendTile = i, pendBeat = 1, pendG = g0 + 1;
+  return kUnknown;
 }
 
 int64_t AgRandomLoad::earliestIssue(TimingModel& m, size_t i) {

@@ -57,7 +57,7 @@ bool CuExpand::step(TimingModel& m) {
 }
 
 int64_t CuExpand::endFor(TimingModel& m, size_t j, int64_t start) {
-  return std::max(start + m.links[size_t(out)].beats[j], m.links[size_t(in[1].first)].natEnd[j] + kHop);
+  return afterInput(start + m.links[size_t(out)].beats[j], m.links[size_t(in[1].first)].natEnd[j]);
 }
 
 }  // namespace stepgen::timing

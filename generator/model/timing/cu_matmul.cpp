@@ -12,12 +12,19 @@ bool CuMatmul::step(TimingModel& m) {
   Link& b = m.links[size_t(in[1].first)];
   Link& o = m.links[size_t(out)];
   bool progress = false;
-  while (nextAccept < a.size()) {  // bank i%2 is free once tile i-2 has been computed
+  // One bank loads at a time: tile i goes into bank i%2 once tile i-2 has been computed
+  // and both operands of tile i-1 are in (sg_cu.sv ld_sel moves on a complete pair).
+  while (nextAccept < a.size()) {
     const size_t i = nextAccept;
     int64_t t = 1;
     if (i >= 2) {
       if (computeEnd[i - 2] == kUnknown) break;
       t = computeEnd[i - 2];
+    }
+    if (i >= 1) {
+      const int64_t ae = inEnd(m, 0, i - 1), be = inEnd(m, 1, i - 1);
+      if (ae == kUnknown || be == kUnknown) break;
+      t = std::max({t, ae, be});
     }
     a.accept[size_t(in[0].second)][i] = t, b.accept[size_t(in[1].second)][i] = t;
     ++nextAccept, progress = true;

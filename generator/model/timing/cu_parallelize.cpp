@@ -38,7 +38,7 @@ bool CuParallelize::step(TimingModel& m) {
 }
 
 int64_t CuParallelize::endFor(TimingModel& m, size_t j, int64_t start) {
-  return std::max(start + m.links[size_t(out)].beats[j], m.links[size_t(in[0].first)].natEnd[inOf[j]] + kHop);
+  return afterInput(start + m.links[size_t(out)].beats[j], m.links[size_t(in[0].first)].natEnd[inOf[j]]);
 }
 
 }  // namespace stepgen::timing

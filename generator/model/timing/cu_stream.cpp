@@ -41,7 +41,7 @@ bool CuStream::step(TimingModel& m) {
 
 int64_t CuStream::endFor(TimingModel& m, size_t i, int64_t start) {
   int64_t e = start + m.links[size_t(out)].beats[i];
-  for (auto [li, c] : in) e = std::max(e, m.links[size_t(li)].natEnd[i] + kHop);
+  for (auto [li, c] : in) e = afterInput(e, m.links[size_t(li)].natEnd[i]);
   return e;
 }
 

@@ -113,10 +113,16 @@ bool TimingModel::resolve(Link& l) {
         }
         if (room) {
           l.start[i] = s;
-          l.natEnd[i] = units[size_t(l.producer)]->endFor(*this, i, s);
           ++l.nextStart, moved = true;
         }
       }
+    }
+    while (l.nextNat < l.nextStart) {
+      const size_t i = l.nextNat;
+      const int64_t e = units[size_t(l.producer)]->endFor(*this, i, l.start[i]);
+      if (e == kUnknown) break;
+      l.natEnd[i] = e;
+      ++l.nextNat, moved = true;
     }
     for (size_t c = 0; c < l.cons.size(); ++c) {  // consumers take the tile from their FIFO
       while (l.nextCStart[c] < l.nextStart) {
@@ -129,7 +135,7 @@ bool TimingModel::resolve(Link& l) {
         ++l.nextCStart[c], moved = true;
       }
     }
-    while (l.nextEnd < l.nextStart) {  // producer: the last beat leaves once every FIFO has room
+    while (l.nextEnd < l.nextNat) {  // producer: the last beat leaves once every FIFO has room
       const size_t i = l.nextEnd;
       int64_t e = l.natEnd[i];
       bool room = true;
@@ -172,11 +178,31 @@ void TimingModel::computeChains() {
     for (size_t c = 0; c < links[li].cons.size(); ++c) links[li].chain[c] = chainOf(li, c, 16);
 }
 
+// Issuing a unit's whole tile at once would let the first load resolved take every
+// channel slot while other loads that the RTL interleaves with it wait: requests go in
+// cycle order instead. Stopping at a finished tile lets the loads that tile unblocks join
+// before later requests are placed.
+bool TimingModel::issueDeferred() {
+  bool any = false;
+  for (;;) {
+    Unit* next = nullptr;
+    int64_t best = kUnknown;
+    for (auto& u : units) {
+      const int64_t t = u->pendingRequest(*this);
+      if (t != kUnknown && (best == kUnknown || t < best)) best = t, next = u.get();
+    }
+    if (!next) return any;
+    any = true;
+    if (next->issuePending(*this)) return true;
+  }
+}
+
 void TimingModel::run() {
   for (bool progress = true; progress;) {
     progress = false;
     for (auto& u : units) progress |= u->step(*this);
     for (auto& l : links) progress |= resolve(l);
+    if (!progress) progress = issueDeferred();
   }
   for (auto& u : units) {
     if (u->out < 0) continue;

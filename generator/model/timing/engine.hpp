@@ -12,6 +12,7 @@
 // beats, and a consumer that streams (a beat in, a beat out) extends that by what its own
 // output can absorb (`chain`). Consumers publish `accept` (earliest cycle they take the
 // first beat) and `hold` (cycle they let go of the last beat).
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,6 +35,12 @@ constexpr int64_t kMatmulOverhead = 2;
 
 using Kind = Token::Kind;
 
+/// A streaming unit's output end given `e` from its own rate and `inEnd`, the end of the
+/// input tile it passes on (one register later); kUnknown while either is not known.
+inline int64_t afterInput(int64_t e, int64_t inEnd) {
+  return e == kUnknown || inEnd == kUnknown ? kUnknown : std::max(e, inEnd + kHop);
+}
+
 /// One producer output feeding one or more consumer input ports (a Broadcast fans out).
 struct Link {
   std::string name;
@@ -47,7 +54,7 @@ struct Link {
   std::vector<Kind> kinds;
   std::vector<int64_t> offer, start, natEnd, end;          ///< producer side, per tile
   std::vector<std::vector<int64_t>> accept, hold, cstart, cend;  ///< per consumer, per tile
-  size_t nextStart = 0, nextEnd = 0;                       ///< producer side: first unresolved tile
+  size_t nextStart = 0, nextNat = 0, nextEnd = 0;          ///< producer side: first unresolved tile
   std::vector<size_t> nextCStart, nextCEnd;                ///< per consumer
 
   /// Tiles of `toks` on a link of `wpb` words per beat.
@@ -73,7 +80,8 @@ struct Unit {
   /// Publishes whatever became known (accepts, offers, holds); true if anything did.
   virtual bool step(TimingModel& m) = 0;
   /// Producer side: cycle after the last beat of out tile i can leave given its first
-  /// beat left at `start`, if nothing downstream stalls it.
+  /// beat left at `start`, if nothing downstream stalls it; kUnknown while that is not
+  /// known yet (the engine asks again).
   virtual int64_t endFor(TimingModel& m, size_t i, int64_t start) = 0;
   /// Consumer side: true if the unit sets `hold` of the tiles it takes on input `port`
   /// itself (it passes them on as they come); false: the link holds a tile for beats x rate.
@@ -83,6 +91,13 @@ struct Unit {
   /// True if the unit passes input beats straight to its output one for one (a beat in, a
   /// beat out, one register), so its output FIFOs add to the slack of its input.
   virtual bool passesThrough() const { return false; }
+  /// DRAM reads are issued by TimingModel in request-cycle order over all units, as the
+  /// channels serve them (see TimingModel::issueDeferred): the cycle of this unit's next
+  /// deferred beat request, or kUnknown if it has none.
+  virtual int64_t pendingRequest(const TimingModel&) const { return kUnknown; }
+  /// Issues the request pendingRequest() names; true if that made something known (a
+  /// tile's offer or natural end).
+  virtual bool issuePending(TimingModel&) { return false; }
 
   // Consumer-side view of input port p (the tile as this unit takes it).
   int64_t inStart(const TimingModel& m, int p, size_t i) const;
@@ -115,8 +130,9 @@ class TimingModel {
   bool resolve(Link& l);
   /// Sets every consumer's `chain` from the units' passesThrough (call once links are built).
   void computeChains();
-  /// Steps units and links until nothing moves, then sets doneAt of every unit whose output
-  /// ended. Never hangs: stops when no progress.
+  /// Steps units and links until nothing moves, issuing deferred DRAM reads whenever they
+  /// are all that can move, then sets doneAt of every unit whose output ended. Never hangs:
+  /// stops when no progress.
   void run();
 
  private:
@@ -124,6 +140,10 @@ class TimingModel {
   /// tile times; kUnknown while that is not known. `tile` is the tile being pushed.
   int64_t taken(const Link& l, size_t c, int64_t k, size_t tile) const;
   int64_t chainOf(size_t link, size_t c, int depthLeft);
+  /// Issues deferred DRAM reads, earliest request first (ties: lower unit index, as the
+  /// harness calls DramModel::request in AG order), until one makes something known.
+  /// False if none was pending.
+  bool issueDeferred();
 };
 
 }  // namespace stepgen::timing

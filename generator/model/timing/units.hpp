@@ -26,13 +26,23 @@ struct AgLoad : AgUnit {
   int64_t outstanding = 16;
   std::vector<int64_t> issue, pop;  ///< per beat (global index): request cycle, cycle it leaves
   size_t nextOffer = 0;
+  size_t issuedThrough = 0;  ///< tiles whose beats have all been requested
+  /// The tile whose next beat request waits for TimingModel to issue it in cycle order
+  /// (SIZE_MAX: none): beat 0 before the tile is offered, then beats 1.. once it started.
+  size_t pendTile = SIZE_MAX;
+  int64_t pendBeat = 0, pendEarliest = 0;
+  size_t pendG = 0;  ///< global index of that beat
 
   /// Earliest cycle tile i's first beat may issue (a random load waits for its address), or
   /// kUnknown while that is not known yet.
   virtual int64_t earliestIssue(TimingModel&, size_t) { return 0; }
-  void issueBeat(TimingModel& m, size_t g, size_t tok, size_t beatInTok, int64_t earliest = 0);
+  /// Request cycle of beat g (global index): a beat per cycle, at most `outstanding` in
+  /// flight (not yet left to the consumers).
+  int64_t requestCycle(const TimingModel& m, size_t g, int64_t earliest) const;
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
+  int64_t pendingRequest(const TimingModel& m) const override;
+  bool issuePending(TimingModel& m) override;
 };
 
 /// sg_ag.sv random per_group load (RandomOffChipLoad of expert weights): in0 carries the
