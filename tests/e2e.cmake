@@ -41,9 +41,8 @@ set_tests_properties(e2e_scan_dyn_ops PROPERTIES FIXTURES_SETUP dyn_ops_fabric)
 set_tests_properties(e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops
                      PROPERTIES FIXTURES_REQUIRED dyn_ops_fabric)
 
-# The small fabric with an FST waveform (a build of its own: tracing is compiled in).
-add_test(NAME e2e_trace_small COMMAND bash ${STEPGEN_ROOT}/tests/rtl/trace_small.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/trace ${E2E_CACHE})
-set_tests_properties(e2e_trace_small PROPERTIES TIMEOUT 1200)
+# The FST waveform test is e2e_sections_swiglu_small (tests/sections.cmake): it shares the
+# traced build of arch/small.yaml with the other sections test.
 
 # Lint (-Wall, no waivers beyond the commented ones in the files) and the fast Yosys check
 # (flows/synth_fabric.sh --check: whole small fabrics elaborated, units synthesized).

@@ -1,16 +1,17 @@
 # Sections (docs/architecture.md#sections): graphs larger than the fabric run section by
 # section, verified in RTL bit for bit, with the model's cycles within 5 % of the RTL's.
-# - SwiGLU on arch/small.yaml (two compute units for six compute operators): 3 sections.
+# - SwiGLU on arch/small.yaml (two compute units for six compute operators): 3 sections,
+#   with an FST waveform (tests/rtl/trace_small.sh: the suite's tracing test).
 # - The same with --sections 7 (one placed op per section): 7 sections on 4 contexts, so
-#   sections 4..6 are reloaded into finished contexts while the fabric runs.
+#   sections 4..6 are reloaded into finished contexts while the fabric runs. Traced too,
+#   so that both tests share one Verilator build of the fabric.
 # - A 4-layer SwiGLU stack on arch/default.yaml (7 compute units, 2 contexts): 4 sections,
 #   2 of them reloaded. It shares the default fabric's Verilator build (tests/e2e.cmake).
-stepgen_verify_test(e2e_sections_swiglu_small arch/small.yaml examples/swiglu/graph.yaml
-                    --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs --max-cycle-error 5)
-set_tests_properties(e2e_sections_swiglu_small PROPERTIES FIXTURES_SETUP small_fabric
-                     PASS_REGULAR_EXPRESSION "sections: 3.*verdict: PASS")
+add_test(NAME e2e_sections_swiglu_small
+         COMMAND bash ${STEPGEN_ROOT}/tests/rtl/trace_small.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/e2e_sections_swiglu_small ${E2E_CACHE})
+set_tests_properties(e2e_sections_swiglu_small PROPERTIES FIXTURES_SETUP small_fabric TIMEOUT 1200)
 stepgen_verify_test(e2e_sections_reload_small arch/small.yaml examples/swiglu/graph.yaml
-                    --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs --sections 7 --max-cycle-error 5)
+                    --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs --sections 7 --max-cycle-error 5 --trace)
 set_tests_properties(e2e_sections_reload_small PROPERTIES FIXTURES_REQUIRED small_fabric
                      PASS_REGULAR_EXPRESSION "sections: 7 \\(3 reloaded.*verdict: PASS")
 add_test(NAME e2e_sections_mlp4_default

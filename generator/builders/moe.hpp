@@ -21,6 +21,7 @@ struct MoeParams {
   std::string trace = "routing.csv";  ///< routing CSV, relative to the graph file
   bool dispatchOnly = false;  ///< stop after EagerMerge: store the expert-grouped token tiles
   bool residual = false;      ///< y = x + MoE(x): the x rows are Broadcast to the router and to the final add
+  int64_t regions = 0;  ///< 0: the whole layer (buildMoeGraph); R >= 1: the experts on R regions (moe_regions.hpp)
 };
 
 /// Rows of the `xm` tensor of a dispatch-only graph: B*k routed rows plus, for a static tile,

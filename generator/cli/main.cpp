@@ -9,6 +9,7 @@
 #include "builders/swiglu.hpp"
 #include "driver/moe_example.hpp"
 #include "studies/tiling.hpp"
+#include "studies/regions_study.hpp"
 #include "studies/sections_study.hpp"
 #include "studies/bench.hpp"
 #include "driver/pipeline.hpp"
@@ -103,6 +104,9 @@ int main(int argc, char** argv) {
   moeCmd->add_flag("--residual", mp.residual,
                    "y = x + MoE(x): the x rows are broadcast to the router and the final add (needs link FIFOs of B*D "
                    "words on the add's side, else it deadlocks)");
+  moeCmd->add_option("--regions", mp.regions,
+                     "R >= 1: only the experts, on R parallel regions of E/R experts each (one pipeline per region, "
+                     "time-multiplexed over its experts; outputs ym_r<r>)");
   moeCmd->add_option("-o,--out", mOut, "output folder")->required();
 
   std::string rArch, rGraph, rInputs, rOut;
@@ -138,6 +142,19 @@ int main(int argc, char** argv) {
   sectionsCmd->add_option("--layers", sso.layers, "stack depths");
   sectionsCmd->add_option("--contexts", sso.contexts, "context counts");
   sectionsCmd->add_flag("--rtl", sso.rtl, "also verify every point in Verilator");
+  RegionsStudyOptions rso;
+  auto* regionsCmd = studyCmd->add_subcommand(
+      "regions", "configuration time-multiplexing: the Qwen3 MoE experts on R = 128 .. 4 regions, each serving 128/R "
+                 "experts one after another (static token tile 16 and dynamic tiling)");
+  regionsCmd->add_option("--arch", rso.archPath, "architecture YAML (units, links, DRAM; the grid is replaced)")
+      ->check(CLI::ExistingFile);
+  regionsCmd->add_option("--data", rso.dataDir, "folder with the routing CSVs");
+  regionsCmd->add_option("-o,--out", rso.workDir, "work folder");
+  regionsCmd->add_option("--csv", rso.csvPath, "CSV file to write");
+  regionsCmd->add_option("--md", rso.mdPath, "markdown table to write");
+  regionsCmd->add_option("--svg", rso.svgPath, "SVG plot to write");
+  regionsCmd->add_option("--regions", rso.regions, "region counts R (each must divide 128)");
+  regionsCmd->add_option("--rtl", rso.rtlRegions, "the R also run in Verilator (e.g. --rtl 4 8)");
 
   std::string dArch, dBin;
   auto* decodeCmd = app.add_subcommand("decode", "decode a bitstream into its readable .cfg text");
@@ -198,6 +215,7 @@ int main(int argc, char** argv) {
     }
     if (*tilingCmd) return runTilingStudy(to);
     if (*sectionsCmd) return runSectionsStudy(sso);
+    if (*regionsCmd) return runRegionsStudy(rso);
     if (*decodeCmd) {
       ArchModel a = loadArch(dArch);
       ConfigLayout l = buildConfigLayout(a);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "builders/moe_regions.hpp"
 #include "driver/inputs.hpp"
 #include "driver/staging.hpp"
 #include "support/routing_trace.hpp"
@@ -23,7 +24,7 @@ void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std
   StagingDir st(dir);
   {
     std::ofstream g(st.tmp / "graph.yaml");
-    g << buildMoeGraph(q);
+    g << (p.regions ? buildMoeRegionsGraph(q, p.regions, tr.experts) : buildMoeGraph(q));
     std::ofstream csv(st.tmp / "routing.csv");
     csv << "token";
     for (int64_t j = 0; j < p.topK; ++j) csv << ",expert_" << j;
@@ -35,7 +36,8 @@ void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std
     }
     if (!g || !csv) throw std::runtime_error("cannot write " + dir);
   }
-  for (const auto& [name, m] : moeInputs(q, tr.experts, seed)) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+  const auto inputs = p.regions ? moeRegionsInputs(q, p.regions, tr.experts, seed) : moeInputs(q, tr.experts, seed);
+  for (const auto& [name, m] : inputs) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
   st.commit();
 }
 

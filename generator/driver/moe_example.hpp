@@ -7,8 +7,8 @@
 
 namespace stepgen {
 
-/// Writes `dir`/graph.yaml (buildMoeGraph), `dir`/routing.csv (the trace's first p.batch
-/// tokens) and `dir`/inputs/<tensor>.npy (moeInputs with `seed`). The folder appears only when
+/// Writes `dir`/graph.yaml (buildMoeGraph, or buildMoeRegionsGraph when p.regions > 0), `dir`/routing.csv (the trace's first p.batch
+/// tokens) and `dir`/inputs/<tensor>.npy (moeInputs / moeRegionsInputs with `seed`). The folder appears only when
 /// complete. Errors: std::runtime_error naming the trace (readRoutingTrace), DiagError G-120.
 void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed);
 

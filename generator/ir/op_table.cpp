@@ -36,7 +36,7 @@ const std::vector<OpRow> kTable = {
     {OpKind::Reassemble, "Reassemble", {"n", "b"}, {2, -1, 1, 1}, H::Cluster, U::Memory},  // [i_0..i_{n-1}, selector]
     {OpKind::EagerMerge, "EagerMerge", {"b"}, {1, -1, 1, 2}, H::Cluster, U::Memory},        // -> data [, selector]
     {OpKind::Parallelize, "Parallelize", {}, {1, 1, 1, -1}, H::Unit, U::Compute},           // one CU per output
-    {OpKind::SelectGen, "SelectGen", {"trace", "n", "k", "iter", "tensor"}, {0, 0, 1, 1}, H::Unit, U::AddressGen},
+    {OpKind::SelectGen, "SelectGen", {"trace", "n", "k", "iter", "tensor", "first", "of"}, {0, 0, 1, 1}, H::Unit, U::AddressGen},
     {OpKind::AddrGen, "AddrGen", {"tiles"}, {1, 1, 1, 1}, H::Cluster, U::Empty},
 };
 

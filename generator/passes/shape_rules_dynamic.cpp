@@ -77,6 +77,17 @@ void Checker::inferSelectGen(const Op& op) {
           opLabel(op) + ": needs 1 <= k <= n, got n = " + std::to_string(*n) + ", k = " + std::to_string(*k));
     return;
   }
+  // A region's selector: the trace's experts first .. first+n-1 of `of`, renumbered from 0.
+  std::optional<int64_t> first = int64_t(0), of = *n;
+  if (attr(op, "first")) first = intAttr(op, "first");
+  if (attr(op, "of")) of = intAttr(op, "of");
+  if (!first || !of) return;
+  if (*first < 0 || *first + *n > *of) {
+    error("S-203", attrLoc(op, attr(op, "first") ? "first" : "of"),
+          opLabel(op) + ": needs 0 <= first and first + n <= of, got first = " + std::to_string(*first) +
+              ", n = " + std::to_string(*n) + ", of = " + std::to_string(*of));
+    return;
+  }
   if (attr(op, "tensor")) {  // the fabric reads the decisions from this [rows, 16] tensor
     const Tensor* t = tensorAttr(op);
     if (!t) return;

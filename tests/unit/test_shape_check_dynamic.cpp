@@ -347,6 +347,12 @@ TEST_CASE("shape_check dyn: graphs with one error each (S-201, S-203, S-221, S-2
        selectGen(b, "sel", "3", "1", {"B/tb"});
        b.op("p", OpKind::Partition, {"xs", "sel"}, {"e0", "e1"}, {{"n", GB::scalar("3")}, {"b", GB::scalar("0")}});
      }},
+    {"a region's SelectGen beyond the trace's experts", "S-203", {"first + n <= of", "first = 6, n = 4, of = 8"},
+     [](GB& b) {
+       b.op("sg_sel", OpKind::SelectGen, {}, {"sel"},
+            {{"trace", GB::scalar("trace.csv")}, {"n", GB::scalar("4")}, {"k", GB::scalar("2")},
+             {"first", GB::scalar("6")}, {"of", GB::scalar("8")}, {"iter", GB::list({"B/tb"})}});
+     }, "sg_sel", "first"},
     {"FlatMap of an unknown fn", "S-203", {"FlatMap(silu) 'fm'"},
      [](GB& b) {
        loadX(b);

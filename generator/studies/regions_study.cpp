@@ -1,0 +1,133 @@
+// The time-multiplexing study: every point is the experts-on-regions graph of the Qwen3
+// trace (writeMoeExample with regions = R) run through verify on a fabric of R region blocks.
+#include "studies/regions_study.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+#include <stdexcept>
+
+#include "arch/arch_model.hpp"
+#include "builders/moe_regions.hpp"
+#include "driver/moe_example.hpp"
+#include "driver/pipeline.hpp"
+#include "studies/svg_plot.hpp"
+#include "support/files.hpp"
+#include "support/routing_trace.hpp"
+
+namespace stepgen {
+
+namespace fs = std::filesystem;
+
+std::string regionsArch(const std::string& basePath, const std::string& dir, int regions) {
+  const std::string in = readText(basePath);
+  const size_t units = in.find("\nunits:");
+  if (in.empty() || units == std::string::npos)
+    throw std::runtime_error("cannot read the units of architecture file " + basePath);
+  std::string text = in.substr(0, units + 1);
+  text = std::regex_replace(text, std::regex("(^|\n)name: *([A-Za-z0-9_]+)"), fmt::format("$1name: $2_regions{}", regions));
+  text = std::regex_replace(text, std::regex("grid: *\\{[^}]*\\}"), fmt::format("grid: {{cols: 5, rows: {}}}", 4 * regions));
+  text += fmt::format("units:                         # {} region blocks of 8 ag, 4 mu, 8 cu (studies/regions_study.hpp)\n",
+                      regions);
+  for (int r = 0; r < regions; ++r) {
+    text += "  - [ag, cu, mu, cu, ag]\n";
+    text += "  - [ag, mu, cu, mu, ag]\n";
+    text += "  - [ag, cu, cu, cu, ag]\n";
+    text += "  - [ag, cu, mu, cu, ag]\n";
+  }
+  const fs::path p = fs::path(dir) / fmt::format("arch_regions{}.yaml", regions);
+  writeFile(p, text);
+  return p.string();
+}
+
+namespace {
+
+struct Point {
+  std::string tiling;
+  int regions = 0, active = 0;
+  VerifyReport v;
+  bool rtl = false;
+  double utilization = 0;
+};
+
+}  // namespace
+
+int runRegionsStudy(const RegionsStudyOptions& o) {
+  fs::create_directories(o.workDir);
+  const std::string trace = (fs::path(o.dataDir) / "routing_qwen3_30b_a3b_b64.csv").string();
+  const RoutingTrace tr = readRoutingTrace(trace, 128);
+  std::vector<std::vector<int>> experts(tr.experts.begin(), tr.experts.begin() + 64);
+  const ArchModel base = loadArch(o.archPath);
+  std::vector<Point> points;
+  bool ok = true;
+  for (int64_t tb : {int64_t(16), int64_t(0)}) {
+    for (int R : o.regions) {
+      MoeParams p;
+      p.experts = 128, p.topK = 8, p.hidden = 64, p.ffn = 24, p.tileF = 24, p.tileB = tb, p.regions = R;
+      Point pt{tb ? "static" : "dynamic", R, 0, {}, false, 0};
+      for (const MoeRegion& g : moeRegions(p, R, experts)) pt.active += g.rows > 0;
+      const fs::path dir = fs::path(o.workDir) / fmt::format("{}_r{}", pt.tiling, R);
+      writeMoeExample(p, trace, (dir / "g").string(), 1);
+      VerifyOptions vo;
+      vo.archPath = regionsArch(o.archPath, o.workDir, R);
+      vo.graphPath = (dir / "g" / "graph.yaml").string();
+      vo.inputsDir = (dir / "g" / "inputs").string();
+      vo.outDir = (dir / "v").string();
+      pt.rtl = std::find(o.rtlRegions.begin(), o.rtlRegions.end(), R) != o.rtlRegions.end();
+      vo.skipRtl = !pt.rtl;
+      vo.buildCache = (fs::path(o.workDir) / "build").string();
+      vo.watchdogCycles = 200000;
+      pt.v = verify(vo);
+      ok = ok && passed(pt.v);
+      const double flops = double(p.batch * p.topK * 6 * p.hidden * p.ffn);
+      pt.utilization = flops / double(pt.v.model.timing.cycles) / (double(R) * kRegionComputeUnits * base.cu.flopsPerCycle);
+      std::cout << fmt::format("{} R={}: {} active regions, model {} cycles{}, utilization {:.4f}\n", pt.tiling, R,
+                               pt.active, pt.v.model.timing.cycles, pt.rtl ? fmt::format(", rtl {}", pt.v.rtl.cycles) : "",
+                               pt.utilization);
+      points.push_back(std::move(pt));
+    }
+  }
+  std::string csv =
+      "tiling,regions,experts_per_region,active_regions,model_cycles,rtl_cycles,error_pct,outputs_bit_exact,utilization,"
+      "offchip_bytes,compute_units\n";
+  for (const Point& p : points)
+    csv += fmt::format("{},{},{},{},{},{},{},{},{:.5f},{},{}\n", p.tiling, p.regions, 128 / p.regions, p.active,
+                       p.v.model.timing.cycles, p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
+                       p.rtl ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
+                       p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "", p.utilization, p.v.model.offchipBytes,
+                       p.regions * kRegionComputeUnits);
+  std::cout << csv;
+  if (!o.csvPath.empty()) writeFile(o.csvPath, csv);
+  if (!o.mdPath.empty()) {
+    std::string md =
+        "| tiling | regions R | experts per region | active regions | model cycles | RTL cycles | error | bit-exact | "
+        "utilization | off-chip bytes | compute units |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const Point& p : points)
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} % | {} | {} |\n", p.tiling, p.regions,
+                        128 / p.regions, p.active, p.v.model.timing.cycles,
+                        p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "-",
+                        p.rtl ? fmt::format("{:+.2f} %", p.v.cycleErrorPercent) : "-",
+                        p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "-", 100 * p.utilization, p.v.model.offchipBytes,
+                        p.regions * kRegionComputeUnits);
+    writeFile(o.mdPath, md);
+  }
+  if (!o.svgPath.empty()) {
+    std::vector<double> xs;
+    for (int R : o.regions) xs.push_back(double(R));
+    std::vector<PlotSeries> series;
+    for (const char* t : {"static", "dynamic"}) {
+      PlotSeries s{fmt::format("{} tiling", t), {}};
+      for (const Point& p : points)
+        if (p.tiling == t) s.second.push_back(100 * p.utilization);
+      series.push_back(std::move(s));
+    }
+    writeFile(o.svgPath, svgLinePlot("Qwen3 MoE experts on R regions: compute utilization (model)", "regions R",
+                                     "utilization (%)", xs, series));
+  }
+  return ok ? 0 : 2;
+}
+
+}  // namespace stepgen
