@@ -10,4 +10,8 @@ namespace stepgen {
 /// file cannot be read or written.
 std::string archVariant(const std::string& archPath, const std::string& dir, const std::string& key, int value);
 
+/// The text of the architecture file at `archPath` with the arch renamed `<name><suffix>`.
+/// Throws std::runtime_error when the file cannot be read.
+std::string renamedArchText(const std::string& archPath, const std::string& suffix);
+
 }  // namespace stepgen

@@ -5,15 +5,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <regex>
 #include <stdexcept>
 
 #include "arch/arch_model.hpp"
 #include "builders/moe_regions.hpp"
 #include "driver/moe_example.hpp"
 #include "driver/pipeline.hpp"
+#include "studies/arch_variant.hpp"
 #include "studies/svg_plot.hpp"
 #include "support/files.hpp"
 #include "support/routing_trace.hpp"
@@ -23,13 +24,13 @@ namespace stepgen {
 namespace fs = std::filesystem;
 
 std::string regionsArch(const std::string& basePath, const std::string& dir, int regions) {
-  const std::string in = readText(basePath);
-  const size_t units = in.find("\nunits:");
-  if (in.empty() || units == std::string::npos)
-    throw std::runtime_error("cannot read the units of architecture file " + basePath);
-  std::string text = in.substr(0, units + 1);
-  text = std::regex_replace(text, std::regex("(^|\n)name: *([A-Za-z0-9_]+)"), fmt::format("$1name: $2_regions{}", regions));
-  text = std::regex_replace(text, std::regex("grid: *\\{[^}]*\\}"), fmt::format("grid: {{cols: 5, rows: {}}}", 4 * regions));
+  const std::string in = renamedArchText(basePath, fmt::format("_regions{}", regions));
+  const size_t units = in.find("\nunits:"), grid = in.find("grid:");
+  const size_t gridEnd = grid == std::string::npos ? grid : in.find('}', grid);
+  if (units == std::string::npos || gridEnd == std::string::npos || gridEnd > units)
+    throw std::runtime_error("no grid and units in architecture file " + basePath);
+  std::string text = in.substr(0, grid) + fmt::format("grid: {{cols: 5, rows: {}}}", 4 * regions) +
+                     in.substr(gridEnd + 1, units + 1 - (gridEnd + 1));
   text += fmt::format("units:                         # {} region blocks of 8 ag, 4 mu, 8 cu (studies/regions_study.hpp)\n",
                       regions);
   for (int r = 0; r < regions; ++r) {
@@ -115,8 +116,8 @@ int runRegionsStudy(const RegionsStudyOptions& o) {
     writeFile(o.mdPath, md);
   }
   if (!o.svgPath.empty()) {
-    std::vector<double> xs;
-    for (int R : o.regions) xs.push_back(double(R));
+    std::vector<double> xs;  // log2 R: the R halve from point to point
+    for (int R : o.regions) xs.push_back(std::log2(double(R)));
     std::vector<PlotSeries> series;
     for (const char* t : {"static", "dynamic"}) {
       PlotSeries s{fmt::format("{} tiling", t), {}};
@@ -124,7 +125,7 @@ int runRegionsStudy(const RegionsStudyOptions& o) {
         if (p.tiling == t) s.second.push_back(100 * p.utilization);
       series.push_back(std::move(s));
     }
-    writeFile(o.svgPath, svgLinePlot("Qwen3 MoE experts on R regions: compute utilization (model)", "regions R",
+    writeFile(o.svgPath, svgLinePlot("Qwen3 MoE experts on R regions: compute utilization (model)", "log2 of regions R",
                                      "utilization (%)", xs, series));
   }
   return ok ? 0 : 2;

@@ -39,8 +39,10 @@ endfunction()
 # warnings fatal.
 function(sg_rtl_verilate target prefix top params)
   separate_arguments(params UNIX_COMMAND "${params}")
+  # The models' construction code (Verilator's "slow" files) runs once: -O0 (a third of
+  # test_rtl's compile time was these files at -O1).
   verilate(test_rtl PREFIX ${prefix} TOP_MODULE ${top} SOURCES ${ARGN}
-           VERILATOR_ARGS ${SG_RTL_VFLAGS} ${params})
+           VERILATOR_ARGS ${SG_RTL_VFLAGS} ${params} OPT_SLOW -O0)
 endfunction()
 
 # _sg_rtl_param_set(<set> <tag_var> <params_var>): splits "<tag>|<-Gparams>" into the tag and
