@@ -33,8 +33,9 @@ MoeParams qwen3(int64_t tileB, int64_t regions) {
   return p;
 }
 
-fs::path writeCase(const MoeParams& p) {
-  const fs::path dir = fs::temp_directory_path() / fmt::format("stepgen_regions_{}_{}", p.regions, p.tileB);
+// `tag` keeps the folders of test cases apart (ctest runs them in parallel).
+fs::path writeCase(const MoeParams& p, const std::string& tag) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("stepgen_regions_{}_{}_{}", tag, p.regions, p.tileB);
   writeMoeExample(p, root() + kTrace, dir.string(), 5);
   return dir;
 }
@@ -53,7 +54,7 @@ TEST_CASE("moe regions: every region's expert outputs match a double-precision l
   for (int64_t tb : {int64_t(16), int64_t(0)}) {
     for (int64_t R : {int64_t(128), int64_t(4)}) {
       const MoeParams p = qwen3(tb, R);
-      const fs::path dir = writeCase(p);
+      const fs::path dir = writeCase(p, "ref");
       const StepGraph g = loadGraph((dir / "graph.yaml").string());
       const ShapeResult s = checkShapes(g);
       const std::map<std::string, Matrix> in = loadInputs(g, (dir / "inputs").string(), 0);
@@ -125,7 +126,7 @@ TEST_CASE("moe regions: R must divide the experts", "[model][moe][bad]") {
 
 TEST_CASE("moe regions: R regions map onto R region blocks and the model times them", "[mapper][moe]") {
   const MoeParams p = qwen3(0, 4);
-  const fs::path dir = writeCase(p);
+  const fs::path dir = writeCase(p, "map");
   const fs::path work = fs::temp_directory_path() / "stepgen_regions_arch";
   fs::create_directories(work);
   const std::string arch = regionsArch(root() + "/arch/moe.yaml", work.string(), 4);
