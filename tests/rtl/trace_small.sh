@@ -5,6 +5,7 @@
 # suite builds this fabric once.
 set -euo pipefail
 stepgen="$1"; out="$2"; cache="$3"; root="$(cd "$(dirname "$0")/../.." && pwd)"
+mkdir -p "$(dirname "$out")"  # for $out.log: this may be the first test writing there
 "$stepgen" verify --arch "$root/arch/small.yaml" --graph "$root/examples/swiglu/graph.yaml" \
   --inputs "$root/examples/swiglu/inputs" -o "$out" --build-cache "$cache" --trace --max-cycle-error 5 | tee "$out.log"
 grep -q "^sections: 3" "$out.log"
