@@ -18,7 +18,15 @@ namespace stepgen {
 
 namespace {
 
-void checkParams(const MoeParams& p) {
+std::string list(const std::string& stem, int64_t n) {
+  std::string s;
+  for (int64_t e = 0; e < n; ++e) s += (e ? ", " : "") + fmt::format("{}_{}", stem, e);
+  return s;
+}
+
+}  // namespace
+
+void checkMoeParams(const MoeParams& p) {
   auto bad = [](const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "moe: " + msg); };
   const std::pair<const char*, int64_t> sizes[] = {{"batch", p.batch},     {"hidden", p.hidden}, {"ffn", p.ffn},
                                                    {"experts", p.experts}, {"k", p.topK},        {"tile_f", p.tileF}};
@@ -32,18 +40,10 @@ void checkParams(const MoeParams& p) {
   if (p.residual && p.dispatchOnly) bad("the residual add needs the whole layer, not --dispatch-only");
 }
 
-std::string list(const std::string& stem, int64_t n) {
-  std::string s;
-  for (int64_t e = 0; e < n; ++e) s += (e ? ", " : "") + fmt::format("{}_{}", stem, e);
-  return s;
-}
-
-}  // namespace
-
 int64_t moeDispatchRows(const MoeParams& p) { return p.batch * p.topK + (p.tileB ? p.experts * (p.tileB - 1) : 0); }
 
 std::string buildMoeGraph(const MoeParams& p) {
-  checkParams(p);
+  checkMoeParams(p);
   const bool dyn = p.tileB == 0;
   const int64_t E = p.experts;
   std::string y;
@@ -131,7 +131,7 @@ std::string buildMoeGraph(const MoeParams& p) {
 }
 
 std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed) {
-  checkParams(p);
+  checkMoeParams(p);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   auto random = [&](int64_t rows, int64_t cols, float scale) {

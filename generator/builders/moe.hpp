@@ -24,6 +24,10 @@ struct MoeParams {
   int64_t regions = 0;  ///< 0: the whole layer (buildMoeGraph); R >= 1: the experts on R regions (moe_regions.hpp)
 };
 
+/// Checks the sizes: throws DiagError G-120 on a size < 1, tile_b < 0, k > E or > 8, tile_f
+/// not dividing F, or residual with dispatchOnly.
+void checkMoeParams(const MoeParams& p);
+
 /// Rows of the `xm` tensor of a dispatch-only graph: B*k routed rows plus, for a static tile,
 /// up to tile_b - 1 padding rows per expert.
 int64_t moeDispatchRows(const MoeParams& p);

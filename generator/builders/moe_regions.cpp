@@ -34,7 +34,7 @@ std::vector<MoeRegion> moeRegions(const MoeParams& p, int64_t regions, const std
 
 std::string buildMoeRegionsGraph(const MoeParams& p, int64_t regions, const std::vector<std::vector<int>>& experts) {
   const std::vector<MoeRegion> rs = moeRegions(p, regions, experts);
-  buildMoeGraph(p);  // the same parameter checks
+  checkMoeParams(p);
   if (p.dispatchOnly || p.residual)
     throw DiagError("G-120", SourceLoc{}, "moe: regions take neither --dispatch-only nor --residual");
   if (std::none_of(rs.begin(), rs.end(), [](const MoeRegion& g) { return g.rows > 0; }))

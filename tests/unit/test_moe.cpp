@@ -19,6 +19,7 @@
 #include "ir/graph.hpp"
 #include "passes/shape_check.hpp"
 #include "compiled.hpp"
+#include "moe_ref.hpp"
 
 using namespace stepgen;
 namespace fs = std::filesystem;
@@ -67,18 +68,7 @@ double moeRelError(const MoeRun& r, bool bf16In) {
     for (size_t j = 0; j < ex.size(); ++j) {
       const int64_t e = ex[j];
       const double w = f(rw.data[size_t((t * r.p.topK + int64_t(j)) * rw.cols)]);  // word 0 of (t, j)'s row
-      for (int64_t k = 0; k < F; ++k) {
-        double g = 0, u = 0;
-        for (int64_t d = 0; d < D; ++d) {
-          g += op(x.data[size_t(t * D + d)]) * op(wg.data[size_t((e * F + k) * D + d)]);
-          u += op(x.data[size_t(t * D + d)]) * op(wu.data[size_t((e * F + k) * D + d)]);
-        }
-        const double h = g / (1 + std::exp(-g)) * u;
-        for (int64_t d = 0; d < D; ++d) {
-          const double v = w * h * op(wd.data[size_t((e * F + k) * D + d)]);
-          ref[size_t(d)] += v, mag[size_t(d)] += std::fabs(v);
-        }
-      }
+      addExpertRow(x, t, wg, wu, wd, e, D, F, w, op, ref, mag);
     }
     for (int64_t d = 0; d < D; ++d)
       worst = std::max(worst, std::fabs(f(y.data[size_t(t * D + d)]) - ref[size_t(d)]) / (mag[size_t(d)] + 1e-30));

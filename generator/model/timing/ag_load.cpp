@@ -52,10 +52,9 @@ int64_t AgLoad::pendingRequest(const TimingModel& m) const {
   return requestCycle(m, pendG, pendBeat == 0 ? pendEarliest : 0);
 }
 
-bool AgLoad::issuePending(TimingModel& m) {
+bool AgLoad::issuePending(TimingModel& m, int64_t t) {
   Link& l = m.links[size_t(out)];
   const size_t i = pendTile, g = pendG++;
-  const int64_t t = requestCycle(m, g, pendBeat == 0 ? pendEarliest : 0);
   issue[g] = t;
   int64_t done = t;
   for (int64_t k = 0; k < piecesPerBeat; ++k) done = std::max(done, m.dramPiece(piece(i, pendBeat, k), t));

@@ -193,7 +193,7 @@ bool TimingModel::issueDeferred() {
     }
     if (!next) return any;
     any = true;
-    if (next->issuePending(*this)) return true;
+    if (next->issuePending(*this, best)) return true;
   }
 }
 

@@ -95,9 +95,9 @@ struct Unit {
   /// channels serve them (see TimingModel::issueDeferred): the cycle of this unit's next
   /// deferred beat request, or kUnknown if it has none.
   virtual int64_t pendingRequest(const TimingModel&) const { return kUnknown; }
-  /// Issues the request pendingRequest() names; true if that made something known (a
-  /// tile's offer or natural end).
-  virtual bool issuePending(TimingModel&) { return false; }
+  /// Issues the request pendingRequest() named, at that `cycle`; true if that made
+  /// something known (a tile's offer or natural end).
+  virtual bool issuePending(TimingModel&, int64_t /*cycle*/) { return false; }
 
   // Consumer-side view of input port p (the tile as this unit takes it).
   int64_t inStart(const TimingModel& m, int p, size_t i) const;

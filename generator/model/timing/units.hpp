@@ -42,7 +42,7 @@ struct AgLoad : AgUnit {
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
   int64_t pendingRequest(const TimingModel& m) const override;
-  bool issuePending(TimingModel& m) override;
+  bool issuePending(TimingModel& m, int64_t t) override;
 };
 
 /// sg_ag.sv random per_group load (RandomOffChipLoad of expert weights): in0 carries the
