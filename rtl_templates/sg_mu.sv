@@ -9,7 +9,7 @@
 // fields are ignored, in1_ready = 0).
 //
 // Per-context configuration (sg_cfg_pkg MU_*): enable, b, repeat, half_words,
-// in0_stopmap, for the route mode route, n_exp, k, tile_rows, row_beats, out_meta,
+// in0_stopmap, keep, replay, for the route mode route, n_exp, k, tile_rows, row_beats, out_meta,
 // in1_stopmap, and for the combine mode combine, k, row_beats, in1_stopmap (in0_src /
 // in1_src are used by the generated top, not here). A context has at most one of route and
 // combine set (both set: out of contract).
@@ -38,6 +38,21 @@
 // beat is valid in cycle c+2, then one beat every CPB cycles. For a buffer of n beats the
 // first output beat is at (n-1)*CPB + 2; steady state per buffer max(n, repeat*n)*CPB.
 // A context switch costs one idle cycle (INIT) after the DONE beat is accepted.
+//
+// Keep and replay (buffer mode with keep = 1 or replay = 1): the carry of a stream from one
+// section to a later one in this unit's buffer (map/sections.hpp: a Bufferize in the
+// producing section, its Streamify in the consuming one). The buffer contents, the kept beat
+// count and the kept flag survive context switches; only reset clears them.
+// * keep: every input beat but DONE (after the in0 stop map, stops as they come) is stored
+//   at beats 0, 1, 2, ... of the buffer (no halves; the mapper keeps the stream within
+//   WORDS words). Nothing is emitted; the context finishes when its DONE is accepted. Same
+//   write timing as above (a beat every CPB cycles).
+// * replay: the kept beats are emitted as stored, in order, then DONE; the context finishes
+//   when that DONE is accepted. The input is never ready. Timing: the first beat is valid 1
+//   cycle after the first RUN cycle (3 cycles after the context's start), then one beat every
+//   CPB cycles while the output is not stalled.
+// * held_words counts the kept beats from the end of the keep context to the end of the
+//   replay context.
 //
 // Route mode (ROUTE = 1 and the running context has route = 1): the context runs
 // rtl_templates/sg_route.sv (Partition -> Reshape(tile_rows)/Promote -> retile ->
@@ -164,6 +179,9 @@ module sg_mu #(
   assign cf_rep = cc[sg_cfg_pkg::MU_REPEAT_LSB +: RW];
   assign cf_hw = cc[sg_cfg_pkg::MU_HALF_WORDS_LSB +: HW];
   assign cf_map = cc[sg_cfg_pkg::MU_IN0_STOPMAP_LSB +: 24];
+  logic cf_keep, cf_replay;
+  assign cf_keep = cc[sg_cfg_pkg::MU_KEEP_LSB];
+  assign cf_replay = cc[sg_cfg_pkg::MU_REPLAY_LSB];
 
   // ---------------------------------------------------------------- input (stop map)
   logic [1:0] m_kind;
@@ -195,6 +213,10 @@ module sg_mu #(
   logic [RW-1:0] rrep_q;          // read-out number
   logic [BW-1:0] out_q;
   logic ov_q;
+  // keep / replay: what the last keep context stored (reset only by rst_n)
+  logic [BI:0] kcnt_q;            // beats kept
+  logic kval_q;                   // kept beats not yet replayed
+  logic pend_q;                   // replay: DONE emitted
 
   logic b_in0_ready;              // the buffer side takes an in0 beat
   logic r_in0_ready, r_in1_ready, r_out_valid;  // sg_route's handshakes (0 if ROUTE = 0)
@@ -207,12 +229,16 @@ module sg_mu #(
   logic r_lastbeat, r_lastrep;
   logic [2:0] r_endstop;          // b + 1 + s_ref of the half being read
 
-  assign b_in0_ready = run && !rmode && !cmode && !eos_q && (wt_q == '0) && !full_q[wh_q];
+  assign b_in0_ready = run && !rmode && !cmode && !cf_replay && !eos_q && (wt_q == '0) && (cf_keep || !full_q[wh_q]);
   logic [31:0] b_held;            // buffer mode: beats in the filling half and in closed halves, in words
+  logic [31:0] k_held;            // beats kept for a replay, in words
   assign b_held = 32'(W) * (32'(wcnt_q) + (full_q[0] ? 32'(cnt_q[0]) : 0) + (full_q[1] ? 32'(cnt_q[1]) : 0));
+  assign k_held = kval_q ? 32'(W) * 32'(kcnt_q) : '0;
   assign wfire = in0_valid && b_in0_ready;
   assign can_out = !ov_q || out_ready;
   assign rgo = run && full_q[rh_q] && (rt_q == '0) && can_out;
+  logic pgo;                      // replay: emit the next kept beat or DONE
+  assign pgo = run && cf_replay && !pend_q && (rt_q == '0) && can_out;
   assign widx = (wh_q ? hb1_q : '0) + wcnt_q[BI-1:0];
   assign ridx = (rh_q ? hb1_q : '0) + rcnt_q[BI-1:0];
   // Mode multiplexer (the buffer side is idle in route and combine mode: b_in0_ready = 0,
@@ -222,7 +248,9 @@ module sg_mu #(
   assign out_beat = rmode ? r_out_beat : cmode ? c_out_beat : out_q;
   assign out_valid = rmode ? (run && r_out_valid) : cmode ? (run && c_out_valid) : ov_q;
   // The context ends when its DONE beat is accepted (either mode).
-  assign fin = run && out_valid && out_ready && (out_beat[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DONE);
+  // ... and a keep context when its input DONE is taken in (it emits nothing).
+  assign fin = run && ((out_valid && out_ready && (out_beat[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DONE)) ||
+                       (cf_keep && wfire && m_kind == K_DONE));
 
   always_comb begin
     r_lastbeat = (rcnt_q + 1'b1 == cnt_q[rh_q]);
@@ -232,6 +260,20 @@ module sg_mu #(
     if (r_lastbeat) begin
       rbeat[DW + sg_beat_pkg::STOP_LSB +: 3] = r_lastrep ? r_endstop : cf_b;
       if (rbeat[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DATA) rbeat[DW + sg_beat_pkg::LAST_BIT] = 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      kcnt_q <= '0;
+      kval_q <= 1'b0;
+    end else if (run && cf_keep && wfire) begin
+      if (m_kind == K_DONE) begin
+        kcnt_q <= wcnt_q;
+        kval_q <= 1'b1;
+      end
+    end else if (pgo && rcnt_q == kcnt_q) begin
+      kval_q <= 1'b0;
     end
   end
 
@@ -249,12 +291,20 @@ module sg_mu #(
       wcnt_q <= '0;
       rcnt_q <= '0;
       rrep_q <= '0;
+      pend_q <= 1'b0;
       hb1_q <= BI'(32'(cf_hw) / 32'(W));
     end else begin
       // ---- write side
       if (wfire) wt_q <= T_RELOAD;
       else if (wt_q != '0) wt_q <= wt_q - 1'b1;
-      if (wfire) begin
+      if (wfire && cf_keep) begin
+        // keep: everything but DONE is stored in order; DONE ends the context (fin)
+        if (m_kind == K_DONE) eos_q <= 1'b1;
+        else begin
+          mem[wcnt_q[BI-1:0]] <= m_beat;
+          wcnt_q <= wcnt_q + 1'b1;
+        end
+      end else if (wfire) begin
         if (m_kind == K_DONE) begin
           full_q[wh_q] <= 1'b1;
           tokdone_q[wh_q] <= 1'b1;
@@ -285,9 +335,19 @@ module sg_mu #(
         end
       end
       // ---- read side
-      if (rgo) rt_q <= T_RELOAD;
+      if (rgo || pgo) rt_q <= T_RELOAD;
       else if (rt_q != '0) rt_q <= rt_q - 1'b1;
-      if (rgo) begin
+      if (pgo) begin
+        // replay: the kept beats as stored, then DONE
+        ov_q <= 1'b1;
+        if (rcnt_q == kcnt_q) begin
+          out_q <= {sg_beat_pkg::H_DONE, {DW{1'b0}}};
+          pend_q <= 1'b1;
+        end else begin
+          out_q <= mem[rcnt_q[BI-1:0]];
+          rcnt_q <= rcnt_q + 1'b1;
+        end
+      end else if (rgo) begin
         ov_q <= 1'b1;
         if (tokdone_q[rh_q]) begin
           out_q <= {sg_beat_pkg::H_DONE, {DW{1'b0}}};
@@ -337,7 +397,7 @@ module sg_mu #(
     logic r_done, c_done;
     /* verilator lint_on UNUSEDSIGNAL */
     logic [31:0] r_peak, c_peak;
-    assign held_words = !run ? '0 : rmode ? r_peak : cmode ? c_peak : b_held;
+    assign held_words = k_held + (!run ? '0 : rmode ? r_peak : cmode ? c_peak : b_held);
 
     assign rmode = cc[sg_cfg_pkg::MU_ROUTE_LSB];
     assign cmode = cc[sg_cfg_pkg::MU_COMBINE_LSB];
@@ -369,7 +429,7 @@ module sg_mu #(
       .in1_beat(m1_beat), .in1_valid(in1_valid && cmode && run), .in1_ready(c_in1_ready),
       .out_beat(c_out_beat), .out_valid(c_out_valid), .out_ready(out_ready && cmode && run));
   end else begin : g_no_route
-    assign held_words = run ? b_held : '0;
+    assign held_words = k_held + (run ? b_held : '0);
     assign rmode = 1'b0;
     assign cmode = 1'b0;
     assign r_in0_ready = 1'b0;

@@ -137,6 +137,11 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   // Combine mode (sg_combine inside sg_mu, same arch flag): in0 = expert output rows, in1 =
   // sg_route's meta entries; uses k and row_beats. Never together with route.
   mu.add("combine", 1);     // 1 = this context runs sg_combine
+  // Carry across sections (buffer side; docs/hardware.md section 2): keep = store every beat
+  // of the input until DONE and emit nothing; replay = emit the beats the last keep context
+  // stored, then DONE. The buffer contents outlive the context switch.
+  mu.add("keep", 1);
+  mu.add("replay", 1);
   mu.ports(UnitCatalogue::inPorts(UnitKind::Memory), l.srcBits);   // in1: routing rows (route mode) or meta entries (combine mode)
   l.mu = mu.k;
 

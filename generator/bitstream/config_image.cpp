@@ -421,9 +421,35 @@ class ConfigBuilder {
     set(p, "row_beats", uint64_t(beats(o, {1, D}, "output row")));
   }
 
+  // A stream carried to a later section in this unit (map/sections.hpp): the Bufferize keeps
+  // the whole stream, its Streamify, placed on the same unit in the later section, replays it
+  // (sg_mu keep / replay). The hardware replays the stream once as it came, which is
+  // Streamify(repeat 1) of Bufferize(b = rank) followed by the Flatten the cut adds.
+  void configCarry(const Op& o, const OpPlacement& p, bool keep) {
+    const Op& buf = keep ? o : g_.op(g_.stream(o.inputs.at(0)).producer);
+    const Op& sfy = keep ? g_.op(g_.stream(o.outputs.at(0)).consumers.at(0)) : o;
+    const StreamType& in = s_.types.at(buf.inputs.at(0).v);
+    if (attrInt(g_, sfy, "repeat") != 1 || attrInt(g_, buf, "b") != in.rank())
+      throw DiagError("M-306", o.loc,
+                      fmt::format("operator '{}': a buffer kept for a later section is replayed once and whole "
+                                  "(Bufferize b = {}, the input's rank; Streamify repeat 1)",
+                                  o.name, in.rank()));
+    if (keep) {
+      int64_t words = tileOf(g_, in.elem).words();
+      for (const SymExpr& d : in.shape) words *= dimValue(g_, d);
+      beats(o, tileOf(g_, in.elem), "kept");
+      if (words > a_.mu.capacityBytes / 4)
+        throw DiagError("M-302", o.loc,
+                        fmt::format("operator '{}' keeps {} bytes for a later section, the memory unit has {} bytes",
+                                    o.name, words * 4, a_.mu.capacityBytes));
+    }
+    set(p, keep ? "keep" : "replay", 1);
+  }
+
   void configMu(int op, const Op& o, const OpPlacement& p) {
     if (o.kind == OpKind::EagerMerge) return configRoute(op, o, p);
     if (o.kind == OpKind::Reassemble) return configCombine(o, p);
+    if (o.kind == OpKind::Streamify) return configCarry(o, p, false);
     const StreamType& in = s_.types.at(o.inputs.at(0).v);
     TileDims t = tileBound(g_, in.elem);
     int64_t b = 0, repeat = 1, words = t.words();
@@ -435,6 +461,7 @@ class ConfigBuilder {
       const Stream& ref = g_.stream(o.outputs.at(0));
       if (ref.consumers.size() != 1 || g_.op(ref.consumers[0]).kind != OpKind::Streamify)
         throw DiagError("M-306", o.loc, fmt::format("operator '{}': a Bufferize must feed exactly one Streamify", o.name));
+      if (m_.ops[size_t(ref.consumers[0].v)].unit >= 0) return configCarry(o, p, true);
       repeat = attrInt(g_, g_.op(ref.consumers[0]), "repeat");
     }
     limit(o, "repeat", repeat, 65535);

@@ -48,6 +48,10 @@ int main(int argc, char** argv) {
   verifyCmd->add_option("--sections", vo.minSections,
                         "cut the graph into at least N sections (contexts) even where it fits in one")
       ->check(CLI::Range(1, 64));
+  std::string vCarry = "auto";
+  verifyCmd->add_option("--carry", vCarry, "streams crossing a section cut: auto (in a memory unit where one is free, "
+                                           "else DRAM) or dram")
+      ->check(CLI::IsMember({"auto", "dram"}));
   verifyCmd->add_flag("--trace", vo.trace, "write an FST waveform of the RTL run (out/wave.fst)");
   verifyCmd->add_flag("--model-only", vo.skipRtl, "skip the Verilator run");
   verifyCmd->add_option("--watchdog", vo.watchdogCycles, "cycles without progress before the RTL run is declared deadlocked");
@@ -63,6 +67,10 @@ int main(int argc, char** argv) {
   compileCmd->add_option("-o,--out", cOut, "output folder")->required();
   compileCmd->add_option("--sections", cSections, "cut the graph into at least N sections (contexts) even where it fits in one")
       ->check(CLI::Range(1, 64));
+  std::string cCarry = "auto";
+  compileCmd->add_option("--carry", cCarry, "streams crossing a section cut: auto (in a memory unit where one is free, "
+                                            "else DRAM) or dram")
+      ->check(CLI::IsMember({"auto", "dram"}));
 
   SwigluParams sp;
   std::string gOut;
@@ -177,12 +185,13 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     if (*verifyCmd) {
+      vo.onChipCarry = vCarry == "auto";
       VerifyReport r = verify(vo);
       std::cout << verdictText(r) << "outputs in " << vo.outDir << "\n";
       return passed(r) ? 0 : 2;
     }
     if (*compileCmd) {
-      CompileResult c = compileGraph(cArch, cGraph, cSections);
+      CompileResult c = compileGraph(cArch, cGraph, cSections, cCarry == "auto");
       writeCompileOutputs(c, cOut);
       std::cout << fmt::format("compiled '{}' onto '{}': {} section(s), {} units, {} bitstream words, {:.3f} s -> {}\n",
                                c.graph.name, c.arch.name, c.mapping.sections, c.mapping.unitsUsed, c.bitstream.size(),

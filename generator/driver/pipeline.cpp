@@ -58,14 +58,15 @@ void compareRtl(const fs::path& dir, VerifyReport& r) {
 
 }  // namespace
 
-CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections) {
+CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections,
+                           bool onChipCarry) {
   CompileResult c;
   c.arch = loadArch(archPath);
   c.layout = buildConfigLayout(c.arch);
   const StepGraph user = loadGraph(graphPath);
   const ShapeResult userShapes = checkShapes(user);
   auto t0 = std::chrono::steady_clock::now();
-  SectionedGraph sg = planSections(user, userShapes, c.arch, minSections);
+  SectionedGraph sg = planSections(user, userShapes, c.arch, minSections, onChipCarry);
   c.graph = std::move(sg.graph);
   c.shapes = std::move(sg.shapes);
   c.sections = std::move(sg.plan);
@@ -135,11 +136,12 @@ VerifyReport verify(const VerifyOptions& o) {
   VerifyReport r;
   r.maxCycleErrorPercent = o.maxCycleErrorPercent;
   auto t0 = std::chrono::steady_clock::now();
-  CompileResult c = compileGraph(o.archPath, o.graphPath, o.minSections);
+  CompileResult c = compileGraph(o.archPath, o.graphPath, o.minSections, o.onChipCarry);
   r.compileSeconds = since(t0);
   r.sections = c.sections.sections;
   r.reloadedSections = int(c.reloads.size());
   r.carriedDramBytes = c.sections.carriedDramBytes();
+  r.carriedOnchipBytes = c.sections.carriedOnchipBytes();
   auto inputs = loadInputs(c.graph, o.inputsDir, o.seed);
   StagingDir st(o.outDir);
   writeCompileFiles(c, st.tmp);

@@ -40,9 +40,11 @@ struct CompileResult {
 };
 
 /// Runs every compile stage. `minSections` > 1 cuts the graph into at least that many
-/// sections even where it fits (planSections). Errors: DiagError from the stage that failed
-/// (later stages do not run).
-CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections = 1);
+/// sections even where it fits; `onChipCarry` false carries every stream that crosses a cut
+/// through DRAM (planSections). Errors: DiagError from the stage that failed (later stages
+/// do not run).
+CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections = 1,
+                           bool onChipCarry = true);
 
 /// Writes rtl/, fabric.bin, fabric.cfg, mapping.txt, reloads.json (more sections than
 /// contexts) and the drawings (graph.dot/.svg, fabric_s<k>.svg) into `dir` atomically: everything goes
@@ -58,6 +60,7 @@ struct VerifyOptions {
   std::string archPath, graphPath, outDir, inputsDir;
   uint32_t seed = 1;
   int minSections = 1;              ///< --sections: cut into at least this many sections
+  bool onChipCarry = true;          ///< --carry auto (true) or dram (false)
   bool trace = false;               ///< FST waveform of the RTL run
   bool skipRtl = false;             ///< model only
   int64_t watchdogCycles = 20000;

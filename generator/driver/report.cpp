@@ -30,8 +30,8 @@ bool passed(const VerifyReport& r) {
 namespace {
 
 std::string sectionsLines(const VerifyReport& r) {
-  std::string s = fmt::format("sections: {} ({} reloaded while running), {} B carried through DRAM\n", r.sections,
-                              r.reloadedSections, r.carriedDramBytes);
+  std::string s = fmt::format("sections: {} ({} reloaded while running), {} B carried in memory units, {} B through DRAM\n",
+                              r.sections, r.reloadedSections, r.carriedOnchipBytes, r.carriedDramBytes);
   const auto& ms = r.model.timing.sectionStart;
   for (size_t k = 0; k < r.rtl.sections.size() || k < ms.size(); ++k) {
     std::string rtl = k < r.rtl.sections.size() ? fmt::format("rtl start {} (beats {}..{})", r.rtl.sections[k].start,
@@ -125,6 +125,7 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
   j["sections"] = {{"count", r.sections},
                    {"reloaded", r.reloadedSections},
                    {"carried_dram_bytes", r.carriedDramBytes},
+                   {"carried_onchip_bytes", r.carriedOnchipBytes},
                    {"model_section_start", r.model.timing.sectionStart},
                    {"rtl_switch_cycles", switchCycles(r.rtl)},
                    {"rtl_reload_writes", r.rtl.reloadWrites},

@@ -25,6 +25,7 @@ struct VerifyReport {
   int sections = 1;                 ///< sections of the program (map/sections.hpp)
   int reloadedSections = 0;         ///< of them, written into a context while the fabric ran
   int64_t carriedDramBytes = 0;     ///< bytes carried between sections through DRAM scratch
+  int64_t carriedOnchipBytes = 0;   ///< bytes carried between sections in memory units
 };
 
 /// Per section boundary k -> k+1 of an RTL run: cycles from the last beat of section k to

@@ -60,8 +60,8 @@ class Mapper {
     std::vector<int> order = placedOrder();
     m_.sections = sec_.empty() ? 1 : *std::max_element(sec_.begin(), sec_.end()) + 1;
     // Section s runs from context s: each section has the whole fabric to itself.
-    std::vector<std::vector<bool>> taken(size_t(m_.sections), std::vector<bool>(a_.units.size(), false));
-    for (int op : order) place(op, taken[size_t(sectionOf(op))]);
+    taken_.assign(size_t(m_.sections), std::vector<bool>(a_.units.size(), false));
+    for (int op : order) place(op);
     for (int op : order) routeInputs(op);
     for (size_t op = 0; op < g_.ops.size(); ++op)
       if (cl_.isMember(int(op))) m_.ops[op].hostOp = cl_.host[op];
@@ -69,7 +69,7 @@ class Mapper {
       return std::tie(x.dstUnit, x.ctx, x.dstPort) < std::tie(y.dstUnit, y.ctx, y.dstPort);
     });
     for (size_t u = 0; u < a_.units.size(); ++u)
-      m_.unitsUsed += std::any_of(taken.begin(), taken.end(), [&](const std::vector<bool>& t) { return bool(t[u]); });
+      m_.unitsUsed += std::any_of(taken_.begin(), taken_.end(), [&](const std::vector<bool>& t) { return bool(t[u]); });
     return m_;
   }
 
@@ -80,8 +80,25 @@ class Mapper {
   const Clusters cl_;
   const std::vector<int>& sec_;
   Mapping m_;
+  std::vector<std::vector<bool>> taken_;  // per section: units in use
 
   int sectionOf(int op) const { return sec_.empty() ? 0 : sec_[size_t(op)]; }
+
+  // A Streamify in a later section than its Bufferize (map/sections.hpp: a stream carried in
+  // a memory unit): it is placed, on its Bufferize's unit, and replays the kept stream.
+  bool carriedStreamify(int op) const {
+    const Op& o = g_.ops[size_t(op)];
+    return o.kind == OpKind::Streamify && sectionOf(op) != sectionOf(g_.stream(o.inputs.at(0)).producer.v);
+  }
+  // The Streamify a Bufferize's buffer is replayed by in a later section, or -1.
+  int keptFor(int op) const {
+    const Op& o = g_.ops[size_t(op)];
+    if (o.kind != OpKind::Bufferize) return -1;
+    for (OpId c : g_.stream(o.outputs.at(0)).consumers)
+      if (carriedStreamify(c.v)) return c.v;
+    return -1;
+  }
+  bool placedOp(int op) const { return !isAbsorbed(g_.ops[size_t(op)].kind) || carriedStreamify(op); }
 
   bool isKind(int op, ClusterKind k) const { return cl_.isHost(op) && cl_.kind.at(op) == k; }
   // A route EagerMerge whose selector output is read: a second MU emits it (meta mode).
@@ -90,6 +107,7 @@ class Mapper {
   // The streams a placed op reads, port by port (a cluster host reads its cluster's inputs).
   std::vector<StreamId> inputStreams(int op) const {
     if (cl_.isHost(op)) return cl_.ports.at(op);
+    if (carriedStreamify(op)) return {};  // its data is in its unit already
     return g_.ops[size_t(op)].inputs;
   }
 
@@ -98,7 +116,7 @@ class Mapper {
   void sources(StreamId sid, StopMap below, std::vector<Source>& out) const {
     const Stream& st = g_.stream(sid);
     const Op& p = g_.op(st.producer);
-    if (!isAbsorbed(p.kind)) {
+    if (placedOp(st.producer.v)) {
       int k = 0;
       for (size_t j = 0; j < p.outputs.size(); ++j)
         if (p.outputs[j].v == sid.v) k = int(j);
@@ -120,7 +138,7 @@ class Mapper {
   std::vector<int> placedOrder() const {
     std::vector<int> order;
     for (int op : orderOps(g_).order)
-      if (!isAbsorbed(g_.ops[size_t(op)].kind) && !cl_.isMember(op)) order.push_back(op);
+      if (placedOp(op) && !cl_.isMember(op)) order.push_back(op);
     return order;
   }
 
@@ -140,12 +158,24 @@ class Mapper {
 
   // The unit kind of the operator table's row: for ops of their own, and for cluster hosts.
   UnitKind wantFor(int op) const {
+    if (carriedStreamify(op)) return UnitKind::Memory;
     const OpRow& r = opRow(g_.ops[size_t(op)].kind);
     return r.hardware == OpHardware::Unit || cl_.isHost(op) ? r.unit : UnitKind::Empty;
   }
 
-  void place(int op, std::vector<bool>& taken) {
+  void place(int op) {
     const Op& o = g_.ops[op];
+    if (carriedStreamify(op)) {  // its Bufferize reserved the unit for this section
+      const OpPlacement& b = m_.ops[size_t(g_.stream(o.inputs.at(0)).producer.v)];
+      m_.ops[op].unit = b.unit;
+      m_.ops[op].ctx = sectionOf(op);
+      return;
+    }
+    // A kept buffer holds its unit from its Bufferize's section to its Streamify's.
+    const int replay = keptFor(op);
+    const int last = replay >= 0 ? sectionOf(replay) : sectionOf(op);
+    std::vector<std::vector<bool>*> taken;
+    for (int s = sectionOf(op); s <= last; ++s) taken.push_back(&taken_[size_t(s)]);
     UnitKind want = wantFor(op);
     if ((isKind(op, ClusterKind::Route) || isKind(op, ClusterKind::Combine)) && !a_.mu.route)
       throw DiagError("M-304", o.loc,
@@ -164,13 +194,15 @@ class Mapper {
         m_.ops[op].extraUnits.push_back(takeUnit(o, want, placedNeighbours(op), taken));
   }
 
-  // The free unit of kind `want` nearest to the placed neighbours (ties: lowest grid index).
-  int takeUnit(const Op& o, UnitKind want, const std::vector<int>& placedNbrs, std::vector<bool>& taken) {
+  // The unit of kind `want` free in every section of `taken` nearest to the placed
+  // neighbours (ties: lowest grid index); taken in all of them.
+  int takeUnit(const Op& o, UnitKind want, const std::vector<int>& placedNbrs, const std::vector<std::vector<bool>*>& taken) {
     int best = -1;
     long bestScore = 0;
     const std::vector<UnitId> ofKind = cat_.unitsOfKind(want);
     for (UnitId u : ofKind) {
-      if (taken[size_t(u.v)]) continue;
+      if (std::any_of(taken.begin(), taken.end(), [&](const std::vector<bool>* t) { return bool((*t)[size_t(u.v)]); }))
+        continue;
       long score = 0;
       for (int v : placedNbrs) score += distance(u.v, v) + (reachable(u.v, v) ? 0 : 1000);
       if (best < 0 || score < bestScore) best = u.v, bestScore = score;
@@ -183,7 +215,7 @@ class Mapper {
                                   o.name, opKindName(o.kind), unitKindName(want), total, unitKindName(want)),
                       {{a_.loc, fmt::format("architecture '{}' declares {} {} unit(s)", a_.name, total, unitKindName(want))}});
     }
-    taken[best] = true;
+    for (std::vector<bool>* t : taken) (*t)[size_t(best)] = true;
     return best;
   }
 

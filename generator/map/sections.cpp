@@ -20,7 +20,13 @@ namespace stepgen {
 
 int64_t SectionPlan::carriedDramBytes() const {
   int64_t b = 0;
-  for (const auto& c : carried) b += c.bytes;
+  for (const auto& c : carried) b += c.onChip ? 0 : c.bytes;
+  return b;
+}
+
+int64_t SectionPlan::carriedOnchipBytes() const {
+  int64_t b = 0;
+  for (const auto& c : carried) b += c.onChip ? c.bytes : 0;
   return b;
 }
 
@@ -81,8 +87,10 @@ class Cutter {
  public:
   /// `closing`: also store what the ops without a section read (they come later), and fail
   /// (M-309) if such a stream cannot be carried; otherwise store only what built sections read.
-  Cutter(const StepGraph& g, const ShapeResult& s, const std::vector<int>& sec, int nsec, bool closing)
-      : g_(g), s_(s), sec_(sec), n_(nsec), closing_(closing), need_(size_t(nsec) + 1) {}
+  /// `onchip`: the carried streams (old stream ids) kept in a memory unit instead of DRAM.
+  Cutter(const StepGraph& g, const ShapeResult& s, const std::vector<int>& sec, int nsec, bool closing,
+         const std::set<int>& onchip = {})
+      : g_(g), s_(s), sec_(sec), n_(nsec), closing_(closing), onchip_(onchip), need_(size_t(nsec) + 1) {}
 
   SectionedGraph run() {
     for (size_t op = 0; op < g_.ops.size(); ++op) {
@@ -112,6 +120,8 @@ class Cutter {
   const std::vector<int>& sec_;
   const int n_;
   const bool closing_;
+  const std::set<int> onchip_;
+  std::map<int, int> kept_;                 // on-chip carried old stream -> its Bufferize's reference stream
   std::vector<std::set<int>> need_;        // per section: old streams read there
   std::map<int, std::set<int>> carriedTo_;  // old stream -> later sections that read it
   std::map<std::pair<int, int>, int> sm_;   // (section, old stream) -> new stream
@@ -168,6 +178,7 @@ class Cutter {
   void carryLoad(int s, int sid) {
     const CarryShape c = carryShape(g_, s_, {sid});
     const Stream& st = g_.streams[size_t(sid)];
+    if (onchip_.count(sid)) return carryReplay(s, sid, c);
     const int ns = newStream(st.name + suffix(s), sid);
     Op o;
     o.name = "carry_load_" + st.name + suffix(s);
@@ -193,6 +204,37 @@ class Cutter {
       strides.list.push_back(listAttr(o.loc, {inner, 0}));
     }
     o.attrs["strides"] = strides;
+  }
+
+  // Section s replays the stream its producing section kept in a memory unit: Streamify(1)
+  // of the kept reference, then a Flatten that merges the repeat dimension of 1 into the
+  // outermost one, so the consumers see the stream's own shape and stops.
+  void carryReplay(int s, int sid, const CarryShape& c) {
+    const Stream& st = g_.streams[size_t(sid)];
+    const int n = int(c.iter.size());  // the stream's dims; Streamify adds one after the outermost
+    Op r;
+    r.name = "carry_replay_" + st.name;
+    r.kind = OpKind::Streamify;
+    r.loc = st.loc;
+    r.inputs = {{kept_.at(sid)}};
+    const int replayed = newStream(st.name + ".replayed", sid);
+    r.outputs = {{replayed}};
+    r.attrs["repeat"] = scalarAttr(st.loc, "1");
+    addOp(std::move(r), s);
+    Op f;
+    f.name = "carry_flatten_" + st.name;
+    f.kind = OpKind::Flatten;
+    f.loc = st.loc;
+    f.inputs = {{replayed}};
+    const int ns = newStream(st.name + suffix(s), sid);
+    out_.graph.streams[size_t(ns)].declared = st.declared;
+    f.outputs = {{ns}};
+    f.attrs["lo"] = scalarAttr(st.loc, std::to_string(n - 1));
+    f.attrs["hi"] = scalarAttr(st.loc, std::to_string(n));
+    addOp(std::move(f), s);
+    sm_[{s, sid}] = ns;
+    for (auto& cs : out_.plan.carried)
+      if (cs.stream == st.name) cs.to.push_back(s);
   }
 
   std::string scratchTensor(int sid, const CarryShape& c) {
@@ -284,6 +326,20 @@ class Cutter {
       b.outputs = {{local}, {toStore}};
       addOp(std::move(b), s);
     }
+    if (onchip_.count(old)) {  // Bufferize(b = the stream's rank): the whole stream stays in the unit
+      Op k;
+      k.name = "carry_keep_" + st.name;
+      k.kind = OpKind::Bufferize;
+      k.loc = st.loc;
+      k.inputs = {{toStore}};
+      const int ref = newStream(st.name + ".kept", old);
+      k.outputs = {{ref}};
+      k.attrs["b"] = scalarAttr(st.loc, std::to_string(c.iter.size() - 1));
+      addOp(std::move(k), s);
+      kept_[old] = ref;
+      out_.plan.carried.push_back({st.name, s, {}, "", 0, c.tiles * c.rows * c.cols * 4, true});
+      return;
+    }
     Op o;
     o.name = "carry_store_" + st.name;
     o.kind = OpKind::LinearOffChipStore;
@@ -344,7 +400,8 @@ void checkFits(SectionedGraph& sg, const ArchModel& a) {
 
 }  // namespace
 
-SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections) {
+SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections,
+                            bool onChipCarry) {
   SectionedGraph whole{g, s, {}};
   whole.plan.sectionOf.assign(g.ops.size(), 0);
   std::optional<DiagError> wholeErr;
@@ -450,6 +507,29 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
       }
       sg = std::move(moved);
     }
+  // Keep carried streams in memory units where the cut still maps, largest first: a stream
+  // read in one later section, whose whole stream fits one unit's buffer, with a memory unit
+  // free from its producing section to its reading one (the mapper reserves it).
+  if (onChipCarry) {
+    std::vector<std::pair<int64_t, int>> cand;  // (-bytes, old stream id): largest first, then graph order
+    for (const CarriedStream& c : sg.plan.carried) {
+      if (c.to.size() != 1 || c.bytes > a.mu.capacityBytes) continue;
+      cand.push_back({-c.bytes, g.findStream(c.stream)->v});
+    }
+    std::sort(cand.begin(), cand.end());
+    std::set<int> onchip;
+    for (const auto& [negBytes, sid] : cand) {
+      onchip.insert(sid);
+      try {
+        SectionedGraph t = Cutter(g, s, sec, cur + 1, true, onchip).run();
+        checkFits(t, a);
+        sg = std::move(t);
+      } catch (const DiagError& e) {
+        if (!cutFails(e) && e.diags.at(0).id != "M-302") throw;
+        onchip.erase(sid);
+      }
+    }
+  }
   checkAddressSpace(sg, a);
   return sg;
 }
@@ -465,9 +545,14 @@ std::string sectionsText(const StepGraph& g, const SectionPlan& p, int contexts)
   for (const CarriedStream& c : p.carried) {
     std::string to;
     for (int t : c.to) to += fmt::format("{}{}", to.empty() ? "" : ",", t);
-    s += fmt::format("carried {} : section {} -> {} via DRAM, {} bytes, scratch {} at 0x{:x}\n", c.stream, c.from, to,
-                     c.bytes, c.tensor, c.base);
+    if (c.onChip)
+      s += fmt::format("carried {} : section {} -> {} in a memory unit (carry_keep_{} / carry_replay_{}), {} bytes\n",
+                       c.stream, c.from, to, c.stream, c.stream, c.bytes);
+    else
+      s += fmt::format("carried {} : section {} -> {} via DRAM, {} bytes, scratch {} at 0x{:x}\n", c.stream, c.from, to,
+                       c.bytes, c.tensor, c.base);
   }
+  s += fmt::format("carried bytes: {} in memory units, {} through DRAM\n", p.carriedOnchipBytes(), p.carriedDramBytes());
   return s;
 }
 

@@ -293,9 +293,90 @@ void randomBackPressure() {
   }
 }
 
+// Keep (context 0) and replay (context 1): the carry of a stream across a section switch
+// (sg_mu header, "Keep and replay"). Replay emits exactly the beats keep stored (after keep's
+// stop map), then DONE; keep emits nothing and ends when it takes its DONE.
+template <class V>
+void keepReplay(int cpb) {
+  CfgVec c(layout(), stepgen::UnitKind::Memory);
+  c = muCfg(0, 1, 1, c);
+  c.set(0, "keep", 1);
+  uint64_t promote = 0;  // s -> s + 1 on STOP beats and last beats: the stored stops
+  for (int k = 0; k < 8; ++k) promote |= uint64_t(std::min(k + 1, 7)) << (3 * k);
+  c.set(0, "in0_stopmap", promote);
+  c = muCfg(1, 1, 1, c);
+  c.set(1, "replay", 1);
+  StreamSim<V, 1> sim(W);
+  sim.config(c);
+  auto add = [&](int id, int beats, int stop) {
+    for (const Beat& b : tile(id, beats, stop)) sim.in[0].push_back(b);
+  };
+  add(0, 2, 0);
+  add(1, 2, 1);
+  sim.in[0].push_back(stopBeat(1, W));
+  add(2, 3, 2);
+  sim.in[0].push_back(doneBeat(W));
+  const size_t nIn = sim.in[0].size();
+  // Extra beats after keep's DONE: the replay context never takes them.
+  add(9, 1, 0);
+  // Stops raised by the promote map on last beats and STOP beats (stored as mapped).
+  std::vector<Exp> want = {{DATA, 0, 0, false, 0}, {DATA, 0, 1, true, 1}, {DATA, 1, 0, false, 0},
+                           {DATA, 1, 1, true, 2},  {STOP, 0, 0, false, 2}, {DATA, 2, 0, false, 0},
+                           {DATA, 2, 1, false, 0}, {DATA, 2, 2, true, 3},  {DONE, 0, 0, false, 0}};
+  sim.start();
+  REQUIRE(sim.runUntilDone(500));
+  check(sim.out, want);
+  REQUIRE(sim.inCyc[0].size() == nIn);
+  CHECK(int(sim.top->ctx) == 1);
+  // Keep takes a beat every CPB cycles; its DONE (cycle F) ends context 0, context 1 runs
+  // from F+2 and its first beat is valid in F+3, then one every CPB cycles.
+  for (size_t i = 1; i < nIn; ++i) CHECK(sim.inCyc[0][i] - sim.inCyc[0][i - 1] == uint64_t(cpb));
+  const uint64_t F = sim.inCyc[0][nIn - 1];
+  CHECK(sim.outCyc.at(0) == F + 3);
+  for (size_t i = 1; i < sim.out.size(); ++i) CHECK(sim.outCyc[i] - sim.outCyc[i - 1] == uint64_t(cpb));
+  // The kept words count as held until the replay has emitted its last beat.
+  CHECK(sim.top->held_words == 0);
+}
+
+template <class V>
+void keepReplayBackPressure() {
+  std::mt19937 g(11);
+  CfgVec c = muCfg(0, 0, 1);
+  c.set(0, "keep", 1);
+  c = muCfg(1, 0, 1, c);
+  c.set(1, "replay", 1);
+  StreamSim<V, 1> sim(W);
+  sim.config(c);
+  std::vector<Beat> in;
+  for (int id = 0; id < 20; ++id)  // 20 tiles of 1..3 beats: at most 60 of the 64 beats the buffer holds
+    for (const Beat& x : tile(id, 1 + int(g() % 3), int(g() % 3))) in.push_back(x);
+  for (const Beat& x : in) sim.in[0].push_back(x);
+  sim.in[0].push_back(doneBeat(W));
+  std::mt19937 r(7);
+  sim.inGate = [&r](int, uint64_t) { return (r() % 3) != 0; };
+  sim.outGate = [&r](uint64_t) { return (r() % 2) != 0; };
+  sim.start();
+  REQUIRE(sim.runUntilDone(20000));
+  REQUIRE(sim.out.size() == in.size() + 1);
+  for (size_t i = 0; i < in.size(); ++i) {
+    INFO("beat " << i << " got " << show(sim.out[i]) << " want " << show(in[i]));
+    REQUIRE(sim.out[i] == in[i]);
+  }
+  CHECK(sim.out.back().kind == DONE);
+}
+
 TEST_CASE("sg_mu stops below b kept, stop map, repeat 1", "[rtl][mu]") { stopsBelowB<Vsg_mu_c1>(); }
 TEST_CASE("sg_mu contexts and done", "[rtl][mu]") { contextsAndDone<Vsg_mu_c1>(); }
 TEST_CASE("sg_mu random back-pressure against the reference", "[rtl][mu]") { randomBackPressure<Vsg_mu_c3>(); }
+TEST_CASE("sg_mu keep in context 0, replay in context 1, CPB 1 and 3", "[rtl][mu][timing]") {
+  keepReplay<Vsg_mu_c1>(1);
+  keepReplay<Vsg_mu_c3>(3);
+  keepReplay<Vsg_mu_r1>(1);
+}
+TEST_CASE("sg_mu keep and replay under back-pressure", "[rtl][mu]") {
+  keepReplayBackPressure<Vsg_mu_c3>();
+  keepReplayBackPressure<Vsg_mu_r1>();
+}
 
 // ---------------------------------------------------------------- ROUTE=1 variant, route = 0
 TEST_CASE("sg_mu ROUTE=1, route 0: RepeatStatic(3), CPB 1 and 3", "[rtl][mu][timing]") {

@@ -1,7 +1,7 @@
 // estimateTiming: builds the timing model from what the bitstream configures. Every enabled
 // (unit, context) of the ConfigImage becomes the unit model its configuration fields select
-// (AG: store, random, per_group; CU: func, dyn_m, bt; MU: route, combine, out_meta, b,
-// repeat), with the numbers the RTL reads from the same fields (passes, k, n, log2n,
+// (AG: store, random, per_group; CU: func, dyn_m, bt; MU: route, combine, out_meta, keep,
+// replay, b, repeat), with the numbers the RTL reads from the same fields (passes, k, n, log2n,
 // accum_b, idx_word, the AG walk). The functional model's token streams give what the
 // configuration cannot: tile sizes, data-dependent groups and random addresses.
 #include <fmt/format.h>
@@ -192,6 +192,16 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
     case UnitKind::Memory: {
       if (f("route")) return std::make_unique<MuRoute>();
       if (f("combine")) return std::make_unique<MuCombine>();
+      if (f("keep")) {
+        auto x = std::make_unique<MuKeep>();
+        x->rate = muCyclesPerBeat(a);
+        return x;
+      }
+      if (f("replay")) {
+        auto x = std::make_unique<MuReplay>();
+        x->rate = muCyclesPerBeat(a);
+        return x;
+      }
       auto x = std::make_unique<Banked>();  // buffer mode: a beat per CPB cycles on both sides
       x->rate = muCyclesPerBeat(a);
       return x;

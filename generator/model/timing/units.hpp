@@ -134,6 +134,30 @@ struct Banked : Unit {
   int64_t inRate() const override { return rate; }
 };
 
+/// sg_mu.sv keep: takes every input beat, `rate` cycles per beat, into its buffer and emits
+/// nothing; finishes the cycle after it took DONE (mu_carry.cpp).
+struct MuKeep : Unit {
+  int64_t rate = 1;
+  size_t nextAccept = 0;
+
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel&, size_t, int64_t start) override { return start; }
+  int64_t inRate() const override { return rate; }
+};
+
+/// sg_mu.sv replay: emits the kept beats from the start of its section, `rate` cycles per
+/// beat, then DONE (mu_carry.cpp).
+struct MuReplay : Unit {
+  /// Cycle (from the section's start) the first kept beat can be taken: the unit's first
+  /// RUN cycle reads it, its output register holds it one cycle later.
+  static constexpr int64_t kReplayFirstOffer = 2;
+  int64_t rate = 1;
+  bool offered = false;
+
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
+};
+
 /// sg_route.sv (sg_mu route mode, data or meta output): takes every token row (in0) and
 /// routing row (in1) one beat per cycle; the first output beat is valid 3 cycles after the
 /// later DONE was taken, then one beat per cycle (mu_route.cpp).
