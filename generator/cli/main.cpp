@@ -149,6 +149,8 @@ int main(int argc, char** argv) {
   sectionsCmd->add_option("--svg", sso.svgPath, "SVG plot to write");
   sectionsCmd->add_option("--layers", sso.layers, "stack depths");
   sectionsCmd->add_option("--contexts", sso.contexts, "context counts");
+  sectionsCmd->add_option("--carry", sso.carries, "carry policies (auto, dram)")
+      ->check(CLI::IsMember({"auto", "dram"}));
   sectionsCmd->add_flag("--rtl", sso.rtl, "also verify every point in Verilator");
   RegionsStudyOptions rso;
   auto* regionsCmd = studyCmd->add_subcommand(

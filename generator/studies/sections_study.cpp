@@ -23,6 +23,7 @@ namespace {
 
 struct Row {
   int layers = 0, contexts = 0;
+  std::string carry;
   VerifyReport v;
   int64_t baselineReload = 0;
 };
@@ -38,8 +39,9 @@ std::string csvLine(const Row& r, bool rtl) {
   const VerifyReport& v = r.v;
   const auto& t = v.model.timing;
   const std::string rtlCycles = rtl ? fmt::format("{}", v.rtl.cycles) : "";
-  return fmt::format("mlp{},default_c{},{},{},{},0,{},{},{},{},{},{},{},{},{},{},{},{}\n", r.layers, r.contexts, r.layers,
-                     r.contexts, v.sections, v.carriedDramBytes, rtl ? fmt::format("{:.1f}", meanSwitch(v.rtl)) : "",
+  return fmt::format("mlp{},default_c{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.layers, r.contexts, r.layers,
+                     r.contexts, r.carry, v.sections, v.carriedOnchipBytes, v.carriedDramBytes,
+                     rtl ? fmt::format("{:.1f}", meanSwitch(v.rtl)) : "",
                      rtl ? fmt::format("{}", v.rtl.cfgWaitCycles) : "", t.reloadExposedCycles,
                      rtl ? fmt::format("{}", std::max<int64_t>(0, int64_t(v.rtl.reloadWrites) - int64_t(v.rtl.cfgWaitCycles)))
                          : "",
@@ -58,26 +60,28 @@ int runSectionsStudy(const SectionsStudyOptions& o) {
   for (int n : o.layers) {
     const fs::path graph = fs::path(o.workDir) / fmt::format("mlp{}.yaml", n);
     writeFile(graph, buildSwigluStack(p, n));
-    for (int c : o.contexts) {
-      const std::string arch = archVariant(o.archPath, o.workDir, "contexts", c);
-      VerifyOptions vo;
-      vo.archPath = arch;
-      vo.graphPath = graph.string();
-      vo.outDir = (fs::path(o.workDir) / fmt::format("mlp{}_c{}", n, c)).string();
-      vo.skipRtl = !o.rtl;
-      vo.buildCache = (fs::path(o.workDir) / "build").string();
-      Row r{n, c, verify(vo), 0};
-      ArchModel one = loadArch(arch);
-      one.contexts = 1;
-      r.baselineReload = int64_t(r.v.sections - 1) * (buildConfigLayout(one).totalWords + 1);
-      ok = ok && passed(r.v);
-      std::cout << fmt::format("mlp{} on {} contexts: {} sections, model {} cycles{}\n", n, c, r.v.sections,
-                               r.v.model.timing.cycles, o.rtl ? fmt::format(", rtl {}", r.v.rtl.cycles) : "");
-      rows.push_back(std::move(r));
-    }
+    for (int c : o.contexts)
+      for (const std::string& carry : o.carries) {
+        const std::string arch = archVariant(o.archPath, o.workDir, "contexts", c);
+        VerifyOptions vo;
+        vo.archPath = arch;
+        vo.graphPath = graph.string();
+        vo.outDir = (fs::path(o.workDir) / fmt::format("mlp{}_c{}_{}", n, c, carry)).string();
+        vo.skipRtl = !o.rtl;
+        vo.buildCache = (fs::path(o.workDir) / "build").string();
+        vo.onChipCarry = carry == "auto";
+        Row r{n, c, carry, verify(vo), 0};
+        ArchModel one = loadArch(arch);
+        one.contexts = 1;
+        r.baselineReload = int64_t(r.v.sections - 1) * (buildConfigLayout(one).totalWords + 1);
+        ok = ok && passed(r.v);
+        std::cout << fmt::format("mlp{} on {} contexts, carry {}: {} sections, model {} cycles{}\n", n, c, carry,
+                                 r.v.sections, r.v.model.timing.cycles, o.rtl ? fmt::format(", rtl {}", r.v.rtl.cycles) : "");
+        rows.push_back(std::move(r));
+      }
   }
   std::string csv =
-      "graph,arch,layers,contexts,sections,carried_onchip_bytes,carried_dram_bytes,switch_cycles,reload_exposed_cycles,"
+      "graph,arch,layers,contexts,carry,sections,carried_onchip_bytes,carried_dram_bytes,switch_cycles,reload_exposed_cycles,"
       "model_reload_exposed_cycles,reload_hidden_cycles,reload_words,baseline_reload_cycles,baseline_model_cycles,"
       "model_cycles,rtl_cycles,error_pct,outputs_bit_exact\n";
   for (const Row& r : rows) csv += csvLine(r, o.rtl);
@@ -85,13 +89,15 @@ int runSectionsStudy(const SectionsStudyOptions& o) {
   if (!o.csvPath.empty()) writeFile(o.csvPath, csv);
   if (!o.mdPath.empty()) {
     std::string md =
-        "| layers | contexts | sections | carried through DRAM (B) | switch (cycles) | reload words | exposed (RTL / model) "
-        "| single-context baseline reload | model cycles | RTL cycles | error | bit-exact |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "| layers | contexts | carry | sections | carried in memory units (B) | carried through DRAM (B) | switch (cycles) "
+        "| reload words | exposed (RTL / model) | single-context baseline reload | model cycles | RTL cycles | error "
+        "| bit-exact |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Row& r : rows) {
       const VerifyReport& v = r.v;
-      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} |\n", r.layers, r.contexts,
-                        v.sections, v.carriedDramBytes, o.rtl ? fmt::format("{:.1f}", meanSwitch(v.rtl)) : "-",
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} |\n", r.layers,
+                        r.contexts, r.carry, v.sections, v.carriedOnchipBytes, v.carriedDramBytes,
+                        o.rtl ? fmt::format("{:.1f}", meanSwitch(v.rtl)) : "-",
                         v.model.timing.reloadWords, o.rtl ? fmt::format("{}", v.rtl.cfgWaitCycles) : "-",
                         v.model.timing.reloadExposedCycles, r.baselineReload, v.model.timing.cycles,
                         o.rtl ? fmt::format("{}", v.rtl.cycles) : "-",
@@ -107,14 +113,14 @@ int runSectionsStudy(const SectionsStudyOptions& o) {
       PlotSeries s{fmt::format("{} context{}", c, c == 1 ? "" : "s"), {}};
       for (int n : o.layers)
         for (const Row& r : rows)
-          if (r.layers == n && r.contexts == c)
+          if (r.layers == n && r.contexts == c && r.carry == o.carries.front())
             s.second.push_back(double(o.rtl ? int64_t(r.v.rtl.cfgWaitCycles) : r.v.model.timing.reloadExposedCycles));
       series.push_back(std::move(s));
     }
     PlotSeries base{"stop, rewrite, start", {}};
     for (int n : o.layers)
       for (const Row& r : rows)
-        if (r.layers == n && r.contexts == o.contexts.front()) base.second.push_back(double(r.baselineReload));
+        if (r.layers == n && r.contexts == o.contexts.front() && r.carry == o.carries.front()) base.second.push_back(double(r.baselineReload));
     series.push_back(std::move(base));
     writeFile(o.svgPath, svgLinePlot(fmt::format("SwiGLU stack in sections: reload cycles not hidden ({})",
                                                  o.rtl ? "RTL" : "model"),

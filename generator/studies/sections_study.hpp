@@ -14,11 +14,12 @@ struct SectionsStudyOptions {
   bool rtl = false;                            ///< also run every point in Verilator
   std::vector<int> layers{2, 4, 8};
   std::vector<int> contexts{1, 2, 4, 8};  // 1: every later section reloaded while nothing runs
+  std::vector<std::string> carries{"auto", "dram"};  ///< --carry of each point (pipeline.hpp)
 };
 
-/// For every (layers N, contexts C): the N-layer SwiGLU stack (B 16, D 64, F 128, tb 8,
-/// tf 32) through `verify` on the arch with C contexts. Per point: sections, bytes carried
-/// between sections (on chip: 0, this version carries through DRAM only; through DRAM),
+/// For every (layers N, contexts C, carry policy): the N-layer SwiGLU stack (B 16, D 64,
+/// F 128, tb 8, tf 32) through `verify` on the arch with C contexts. Per point: sections,
+/// bytes carried between sections (in memory units, through DRAM),
 /// switch cycles (RTL: last beat of a section to the first of the next, mean), reload words
 /// and the cycles they expose (RTL and model), the single-context baseline (stop, rewrite
 /// the whole 1-context bitstream, start: (S - 1) * (words + 1) cycles), model and RTL cycles

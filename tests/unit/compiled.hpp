@@ -8,16 +8,19 @@
 
 namespace stepgen::testing {
 
-/// Configuration field `name` of context 0 of fabric unit `unit` in the compiled image.
-/// Throws std::logic_error if the unit's kind has no such field.
-inline uint64_t cfgField(const CompileResult& c, int unit, const std::string& name) {
-  const KindLayout& k = c.layout.kindLayout(c.arch.units.at(size_t(unit)).kind);
-  for (size_t s = 0; s < c.layout.slots.size(); ++s)
-    if (c.layout.slots[s].unit == unit)
+/// Configuration field `name` of context (section) `ctx` of fabric unit `unit` in the
+/// compiled image. Throws std::logic_error if the unit's kind has no such field.
+inline uint64_t cfgFieldAt(const CompileResult& c, int unit, int ctx, const std::string& name) {
+  const KindLayout& k = c.programLayout.kindLayout(c.arch.units.at(size_t(unit)).kind);
+  for (size_t s = 0; s < c.programLayout.slots.size(); ++s)
+    if (c.programLayout.slots[s].unit == unit)
       for (size_t f = 0; f < k.fields.size(); ++f)
-        if (k.fields[f].name == name) return c.image.values[s][0][f];
+        if (k.fields[f].name == name) return c.image.values[s].at(size_t(ctx))[f];
   throw std::logic_error("no field " + name);
 }
+
+/// Configuration field `name` of context 0 of fabric unit `unit`.
+inline uint64_t cfgField(const CompileResult& c, int unit, const std::string& name) { return cfgFieldAt(c, unit, 0, name); }
 
 /// The id of the first diagnostic `f` raises (DiagError), or "none" when it raises none.
 inline std::string diagId(const std::function<void()>& f) {

@@ -1,6 +1,6 @@
 // Sections (map/sections.hpp, bitstream/reload.hpp): a graph larger than the fabric is cut
-// into sections, one context each, with the streams that cross a cut carried through DRAM;
-// more sections than contexts are reloaded. Expected cuts and byte counts are worked out by
+// into sections, one context each, with the streams that cross a cut carried in a memory
+// unit or through DRAM; more sections than contexts are reloaded. Expected cuts and byte counts are worked out by
 // hand from the SwiGLU example (B 16, D 64, F 128, tb 8, tf 32: every [B/tb, F/tf] stream of
 // [tb, tf] tiles is 2 * 4 tiles of 8 * 32 fp32 words = 8192 bytes).
 #include <catch2/catch.hpp>
@@ -34,8 +34,8 @@ ModelResult model(const CompileResult& c, const std::map<std::string, Matrix>& i
 using testing::diagId;
 }  // namespace
 
-TEST_CASE("sections: SwiGLU on a two-CU fabric runs in three sections, g, u and h carried", "[sections]") {
-  const CompileResult c = compileGraph(root() + "/arch/small.yaml", example());
+TEST_CASE("sections: SwiGLU on a two-CU fabric runs in three sections, g, u and h carried through DRAM", "[sections]") {
+  const CompileResult c = compileGraph(root() + "/arch/small.yaml", example(), 1, /*onChipCarry=*/false);
   REQUIRE(c.sections.sections == 3);
   CHECK(c.mapping.sections == 3);
   // Two compute units: {mm_g, mm_u}, {silu, mul}, {mm_p, acc_o}; each section has the
@@ -71,19 +71,82 @@ TEST_CASE("sections: SwiGLU on a two-CU fabric runs in three sections, g, u and 
 
 TEST_CASE("sections: the cut graph computes the same outputs, with the carried bytes added", "[sections]") {
   const CompileResult whole = compileGraph(root() + "/arch/default.yaml", example());
-  const CompileResult cut = compileGraph(root() + "/arch/small.yaml", example());
+  const CompileResult cut = compileGraph(root() + "/arch/small.yaml", example(), 1, false);
+  const CompileResult kept = compileGraph(root() + "/arch/small.yaml", example());
   REQUIRE(whole.sections.sections == 1);
   const auto in = loadInputs(whole.graph, root() + "/examples/swiglu/inputs", 1);
-  const ModelResult a = model(whole, in), b = model(cut, in);
+  const ModelResult a = model(whole, in), b = model(cut, in), k = model(kept, in);
   REQUIRE(a.outputs.size() == 1);
   REQUIRE(b.outputs.size() == 1);  // scratch tensors are not results
   CHECK(a.outputs.at("out").data == b.outputs.at("out").data);
+  CHECK(a.outputs.at("out").data == k.outputs.at("out").data);
   CHECK(b.timing.offchipWriteBytes == a.timing.offchipWriteBytes + 3 * 8192);  // g, u, h stored once
   CHECK(b.timing.offchipReadBytes == a.timing.offchipReadBytes + 3 * 8192);    // and read back once
+  CHECK(k.timing.offchipWriteBytes == a.timing.offchipWriteBytes + 2 * 8192);  // g stays in the memory unit
+  CHECK(k.timing.offchipReadBytes == a.timing.offchipReadBytes + 2 * 8192);
+  CHECK_FALSE(k.timing.deadlock);
   CHECK_FALSE(b.timing.deadlock);
   REQUIRE(b.timing.sectionStart.size() == 3);
   CHECK(b.timing.sectionStart[1] > 0);
   CHECK(b.timing.sectionStart[2] > b.timing.sectionStart[1]);
+}
+
+TEST_CASE("sections: a carried stream stays in a memory unit where one is free in both sections", "[sections]") {
+  // arch/small.yaml has one memory unit. g (section 0 -> 1) takes it in sections 0 and 1, so
+  // u (same sections) and h (1 -> 2) go through DRAM; g, u and h are 8192 B each, and
+  // largest-first with ties in graph order picks g.
+  const CompileResult c = compileGraph(root() + "/arch/small.yaml", example());
+  REQUIRE(c.sections.sections == 3);
+  CHECK(opsOf(c, 0) == std::set<std::string>{"load_x", "load_wg", "load_wu", "bcast_x", "zip_g", "mm_g", "zip_u", "mm_u",
+                                             "carry_keep_g", "carry_store_u"});
+  CHECK(opsOf(c, 1) == std::set<std::string>{"carry_replay_g", "carry_flatten_g", "carry_load_u.s1", "silu_g", "zip_h",
+                                             "mul_h", "carry_store_h"});
+  REQUIRE(c.sections.carried.size() == 3);
+  CHECK(c.sections.carried[0].stream == "g");
+  CHECK(c.sections.carried[0].onChip);
+  CHECK(c.sections.carried[0].to == std::vector<int>{1});
+  CHECK(c.sections.carried[0].tensor.empty());
+  CHECK_FALSE(c.sections.carried[1].onChip);
+  CHECK_FALSE(c.sections.carried[2].onChip);
+  CHECK(c.sections.carriedOnchipBytes() == 8192);
+  CHECK(c.sections.carriedDramBytes() == 2 * 8192);
+  // Keep and replay run on the fabric's memory unit, in contexts 0 and 1, configured as such;
+  // the replayed stream is routed from it in context 1.
+  const int keep = testing::opIndex(c, "carry_keep_g"), replay = testing::opIndex(c, "carry_replay_g");
+  const int mu = c.mapping.ops[size_t(keep)].unit;
+  REQUIRE(mu >= 0);
+  CHECK(c.arch.units[size_t(mu)].kind == UnitKind::Memory);
+  CHECK(c.mapping.ops[size_t(replay)].unit == mu);
+  CHECK(c.mapping.ops[size_t(keep)].ctx == 0);
+  CHECK(c.mapping.ops[size_t(replay)].ctx == 1);
+  CHECK(testing::cfgFieldAt(c, mu, 0, "keep") == 1);
+  CHECK(testing::cfgFieldAt(c, mu, 0, "replay") == 0);
+  CHECK(testing::cfgFieldAt(c, mu, 1, "replay") == 1);
+  CHECK(testing::cfgFieldAt(c, mu, 1, "keep") == 0);
+  int fromMu = 0;
+  for (const Route& r : c.mapping.routes)
+    if (r.srcUnit == mu) {
+      ++fromMu;
+      CHECK(r.ctx == 1);
+      CHECK(r.srcOp == replay);
+    }
+  CHECK(fromMu == 1);
+  // The mapping report names where each carried stream lives.
+  CHECK_THAT(mappingText(c), Catch::Contains("carried g : section 0 -> 1 in a memory unit"));
+  CHECK_THAT(mappingText(c), Catch::Contains("carried bytes: 8192 in memory units, 16384 through DRAM"));
+}
+
+TEST_CASE("sections: a stream larger than a memory unit is carried through DRAM", "[sections]") {
+  // arch/small.yaml with 4 KiB memory units: g, u and h (8192 B each) do not fit one.
+  std::string text = readText(root() + "/arch/small.yaml");
+  const std::string from = "capacity_bytes: 65536";
+  REQUIRE(text.find(from) != std::string::npos);
+  text.replace(text.find(from), from.size(), "capacity_bytes: 4096");
+  const auto path = std::filesystem::temp_directory_path() / "stepgen_arch_small_mu4k.yaml";
+  writeFile(path, text);
+  const CompileResult c = compileGraph(path.string(), example());
+  CHECK(c.sections.carriedOnchipBytes() == 0);
+  CHECK(c.sections.carriedDramBytes() == 3 * 8192);
 }
 
 TEST_CASE("sections: --sections cuts a graph that fits, ceil(ops / N) placed ops per section where the cut can be carried", "[sections]") {
@@ -146,6 +209,12 @@ TEST_CASE("sections: determinism holds for a cut graph", "[sections][determinism
   CHECK(a.bitstream == b.bitstream);
   CHECK(mappingText(a) == mappingText(b));
   CHECK(reloadsJsonText(a.reloads) == reloadsJsonText(b.reloads));
+  // With a stream kept in a memory unit (arch/small.yaml: g).
+  const CompileResult k1 = compileGraph(root() + "/arch/small.yaml", example());
+  const CompileResult k2 = compileGraph(root() + "/arch/small.yaml", example());
+  REQUIRE(k1.sections.carriedOnchipBytes() > 0);
+  CHECK(k1.bitstream == k2.bitstream);
+  CHECK(mappingText(k1) == mappingText(k2));
   CHECK(diagId([] { compileGraph(root() + "/tests/data/arch_tiny.yaml", example(), 2); }) == "none");
 }
 
