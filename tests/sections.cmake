@@ -22,17 +22,15 @@ add_test(NAME e2e_sections_mlp4_default
              -o ${E2E_DIR}/e2e_sections_mlp4_default --build-cache ${E2E_CACHE} --max-cycle-error 5")
 set_tests_properties(e2e_sections_mlp4_default PROPERTIES FIXTURES_REQUIRED default_fabric TIMEOUT 1200
                      PASS_REGULAR_EXPRESSION "sections: 4 \\(2 reloaded.*verdict: PASS")
-# - The Mixtral MoE layer (dynamic tiling) forced into 2 sections on arch/moe.yaml: it shares
-#   the MoE tests' fabric build (tests/moe.cmake). The same layer on arch/moe_small.yaml (6
-#   compute units, where it needs 2 sections) is checked against the model in
-#   tests/unit/test_sections.cpp; its RTL run is `stepgen verify --arch arch/moe_small.yaml`
-#   (a fabric build of its own, kept out of the suite for time).
-add_test(NAME e2e_sections_moe
+# - The Mixtral MoE layer (dynamic tiling) on arch/moe_small.yaml (6 compute units, where it
+#   needs 2 sections; cut after Reassemble, the reassembled rows carried through DRAM since
+#   section 0 uses all four memory units). A fabric build of its own (about 45 s).
+add_test(NAME e2e_sections_moe_small
          COMMAND bash -c "set -e; mkdir -p ${E2E_DIR}
            $<TARGET_FILE:stepgen> graph moe --trace ${STEPGEN_ROOT}/examples/moe/data/routing_mixtral8x7b_b64.csv \
              --experts 8 --k 2 --hidden 64 --ffn 224 --tile-b 0 --tile-f 32 -o ${E2E_DIR}/moe_sections_g > /dev/null
-           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe.yaml --graph ${E2E_DIR}/moe_sections_g/graph.yaml \
-             --inputs ${E2E_DIR}/moe_sections_g/inputs -o ${E2E_DIR}/e2e_sections_moe \
-             --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe --sections 2 --max-cycle-error 5")
-set_tests_properties(e2e_sections_moe PROPERTIES TIMEOUT 1200 LABELS moe FIXTURES_REQUIRED moe_fabric
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe_small.yaml --graph ${E2E_DIR}/moe_sections_g/graph.yaml \
+             --inputs ${E2E_DIR}/moe_sections_g/inputs -o ${E2E_DIR}/e2e_sections_moe_small \
+             --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe-small --max-cycle-error 5")
+set_tests_properties(e2e_sections_moe_small PROPERTIES TIMEOUT 1200 LABELS moe
                      PASS_REGULAR_EXPRESSION "sections: 2 \\(0 reloaded.*verdict: PASS")
