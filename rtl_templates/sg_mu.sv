@@ -225,6 +225,7 @@ module sg_mu #(
   logic [BW-1:0] c_out_beat;
   logic wfire, can_out, rgo;
   logic [BI-1:0] widx, ridx;
+  logic [BW-1:0] rraw;            // the stored beat at ridx (the buffer's one read port)
   logic [BW-1:0] rbeat;           // beat to emit when rgo reads a stored beat
   logic r_lastbeat, r_lastrep;
   logic [2:0] r_endstop;          // b + 1 + s_ref of the half being read
@@ -256,7 +257,8 @@ module sg_mu #(
     r_lastbeat = (rcnt_q + 1'b1 == cnt_q[rh_q]);
     r_lastrep = ({1'b0, rrep_q} + 1'b1 == {1'b0, cf_rep});
     r_endstop = cf_b + 3'd1 + sref_q[rh_q];
-    rbeat = mem[ridx];
+    rraw = mem[ridx];
+    rbeat = rraw;
     if (r_lastbeat) begin
       rbeat[DW + sg_beat_pkg::STOP_LSB +: 3] = r_lastrep ? r_endstop : cf_b;
       if (rbeat[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DATA) rbeat[DW + sg_beat_pkg::LAST_BIT] = 1'b1;
@@ -344,7 +346,7 @@ module sg_mu #(
           out_q <= {sg_beat_pkg::H_DONE, {DW{1'b0}}};
           pend_q <= 1'b1;
         end else begin
-          out_q <= mem[rcnt_q[BI-1:0]];
+          out_q <= rraw;  // rh_q stays 0 in replay: ridx = rcnt_q
           rcnt_q <= rcnt_q + 1'b1;
         end
       end else if (rgo) begin

@@ -57,6 +57,20 @@ std::vector<TemplateParam> UnitCatalogue::templateParams(UnitId u) const {
   }
 }
 
+std::vector<TemplateParam> UnitCatalogue::topParams() const {
+  return {{"W", std::to_string(a_.wordsPerBeat())},
+          {"P", std::to_string(a_.linkBytes() / 64)},
+          {"AB", std::to_string(a_.offchip.addressBits)}};
+}
+
+std::vector<TemplateParam> UnitCatalogue::resolvedParams(UnitId u) const {
+  std::vector<TemplateParam> ps = templateParams(u);
+  for (TemplateParam& p : ps)
+    for (const TemplateParam& t : topParams())
+      if (p.value == t.name) p.value = t.value;
+  return ps;
+}
+
 int UnitCatalogue::inPorts(UnitKind k) { return k == UnitKind::Empty ? 0 : 2; }
 
 std::string UnitCatalogue::portName(UnitId u, int p) const { return fmt::format("{}.in{}", instanceName(u), p); }

@@ -56,6 +56,12 @@ class UnitCatalogue {
   /// The template parameters of unit `u`'s instance, in the order the top writes them
   /// (W, P, AB are the top's own parameters, passed through by name).
   std::vector<TemplateParam> templateParams(UnitId u) const;
+  /// The top's own parameters the unit instances pass through: W (32-bit words per beat),
+  /// P (64-byte DRAM pieces per beat), AB (DRAM address bits), with their values.
+  std::vector<TemplateParam> topParams() const;
+  /// templateParams with the top's parameters replaced by their values: the parameter set
+  /// a unit is synthesized with on its own (`stepgen synth`).
+  std::vector<TemplateParam> resolvedParams(UnitId u) const;
   /// Input stream ports of a unit kind (2 for every kind today: see ConfigLayout::ports).
   static int inPorts(UnitKind k);
   /// Name of input port p of `u` as the harness and the deadlock report print it: u_cu_x1_y0.in0.

@@ -13,7 +13,9 @@
 #include "studies/sections_study.hpp"
 #include "studies/bench.hpp"
 #include "driver/pipeline.hpp"
+#include "fpga/synth.hpp"
 #include "studies/sweep.hpp"
+#include "support/files.hpp"
 #include "version.hpp"
 
 using namespace stepgen;
@@ -166,6 +168,22 @@ int main(int argc, char** argv) {
   regionsCmd->add_option("--regions", rso.regions, "region counts R (each must divide 128)");
   regionsCmd->add_option("--rtl", rso.rtlRegions, "the R also run in Verilator (e.g. --rtl 4 8)");
 
+  SynthOptions syo;
+  std::string syCsv;
+  auto* synthCmd = app.add_subcommand(
+      "synth", "FPGA resources of a fabric: Yosys synthesizes each unit kind once and the top with its units as black "
+               "boxes (LUT, FF, carry, DSP, BRAM, LUT-RAM, logic levels, Yosys time)");
+  synthCmd->add_option("--arch", syo.archPath, "architecture YAML")->required()->check(CLI::ExistingFile);
+  synthCmd->add_option("--target", syo.target, "xc7 | xcup (synth_xilinx) | ice40 (synth_ice40 -dsp)")
+      ->check(CLI::IsMember({"xc7", "xcup", "ice40"}));
+  synthCmd->add_option("--part", syo.part,
+                       "part whose capacity the fabric must fit (xc7: xc7a100t, xc7a200t; xcup: xcvu9p; ice40: up5k, hx8k)");
+  synthCmd->add_option("-o,--out", syo.outDir, "output folder (rtl/, per-job Yosys logs, synth.json, synth.txt)");
+  synthCmd->add_option("--timeout", syo.timeoutSeconds, "seconds per Yosys job");
+  synthCmd->add_option("--csv", syCsv, "also write the rows as CSV (docs/results/fpga.csv columns)");
+  synthCmd->add_option("--only", syo.only, "synthesize only these rows (ag, cu, mu, top); the fabric row is then partial")
+      ->delimiter(',');
+
   std::string dArch, dBin;
   auto* decodeCmd = app.add_subcommand("decode", "decode a bitstream into its readable .cfg text");
   decodeCmd->add_option("--arch", dArch, "architecture YAML")->required()->check(CLI::ExistingFile);
@@ -241,6 +259,25 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*sweepCmd) return runSweep(so);
+    if (*synthCmd) {
+      const SynthReport r = runSynth(syo);
+      const std::string table = synthTable(r);
+      writeFile(std::filesystem::path(syo.outDir) / "synth.txt", table);
+      writeFile(std::filesystem::path(syo.outDir) / "synth.json", synthJson(r));
+      if (!syCsv.empty()) writeFile(syCsv, synthCsv(r, true));
+      std::cout << table;
+      if (r.overflows()) {
+        std::cerr << fmt::format("error: fabric '{}' does not fit part {} (see the utilization line; --part to choose "
+                                 "another)\n",
+                                 r.arch, r.part);
+        return 3;
+      }
+      if (r.rows.back().status == "incomplete") {
+        std::cerr << "error: a Yosys job did not finish (see the status column and " << syo.outDir << "/<unit>.log)\n";
+        return 2;
+      }
+      return 0;
+    }
     if (*benchCmd) return runBench(bo);
   } catch (const DiagError& e) {
     return reportDiag(e);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One Yosys FPGA synthesis job of `stepgen synth` (docs/fpga.md): synthesizes module <top>
+# of a generated fabric out of context and writes its statistics and longest path.
+#
+# usage: flows/fpga_synth_one.sh <rtl_dir> <top> <target> <params> <blackboxes> <out_prefix> <timeout_s> <mem_kb>
+#   <rtl_dir>     a stepgen output's rtl/ folder (filelist.f and the .sv files)
+#   <top>         the module to synthesize (sg_top, sg_cu, sg_mu, sg_ag, ...)
+#   <target>      xc7 | xcup (synth_xilinx -family) | ice40 (synth_ice40 -dsp)
+#   <params>      "NAME=VALUE ..." parameter overrides of <top> ("" = none)
+#   <blackboxes>  modules kept as black boxes ("" = none): the whole fabric's top is
+#                 synthesized once with its units as black boxes
+#   <out_prefix>  writes <out_prefix>.stat.json, .ltp.txt, .log
+# Yosys runs under `timeout` and a virtual-memory limit so that a design too big for this
+# machine fails instead of hanging it. Exit: Yosys's status (124 = timeout).
+set -uo pipefail
+[ $# -eq 8 ] || { echo "usage: $0 <rtl_dir> <top> <target> <params> <blackboxes> <out_prefix> <timeout_s> <mem_kb>" >&2; exit 2; }
+dir="$(realpath "$1")"; top="$2"; target="$3"; params="$4"; boxes="$5"; out="$6"; limit="$7"; mem="$8"
+# Packages first (Yosys needs them before their users), then the rest in filelist order.
+files=$(grep '_pkg.sv$' "$dir/filelist.f"; grep -v '_pkg.sv$' "$dir/filelist.f")
+script=""
+# -defer: elaborate only what hierarchy asks for, with its parameters (not every template
+# at its defaults first). A black-box module is read with -lib: its ports only.
+for f in $files; do
+  m=$(basename "$f" .sv)
+  if [[ " $boxes " == *" $m "* ]]; then script="$script read_verilog -lib -sv $dir/$m.sv;"
+  else script="$script read_verilog -defer -sv $dir/$m.sv;"; fi
+done
+chparam=""
+for p in $params; do chparam="$chparam -chparam ${p%%=*} ${p#*=}"; done
+script="$script hierarchy -top $top$chparam;"
+case "$target" in
+  xc7|xcup) script="$script synth_xilinx -family $target -flatten -noiopad -noclkbuf -top $top;"
+            path="t:LUT* t:MUXF* t:CARRY* t:RAM* t:DSP*" ;;
+  ice40) script="$script synth_ice40 -dsp -top $top;"
+         path="t:SB_LUT4 t:SB_CARRY t:SB_MAC16" ;;
+  *) echo "unknown target $target" >&2; exit 2 ;;
+esac
+# The longest path counts the combinational cells only (flip-flops, block RAMs and the
+# black boxes cut it): LUTs, wide muxes, carry cells, LUT-RAM reads, DSP blocks.
+script="$script tee -q -o $out.stat.json stat -json; tee -q -o $out.ltp.txt ltp -noff $path w:*"
+(ulimit -v "$mem"; exec timeout "$limit" yosys -q -l "$out.log" -p "$script") > /dev/null 2>&1

@@ -1,0 +1,232 @@
+// runSynth: the job list (one per distinct unit module and parameter set, one for the top),
+// the Yosys runs (flows/fpga_synth_one.sh), and the cell classification.
+#include "fpga/synth.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <stdexcept>
+#include <sys/wait.h>
+
+#include "arch/config_layout.hpp"
+#include "arch/unit_catalogue.hpp"
+#include "emit/verilog_top.hpp"
+#include "support/files.hpp"
+
+namespace fs = std::filesystem;
+
+namespace stepgen {
+
+namespace {
+
+/// A part's capacity: LUTs, FFs, 36 Kb block RAMs (iCE40: 4 Kb blocks), DSP blocks.
+struct Part {
+  const char* target;
+  const char* name;
+  int64_t luts, ffs;
+  double brams;
+  int64_t dsps;
+};
+
+// Vendor data sheets: Xilinx DS180 (Artix-7 XC7A100T), DS923 (Virtex UltraScale+ XCVU9P),
+// Lattice FPGA-DS-02008 (iCE40 UltraPlus UP5K), DS1040 (iCE40 HX8K). The first of a target
+// is its default.
+constexpr Part kParts[] = {
+    {"xc7", "xc7a100t", 63400, 126800, 135, 240},
+    {"xc7", "xc7a200t", 134600, 269200, 365, 740},
+    {"xcup", "xcvu9p", 1182240, 2364480, 2160, 6840},
+    {"ice40", "up5k", 5280, 5280, 30, 8},
+    {"ice40", "hx8k", 7680, 7680, 32, 0},
+};
+
+const Part& partFor(const std::string& target, const std::string& name) {
+  for (const Part& p : kParts)
+    if (target == p.target && (name.empty() || name == p.name)) return p;
+  std::string known;
+  for (const Part& p : kParts)
+    if (target == p.target) known += fmt::format("{}{}", known.empty() ? "" : ", ", p.name);
+  if (known.empty()) throw std::invalid_argument(fmt::format("unknown target '{}' (xc7, xcup or ice40)", target));
+  throw std::invalid_argument(fmt::format("unknown part '{}' for target {} ({})", name, target, known));
+}
+
+// Adds the cells of one Yosys `stat -json` cell-type table to `c`.
+void classify(const nlohmann::json& byType, SynthCounts& c) {
+  for (const auto& [type, n] : byType.items()) {
+    const int64_t k = n.get<int64_t>();
+    auto starts = [&](const char* p) { return type.rfind(p, 0) == 0; };
+    if (starts("LUT") || type == "SB_LUT4") c.luts += k;
+    else if (starts("FD") || starts("SB_DFF")) c.ffs += k;
+    else if (starts("CARRY") || type == "SB_CARRY") c.carries += k;
+    else if (starts("DSP48") || type == "SB_MAC16") c.dsps += k;
+    else if (starts("RAMB18")) c.brams += 0.5 * double(k);
+    else if (starts("RAMB36") || type == "SB_RAM40_4K" || type == "SB_SPRAM256KA") c.brams += double(k);
+    else if (starts("RAM") || starts("SRL")) c.lutrams += k;
+  }
+}
+
+// The longest path ltp printed: "Longest topological path in <module> (length=N):".
+int64_t pathLength(const std::string& ltp) {
+  std::smatch m;
+  static const std::regex re(R"(\(length=(\d+)\))");
+  return std::regex_search(ltp, m, re) ? std::stoll(m[1]) : 0;
+}
+
+std::string paramText(const std::vector<TemplateParam>& ps) {
+  std::string s;
+  for (const TemplateParam& p : ps) s += fmt::format("{}{}={}", s.empty() ? "" : " ", p.name, p.value);
+  return s;
+}
+
+// Runs one Yosys job; fills the row's counts, seconds and status.
+void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptions& o, SynthRow& row) {
+  const fs::path prefix = fs::path(o.outDir) / row.unit;
+  const std::string cmd = fmt::format("bash '{}/flows/fpga_synth_one.sh' '{}' {} {} '{}' '{}' '{}' {} {}", stepgenRoot(),
+                                      rtl.string(), row.module, o.target, row.params, blackboxes, prefix.string(),
+                                      o.timeoutSeconds, o.memLimitKb);
+  const auto t0 = std::chrono::steady_clock::now();
+  const int rc = std::system(cmd.c_str());
+  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const int status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  if (status != 0) {
+    row.status = status == 124 ? "timeout" : "failed";
+    return;
+  }
+  const nlohmann::json stat = nlohmann::json::parse(readText(prefix.string() + ".stat.json"), nullptr, false);
+  if (stat.is_discarded() || !stat.contains("design")) {
+    row.status = "failed";
+    return;
+  }
+  classify(stat["design"].value("num_cells_by_type", nlohmann::json::object()), row.c);
+  row.c.logicLevels = pathLength(readText(prefix.string() + ".ltp.txt"));
+  row.status = "ok";
+}
+
+}  // namespace
+
+bool SynthReport::overflows() const {
+  const SynthCounts& f = rows.back().c;
+  return f.luts > partLuts || f.ffs > partFfs || f.brams > partBrams || f.dsps > partDsps;
+}
+
+SynthReport runSynth(const SynthOptions& o) {
+  const Part& part = partFor(o.target, o.part);
+  const ArchModel a = loadArch(o.archPath);
+  const UnitCatalogue cat(a);
+  const fs::path rtl = fs::path(o.outDir) / "rtl";
+  fs::create_directories(rtl);
+  std::string filelist;
+  for (const RtlFile& f : emitFabric(a, buildConfigLayout(a), stepgenRoot() + "/rtl_templates")) {
+    writeFile(rtl / f.name, f.text);
+    filelist += f.name + "\n";
+  }
+  writeFile(rtl / "filelist.f", filelist);
+
+  SynthReport r{a.name, o.target, part.name, part.luts, part.ffs, part.dsps, part.brams, {}};
+  // One job per unit kind: every unit of a kind has the same parameters (the arch sets them
+  // per kind), so one synthesis stands for all its instances.
+  std::map<UnitKind, size_t> rowOf;
+  std::string blackboxes;
+  for (UnitId u : cat.units()) {
+    auto it = rowOf.find(cat.kind(u));
+    if (it != rowOf.end()) {
+      r.rows[it->second].count++;
+      continue;
+    }
+    const char* module = UnitCatalogue::moduleName(cat.kind(u));
+    const std::string kind = cat.instanceName(u).substr(2, 2);  // u_cu_x1_y0 -> cu
+    rowOf[cat.kind(u)] = r.rows.size();
+    r.rows.push_back({kind, module, paramText(cat.resolvedParams(u)), 1, {}, 0, ""});
+    blackboxes += fmt::format("{}{}", blackboxes.empty() ? "" : " ", module);
+  }
+  r.rows.push_back({"top", "sg_top", "", 1, {}, 0, ""});
+  for (const std::string& name : o.only)
+    if (std::none_of(r.rows.begin(), r.rows.end(), [&](const SynthRow& row) { return row.unit == name; }))
+      throw std::invalid_argument(fmt::format("--only {}: architecture '{}' has no such row (ag, cu, mu, top)", name, a.name));
+  bool partial = false;
+  for (SynthRow& row : r.rows) {
+    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), row.unit) == o.only.end()) {
+      row.status = "skipped", partial = true;
+      continue;
+    }
+    runJob(rtl, row.unit == "top" ? blackboxes : "", o, row);
+  }
+
+  SynthRow fabric{"fabric", "", "", 1, {}, 0, partial ? "partial" : "ok"};
+  for (const SynthRow& row : r.rows) {
+    SynthCounts& t = fabric.c;
+    t.luts += row.count * row.c.luts, t.ffs += row.count * row.c.ffs, t.carries += row.count * row.c.carries;
+    t.dsps += row.count * row.c.dsps, t.brams += row.count * row.c.brams, t.lutrams += row.count * row.c.lutrams;
+    t.logicLevels = std::max(t.logicLevels, row.c.logicLevels);
+    fabric.seconds += row.seconds;
+    if (row.status != "ok" && row.status != "skipped") fabric.status = "incomplete";
+  }
+  r.rows.push_back(fabric);
+  return r;
+}
+
+std::string synthTable(const SynthReport& r) {
+  std::string s = fmt::format("# stepgen synth: architecture '{}', target {}, part {}\n", r.arch, r.target, r.part);
+  s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}  {}\n", "unit", "count", "LUT", "FF",
+                   "carry", "DSP", "BRAM36", "LUT-RAM", "levels", "yosys s", "status / parameters");
+  for (const SynthRow& row : r.rows) {
+    const bool ok = row.status == "ok" || row.unit == "fabric";
+    s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7.1f} {:>8} {:>6} {:>9.1f}  {}{}\n", row.unit, row.count,
+                     ok ? std::to_string(row.c.luts) : "-", ok ? std::to_string(row.c.ffs) : "-", row.c.carries,
+                     row.c.dsps, row.c.brams, row.c.lutrams, row.c.logicLevels, row.seconds, row.status,
+                     row.params.empty() ? "" : " " + row.params);
+  }
+  const SynthCounts& f = r.rows.back().c;
+  s += fmt::format("per instance for units and top; fabric = top + count x unit. {} ({} LUT, {} FF, {} BRAM36, {} DSP): "
+                   "{:.1f} % LUT, {:.1f} % FF, {:.1f} % BRAM, {:.1f} % DSP{}\n",
+                   r.part, r.partLuts, r.partFfs, r.partBrams, r.partDsps, 100.0 * double(f.luts) / double(r.partLuts),
+                   100.0 * double(f.ffs) / double(r.partFfs), r.partBrams > 0 ? 100.0 * f.brams / r.partBrams : 0.0,
+                   r.partDsps > 0 ? 100.0 * double(f.dsps) / double(r.partDsps) : 0.0,
+                   r.rows.back().status == "ok" ? "" : fmt::format(" ({}: not every row counted)", r.rows.back().status));
+  return s;
+}
+
+std::string synthCsv(const SynthReport& r, bool header) {
+  std::string s = header ? "arch,target,unit,luts,ffs,carries,dsps,brams,lutrams,logic_levels,fmax_mhz,synth_seconds,"
+                           "count,module,params,status,part\n"
+                         : "";
+  for (const SynthRow& row : r.rows) {
+    const bool ok = row.status == "ok";
+    auto n = [&](auto v) { return ok ? fmt::format("{}", v) : std::string(); };
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},,{:.1f},{},{},{},{},{}\n", r.arch, r.target, row.unit, n(row.c.luts),
+                     n(row.c.ffs), n(row.c.carries), n(row.c.dsps), n(row.c.brams), n(row.c.lutrams),
+                     n(row.c.logicLevels), row.seconds, row.count, row.module, row.params, row.status, r.part);
+  }
+  return s;
+}
+
+std::string synthJson(const SynthReport& r) {
+  nlohmann::json j;
+  j["arch"] = r.arch;
+  j["target"] = r.target;
+  j["part"] = {{"name", r.part}, {"luts", r.partLuts}, {"ffs", r.partFfs}, {"brams", r.partBrams}, {"dsps", r.partDsps}};
+  j["fabric_status"] = r.rows.back().status;
+  j["overflows_part"] = r.overflows();
+  for (const SynthRow& row : r.rows)
+    j["rows"].push_back({{"unit", row.unit},
+                         {"module", row.module},
+                         {"params", row.params},
+                         {"count", row.count},
+                         {"status", row.status},
+                         {"luts", row.c.luts},
+                         {"ffs", row.c.ffs},
+                         {"carries", row.c.carries},
+                         {"dsps", row.c.dsps},
+                         {"brams", row.c.brams},
+                         {"lutrams", row.c.lutrams},
+                         {"logic_levels", row.c.logicLevels},
+                         {"synth_seconds", row.seconds}});
+  return j.dump(2) + "\n";
+}
+
+}  // namespace stepgen

@@ -1,0 +1,70 @@
+#pragma once
+// `stepgen synth`: FPGA resource counts of a generated fabric (docs/fpga.md). Yosys
+// synthesizes each distinct unit module and parameter set once, out of context, and the
+// top once with its units as black boxes (flows/fpga_synth_one.sh); the fabric's figures
+// are the top's plus each unit's times its instance count.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stepgen {
+
+/// Options of `stepgen synth`.
+struct SynthOptions {
+  std::string archPath;
+  std::string target = "xc7";  ///< xc7, xcup (synth_xilinx -family) or ice40 (synth_ice40 -dsp)
+  std::string part;            ///< capacity to check against ("" = the target's default part)
+  std::string outDir = "out/synth";
+  int timeoutSeconds = 1800;   ///< per Yosys job
+  int64_t memLimitKb = 16 * 1024 * 1024;  ///< virtual memory per Yosys job (KiB)
+  /// Rows to synthesize ("ag", "cu", "mu", "top"); empty = all. The fabric row then sums
+  /// only these and is "partial".
+  std::vector<std::string> only;
+};
+
+/// Resources of one synthesized module (cell counts of the mapped netlist).
+struct SynthCounts {
+  int64_t luts = 0;      ///< LUT1..LUT6 / SB_LUT4
+  int64_t ffs = 0;       ///< FD* / SB_DFF*
+  int64_t carries = 0;   ///< CARRY4, CARRY8 / SB_CARRY
+  int64_t dsps = 0;      ///< DSP48E1, DSP48E2 / SB_MAC16
+  double brams = 0;      ///< 36 Kb block RAMs (a RAMB18 counts 0.5) / SB_RAM40_4K + SB_SPRAM256KA
+  int64_t lutrams = 0;   ///< LUT-RAM and shift-register cells (RAM32M, RAM64M, RAM*X1*, SRL*)
+  int64_t logicLevels = 0;  ///< combinational cells on the longest path between registers (Yosys ltp)
+};
+
+/// One row of the report: a unit kind, the top, or the whole fabric.
+struct SynthRow {
+  std::string unit;     ///< "ag", "cu", "mu", "top" or "fabric"
+  std::string module;   ///< sg_ag, sg_cu, sg_mu, sg_top ("" for the fabric)
+  std::string params;   ///< "W=16 LANES=16 ..." as synthesized
+  int count = 1;        ///< instances in the fabric
+  SynthCounts c;        ///< per instance (the fabric row: totals)
+  double seconds = 0;   ///< Yosys wall seconds (the fabric row: their sum)
+  std::string status;   ///< ok, timeout, failed, skipped (the fabric row: ok, partial or incomplete)
+};
+
+/// What `stepgen synth` measured.
+struct SynthReport {
+  std::string arch, target, part;
+  int64_t partLuts = 0, partFfs = 0, partDsps = 0;
+  double partBrams = 0;
+  std::vector<SynthRow> rows;  ///< unit kinds in grid order of first appearance, then top, then fabric
+  /// The fabric row (or, when partial or incomplete, what was counted) exceeds the part.
+  bool overflows() const;
+};
+
+/// Emits the arch's fabric into `o.outDir`/rtl and synthesizes it. Errors: DiagError for a
+/// bad arch file; std::invalid_argument for an unknown target, part or row name; a Yosys
+/// job that fails or times out is reported in its row (status), not thrown.
+SynthReport runSynth(const SynthOptions& o);
+
+/// The readable table (one line per row, then the part's utilization). Deterministic.
+std::string synthTable(const SynthReport& r);
+/// CSV: arch,target,unit,luts,ffs,carries,dsps,brams,lutrams,logic_levels,fmax_mhz,
+/// synth_seconds,count,module,params,status (fmax_mhz empty: no place and route here).
+std::string synthCsv(const SynthReport& r, bool header);
+/// synth.json: every row's counts, the part and whether the fabric fits.
+std::string synthJson(const SynthReport& r);
+
+}  // namespace stepgen
