@@ -173,7 +173,7 @@ SynthReport runSynth(const SynthOptions& o) {
 std::string synthTable(const SynthReport& r) {
   std::string s = fmt::format("# stepgen synth: architecture '{}', target {}, part {}\n", r.arch, r.target, r.part);
   s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}  {}\n", "unit", "count", "LUT", "FF",
-                   "carry", "DSP", "BRAM36", "LUT-RAM", "levels", "yosys s", "status / parameters");
+                   "carry", "DSP", "BRAM", "LUT-RAM", "levels", "yosys s", "status / parameters");
   for (const SynthRow& row : r.rows) {
     const bool ok = row.status == "ok" || row.unit == "fabric";
     s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7.1f} {:>8} {:>6} {:>9.1f}  {}{}\n", row.unit, row.count,
@@ -182,7 +182,7 @@ std::string synthTable(const SynthReport& r) {
                      row.params.empty() ? "" : " " + row.params);
   }
   const SynthCounts& f = r.rows.back().c;
-  s += fmt::format("per instance for units and top; fabric = top + count x unit. {} ({} LUT, {} FF, {} BRAM36, {} DSP): "
+  s += fmt::format("per instance for units and top; fabric = top + count x unit. {} ({} LUT, {} FF, {} BRAM, {} DSP): "
                    "{:.1f} % LUT, {:.1f} % FF, {:.1f} % BRAM, {:.1f} % DSP{}\n",
                    r.part, r.partLuts, r.partFfs, r.partBrams, r.partDsps, 100.0 * double(f.luts) / double(r.partLuts),
                    100.0 * double(f.ffs) / double(r.partFfs), r.partBrams > 0 ? 100.0 * f.brams / r.partBrams : 0.0,
@@ -196,7 +196,7 @@ std::string synthCsv(const SynthReport& r, bool header) {
                            "count,module,params,status,part\n"
                          : "";
   for (const SynthRow& row : r.rows) {
-    const bool ok = row.status == "ok";
+    const bool ok = row.status == "ok" || row.status == "partial";  // a partial fabric: the rows counted
     auto n = [&](auto v) { return ok ? fmt::format("{}", v) : std::string(); };
     s += fmt::format("{},{},{},{},{},{},{},{},{},{},,{:.1f},{},{},{},{},{}\n", r.arch, r.target, row.unit, n(row.c.luts),
                      n(row.c.ffs), n(row.c.carries), n(row.c.dsps), n(row.c.brams), n(row.c.lutrams),
