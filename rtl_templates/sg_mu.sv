@@ -93,7 +93,7 @@
 // (sg_combine's `done` is not used; its `peak_words` is `held_words` while the combine
 // context runs). The buffer side stays idle.
 //
-// Ports: out_valid / out_beat come from registers (through the mode multiplexer, whose
+// Ports: out_valid / out_beat are functions of registers only (the mode multiplexer, whose
 // select is a function of registers and the configuration); in0_ready and in1_ready are
 // combinational from registers and configuration only (no path from any valid; sg_route's
 // and sg_combine's readies are functions of their registers).
@@ -225,8 +225,6 @@ module sg_mu #(
   logic [BW-1:0] c_out_beat;
   logic wfire, can_out, rgo;
   logic [BI-1:0] widx, ridx;
-  logic [BW-1:0] rraw;            // the stored beat at ridx (the buffer's one read port)
-  logic [BW-1:0] rbeat;           // beat to emit when rgo reads a stored beat
   logic r_lastbeat, r_lastrep;
   logic [2:0] r_endstop;          // b + 1 + s_ref of the half being read
 
@@ -246,7 +244,27 @@ module sg_mu #(
   // nothing fills).
   assign in0_ready = rmode ? (run && r_in0_ready) : cmode ? (run && c_in0_ready) : b_in0_ready;
   assign in1_ready = run && ((rmode && r_in1_ready) || (cmode && c_in1_ready));
-  assign out_beat = rmode ? r_out_beat : cmode ? c_out_beat : out_q;
+  // The buffer's one read port is registered like a block RAM's output: rd_en reads
+  // mem[ridx] at the edge into rdata_q, and while rsel_q the output beat is rdata_q with the
+  // read-out's stop rewrite (registered beside it); otherwise out_q (DONE and STOP beats).
+  // The cycles are those of a read into out_q; FPGA tools map mem to block RAM.
+  logic rd_en, rsel_q, rfix_q;
+  logic [2:0] rstop_q;
+  logic [BW-1:0] rdata_q, b_out;
+  assign rd_en = (pgo && rcnt_q != kcnt_q) || (rgo && !tokdone_q[rh_q] && cnt_q[rh_q] != '0 && cf_rep != '0);
+  always_ff @(posedge clk)
+    if (rd_en) rdata_q <= mem[ridx];
+  always_comb begin
+    b_out = out_q;
+    if (rsel_q) begin
+      b_out = rdata_q;
+      if (rfix_q) begin
+        b_out[DW + sg_beat_pkg::STOP_LSB +: 3] = rstop_q;
+        if (rdata_q[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DATA) b_out[DW + sg_beat_pkg::LAST_BIT] = 1'b1;
+      end
+    end
+  end
+  assign out_beat = rmode ? r_out_beat : cmode ? c_out_beat : b_out;
   assign out_valid = rmode ? (run && r_out_valid) : cmode ? (run && c_out_valid) : ov_q;
   // The context ends when its DONE beat is accepted (either mode).
   // ... and a keep context when its input DONE is taken in (it emits nothing).
@@ -257,12 +275,6 @@ module sg_mu #(
     r_lastbeat = (rcnt_q + 1'b1 == cnt_q[rh_q]);
     r_lastrep = ({1'b0, rrep_q} + 1'b1 == {1'b0, cf_rep});
     r_endstop = cf_b + 3'd1 + sref_q[rh_q];
-    rraw = mem[ridx];
-    rbeat = rraw;
-    if (r_lastbeat) begin
-      rbeat[DW + sg_beat_pkg::STOP_LSB +: 3] = r_lastrep ? r_endstop : cf_b;
-      if (rbeat[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DATA) rbeat[DW + sg_beat_pkg::LAST_BIT] = 1'b1;
-    end
   end
 
   always_ff @(posedge clk) begin
@@ -283,6 +295,7 @@ module sg_mu #(
     if (!rst_n || !run) begin
       // Reset, idle or INIT: an empty unit for the next context.
       ov_q <= 1'b0;
+      rsel_q <= 1'b0;
       full_q <= '0;
       tokdone_q <= '0;
       eos_q <= 1'b0;
@@ -344,24 +357,32 @@ module sg_mu #(
         ov_q <= 1'b1;
         if (rcnt_q == kcnt_q) begin
           out_q <= {sg_beat_pkg::H_DONE, {DW{1'b0}}};
+          rsel_q <= 1'b0;
           pend_q <= 1'b1;
         end else begin
-          out_q <= rraw;  // rh_q stays 0 in replay: ridx = rcnt_q
+          rsel_q <= 1'b1;  // rdata_q: the kept beat at ridx = rcnt_q (rh_q stays 0), as stored
+          rfix_q <= 1'b0;
           rcnt_q <= rcnt_q + 1'b1;
         end
       end else if (rgo) begin
         ov_q <= 1'b1;
         if (tokdone_q[rh_q]) begin
           out_q <= {sg_beat_pkg::H_DONE, {DW{1'b0}}};
+          rsel_q <= 1'b0;
           full_q[rh_q] <= 1'b0;
           tokdone_q[rh_q] <= 1'b0;
           rh_q <= !rh_q;
         end else if (cnt_q[rh_q] == '0 || cf_rep == '0) begin
           out_q <= {K_STOP, 1'b0, r_endstop, {DW{1'b0}}};
+          rsel_q <= 1'b0;
           full_q[rh_q] <= 1'b0;
           rh_q <= !rh_q;
         end else begin
-          out_q <= rbeat;
+          // rdata_q: the stored beat; the last beat of a read-out gets stop b, or b + 1 + s_ref
+          // in the last read-out (and last = 1 on a DATA beat)
+          rsel_q <= 1'b1;
+          rfix_q <= r_lastbeat;
+          rstop_q <= r_lastrep ? r_endstop : cf_b;
           if (r_lastbeat) begin
             rcnt_q <= '0;
             if (r_lastrep) begin
