@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Builds the Verilator simulation of a fabric top `sg_top` together with the stepgen harness.
 #
-# usage: flows/verilator_build.sh <out_dir> <top.sv> [--trace] [extra .sv files...]
+# usage: flows/verilator_build.sh <out_dir> <top.sv> [--trace] [--axi] [extra .sv files...]
 #
 #   <out_dir>   build folder; the binary is <out_dir>/obj_dir/Vfabric, the verilator/make
 #               log is <out_dir>/verilator_build.log
 #   <top.sv>    file holding module sg_top
 #   --trace     compile FST tracing in (--trace-fst, -DSTEPGEN_TRACE); needed for "trace" in
 #               run.json. Costs simulation speed, so only when asked.
+#   --axi       <top.sv> holds the AXI wrapper sg_axi_top (docs/axi.md): the top module is
+#               sg_axi_top and the harness sim/harness/axi_main.cpp, which includes
+#               sg_axi_ports.h from the folder of <top.sv>. No tracing.
 #   extra files further .sv/.v files; *_pkg.sv files are put first (Verilator needs packages
 #               before their users). The folder of every file and rtl_templates/ are include
 #               directories.
@@ -17,7 +20,7 @@
 # verilator), STEPGEN_VERILATOR_JOBS (default 2).
 set -euo pipefail
 
-usage() { echo "usage: $0 <out_dir> <top.sv> [--trace] [extra .sv files...]" >&2; exit 2; }
+usage() { echo "usage: $0 <out_dir> <top.sv> [--trace] [--axi] [extra .sv files...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,11 +28,13 @@ root="$(cd "$here/.." && pwd)"
 out="$1"; shift
 top="$1"; shift
 trace=0
+axi=0
 pkgs=()
 others=()
 for a in "$@"; do
   case "$a" in
     --trace) trace=1 ;;
+    --axi) axi=1 ;;
     -*) echo "verilator_build.sh: unknown option $a" >&2; usage ;;
     *_pkg.sv) pkgs+=("$(realpath "$a")") ;;
     *) others+=("$(realpath "$a")") ;;
@@ -61,6 +66,13 @@ done
 makeflags="OPT_FAST=${STEPGEN_VERILATOR_OPT:--O1} OPT_SLOW=-O0"
 command -v ccache >/dev/null 2>&1 && makeflags="$makeflags OBJCACHE=ccache"
 cflags="-std=c++17 -I$root/sim"
+topmod=sg_top
+harness=("$root/sim/harness/harness_main.cpp")
+if [ "$axi" = 1 ]; then
+  topmod=sg_axi_top
+  harness=("$root/sim/harness/axi_main.cpp" "$root/sim/common/axi_mem.cpp")
+  cflags="$cflags -I$(dirname "$top")"
+fi
 vflags=()
 if [ "$trace" = 1 ]; then
   vflags+=(--trace-fst)
@@ -74,11 +86,11 @@ VERILATOR="${VERILATOR:-verilator}"
 cmd=("$VERILATOR" --cc --exe --build -j "${STEPGEN_VERILATOR_JOBS:-2}"
      -O3 --unroll-count 2 --x-assign fast --x-initial fast --output-split 5000 -Wno-fatal
      -MAKEFLAGS "$makeflags"
-     --prefix Vfabric --top-module sg_top --Mdir "$out/obj_dir" -o Vfabric
+     --prefix Vfabric --top-module $topmod --Mdir "$out/obj_dir" -o Vfabric
      -CFLAGS "$cflags"
      ${vflags[@]+"${vflags[@]}"} "${incs[@]}"
      ${pkgs[@]+"${pkgs[@]}"} "$top" ${others[@]+"${others[@]}"}
-     "$root/sim/harness/harness_main.cpp" "$root/sim/common/dram.cpp" "$root/sim/common/npy.cpp" "$root/sim/common/run_desc.cpp")
+     "${harness[@]}" "$root/sim/common/dram.cpp" "$root/sim/common/npy.cpp" "$root/sim/common/run_desc.cpp")
 
 if ! "${cmd[@]}" >"$log" 2>&1; then
   cat "$log" >&2

@@ -22,7 +22,13 @@ stepgen_verify_test(e2e_shapes_default arch/default.yaml tests/data/graphs/shape
 # both, bit-exact, with the model's cycles within 5 % of the RTL's. A lock-step model (no
 # link FIFOs) reported a deadlock here.
 stepgen_verify_test(e2e_diamond_default arch/default.yaml tests/data/graphs/diamond.yaml --max-cycle-error 5)
-set_tests_properties(e2e_swiglu_default e2e_buffer_default e2e_shapes_default e2e_diamond_default
+# The AXI wrapper (docs/axi.md): the SwiGLU example through sg_axi_top (AXI4 masters served by
+# the harness's AXI memory, configuration and start over AXI4-Lite), bit-exact with the model
+# and with the flat run's off-chip bytes; its cycles are reported beside the flat run's.
+stepgen_verify_test(e2e_axi_swiglu_default arch/default.yaml examples/swiglu/graph.yaml
+                    --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs --axi)
+set_tests_properties(e2e_axi_swiglu_default PROPERTIES PASS_REGULAR_EXPRESSION "axi   : [0-9]+ cycles.*outputs bit-exact")
+set_tests_properties(e2e_swiglu_default e2e_buffer_default e2e_shapes_default e2e_diamond_default e2e_axi_swiglu_default
                      PROPERTIES FIXTURES_REQUIRED default_fabric)
 # Scan(add), Expand and Parallelize on compute units (tests/data/arch_dyn_ops.yaml, sg_cu DYN = 1):
 # bit-exact, bytes equal, and the model's cycles within 5 % of the RTL's. The expected outputs

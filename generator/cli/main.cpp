@@ -56,6 +56,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "dram"}));
   verifyCmd->add_flag("--trace", vo.trace, "write an FST waveform of the RTL run (out/wave.fst)");
   verifyCmd->add_flag("--model-only", vo.skipRtl, "skip the Verilator run");
+  verifyCmd->add_flag("--axi", vo.axi,
+                      "also run the fabric through its AXI wrapper sg_axi_top (AXI4 masters, AXI4-Lite control; docs/axi.md) "
+                      "and compare it with the model and the flat-port run");
   verifyCmd->add_option("--watchdog", vo.watchdogCycles, "cycles without progress before the RTL run is declared deadlocked");
   verifyCmd->add_option("--build-cache", vo.buildCache, "folder that keeps verilated fabrics between runs");
   verifyCmd->add_option("--max-cycle-error", vo.maxCycleErrorPercent,
@@ -181,7 +184,7 @@ int main(int argc, char** argv) {
   synthCmd->add_option("-o,--out", syo.outDir, "output folder (rtl/, per-job Yosys logs, synth.json, synth.txt)");
   synthCmd->add_option("--timeout", syo.timeoutSeconds, "seconds per Yosys job");
   synthCmd->add_option("--csv", syCsv, "also write the rows as CSV (docs/results/fpga.csv columns)");
-  synthCmd->add_option("--only", syo.only, "synthesize only these rows (ag, cu, mu, top); the fabric row is then partial")
+  synthCmd->add_option("--only", syo.only, "synthesize only these rows (ag, cu, mu, top, axi); the fabric row is then partial")
       ->delimiter(',');
 
   std::string dArch, dBin;

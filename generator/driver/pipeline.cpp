@@ -39,19 +39,23 @@ void writeCompileFiles(const CompileResult& c, const fs::path& d) {
 
 // The outputs the RTL wrote into `dir`/rtl_out, compared bit for bit with the model's, and
 // the cycle error (docs/architecture.md "compare").
+// The first output word where `dir`/<tag>_out differs from the model ("" = bit-exact).
+std::string firstMismatch(const fs::path& dir, const std::string& tag, const VerifyReport& r) {
+  for (const auto& [name, m] : r.model.outputs) {
+    const std::vector<uint32_t> q = fromNpy(dir / (tag + "_out") / (name + ".npy")).data;
+    for (size_t i = 0; i < m.data.size(); ++i)
+      if (i >= q.size() || q[i] != m.data[i])
+        return fmt::format("{}[{},{}]: model 0x{:08x} {} 0x{:08x}", name, int64_t(i) / m.cols, int64_t(i) % m.cols,
+                           m.data[i], tag, i < q.size() ? q[i] : 0u);
+  }
+  return "";
+}
+
 void compareRtl(const fs::path& dir, VerifyReport& r) {
   if (r.rtl.status == "crashed") r.firstMismatch = r.rtl.message;
   if (r.rtl.status != "ok") return;
-  r.outputsEqual = true;
-  for (const auto& [name, m] : r.model.outputs) {
-    const std::vector<uint32_t> q = fromNpy(dir / "rtl_out" / (name + ".npy")).data;
-    for (size_t i = 0; i < m.data.size() && r.outputsEqual; ++i)
-      if (i >= q.size() || q[i] != m.data[i]) {
-        r.outputsEqual = false;
-        r.firstMismatch = fmt::format("{}[{},{}]: model 0x{:08x} rtl 0x{:08x}", name, int64_t(i) / m.cols, int64_t(i) % m.cols,
-                                      m.data[i], i < q.size() ? q[i] : 0u);
-      }
-  }
+  r.firstMismatch = firstMismatch(dir, "rtl", r);
+  r.outputsEqual = r.firstMismatch.empty();
   const double rtl = double(r.rtl.cycles);
   if (rtl > 0) r.cycleErrorPercent = 100.0 * (rtl - double(r.model.timing.cycles)) / rtl;
 }
@@ -162,6 +166,19 @@ VerifyReport verify(const VerifyOptions& o) {
     if (!bin.empty()) {
       r.rtl = runRtl(c, bin, o.watchdogCycles, o.trace, st.tmp);
       compareRtl(st.tmp, r);
+    }
+    if (o.axi) {
+      r.axiRan = true;
+      try {
+        const int nag = int(UnitCatalogue(c.arch).unitsOfKind(UnitKind::AddressGen).size());
+        const std::string axiBin = buildFabric(c.rtl, c.arch.name, cache, false, &r.axiBuildSeconds, nag);
+        r.axi = runRtl(c, axiBin, o.watchdogCycles, false, st.tmp, "axi");
+        if (r.axi.status == "ok") r.axiMismatch = firstMismatch(st.tmp, "axi", r);
+        else r.axiMismatch = r.axi.message;
+      } catch (const std::exception& e) {
+        r.axi.status = "build-failed";
+        r.axiMismatch = e.what();
+      }
     }
   }
   writeFile(st.tmp / "report.txt", verdictText(r));

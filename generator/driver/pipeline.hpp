@@ -63,6 +63,7 @@ struct VerifyOptions {
   bool onChipCarry = true;          ///< --carry auto (true) or dram (false)
   bool trace = false;               ///< FST waveform of the RTL run
   bool skipRtl = false;             ///< model only
+  bool axi = false;                 ///< also run the fabric through its AXI wrapper (docs/axi.md)
   int64_t watchdogCycles = 20000;
   std::string buildCache;           ///< folder for verilated fabrics keyed by RTL hash ("" = <out>/build)
   double maxCycleErrorPercent = 0;  ///< > 0: |RTL - model| / RTL above this fails the verdict

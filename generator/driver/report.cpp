@@ -24,7 +24,12 @@ bool cyclesWithin(const VerifyReport& r) {
 bool passed(const VerifyReport& r) {
   if (r.model.timing.deadlock) return false;
   if (r.rtl.status.empty()) return true;  // model only
-  return r.rtl.status == "ok" && r.outputsEqual && bytesEqual(r) && cyclesWithin(r);
+  return r.rtl.status == "ok" && r.outputsEqual && bytesEqual(r) && cyclesWithin(r) && axiPassed(r);
+}
+
+bool axiPassed(const VerifyReport& r) {
+  return !r.axiRan || (r.axi.status == "ok" && r.axiMismatch.empty() && r.axi.readBytes == r.rtl.readBytes &&
+                       r.axi.writeBytes == r.rtl.writeBytes);
 }
 
 namespace {
@@ -80,6 +85,16 @@ std::string verdictText(const VerifyReport& r) {
   s += fmt::format("off-chip bytes: rtl {} model {}: {}\n", r.rtl.readBytes + r.rtl.writeBytes,
                    m.timing.offchipReadBytes + m.timing.offchipWriteBytes, bytesEqual(r) ? "equal" : "DIFFER");
   if (r.sections > 1) s += sectionsLines(r);
+  if (r.axiRan && r.axi.status == "ok")
+    s += fmt::format("axi   : {} cycles through the AXI wrapper vs {} on flat ports ({:+.2f} %), configuration {} cycles "
+                     "for {} words over AXI4-Lite, off-chip bytes {}, outputs {}\n",
+                     r.axi.cycles, r.rtl.cycles,
+                     r.rtl.cycles ? 100.0 * (double(r.axi.cycles) - double(r.rtl.cycles)) / double(r.rtl.cycles) : 0.0,
+                     r.axi.configCycles, r.axi.configWords,
+                     r.axi.readBytes == r.rtl.readBytes && r.axi.writeBytes == r.rtl.writeBytes ? "equal" : "DIFFER",
+                     r.axiMismatch.empty() ? "bit-exact" : "MISMATCH, first at " + r.axiMismatch);
+  else if (r.axiRan)
+    s += fmt::format("axi   : {}: {}\n", r.axi.status, r.axiMismatch);
   s += fmt::format("verdict: {}\n", passed(r) ? "PASS" : "FAIL");
   return s;
 }
@@ -119,6 +134,15 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
               {"build_seconds", r.buildSeconds},
               {"stuck", stuck},
               {"mu_peak_bytes", r.rtl.muPeakBytes()}};
+  if (r.axiRan)
+    j["axi"] = {{"status", r.axi.status},
+                {"cycles", r.axi.cycles},
+                {"config_cycles", r.axi.configCycles},
+                {"offchip_read_bytes", r.axi.readBytes},
+                {"offchip_write_bytes", r.axi.writeBytes},
+                {"outputs_equal", r.axi.status == "ok" && r.axiMismatch.empty()},
+                {"first_mismatch", r.axiMismatch},
+                {"build_seconds", r.axiBuildSeconds}};
   j["outputs_equal"] = r.outputsEqual;
   j["first_mismatch"] = r.firstMismatch;
   j["cycle_error_percent"] = r.cycleErrorPercent;

@@ -26,6 +26,12 @@ struct VerifyReport {
   int reloadedSections = 0;         ///< of them, written into a context while the fabric ran
   int64_t carriedDramBytes = 0;     ///< bytes carried between sections through DRAM scratch
   int64_t carriedOnchipBytes = 0;   ///< bytes carried between sections in memory units
+  /// The run through the AXI wrapper (verify --axi; docs/axi.md): same bitstream and inputs,
+  /// cycles from its CYCLES register. axiMismatch "" = outputs bit-exact with the model.
+  bool axiRan = false;
+  RunResult axi;
+  std::string axiMismatch;
+  double axiBuildSeconds = 0;
 };
 
 /// Per section boundary k -> k+1 of an RTL run: cycles from the last beat of section k to
@@ -34,11 +40,13 @@ struct VerifyReport {
 std::vector<int64_t> switchCycles(const RunResult& r);
 
 /// The verdict: the model finished without deadlock and, unless the RTL was not run, the RTL
-/// finished with outputs bit-exact, off-chip bytes equal to the model's and the cycle error
-/// within maxCycleErrorPercent (when set).
+/// finished with outputs bit-exact, off-chip bytes equal to the model's, the cycle error
+/// within maxCycleErrorPercent (when set) and, with --axi, axiPassed.
 bool passed(const VerifyReport& r);
 bool bytesEqual(const VerifyReport& r);     ///< RTL off-chip read and write bytes == the model's
 bool cyclesWithin(const VerifyReport& r);   ///< |cycle error| within the tolerance (always, if none)
+/// The AXI run (when it ran) finished ok, bit-exact with the model, with the flat run's off-chip bytes.
+bool axiPassed(const VerifyReport& r);
 
 /// The verdict block printed by the command.
 std::string verdictText(const VerifyReport& r);

@@ -15,17 +15,21 @@ namespace stepgen {
 
 /// Builds (or reuses from `cacheDir`) the Verilator simulation of the fabric files; returns
 /// the binary path and sets `*seconds` to the wall time spent. A fabric depends on the
-/// architecture only, so every graph on one arch reuses one build. Throws
-/// std::runtime_error with the build log's tail on failure.
+/// architecture only, so every graph on one arch reuses one build. `axiMasters` > 0 builds
+/// the AXI wrapper sg_axi_top with that many masters (one per AG) and the AXI harness
+/// instead of sg_top and the flat-port one (docs/axi.md). Throws std::runtime_error with the
+/// build log's tail on failure.
 std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& archName, const std::string& cacheDir,
-                        bool trace, double* seconds);
+                        bool trace, double* seconds, int axiMasters = 0);
 
 /// Writes `dir`/run.json (bitstream fabric.bin and inputs/<t>.npy must be in `dir`), runs the
-/// verilated fabric `bin` on it (outputs to `dir`/rtl_out/<t>.npy) and reads its result back.
+/// verilated fabric `bin` on it (outputs to `dir`/rtl_out/<t>.npy, result rtl_result.json,
+/// log rtl_run.log) and reads its result back. With `tag` other than "rtl" (the AXI run:
+/// "axi") the files are <tag>_run.json, <tag>_out/, <tag>_result.json and <tag>_run.log.
 /// Stuck port names carry the stream they read, e.g. "u_cu_x1_y0.in0 (stream h)". Never
 /// throws for a failed run: status "crashed" with the harness's output as message when no
 /// result came back.
 RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdogCycles, bool trace,
-              const std::filesystem::path& dir);
+                 const std::filesystem::path& dir, const std::string& tag = "rtl");
 
 }  // namespace stepgen

@@ -10,6 +10,7 @@
 
 #include "arch/unit_catalogue.hpp"
 #include "emit/sigmoid_lut.hpp"
+#include "emit/verilog_axi.hpp"
 
 namespace stepgen {
 
@@ -245,6 +246,8 @@ std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const
   if (nmu == 0) e.line("  assign dbg_mu_held = '0;");
   e.line("endmodule");
   files.push_back({"sg_top.sv", e.o});
+  for (const char* t : {"sg_axi_master.sv", "sg_axi_lite.sv"}) files.push_back({t, readFile(templateDir + "/" + t)});
+  files.push_back({"sg_axi_top.sv", emitAxiTop(a)});
   return files;
 }
 

@@ -17,7 +17,7 @@ struct SynthOptions {
   std::string outDir = "out/synth";
   int timeoutSeconds = 1800;   ///< per Yosys job
   int64_t memLimitKb = 16 * 1024 * 1024;  ///< virtual memory per Yosys job (KiB)
-  /// Rows to synthesize ("ag", "cu", "mu", "top"); empty = all. The fabric row then sums
+  /// Rows to synthesize ("ag", "cu", "mu", "top", "axi"); empty = all. The fabric row then sums
   /// only these and is "partial".
   std::vector<std::string> only;
 };
@@ -35,8 +35,8 @@ struct SynthCounts {
 
 /// One row of the report: a unit kind, the top, or the whole fabric.
 struct SynthRow {
-  std::string unit;     ///< "ag", "cu", "mu", "top" or "fabric"
-  std::string module;   ///< sg_ag, sg_cu, sg_mu, sg_top ("" for the fabric)
+  std::string unit;     ///< "ag", "cu", "mu", "top", "axi" (the AXI wrapper, not in the fabric sum) or "fabric"
+  std::string module;   ///< sg_ag, sg_cu, sg_mu, sg_top, sg_axi_top ("" for the fabric)
   std::string params;   ///< "W=16 LANES=16 ..." as synthesized
   int count = 1;        ///< instances in the fabric
   SynthCounts c;        ///< per instance (the fabric row: totals)

@@ -172,6 +172,7 @@ void writeRunResult(const fs::path& file, const RunResult& r) {
     j["sections"] = secs;
     j["cfg_wait_cycles"] = r.cfgWaitCycles;
     j["reload_writes"] = r.reloadWrites;
+    j["config_cycles"] = r.configCycles;
     j["stuck"] = stuck;
     j["stuck_detail"] = detail;
     j["wall_seconds"] = r.wallSeconds;
@@ -199,6 +200,7 @@ RunResult readRunResult(const fs::path& file) {
     r.cyclesPerSecond = j.value("cycles_per_second", 0.0);
     r.cfgWaitCycles = j.value("cfg_wait_cycles", uint64_t(0));
     r.reloadWrites = j.value("reload_writes", uint64_t(0));
+    r.configCycles = j.value("config_cycles", uint64_t(0));
     if (j.contains("sections"))
       for (const json& t : j["sections"])
         r.sections.push_back({t.value("start", uint64_t(0)), t.value("first_beat", uint64_t(0)), t.value("last_beat", uint64_t(0))});

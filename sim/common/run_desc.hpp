@@ -93,6 +93,7 @@ struct RunResult {
   std::vector<SectionTime> sections;  ///< one per section the run reached
   uint64_t cfgWaitCycles = 0;         ///< cycles a finished section waited for the next one's reload (exposed)
   uint64_t reloadWrites = 0;          ///< configuration words written while running (one per cycle)
+  uint64_t configCycles = 0;          ///< cycles from reset release to the start pulse (writing the bitstream)
   std::vector<StuckPort> stuck;
   double wallSeconds = 0, cyclesPerSecond = 0;
   std::string message;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The generated fabrics of the shipped architectures (and the small test ones) pass
-# verilator --lint-only -Wall with no extra waivers.
+# verilator --lint-only -Wall with no extra waivers: the fabric sg_top and its AXI wrapper
+# sg_axi_top.
 set -euo pipefail
 stepgen="$1"; out="$2"; root="$(cd "$(dirname "$0")/../.." && pwd)"
 # The Verilog depends on the architecture only; any graph that maps will do.
@@ -12,6 +13,7 @@ for pair in arch/default.yaml:examples/swiglu/graph.yaml arch/step_validation.ya
   cd "$out/$name/rtl"
   files=$(grep '_pkg.sv$' filelist.f | sed 's#^rtl/##'; grep -v '_pkg.sv$' filelist.f | sed 's#^rtl/##')
   verilator --lint-only -Wall --top-module sg_top $files
-  echo "lint clean: $arch"
+  verilator --lint-only -Wall --top-module sg_axi_top $files
+  echo "lint clean: $arch (sg_top, sg_axi_top)"
   cd - > /dev/null
 done

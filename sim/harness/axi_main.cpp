@@ -1,0 +1,301 @@
+// Verilator testbench for the AXI wrapper sg_axi_top of a generated fabric (docs/axi.md),
+// verilated with `--prefix Vfabric` by flows/verilator_build.sh --axi. Takes the same
+// run.json as the flat-port harness (harness_main.cpp) and writes the same result JSON.
+//
+// It acts as the host and the memory of an FPGA shell: after 4 reset cycles it writes
+// CFG_ADDR = 0 and then every bitstream word to CFG_DATA over AXI4-Lite, writes CTRL = 1,
+// polls STATUS until done and reads CYCLES, which is the run's cycle count (the wrapper
+// counts it: start pulse = cycle 0, done with every write answered). Every AXI master is
+// served by AxiMemory (common/axi_mem.hpp) over the DramModel of the flat harness, in cycles
+// counted from the start pulse. The master ports are named per AG (m00_axi_* ...), so the
+// build generates sg_axi_ports.h: SG_AXI_MASTERS(X) calls X(NN) for every master.
+//
+// Watchdog as in the flat harness (no port fire, no AXI master handshake and nothing in the
+// memory for watchdog_cycles cycles = deadlock). Reloads (more sections than contexts) are
+// not driven here: a run description with reloads is an error.
+#include "Vfabric.h"
+
+#include <verilated.h>
+
+#include "common/axi_mem.hpp"
+#include "harness/harness_io.hpp"
+#include "harness/vport.hpp"
+#include "sg_axi_ports.h"
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace stepgen;
+using namespace stepgen::harness;
+
+namespace {
+
+enum ExitCode { kOk = 0, kDeadlock = 3, kTimeout = 4 };  // usage 1 and error 2: harnessMain
+
+// AXI-Lite register offsets (rtl_templates/sg_axi_lite.sv).
+constexpr uint32_t kCtrl = 0x00, kStatus = 0x04, kCycles = 0x08, kCfgAddr = 0x10, kCfgData = 0x14, kId = 0x18;
+
+/// One AXI master of the wrapper, reached through accessors (its ports are named members).
+struct Master {
+  std::function<bool()> arvalid, awvalid, wvalid, wlast, rready, bready;
+  std::function<uint64_t()> araddr, awaddr, arlen, awlen;
+  std::function<const uint8_t*()> wdata;
+  std::function<void(const AxiOffer&)> drive;
+};
+
+template <class T>
+uint64_t addrOf(const T& s) {
+  return vport::getBits(s, 0, vport::capacityBits(s) > 64 ? 64 : vport::capacityBits(s));
+}
+
+std::vector<Master> masters(Vfabric* t) {
+  std::vector<Master> m;
+  static const uint8_t zeros[64] = {};
+#define SG_MASTER(NN)                                                                                           \
+  m.push_back(Master{                                                                                           \
+      [t] { return bool(t->m##NN##_axi_arvalid); }, [t] { return bool(t->m##NN##_axi_awvalid); },              \
+      [t] { return bool(t->m##NN##_axi_wvalid); }, [t] { return bool(t->m##NN##_axi_wlast); },                 \
+      [t] { return bool(t->m##NN##_axi_rready); }, [t] { return bool(t->m##NN##_axi_bready); },                \
+      [t] { return addrOf(t->m##NN##_axi_araddr); }, [t] { return addrOf(t->m##NN##_axi_awaddr); },            \
+      [t] { return uint64_t(t->m##NN##_axi_arlen); }, [t] { return uint64_t(t->m##NN##_axi_awlen); },          \
+      [t] { return reinterpret_cast<const uint8_t*>(t->m##NN##_axi_wdata.data()); },                           \
+      [t](const AxiOffer& o) {                                                                                  \
+        t->m##NN##_axi_arready = 1;                                                                             \
+        t->m##NN##_axi_awready = 1;                                                                             \
+        t->m##NN##_axi_wready = 1;                                                                              \
+        t->m##NN##_axi_rvalid = o.rvalid;                                                                       \
+        t->m##NN##_axi_rlast = o.rlast;                                                                         \
+        t->m##NN##_axi_rresp = 0;                                                                               \
+        vport::writeBytes(t->m##NN##_axi_rdata, 0, 64, o.rvalid ? o.rdata : zeros);                            \
+        t->m##NN##_axi_bvalid = o.bvalid;                                                                       \
+        t->m##NN##_axi_bresp = 0;                                                                               \
+      }});
+  SG_AXI_MASTERS(SG_MASTER)
+#undef SG_MASTER
+  return m;
+}
+
+/// The host's side of the AXI4-Lite port: one write or read in flight, advanced once per
+/// cycle (drive() with clk low before eval, sample() after it).
+class LiteHost {
+ public:
+  explicit LiteHost(Vfabric* t) : t_(t) {}
+  bool busy() const { return phase_ != Idle; }
+  void write(uint32_t addr, uint32_t data) { addr_ = addr, data_ = data, phase_ = WAddr; }
+  void read(uint32_t addr) { addr_ = addr, phase_ = RAddr; }
+  uint32_t readData() const { return data_; }
+  uint32_t resp() const { return resp_; }
+  void drive() {
+    t_->s_axil_awvalid = phase_ == WAddr;
+    t_->s_axil_wvalid = phase_ == WAddr;
+    t_->s_axil_awaddr = addr_;
+    t_->s_axil_wdata = data_;
+    t_->s_axil_wstrb = 0xF;
+    t_->s_axil_bready = phase_ == WResp;
+    t_->s_axil_arvalid = phase_ == RAddr;
+    t_->s_axil_araddr = addr_;
+    t_->s_axil_rready = phase_ == RData;
+  }
+  /// Returns true when the transaction completed at this edge.
+  bool sample() {
+    switch (phase_) {
+      case WAddr:
+        if (t_->s_axil_awready && t_->s_axil_wready) phase_ = WResp;
+        return false;
+      case WResp:
+        if (!t_->s_axil_bvalid) return false;
+        resp_ = t_->s_axil_bresp, phase_ = Idle;
+        return true;
+      case RAddr:
+        if (t_->s_axil_arready) phase_ = RData;
+        return false;
+      case RData:
+        if (!t_->s_axil_rvalid) return false;
+        data_ = t_->s_axil_rdata, resp_ = t_->s_axil_rresp, phase_ = Idle;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+ private:
+  enum Phase { Idle, WAddr, WResp, RAddr, RData };
+  Vfabric* t_;
+  Phase phase_ = Idle;
+  uint32_t addr_ = 0, data_ = 0, resp_ = 0;
+};
+
+int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
+  if (!rd.reloads.empty())
+    throw std::runtime_error("the AXI harness does not write reloads (" + std::to_string(rd.reloads.size()) +
+                             " sections beyond the contexts): run it through the flat-port harness");
+  if (!rd.trace.empty()) throw std::runtime_error("the AXI harness does not write waveforms: run without --trace");
+  const std::vector<uint32_t> words = readBitstream(rd.bitstream);
+  DramModel dram(rd.timing, rd.dramBytes, rd.nAg);
+  for (const RunRegion& g : rd.inputs) loadInput(g, dram);
+  AxiMemory mem(dram);
+
+  auto top = std::make_unique<Vfabric>(ctx, "TOP");
+  std::vector<Master> ms = masters(top.get());
+  if (int(ms.size()) != rd.nAg)
+    throw std::runtime_error("the compiled wrapper has " + std::to_string(ms.size()) + " AXI masters, the run description " +
+                             std::to_string(rd.nAg) + " AGs");
+  if (vport::capacityBits(top->m00_axi_rdata) != 512) throw std::runtime_error("m00_axi_rdata is not 512 bits wide");
+  LiteHost host(top.get());
+  std::vector<AxiOffer> offers(ms.size());
+  const auto tick = [&] {
+    top->clk = 0;
+    top->eval();
+    top->clk = 1;
+    top->eval();
+  };
+
+  top->rst_n = 0;
+  for (Master& m : ms) m.drive(AxiOffer{});
+  host.drive();
+  for (int i = 0; i < 4; ++i) tick();
+  top->rst_n = 1;
+
+  // Configuration over AXI4-Lite: CFG_ADDR = 0, then every word to CFG_DATA.
+  uint64_t h = 0;  // harness cycles since reset release
+  const auto lite = [&](bool write, uint32_t addr, uint32_t data) {
+    write ? host.write(addr, data) : host.read(addr);
+    for (int n = 0;; ++n) {
+      host.drive();
+      top->clk = 0;
+      top->eval();
+      const bool doneNow = host.sample();
+      top->clk = 1;
+      top->eval();
+      ++h;
+      if (doneNow) break;
+      if (n > 1000) throw std::runtime_error("AXI4-Lite transaction at offset " + std::to_string(addr) + " not answered");
+    }
+    if (host.resp() != 0)
+      throw std::runtime_error("AXI4-Lite " + std::string(write ? "write" : "read") + " at offset " + std::to_string(addr) +
+                               " answered SLVERR");
+    return host.readData();
+  };
+  if (lite(false, kId, 0) != 0x53544550u) throw std::runtime_error("ID register does not read 0x53544550 ('STEP')");
+  lite(true, kCfgAddr, 0);
+  for (uint32_t w : words) lite(true, kCfgData, w);
+  if (lite(false, kCfgAddr, 0) != words.size())
+    throw std::runtime_error("CFG_ADDR did not advance once per configuration word");
+
+  // CTRL = 1: its AW/W handshake is at the end of harness cycle s, so `start` is high in
+  // cycle s + 1, the cycle its B response is offered: fabric cycle 0, from which the DRAM
+  // model counts. Nothing reaches the memory before it.
+  host.write(kCtrl, 1);
+  std::optional<uint64_t> startH;
+  enum { Starting, Polling, ReadingCycles, Finished } step = Starting;
+  std::string status;
+  uint64_t idle = 0, muPeak = 0, cycles = 0, c = 0;
+  std::vector<SectionTime> sections;
+  const unsigned nport = vport::capacityBits(top->dbg_port_fire);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;; ++h) {
+    c = startH ? h - *startH : 0;
+    if (c >= rd.maxCycles) {
+      status = "timeout";
+      break;
+    }
+    top->clk = 0;
+    host.drive();
+    for (size_t p = 0; p < ms.size(); ++p) ms[p].drive(offers[p] = mem.offer(int(p), c));
+    top->eval();
+
+    bool active = false;
+    for (size_t p = 0; p < ms.size(); ++p) {
+      Master& m = ms[p];
+      const int pi = int(p);
+      if (m.arvalid()) mem.ar(pi, m.araddr(), unsigned(m.arlen()), c), active = true;
+      if (m.awvalid()) mem.aw(pi, m.awaddr(), unsigned(m.awlen()), c), active = true;
+      if (m.wvalid()) mem.w(pi, m.wdata(), m.wlast(), c), active = true;
+      if (offers[p].rvalid && m.rready()) mem.r(pi, c), active = true;
+      if (offers[p].bvalid && m.bready()) mem.b(pi, c), active = true;
+    }
+    if (host.sample()) {
+      if (host.resp() != 0) throw std::runtime_error("AXI4-Lite answered SLVERR during the run");
+      if (step == Starting) {  // B of CTRL = 1: `start` is high in this very cycle
+        step = Polling;
+        startH = h;
+        c = 0;
+      } else if (step == Polling && (host.readData() & 1u)) {
+        if (host.readData() & 4u) throw std::runtime_error("an AXI master saw an error response");
+        step = ReadingCycles;
+      } else if (step == ReadingCycles) {
+        cycles = host.readData();
+        step = Finished;
+      }
+    }
+    if (startH) {
+      uint64_t held = 0;
+      for (unsigned u = 0; u < rd.nMu; ++u) held += vport::getBits(top->dbg_mu_held, u * 32, 32);
+      muPeak = std::max(muPeak, held);
+      const size_t sec = size_t(top->dbg_section);
+      const bool fire = vport::anySet(top->dbg_port_fire);
+      if (sec >= sections.size()) sections.resize(sec + 1, SectionTime{c, 0, 0});
+      if (fire) {
+        SectionTime& st = sections[sec];
+        if (!st.firstBeat) st.firstBeat = c;
+        st.lastBeat = c;
+      }
+      active = active || fire || !mem.idle();
+    }
+    if (step == Finished) {
+      status = "ok";
+      break;
+    }
+    if (!host.busy()) host.read(step == ReadingCycles ? kCycles : kStatus);
+    idle = active || !startH ? 0 : idle + 1;
+    if (idle >= rd.watchdog) {
+      status = "deadlock";
+      break;
+    }
+    top->clk = 1;
+    top->eval();
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (status != "ok")
+    for (unsigned i = 0; i < nport && i < rd.ports.size(); ++i) {
+      const bool v = vport::getBit(top->dbg_port_valid, i), f = vport::getBit(top->dbg_port_full, i);
+      if (v || f) res.stuck.push_back({i, rd.ports[i], v, f});
+    }
+  top->final();
+  for (const RunRegion& g : rd.outputs) writeOutput(g, dram);
+
+  res.status = status;
+  res.cycles = status == "ok" ? cycles : c;
+  if (status == "ok") res.doneCycle = cycles;
+  res.lastWriteDone = dram.lastWriteDone();
+  res.simCycles = h;
+  res.configWords = words.size();
+  res.configCycles = startH ? *startH : h;
+  res.readBytes = dram.readBytes();
+  res.writeBytes = dram.writeBytes();
+  res.outstandingReads = dram.outstandingReads();
+  res.muPeakWords = muPeak;
+  res.sections = sections;
+  res.wallSeconds = wall;
+  res.cyclesPerSecond = wall > 0 ? double(h) / wall : 0.0;
+  if (status == "ok") {
+    std::printf("ok: %llu cycles through AXI (configuration %llu cycles for %zu words)\n", (unsigned long long)cycles,
+                (unsigned long long)res.configCycles, words.size());
+    return kOk;
+  }
+  res.message = status == "deadlock" ? "deadlock: no progress for " + std::to_string(rd.watchdog) + " cycles at cycle " +
+                                           std::to_string(c)
+                                     : "timeout: max_cycles " + std::to_string(rd.maxCycles) + " reached";
+  std::fprintf(stderr, "%s\n", res.message.c_str());
+  for (const StuckPort& d : res.stuck) std::fprintf(stderr, "  stuck port %u %s\n", d.index, d.port.c_str());
+  return status == "deadlock" ? kDeadlock : kTimeout;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return harness::harnessMain(argc, argv, run); }
