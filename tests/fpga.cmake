@@ -1,20 +1,23 @@
-# FPGA synthesis (docs/fpga.md): `stepgen synth` on the small test architecture (W = 16,
-# 512-word memory unit, 16-bit addresses). The address generator and the memory unit go
-# through gate-level synth_xilinx for xc7 and must count LUTs and flip-flops; the compute
-# unit does not synthesize in CI time yet (docs/fpga.md, "What synthesizes today").
-# Bad input: an unknown target is an argument error; the two address generators (about
-# 4,300 SB_LUT4 each on iCE40) overflow an UP5K (5,280 LUTs): exit 3 naming the part.
-add_test(NAME fpga_synth_small_xc7
+# FPGA synthesis (docs/fpga.md): `stepgen synth` for xc7 at the default architecture's
+# parameters. The address generator, the memory unit and the AXI wrapper go through
+# gate-level synth_xilinx and must count LUTs and flip-flops (the memory unit's buffer as
+# block RAM); the compute unit does not synthesize in CI time (docs/fpga.md, "What
+# synthesizes today"), nor does the top (about 20 minutes).
+# Bad input: an unknown target is an argument error; the two address generators of the
+# small test architecture (about 4,300 SB_LUT4 each on iCE40) overflow an UP5K (5,280
+# LUTs): exit 3 naming the part.
+add_test(NAME fpga_synth_default_xc7
          COMMAND bash -c "set -e
-           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 --only ag,mu \
-             -o fpga_small --timeout 600 --csv fpga_small/fpga.csv > fpga_small.log
-           cat fpga_small.log
-           awk -F, '\$3 == \"ag\" || \$3 == \"mu\" { n++; if (\$16 != \"ok\" || \$4 < 100 || \$5 < 100) bad = 1 }
-                    END { exit (n == 2 && !bad) ? 0 : 1 }' fpga_small/fpga.csv
-           # the partial fabric row counts two address generators and one memory unit
+           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/default.yaml --target xc7 --only ag,mu,axi \
+             -o fpga_default --timeout 600 --csv fpga_default/fpga.csv > fpga_default.log
+           cat fpga_default.log
+           awk -F, '\$3 == \"ag\" || \$3 == \"mu\" || \$3 == \"axi\" { n++; if (\$16 != \"ok\" || \$4 < 100 || \$5 < 100) bad = 1 }
+                    \$3 == \"mu\" && \$8 < 8 { bad = 1 }
+                    END { exit (n == 3 && !bad) ? 0 : 1 }' fpga_default/fpga.csv
+           # the partial fabric row counts six address generators and two memory units, not the wrapper
            awk -F, '\$3 == \"ag\" { ag = \$4 } \$3 == \"mu\" { mu = \$4 } \$3 == \"fabric\" { f = \$4; st = \$16 }
-                    END { exit (f == 2 * ag + mu && st == \"partial\") ? 0 : 1 }' fpga_small/fpga.csv
-           test -f fpga_small/synth.json"
+                    END { exit (f == 6 * ag + 2 * mu && st == \"partial\") ? 0 : 1 }' fpga_default/fpga.csv
+           test -f fpga_default/synth.json"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 add_test(NAME fpga_synth_bad_input
          COMMAND bash -c "set -u
@@ -24,4 +27,23 @@ add_test(NAME fpga_synth_bad_input
              -o fpga_bad --timeout 600 > out2.txt 2> err2.txt
            rc=$?; cat err2.txt; [ $rc -eq 3 ] && grep -q 'does not fit part up5k' err2.txt"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-set_tests_properties(fpga_synth_small_xc7 fpga_synth_bad_input PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
+# Place and route (nextpnr-ice40, out of context): the memory unit at W = 4, 256 words on an
+# HX8K must be placed, with an Fmax above the 12 MHz constraint and no more logic cells and
+# block RAMs than the part has (7,680 and 32).
+add_test(NAME fpga_pnr_mu_ice40
+         COMMAND bash -c "set -e
+           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target ice40 --part hx8k              --only mu --set mu.W=4,mu.WORDS=256 --pnr -o fpga_pnr --timeout 600 --csv fpga_pnr/fpga.csv > fpga_pnr.log
+           cat fpga_pnr.log
+           awk -F, '\$3 == \"mu\" { n++; if (\$18 != \"placed\" || \$11 <= 12 || \$19 < 100 || \$19 > 7680 || \$20 > 32) bad = 1 }
+                    END { exit (n == 1 && !bad) ? 0 : 1 }' fpga_pnr/fpga.csv"
+         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+# Bad options: --pnr for xc7 (no open place and route here), an unknown --set parameter.
+add_test(NAME fpga_synth_bad_options
+         COMMAND bash -c "set -u
+           if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 --pnr -o fpga_bad2 2> e1.txt; then exit 1; fi
+           grep -q 'ice40 only' e1.txt
+           if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target ice40 --set cu.FOO=1 -o fpga_bad2 2> e2.txt; then exit 1; fi
+           grep -q 'no parameter FOO' e2.txt"
+         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+set_tests_properties(fpga_synth_default_xc7 fpga_synth_bad_input fpga_pnr_mu_ice40 PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
+set_tests_properties(fpga_synth_bad_options PROPERTIES LABELS "fpga;cli")

@@ -186,6 +186,13 @@ int main(int argc, char** argv) {
   synthCmd->add_option("--csv", syCsv, "also write the rows as CSV (docs/results/fpga.csv columns)");
   synthCmd->add_option("--only", syo.only, "synthesize only these rows (ag, cu, mu, top, axi); the fabric row is then partial")
       ->delimiter(',');
+  synthCmd->add_option("--set", syo.sets,
+                       "override a unit parameter, KIND.NAME=VALUE (e.g. cu.LANES=4), to synthesize units out of context "
+                       "at parameters the arch cannot express; the fabric row is then not summed")
+      ->delimiter(',');
+  synthCmd->add_flag("--pnr", syo.pnr,
+                     "ice40: also place and route each unit that fits the part with nextpnr-ice40 (out of context, "
+                     "ports serialized) and report its Fmax");
 
   std::string dArch, dBin;
   auto* decodeCmd = app.add_subcommand("decode", "decode a bitstream into its readable .cfg text");

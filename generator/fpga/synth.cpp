@@ -107,6 +107,55 @@ void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptio
   row.status = "ok";
 }
 
+// Applies the --set overrides of unit kind `kind` to its parameters. Throws
+// std::invalid_argument for a malformed override or an unknown parameter.
+void applySets(const std::vector<std::string>& sets, const std::string& kind, std::vector<TemplateParam>& ps) {
+  for (const std::string& s : sets) {
+    const size_t dot = s.find('.'), eq = s.find('=');
+    if (dot == std::string::npos || eq == std::string::npos || eq < dot)
+      throw std::invalid_argument(fmt::format("--set {}: expected KIND.NAME=VALUE, e.g. cu.LANES=4", s));
+    if (s.substr(0, dot) != kind) continue;
+    const std::string name = s.substr(dot + 1, eq - dot - 1);
+    auto it = std::find_if(ps.begin(), ps.end(), [&](const TemplateParam& p) { return p.name == name; });
+    if (it == ps.end())
+      throw std::invalid_argument(fmt::format("--set {}: unit kind {} has no parameter {} ({})", s, kind, name,
+                                              paramText(ps)));
+    it->value = s.substr(eq + 1);
+  }
+}
+
+// Places and routes one unit row on the iCE40 part (flows/ice40_pnr_one.sh).
+void runPnr(const fs::path& rtl, const SynthOptions& o, const Part& part, SynthRow& row) {
+  // The HX8K has no DSP blocks; the place-and-route flow then builds multipliers from LUTs.
+  if (row.c.luts > part.luts || row.c.brams > part.brams || (part.dsps > 0 && row.c.dsps > part.dsps)) {
+    row.pnrStatus = "too-big";
+    return;
+  }
+  const fs::path prefix = fs::path(o.outDir) / row.unit;
+  const std::string cmd = fmt::format("bash '{}/flows/ice40_pnr_one.sh' '{}' {} '{}' {} '{}' {} {}", stepgenRoot(),
+                                      rtl.string(), row.module, row.params, part.name, prefix.string(), o.timeoutSeconds,
+                                      o.memLimitKb);
+  const auto t0 = std::chrono::steady_clock::now();
+  const int rc = std::system(cmd.c_str());
+  row.pnrSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const int status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  const nlohmann::json rep = status == 0 ? nlohmann::json::parse(readText(prefix.string() + ".pnr.json"), nullptr, false)
+                                         : nlohmann::json();
+  if (status != 0 || rep.is_discarded() || !rep.contains("fmax")) {
+    row.pnrStatus = status == 124 ? "timeout" : "failed";
+    return;
+  }
+  row.fmaxMhz = 0;
+  for (const auto& [clock, f] : rep["fmax"].items()) {
+    const double mhz = f.value("achieved", 0.0);
+    row.fmaxMhz = row.fmaxMhz == 0 ? mhz : std::min(row.fmaxMhz, mhz);
+  }
+  const nlohmann::json& u = rep["utilization"];
+  row.pnrLcs = u.contains("ICESTORM_LC") ? u["ICESTORM_LC"].value("used", int64_t(0)) : 0;
+  row.pnrRams = u.contains("ICESTORM_RAM") ? u["ICESTORM_RAM"].value("used", int64_t(0)) : 0;
+  row.pnrStatus = "placed";
+}
+
 }  // namespace
 
 bool SynthReport::overflows() const {
@@ -116,6 +165,8 @@ bool SynthReport::overflows() const {
 
 SynthReport runSynth(const SynthOptions& o) {
   const Part& part = partFor(o.target, o.part);
+  if (o.pnr && o.target != "ice40")
+    throw std::invalid_argument(fmt::format("--pnr: place and route runs for ice40 only (nextpnr-ice40), not {}", o.target));
   const ArchModel a = loadArch(o.archPath);
   const UnitCatalogue cat(a);
   const fs::path rtl = fs::path(o.outDir) / "rtl";
@@ -141,9 +192,14 @@ SynthReport runSynth(const SynthOptions& o) {
     const char* module = UnitCatalogue::moduleName(cat.kind(u));
     const std::string kind = cat.instanceName(u).substr(2, 2);  // u_cu_x1_y0 -> cu
     rowOf[cat.kind(u)] = r.rows.size();
-    r.rows.push_back({kind, module, paramText(cat.resolvedParams(u)), 1, {}, 0, ""});
+    std::vector<TemplateParam> ps = cat.resolvedParams(u);
+    applySets(o.sets, kind, ps);
+    r.rows.push_back({kind, module, paramText(ps), 1, {}, 0, ""});
     blackboxes += fmt::format("{}{}", blackboxes.empty() ? "" : " ", module);
   }
+  for (const std::string& s : o.sets)
+    if (std::none_of(r.rows.begin(), r.rows.end(), [&](const SynthRow& row) { return s.rfind(row.unit + ".", 0) == 0; }))
+      throw std::invalid_argument(fmt::format("--set {}: architecture '{}' has no such unit kind (ag, cu, mu)", s, a.name));
   r.rows.push_back({"top", "sg_top", "", 1, {}, 0, ""});
   r.rows.push_back({"axi", "sg_axi_top", "", 1, {}, 0, ""});  // the wrapper around sg_top (docs/axi.md)
   for (const std::string& name : o.only)
@@ -157,6 +213,7 @@ SynthReport runSynth(const SynthOptions& o) {
       continue;
     }
     runJob(rtl, row.unit == "top" ? blackboxes : row.unit == "axi" ? "sg_top" : "", o, row);
+    if (o.pnr && row.status == "ok" && row.unit != "top" && row.unit != "axi") runPnr(rtl, o, part, row);
   }
 
   SynthRow fabric{"fabric", "", "", 1, {}, 0, partial ? "partial" : "ok"};
@@ -169,6 +226,7 @@ SynthReport runSynth(const SynthOptions& o) {
     fabric.seconds += row.seconds;
     if (row.status != "ok" && row.status != "skipped") fabric.status = "incomplete";
   }
+  if (!o.sets.empty()) fabric = {"fabric", "", "", 1, {}, fabric.seconds, "overridden"};
   r.rows.push_back(fabric);
   return r;
 }
@@ -183,6 +241,11 @@ std::string synthTable(const SynthReport& r) {
                      ok ? std::to_string(row.c.luts) : "-", ok ? std::to_string(row.c.ffs) : "-", row.c.carries,
                      row.c.dsps, row.c.brams, row.c.lutrams, row.c.logicLevels, row.seconds, row.status,
                      row.params.empty() ? "" : " " + row.params);
+    if (row.pnrStatus == "placed")
+      s += fmt::format("{:<7} place and route ({}, out of context): Fmax {:.1f} MHz, {} logic cells, {} block RAMs, "
+                       "{:.1f} s\n", "", r.part, row.fmaxMhz, row.pnrLcs, row.pnrRams, row.pnrSeconds);
+    else if (!row.pnrStatus.empty())
+      s += fmt::format("{:<7} place and route ({}): {}\n", "", r.part, row.pnrStatus);
   }
   const SynthCounts& f = r.rows.back().c;
   s += fmt::format("per instance for units and top; axi = the AXI wrapper's own logic (sg_top a black box); fabric = "
@@ -197,14 +260,18 @@ std::string synthTable(const SynthReport& r) {
 
 std::string synthCsv(const SynthReport& r, bool header) {
   std::string s = header ? "arch,target,unit,luts,ffs,carries,dsps,brams,lutrams,logic_levels,fmax_mhz,synth_seconds,"
-                           "count,module,params,status,part\n"
+                           "count,module,params,status,part,pnr_status,pnr_lcs,pnr_rams,pnr_seconds\n"
                          : "";
   for (const SynthRow& row : r.rows) {
     const bool ok = row.status == "ok" || row.status == "partial";  // a partial fabric: the rows counted
     auto n = [&](auto v) { return ok ? fmt::format("{}", v) : std::string(); };
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},,{:.1f},{},{},{},{},{}\n", r.arch, r.target, row.unit, n(row.c.luts),
-                     n(row.c.ffs), n(row.c.carries), n(row.c.dsps), n(row.c.brams), n(row.c.lutrams),
-                     n(row.c.logicLevels), row.seconds, row.count, row.module, row.params, row.status, r.part);
+    const bool placed = row.pnrStatus == "placed";
+    auto p = [&](auto v) { return placed ? fmt::format("{}", v) : std::string(); };
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.1f},{},{},{},{},{},{},{},{},{}\n", r.arch, r.target, row.unit,
+                     n(row.c.luts), n(row.c.ffs), n(row.c.carries), n(row.c.dsps), n(row.c.brams), n(row.c.lutrams),
+                     n(row.c.logicLevels), placed ? fmt::format("{:.1f}", row.fmaxMhz) : "", row.seconds, row.count,
+                     row.module, row.params, row.status, r.part, row.pnrStatus, p(row.pnrLcs), p(row.pnrRams),
+                     row.pnrStatus.empty() ? "" : fmt::format("{:.1f}", row.pnrSeconds));
   }
   return s;
 }
@@ -229,7 +296,12 @@ std::string synthJson(const SynthReport& r) {
                          {"brams", row.c.brams},
                          {"lutrams", row.c.lutrams},
                          {"logic_levels", row.c.logicLevels},
-                         {"synth_seconds", row.seconds}});
+                         {"synth_seconds", row.seconds},
+                         {"pnr_status", row.pnrStatus},
+                         {"fmax_mhz", row.fmaxMhz},
+                         {"pnr_lcs", row.pnrLcs},
+                         {"pnr_rams", row.pnrRams},
+                         {"pnr_seconds", row.pnrSeconds}});
   return j.dump(2) + "\n";
 }
 

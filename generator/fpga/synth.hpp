@@ -20,6 +20,13 @@ struct SynthOptions {
   /// Rows to synthesize ("ag", "cu", "mu", "top", "axi"); empty = all. The fabric row then sums
   /// only these and is "partial".
   std::vector<std::string> only;
+  /// Unit parameter overrides "KIND.NAME=VALUE" (kind ag, cu or mu), to synthesize units at
+  /// parameters the arch schema does not reach (out of context). The fabric row is then not
+  /// summed (status "overridden").
+  std::vector<std::string> sets;
+  /// ice40 only: place and route every unit row that synthesized and fits the part with
+  /// nextpnr-ice40, out of context (flows/ice40_pnr_one.sh), for its Fmax.
+  bool pnr = false;
 };
 
 /// Resources of one synthesized module (cell counts of the mapped netlist).
@@ -41,7 +48,14 @@ struct SynthRow {
   int count = 1;        ///< instances in the fabric
   SynthCounts c;        ///< per instance (the fabric row: totals)
   double seconds = 0;   ///< Yosys wall seconds (the fabric row: their sum)
-  std::string status;   ///< ok, timeout, failed, skipped (the fabric row: ok, partial or incomplete)
+  std::string status;   ///< ok, timeout, failed, skipped (the fabric row: ok, partial, incomplete or overridden)
+  /// Place and route (--pnr): "" not asked, placed, too-big (the synthesized counts exceed
+  /// the part), timeout or failed; then nextpnr's achieved Fmax (MHz, the slowest clock),
+  /// logic cells and block RAMs used, and the wall seconds of the whole job.
+  std::string pnrStatus;
+  double fmaxMhz = 0;
+  int64_t pnrLcs = 0, pnrRams = 0;
+  double pnrSeconds = 0;
 };
 
 /// What `stepgen synth` measured.
@@ -55,14 +69,16 @@ struct SynthReport {
 };
 
 /// Emits the arch's fabric into `o.outDir`/rtl and synthesizes it. Errors: DiagError for a
-/// bad arch file; std::invalid_argument for an unknown target, part or row name; a Yosys
-/// job that fails or times out is reported in its row (status), not thrown.
+/// bad arch file; std::invalid_argument for an unknown target, part, row name or override,
+/// or --pnr with a target other than ice40; a Yosys or nextpnr job that fails or times out
+/// is reported in its row (status, pnrStatus), not thrown.
 SynthReport runSynth(const SynthOptions& o);
 
 /// The readable table (one line per row, then the part's utilization). Deterministic.
 std::string synthTable(const SynthReport& r);
 /// CSV: arch,target,unit,luts,ffs,carries,dsps,brams,lutrams,logic_levels,fmax_mhz,
-/// synth_seconds,count,module,params,status (fmax_mhz empty: no place and route here).
+/// synth_seconds,count,module,params,status,part,pnr_status,pnr_lcs,pnr_rams,pnr_seconds
+/// (fmax_mhz and the pnr columns empty where no place and route ran).
 std::string synthCsv(const SynthReport& r, bool header);
 /// synth.json: every row's counts, the part and whether the fabric fits.
 std::string synthJson(const SynthReport& r);
