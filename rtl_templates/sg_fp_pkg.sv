@@ -140,4 +140,38 @@ package sg_fp_pkg;
 
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // exp (docs/hardware.md section 3; sim/common/fp.cpp fp32Exp): the integer steps after
+  // t = fp32_mul(x, EXP_LOG2E). Returns {kind[1:0], biased exponent[7:0], table row}: kind 0
+  // = {1'b0, be, sg_exp_lut::sg_exp_lut(row)}, 1 = +0, 2 = +inf, 3 = the canonical NaN
+  // (x NaN; the caller passes x's NaN-ness as xnan). EXP_ROW_W mirrors kExpIndexBits.
+  localparam int EXP_ROW_W = 10;
+  // The compute unit multiplies by EXP_LOG2E with the multiplier it shares with silu and mul;
+  // other users of this package (tests, the lane flow) do not: an explained UNUSEDPARAM waiver.
+  /* verilator lint_off UNUSEDPARAM */
+  localparam logic [31:0] EXP_LOG2E = 32'h3FB8_AA3B;
+  /* verilator lint_on UNUSEDPARAM */
+  function automatic logic [EXP_ROW_W+9:0] exp_key(input logic xnan, input logic [31:0] t);
+    logic [23:0] m;
+    logic [7:0] sh;
+    logic [23:0] mag;
+    logic lost;
+    logic [31:0] tf;
+    logic signed [31:0] n, be;
+    if (xnan) exp_key = {2'd3, 8'd0, {EXP_ROW_W{1'b0}}};
+    else if (t[30:23] >= 8'd134) exp_key = {t[31] ? 2'd1 : 2'd2, 8'd0, {EXP_ROW_W{1'b0}}};
+    else begin
+      // |t| * 2^16 = m * 2^(e - 134); floor(t * 2^16) exactly (a lost bit rounds a negative t down).
+      m = (t[30:23] == 8'd0) ? 24'd0 : {1'b1, t[22:0]};
+      sh = 8'd134 - t[30:23];
+      mag = (sh >= 8'd32) ? 24'd0 : (m >> sh);
+      lost = (sh >= 8'd32) ? (m != 24'd0) : ((m & ((24'd1 << sh) - 24'd1)) != 24'd0);
+      tf = t[31] ? -(32'(mag) + 32'(lost)) : 32'(mag);
+      n = $signed(tf) >>> 16;
+      be = n + 32'sd127;
+      if (be >= 32'sd255) exp_key = {2'd2, 8'd0, {EXP_ROW_W{1'b0}}};
+      else if (be <= 32'sd0) exp_key = {2'd1, 8'd0, {EXP_ROW_W{1'b0}}};
+      else exp_key = {2'd0, be[7:0], tf[15 -: EXP_ROW_W]};
+    end
+  endfunction
+
 endpackage

@@ -19,7 +19,7 @@ enum class NumberFormat { Fp32, Bf16Fp32 };
 struct ComputeUnitParams {
   int lanes = 16;                  ///< MAC lanes (multiply-accumulates per cycle)
   int flopsPerCycle = 32;          ///< must equal 2 * lanes
-  /// subset of matmul, silu, mul, add, accum, retile, matmul_t, rowscale, scan, expand, parallelize
+  /// subset of matmul, silu, mul, add, accum, retile, matmul_t, rowscale, scan, expand, parallelize, sub, exp
   std::vector<std::string> functions;
   /// The dynamic-tile datapath (sg_cu DYN = 1: dyn_m, bt, rowscale, scan, expand,
   /// parallelize) is built only when one of its functions is listed: it halves the
@@ -27,6 +27,12 @@ struct ComputeUnitParams {
   bool dynamicTiles() const {
     for (const auto& f : functions)
       if (f == "matmul_t" || f == "rowscale" || f == "scan" || f == "expand" || f == "parallelize") return true;
+    return false;
+  }
+  /// The arch lists exp: the compute units carry the exp table (sg_cu EXP = 1).
+  bool hasExp() const {
+    for (const auto& f : functions)
+      if (f == "exp") return true;
     return false;
   }
   NumberFormat format = NumberFormat::Bf16Fp32;

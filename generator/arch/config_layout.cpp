@@ -192,6 +192,8 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_SCAN = {};\n", int(CuFunc::Scan));
   s += fmt::format("  localparam int CU_FUNC_EXPAND = {};\n", int(CuFunc::Expand));
   s += fmt::format("  localparam int CU_FUNC_PARALLELIZE = {};\n", int(CuFunc::Parallelize));
+  s += fmt::format("  localparam int CU_FUNC_SUB = {};\n", int(CuFunc::Sub));
+  s += fmt::format("  localparam int CU_FUNC_EXP = {};\n", int(CuFunc::Exp));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

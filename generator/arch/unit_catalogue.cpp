@@ -49,7 +49,8 @@ std::vector<TemplateParam> UnitCatalogue::templateParams(UnitId u) const {
               {"LANES", i(a_.cu.lanes)},
               {"BUF_WORDS", i(a_.cu.bufferBytes / 4)},
               {"BF16", i(a_.cu.format == NumberFormat::Bf16Fp32)},
-              {"DYN", i(a_.cu.dynamicTiles())}};
+              {"DYN", i(a_.cu.dynamicTiles())},
+              {"EXP", i(a_.cu.hasExp())}};
     case UnitKind::Memory:
       return {{"W", "W"}, {"WORDS", i(a_.mu.capacityBytes / 4)}, {"CPB", i(muCyclesPerBeat(a_))}, {"ROUTE", i(a_.mu.route)}};
     default:

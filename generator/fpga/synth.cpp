@@ -107,6 +107,13 @@ void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptio
   row.status = "ok";
 }
 
+SynthRow newRow(const std::string& unit, const std::string& module, const std::string& params,
+                const std::string& status) {
+  SynthRow r;
+  r.unit = unit, r.module = module, r.params = params, r.status = status;
+  return r;
+}
+
 // Applies the --set overrides of unit kind `kind` to its parameters. Throws
 // std::invalid_argument for a malformed override or an unknown parameter.
 void applySets(const std::vector<std::string>& sets, const std::string& kind, std::vector<TemplateParam>& ps) {
@@ -194,14 +201,14 @@ SynthReport runSynth(const SynthOptions& o) {
     rowOf[cat.kind(u)] = r.rows.size();
     std::vector<TemplateParam> ps = cat.resolvedParams(u);
     applySets(o.sets, kind, ps);
-    r.rows.push_back({kind, module, paramText(ps), 1, {}, 0, ""});
+    r.rows.push_back(newRow(kind, module, paramText(ps), ""));
     blackboxes += fmt::format("{}{}", blackboxes.empty() ? "" : " ", module);
   }
   for (const std::string& s : o.sets)
     if (std::none_of(r.rows.begin(), r.rows.end(), [&](const SynthRow& row) { return s.rfind(row.unit + ".", 0) == 0; }))
       throw std::invalid_argument(fmt::format("--set {}: architecture '{}' has no such unit kind (ag, cu, mu)", s, a.name));
-  r.rows.push_back({"top", "sg_top", "", 1, {}, 0, ""});
-  r.rows.push_back({"axi", "sg_axi_top", "", 1, {}, 0, ""});  // the wrapper around sg_top (docs/axi.md)
+  r.rows.push_back(newRow("top", "sg_top", "", ""));
+  r.rows.push_back(newRow("axi", "sg_axi_top", "", ""));  // the wrapper around sg_top (docs/axi.md)
   for (const std::string& name : o.only)
     if (std::none_of(r.rows.begin(), r.rows.end(), [&](const SynthRow& row) { return row.unit == name; }))
       throw std::invalid_argument(
@@ -216,7 +223,7 @@ SynthReport runSynth(const SynthOptions& o) {
     if (o.pnr && row.status == "ok" && row.unit != "top" && row.unit != "axi") runPnr(rtl, o, part, row);
   }
 
-  SynthRow fabric{"fabric", "", "", 1, {}, 0, partial ? "partial" : "ok"};
+  SynthRow fabric = newRow("fabric", "", "", partial ? "partial" : "ok");
   for (const SynthRow& row : r.rows) {
     if (row.unit == "axi") continue;  // the wrapper is not part of the fabric
     SynthCounts& t = fabric.c;
@@ -226,7 +233,11 @@ SynthReport runSynth(const SynthOptions& o) {
     fabric.seconds += row.seconds;
     if (row.status != "ok" && row.status != "skipped") fabric.status = "incomplete";
   }
-  if (!o.sets.empty()) fabric = {"fabric", "", "", 1, {}, fabric.seconds, "overridden"};
+  if (!o.sets.empty()) {
+    const double seconds = fabric.seconds;
+    fabric = newRow("fabric", "", "", "overridden");
+    fabric.seconds = seconds;
+  }
   r.rows.push_back(fabric);
   return r;
 }

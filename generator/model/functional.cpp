@@ -226,15 +226,17 @@ class Runner {
         for (int64_t r = 0; r < x.rows; ++r)
           for (int64_t c = 0; c < x.cols; ++c) d[size_t(r * x.cols + c)] = fp32Mul((*x.data)[size_t(r * x.cols + c)], (*y.data)[size_t(r * y.cols)]);
         out.push_back(Token::tile(x.rows, x.cols, std::move(d), t.stop));
-      } else if (fn == "silu") {
+      } else if (fn == "silu" || fn == "exp") {
         std::vector<uint32_t> d(*t.data);
-        for (auto& v : d) v = silu(v);
+        for (auto& v : d) v = fn == "silu" ? silu(v) : fp32Exp(v);
         out.push_back(Token::tile(t.rows, t.cols, std::move(d), t.stop));
       } else {
         const Token &x = t.parts.at(0), &y = t.parts.at(1);
         std::vector<uint32_t> d(x.data->size());
         for (size_t i = 0; i < d.size(); ++i)
-          d[i] = fn == "mul" ? fp32Mul((*x.data)[i], (*y.data)[i]) : fp32Add((*x.data)[i], (*y.data)[i]);
+          d[i] = fn == "mul"   ? fp32Mul((*x.data)[i], (*y.data)[i])
+                 : fn == "sub" ? fp32Sub((*x.data)[i], (*y.data)[i])
+                               : fp32Add((*x.data)[i], (*y.data)[i]);
         out.push_back(Token::tile(x.rows, x.cols, std::move(d), t.stop));
       }
     }

@@ -37,6 +37,16 @@ const SigmoidArray& sigmoidArray() {
   return table;
 }
 
+const std::vector<uint32_t>& expArray() {
+  static const std::vector<uint32_t> table = [] {
+    std::vector<uint32_t> t(kExpTableSize);
+    for (int i = 0; i < kExpTableSize; ++i)
+      t[size_t(i)] = floatToBits(static_cast<float>(std::exp2((i + 0.5) / kExpTableSize))) & 0x7FFFFFu;
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
 
 float bitsToFloat(uint32_t bits) {
@@ -88,5 +98,31 @@ std::vector<uint32_t> sigmoidTable() {
 uint32_t sigmoidLookup(uint32_t x) { return sigmoidArray()[sigmoidIndex(x)]; }
 
 uint32_t silu(uint32_t x) { return fp32Mul(x, sigmoidLookup(x)); }
+
+uint32_t fp32Sub(uint32_t a, uint32_t b) { return fp32Add(a, b ^ 0x80000000u); }
+
+std::vector<uint32_t> expTable() { return expArray(); }
+
+// Integer steps only after the one fp32Mul, so that sg_fp_pkg::fp32_exp can follow them bit
+// for bit (docs/hardware.md section 3).
+uint32_t fp32Exp(uint32_t x) {
+  if ((x & 0x7FFFFFFFu) > 0x7F800000u) return kFp32QNaN;
+  const uint32_t t = fp32Mul(x, kFp32Log2E);
+  const bool neg = t >> 31;
+  const int e = int((t >> 23) & 0xFFu);
+  if (e >= 134) return neg ? 0u : 0x7F800000u;  // |t| >= 128 (and +-inf)
+  // |t| * 2^16 = M * 2^(e - 134) with M the 24-bit significand (t is normal or zero: FTZ).
+  const uint32_t m = e == 0 ? 0u : ((t & 0x7FFFFFu) | 0x800000u);
+  const int sh = 134 - e;  // 1 .. 134
+  const uint32_t mag = sh >= 32 ? 0u : (m >> sh);
+  const bool lost = sh >= 32 ? m != 0 : (m & ((1u << sh) - 1u)) != 0;
+  const int32_t tf = neg ? -int32_t(mag + (lost ? 1u : 0u)) : int32_t(mag);  // floor(t * 2^16)
+  const int32_t n = tf >> 16;                                                  // arithmetic: floor(t)
+  const uint32_t row = (uint32_t(tf) >> (16 - kExpIndexBits)) & (kExpTableSize - 1u);
+  const int32_t be = 127 + n;
+  if (be >= 255) return 0x7F800000u;
+  if (be <= 0) return 0u;
+  return uint32_t(be) << 23 | expArray()[row];
+}
 
 }  // namespace stepgen

@@ -39,6 +39,15 @@ constexpr int kSigmoidRowSmall = 14;
 constexpr int kSigmoidRowSat = 15;
 static_assert(kSigmoidEHi - kSigmoidELo + 1 <= kSigmoidRowSmall, "exponent rows overlap the special rows");
 
+// exp table: kExpTableSize mantissas of 2^((i + 0.5) / kExpTableSize), i = 0 .. size-1 (the
+// value is in [1, 2), so its biased exponent is 127 and only the 23 mantissa bits are kept).
+/// Bits of the fraction of x*log2(e) that select the exp table row.
+constexpr int kExpIndexBits = 10;
+/// Number of exp table entries (2^kExpIndexBits).
+constexpr int kExpTableSize = 1 << kExpIndexBits;
+/// log2(e) rounded to binary32 (1.44269502...).
+constexpr uint32_t kFp32Log2E = 0x3FB8AA3Bu;
+
 /// Reinterprets a binary32 bit pattern as float (no conversion).
 float bitsToFloat(uint32_t bits);
 /// Reinterprets a float as its binary32 bit pattern (no conversion).
@@ -72,5 +81,19 @@ uint32_t sigmoidLookup(uint32_t x);
 /// silu(x) = fp32Mul(x, sigmoidLookup(x)), as the hardware computes it (so silu(-inf) is
 /// NaN and silu(NaN) is NaN). Needs enableFtzDaz().
 uint32_t silu(uint32_t x);
+
+/// a - b = fp32Add(a, b with its sign flipped): exact IEEE subtraction under the same rules.
+/// Needs enableFtzDaz(). Same function as the compute unit's `sub`.
+uint32_t fp32Sub(uint32_t a, uint32_t b);
+/// The exp table (layout above): kExpTableSize 23-bit mantissas, each of
+/// float(2^((i + 0.5) / kExpTableSize)) computed in double. The emitter writes it as sg_exp_lut.sv.
+std::vector<uint32_t> expTable();
+/// exp(x) as the hardware computes it (docs/hardware.md section 3): t = fp32Mul(x, log2 e);
+/// NaN -> kFp32QNaN; |t| >= 128 -> +inf (t > 0) or +0 (t < 0); otherwise tf = floor(t * 2^16)
+/// (from t's bits, exact), n = tf >> 16 (floor of t), row = the next kExpIndexBits bits of the
+/// fraction, and the result is 2^n * (1 + expTable()[row] / 2^23), +inf above the binary32 range
+/// and +0 below 2^-126 (FTZ). Relative error at most 2^(1/2048) - 1 = 3.4e-4 from the table plus
+/// the rounding of t (tested in tests/unit/test_fp.cpp). Needs enableFtzDaz() (for fp32Mul).
+uint32_t fp32Exp(uint32_t x);
 
 }  // namespace stepgen

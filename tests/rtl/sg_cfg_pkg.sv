@@ -151,5 +151,7 @@ package sg_cfg_pkg;
   localparam int CU_FUNC_SCAN = 8;
   localparam int CU_FUNC_EXPAND = 9;
   localparam int CU_FUNC_PARALLELIZE = 10;
+  localparam int CU_FUNC_SUB = 11;
+  localparam int CU_FUNC_EXP = 12;
 endpackage
 /* verilator lint_on UNUSEDPARAM */

@@ -5,6 +5,7 @@
 // `verify` uses, and the timing model on streams with empty groups.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -241,5 +242,35 @@ TEST_CASE("dyn ops: timing model runs Expand and Parallelize streams with empty 
     const TimingResult t = estimateTiming(c.graph, c.mapping, c.arch, c.layout, c.image, s);
     CHECK_FALSE(t.deadlock);
     CHECK(t.cycles > 0);
+  }
+}
+
+// Map(sub) then Map(exp) (tests/data/graphs/exp_sub.yaml): funcs 11 and 12 on two compute
+// units, the arch's exp turning on the table (EXP = 1), and the model's output against
+// exp(x - m) in long double: within the table's 3.5e-4 (tests/unit/test_fp.cpp) plus the
+// fp32 rounding of x - m (2^-24 relative of |x - m| < 2, so < 1.2e-7 in the exponent).
+TEST_CASE("softmax numerator: Map(sub) and Map(exp) map, model against exp(x - m)", "[mapper][dynops]") {
+  enableFtzDaz();
+  CHECK(loadArch(arch()).cu.hasExp());
+  CHECK_FALSE(loadArch(root() + "/arch/default.yaml").cu.hasExp());
+  Run r = runModelOn("exp_sub");
+  const int su = placedCu(r.c, "sub", CuFunc::Sub);
+  const int ex = placedCu(r.c, "exp", CuFunc::Exp);
+  CHECK(sourceOf(r.c, ex, 0) == su);
+  const Matrix& x = r.in.at("x");
+  const Matrix& m = r.in.at("m");
+  const Matrix& y = r.model.outputs.at("out");
+  REQUIRE(y.data.size() == x.data.size());
+  double worst = 0;
+  for (size_t i = 0; i < y.data.size(); ++i) {
+    const long double want = std::exp((long double)bitsToFloat(x.data[i]) - (long double)bitsToFloat(m.data[i]));
+    worst = std::max(worst, double(std::fabs((long double)bitsToFloat(y.data[i]) / want - 1.0L)));
+  }
+  CHECK(worst <= 3.6e-4);
+  try {  // default.yaml lists no exp
+    compileGraph(root() + "/arch/default.yaml", graph("exp_sub"));
+    FAIL("expected M-304");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "M-304");
   }
 }

@@ -14,6 +14,7 @@
 #include <xmmintrin.h>
 
 #include "common/fp.hpp"
+#include "emit/exp_lut.hpp"
 #include "emit/sigmoid_lut.hpp"
 
 using namespace stepgen;
@@ -317,6 +318,15 @@ TEST_CASE("sg_fp_pkg sigmoid constants match C++", "[fp][golden]") {
   CHECK(1 + 4 + kSigmoidMantBits == kSigmoidIndexBits);
 }
 
+TEST_CASE("sg_fp_pkg exp constants match C++", "[fp][golden]") {
+  const std::string pkg = readFile(std::string(STEPGEN_ROOT) + "/rtl_templates/sg_fp_pkg.sv");
+  std::smatch m;
+  REQUIRE(std::regex_search(pkg, m, std::regex("localparam int EXP_ROW_W = ([0-9]+);")));
+  CHECK(std::stoi(m[1].str()) == kExpIndexBits);
+  REQUIRE(std::regex_search(pkg, m, std::regex("localparam logic \\[31:0\\] EXP_LOG2E = 32'h([0-9A-F]{4})_([0-9A-F]{4});")));
+  CHECK(std::stoul(m[1].str() + m[2].str(), nullptr, 16) == kFp32Log2E);
+}
+
 // The emitter writes sg_sigmoid_lut.sv into every fabric; the RTL unit tests verilate (at
 // configure time) this committed copy of it.
 TEST_CASE("tests/rtl/sg_sigmoid_lut.sv equals sigmoidLutSv()", "[fp][golden]") {
@@ -330,4 +340,57 @@ TEST_CASE("tests/rtl/sg_sigmoid_lut.sv equals sigmoidLutSv()", "[fp][golden]") {
   const std::string have = readFile(path);
   INFO(path << " is stale; rerun with STEPGEN_REGEN_GOLDEN=1");
   REQUIRE(have == want);
+}
+
+// exp (docs/hardware.md section 3): against exp in long double over the range where the
+// result is a normal binary32. Error budget: the table's half-bucket 2^(1/2048) - 1 = 3.39e-4,
+// plus t = x * log2(e) rounded to binary32 (|t| < 128: at most 2^-17 absolute in t, so
+// 2^(2^-17) - 1 = 5.3e-6 relative), plus log2(e) itself rounded (|x| < 89: 89 * 2^-25 in t,
+// 1.8e-6 relative): 3.5e-4 in all.
+TEST_CASE("fp32Exp: relative error within 3.5e-4 of exp, specials", "[fp]") {
+  FtzDazScope ftz;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-87.0f, 88.0f);
+  double worst = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const float x = i < 1000 ? (i - 500) / 64.0f : u(rng);
+    const long double want = std::exp(static_cast<long double>(x));
+    const long double got = refValue(fp32Exp(floatToBits(x)));
+    worst = std::max(worst, double(std::fabs(got / want - 1.0L)));
+  }
+  CHECK(worst <= 3.5e-4);
+  CHECK(worst > 1e-4);  // the table's resolution shows: the comparison is not vacuous
+  CHECK(fp32Exp(0x00000000u) == 0x3F800000u + expTable()[0]);           // exp(0): row 0 of [1, 2), 2^(0.5/1024)
+  CHECK(fp32Exp(0x80000000u) == fp32Exp(0x00000000u));                  // -0 as +0
+  CHECK(fp32Exp(0x7F800000u) == 0x7F800000u);                            // exp(+inf) = +inf
+  CHECK(fp32Exp(0xFF800000u) == 0x00000000u);                            // exp(-inf) = +0
+  CHECK(fp32Exp(0x7F800001u) == kFp32QNaN);                              // NaN
+  CHECK(fp32Exp(floatToBits(89.0f)) == 0x7F800000u);                     // overflow
+  CHECK(fp32Exp(floatToBits(-88.0f)) == 0x00000000u);                    // below 2^-126: FTZ
+  CHECK(refValue(fp32Exp(floatToBits(-87.0f))) > 0);                     // still normal
+  // exp(-log(2) * k) is 2^-k up to the table: the exponent field steps by one per k.
+  for (int k = 1; k < 10; ++k)
+    CHECK(int((fp32Exp(floatToBits(-0.69314718f * float(k))) >> 23) & 0xFF) == 127 - k);
+}
+
+TEST_CASE("fp32Sub: a - b exactly as a + (-b)", "[fp]") {
+  FtzDazScope ftz;
+  CHECK(fp32Sub(floatToBits(3.0f), floatToBits(1.25f)) == floatToBits(1.75f));
+  CHECK(fp32Sub(floatToBits(1.0f), floatToBits(1.0f)) == 0x00000000u);   // x - x = +0
+  CHECK(fp32Sub(0x80000000u, 0x00000000u) == 0x80000000u);                // -0 - +0 = -0
+  CHECK(fp32Sub(0x7F800000u, 0x7F800000u) == kFp32QNaN);                  // inf - inf
+  CHECK(fp32Sub(floatToBits(1e-38f), floatToBits(-1e-38f)) == 0x00000000u);  // subnormal inputs read as 0
+}
+
+// The emitter writes sg_exp_lut.sv into every fabric; the RTL unit tests verilate this copy.
+TEST_CASE("tests/rtl/sg_exp_lut.sv equals expLutSv()", "[fp][golden]") {
+  const std::string path = std::string(STEPGEN_ROOT) + "/tests/rtl/sg_exp_lut.sv";
+  const std::string want = expLutSv();
+  const char* regen = std::getenv("STEPGEN_REGEN_GOLDEN");
+  if (regen && std::string(regen) == "1") {
+    std::ofstream(path, std::ios::binary) << want;
+    WARN("rewrote " << path);
+  }
+  INFO(path << " is stale; rerun with STEPGEN_REGEN_GOLDEN=1");
+  REQUIRE(readFile(path) == want);
 }
