@@ -14,6 +14,12 @@ stepgen_verify_test(e2e_sections_reload_small arch/small.yaml examples/swiglu/gr
                     --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs --sections 7 --max-cycle-error 5 --trace)
 set_tests_properties(e2e_sections_reload_small PROPERTIES FIXTURES_REQUIRED small_fabric
                      PASS_REGULAR_EXPRESSION "sections: 7 \\(3 reloaded.*verdict: PASS")
+# The same 7 sections through the AXI wrapper (docs/axi.md): the harness, as the host, writes
+# the 3 reloaded sections' words over AXI4-Lite while the fabric runs.
+stepgen_verify_test(e2e_axi_sections_reload_small arch/small.yaml examples/swiglu/graph.yaml
+                    --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs --sections 7 --axi)
+set_tests_properties(e2e_axi_sections_reload_small PROPERTIES FIXTURES_REQUIRED small_fabric
+                     PASS_REGULAR_EXPRESSION "reload words while running.*outputs bit-exact.*verdict: PASS")
 add_test(NAME e2e_sections_mlp4_default
          COMMAND bash -c "set -e; mkdir -p ${E2E_DIR}
            $<TARGET_FILE:stepgen> graph mlp --layers 4 --batch 16 --hidden 64 --ffn 128 --tile-b 8 --tile-f 32 \

@@ -87,10 +87,11 @@ std::string verdictText(const VerifyReport& r) {
   if (r.sections > 1) s += sectionsLines(r);
   if (r.axiRan && r.axi.status == "ok")
     s += fmt::format("axi   : {} cycles through the AXI wrapper vs {} on flat ports ({:+.2f} %), configuration {} cycles "
-                     "for {} words over AXI4-Lite, off-chip bytes {}, outputs {}\n",
+                     "for {} words over AXI4-Lite{}, off-chip bytes {}, outputs {}\n",
                      r.axi.cycles, r.rtl.cycles,
                      r.rtl.cycles ? 100.0 * (double(r.axi.cycles) - double(r.rtl.cycles)) / double(r.rtl.cycles) : 0.0,
                      r.axi.configCycles, r.axi.configWords,
+                     r.axi.reloadWrites ? fmt::format(" (+ {} reload words while running)", r.axi.reloadWrites) : "",
                      r.axi.readBytes == r.rtl.readBytes && r.axi.writeBytes == r.rtl.writeBytes ? "equal" : "DIFFER",
                      r.axiMismatch.empty() ? "bit-exact" : "MISMATCH, first at " + r.axiMismatch);
   else if (r.axiRan)

@@ -10,9 +10,12 @@
 // counted from the start pulse. The master ports are named per AG (m00_axi_* ...), so the
 // build generates sg_axi_ports.h: SG_AXI_MASTERS(X) calls X(NN) for every master.
 //
-// Watchdog as in the flat harness (no port fire, no AXI master handshake and nothing in the
-// memory for watchdog_cycles cycles = deadlock). Reloads (more sections than contexts) are
-// not driven here: a run description with reloads is an error.
+// Reloads (more sections than contexts, docs/hardware.md section 5): as the flat harness, the
+// host writes section k's words once the fabric shows section k - contexts finished (SECTION
+// past it, or at it with dbg_cfg_wait), here over AXI4-Lite: CFG_ADDR when the next word's
+// address does not follow the last one, then CFG_DATA, two cycles per write, in place of
+// STATUS polls. Watchdog as in the flat harness (no port fire, no AXI master handshake,
+// nothing in the memory and no reload being written for watchdog_cycles cycles = deadlock).
 #include "Vfabric.h"
 
 #include <verilated.h>
@@ -86,8 +89,10 @@ class LiteHost {
  public:
   explicit LiteHost(Vfabric* t) : t_(t) {}
   bool busy() const { return phase_ != Idle; }
-  void write(uint32_t addr, uint32_t data) { addr_ = addr, data_ = data, phase_ = WAddr; }
-  void read(uint32_t addr) { addr_ = addr, phase_ = RAddr; }
+  void write(uint32_t addr, uint32_t data) { addr_ = addr, data_ = data, phase_ = WAddr, read_ = false; }
+  void read(uint32_t addr) { addr_ = addr, phase_ = RAddr, read_ = true; }
+  /// The last transaction was a read (readData() is what it read).
+  bool wasRead() const { return read_; }
   uint32_t readData() const { return data_; }
   uint32_t resp() const { return resp_; }
   void drive() {
@@ -128,12 +133,10 @@ class LiteHost {
   Vfabric* t_;
   Phase phase_ = Idle;
   uint32_t addr_ = 0, data_ = 0, resp_ = 0;
+  bool read_ = false;
 };
 
 int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
-  if (!rd.reloads.empty())
-    throw std::runtime_error("the AXI harness does not write reloads (" + std::to_string(rd.reloads.size()) +
-                             " sections beyond the contexts): run it through the flat-port harness");
   if (!rd.trace.empty()) throw std::runtime_error("the AXI harness does not write waveforms: run without --trace");
   const std::vector<uint32_t> words = readBitstream(rd.bitstream);
   DramModel dram(rd.timing, rd.dramBytes, rd.nAg);
@@ -194,7 +197,11 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
   std::optional<uint64_t> startH;
   enum { Starting, Polling, ReadingCycles, Finished } step = Starting;
   std::string status;
-  uint64_t idle = 0, muPeak = 0, cycles = 0, c = 0;
+  uint64_t idle = 0, muPeak = 0, cycles = 0, c = 0, cfgWaitCycles = 0, reloadWrites = 0;
+  size_t reload = 0, reloadWord = 0;  // the next reload word to write
+  bool writing = false;
+  uint32_t cfgPtr = uint32_t(words.size());  // CFG_ADDR as the wrapper holds it
+  bool addrSent = false;                     // this word's CFG_ADDR is written
   std::vector<SectionTime> sections;
   const unsigned nport = vport::capacityBits(top->dbg_port_fire);
   const auto t0 = std::chrono::steady_clock::now();
@@ -225,10 +232,10 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
         step = Polling;
         startH = h;
         c = 0;
-      } else if (step == Polling && (host.readData() & 1u)) {
+      } else if (step == Polling && host.wasRead() && (host.readData() & 1u)) {
         if (host.readData() & 4u) throw std::runtime_error("an AXI master saw an error response");
         step = ReadingCycles;
-      } else if (step == ReadingCycles) {
+      } else if (step == ReadingCycles && host.wasRead()) {
         cycles = host.readData();
         step = Finished;
       }
@@ -239,19 +246,36 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
       muPeak = std::max(muPeak, held);
       const size_t sec = size_t(top->dbg_section);
       const bool fire = vport::anySet(top->dbg_port_fire);
+      cfgWaitCycles += top->dbg_cfg_wait ? 1 : 0;
+      if (!writing && reload < rd.reloads.size()) {
+        const size_t after = size_t(rd.reloads[reload].after);
+        writing = sec > after || (sec == after && top->dbg_cfg_wait);
+      }
       if (sec >= sections.size()) sections.resize(sec + 1, SectionTime{c, 0, 0});
       if (fire) {
         SectionTime& st = sections[sec];
         if (!st.firstBeat) st.firstBeat = c;
         st.lastBeat = c;
       }
-      active = active || fire || !mem.idle();
+      active = active || fire || !mem.idle() || writing;
     }
     if (step == Finished) {
       status = "ok";
       break;
     }
-    if (!host.busy()) host.read(step == ReadingCycles ? kCycles : kStatus);
+    if (!host.busy() && writing && step == Polling) {
+      const auto& [addr, word] = rd.reloads[reload].writes[reloadWord];
+      if (cfgPtr != addr && !addrSent) {
+        host.write(kCfgAddr, addr);
+        addrSent = true;
+      } else {
+        host.write(kCfgData, word);
+        cfgPtr = addr + 1, addrSent = false, ++reloadWrites;
+        if (++reloadWord == rd.reloads[reload].writes.size()) writing = false, reloadWord = 0, ++reload;
+      }
+    } else if (!host.busy()) {
+      host.read(step == ReadingCycles ? kCycles : kStatus);
+    }
     idle = active || !startH ? 0 : idle + 1;
     if (idle >= rd.watchdog) {
       status = "deadlock";
@@ -281,6 +305,8 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
   res.outstandingReads = dram.outstandingReads();
   res.muPeakWords = muPeak;
   res.sections = sections;
+  res.cfgWaitCycles = cfgWaitCycles;
+  res.reloadWrites = reloadWrites;
   res.wallSeconds = wall;
   res.cyclesPerSecond = wall > 0 ? double(h) / wall : 0.0;
   if (status == "ok") {
