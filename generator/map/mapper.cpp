@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <random>
 
 #include "arch/config_layout.hpp"
 #include "arch/unit_catalogue.hpp"
@@ -62,6 +64,7 @@ class Mapper {
     // Section s runs from context s: each section has the whole fabric to itself.
     taken_.assign(size_t(m_.sections), std::vector<bool>(a_.units.size(), false));
     for (int op : order) place(op);
+    repairPlacement(order);
     for (int op : order) routeInputs(op);
     for (size_t op = 0; op < g_.ops.size(); ++op)
       if (cl_.isMember(int(op))) m_.ops[op].hostOp = cl_.host[op];
@@ -226,6 +229,110 @@ class Mapper {
     if (std::find(fs.begin(), fs.end(), fn) == fs.end())
       throw DiagError("M-304", o.attrs.count("fn") ? o.attrs.at("fn").loc : o.loc,
                       fmt::format("operator '{}': the compute units of '{}' have no function '{}'", o.name, a_.name, fn));
+  }
+
+  // One link of the placement: the unit emitting `src` feeds `dst` (a placed op's main unit,
+  // or, with unit >= 0, a fixed unit of its own: a Parallelize output or a meta unit).
+  struct Wire {
+    Source src;
+    int dst;
+    int fixedUnit;
+  };
+  std::vector<Wire> wires(const std::vector<int>& order) const {
+    std::vector<Wire> w;
+    for (int op : order) {
+      std::vector<Source> src;
+      for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
+      for (const Source& s : src) w.push_back({s, op, -1});
+      for (int u : m_.ops[size_t(op)].extraUnits) w.push_back({src.at(0), op, u});
+      if (hasMeta(op)) w.push_back({src.at(1), op, m_.ops[size_t(op)].auxUnit});
+    }
+    return w;
+  }
+  // Wire length (docs/architecture.md#mapping): the sum of link distances, plus 1000 for a
+  // link beyond the reach.
+  long wireCost(const Wire& x) const {
+    const int a = unitOf(x.src), b = x.fixedUnit >= 0 ? x.fixedUnit : m_.ops[size_t(x.dst)].unit;
+    return distance(a, b) + (reachable(a, b) ? 0 : 1000);
+  }
+
+  // The greedy placement (place) puts each op next to the ops placed before it, so a load
+  // placed early can end up out of reach of a consumer placed later (on a large grid, two
+  // loads at opposite edges). When a link is out of reach, this searches for a legal
+  // placement by simulated annealing over the ops that hold one unit in one section: move an
+  // op to a free unit of its kind, or swap two ops of the same kind and section; cost = wire
+  // length + 1000 per link out of reach. Deterministic (fixed seed); the greedy placement is
+  // kept when every link is in reach, so fabrics that map greedily map as before.
+  void repairPlacement(const std::vector<int>& order) {
+    const std::vector<Wire> ws = wires(order);
+    long cur = 0;
+    for (const Wire& x : ws) cur += wireCost(x);
+    if (std::all_of(ws.begin(), ws.end(), [&](const Wire& x) { return wireCost(x) < 1000; })) return;
+    std::vector<int> movable;
+    for (int op : order) {
+      const OpPlacement& pl = m_.ops[size_t(op)];
+      if (pl.extraUnits.empty() && pl.auxUnit < 0 && keptFor(op) < 0 && !carriedStreamify(op)) movable.push_back(op);
+    }
+    if (movable.empty()) return;
+    // The wires each op's unit moves (as consumer or as producer).
+    std::vector<std::vector<size_t>> touching(g_.ops.size());
+    for (size_t i = 0; i < ws.size(); ++i) {
+      touching[size_t(ws[i].src.op)].push_back(i);
+      if (ws[i].fixedUnit < 0 && ws[i].dst != ws[i].src.op) touching[size_t(ws[i].dst)].push_back(i);
+    }
+    auto local = [&](int a, int b) {  // cost of the wires of ops a and b (b may be -1)
+      long c = 0;
+      for (size_t i : touching[size_t(a)]) c += wireCost(ws[i]);
+      if (b >= 0)
+        for (size_t i : touching[size_t(b)])
+          if (std::find(touching[size_t(a)].begin(), touching[size_t(a)].end(), i) == touching[size_t(a)].end())
+            c += wireCost(ws[i]);
+      return c;
+    };
+    std::mt19937 rng(1);
+    long best = cur;
+    std::vector<int> bestUnits(g_.ops.size());
+    for (size_t i = 0; i < g_.ops.size(); ++i) bestUnits[i] = m_.ops[i].unit;
+    const int steps = std::min(200000, 20000 * int(movable.size()));
+    double temp = 8.0;
+    for (int step = 0; step < steps && best >= 1000; ++step) {
+      temp = std::max(0.05, temp * 0.9995);
+      const int op = movable[rng() % movable.size()];
+      OpPlacement& pl = m_.ops[size_t(op)];
+      std::vector<bool>& taken = taken_[size_t(sectionOf(op))];
+      const std::vector<UnitId> ofKind = cat_.unitsOfKind(wantFor(op));
+      const int target = ofKind[rng() % ofKind.size()].v;
+      if (target == pl.unit) continue;
+      int other = -1;  // the movable op of this section on `target`, if any
+      if (taken[size_t(target)]) {
+        for (int o : movable)
+          if (m_.ops[size_t(o)].unit == target && sectionOf(o) == sectionOf(op)) other = o;
+        if (other < 0) continue;  // held by an op that does not move
+      }
+      const int from = pl.unit;
+      const long before = local(op, other);
+      pl.unit = target;
+      if (other >= 0) m_.ops[size_t(other)].unit = from;
+      else taken[size_t(from)] = false, taken[size_t(target)] = true;
+      const long next = cur - before + local(op, other);
+      const double u = double(rng()) / double(std::mt19937::max());
+      if (next <= cur || u < std::exp(double(cur - next) / temp)) {
+        cur = next;
+        if (cur < best) {
+          best = cur;
+          for (size_t i = 0; i < g_.ops.size(); ++i) bestUnits[i] = m_.ops[i].unit;
+        }
+      } else {
+        if (other >= 0) pl.unit = from, m_.ops[size_t(other)].unit = target;
+        else pl.unit = from, taken[size_t(target)] = false, taken[size_t(from)] = true;
+      }
+    }
+    // Back to the best placement seen (the taken sets follow the units).
+    for (int op : movable) taken_[size_t(sectionOf(op))][size_t(m_.ops[size_t(op)].unit)] = false;
+    for (int op : movable) {
+      m_.ops[size_t(op)].unit = bestUnits[size_t(op)];
+      taken_[size_t(sectionOf(op))][size_t(bestUnits[size_t(op)])] = true;
+    }
   }
 
   void routeInputs(int op) {

@@ -52,6 +52,22 @@ TEST_CASE("mapper: SwiGLU on the default fabric uses one unit per placed op", "[
   CHECK(c.mapping.routes.size() == 11);  // 2+2+1+2+2+1+1 ports
 }
 
+// On an 8x8 grid the greedy placer puts the weight loads of mm_g at opposite edges (distance
+// 6 > reach 3); the placement repair moves ops until every link is in reach. The result is
+// deterministic, and the default fabric keeps its greedy placement (tests/golden).
+TEST_CASE("mapper: placement repair finds a legal placement on an 8x8 grid", "[map]") {
+  CompileResult c = compileGraph(root() + "/tests/data/arch_grid8.yaml", example());
+  CHECK(c.sections.sections == 1);
+  REQUIRE(c.mapping.routes.size() == 11);
+  int wire = 0;
+  for (const auto& r : c.mapping.routes) {
+    CHECK(r.distance <= c.arch.link.reach);
+    wire += r.distance;
+  }
+  CHECK(wire <= 11 * 3);
+  CHECK(compileGraph(root() + "/tests/data/arch_grid8.yaml", example()).bitstream == c.bitstream);
+}
+
 TEST_CASE("mapper: an op that fits no section names the op and the resource", "[map][bad]") {
   // A graph larger than the fabric is cut into sections (test_sections.cpp); a Map on a
   // fabric without compute units fits none.
