@@ -37,8 +37,6 @@ void writeCompileFiles(const CompileResult& c, const fs::path& d) {
   writeFile(d / "mapping.txt", mappingText(c));
 }
 
-// The outputs the RTL wrote into `dir`/rtl_out, compared bit for bit with the model's, and
-// the cycle error (docs/architecture.md "compare").
 // The first output word where `dir`/<tag>_out differs from the model ("" = bit-exact).
 std::string firstMismatch(const fs::path& dir, const std::string& tag, const VerifyReport& r) {
   for (const auto& [name, m] : r.model.outputs) {
@@ -51,6 +49,8 @@ std::string firstMismatch(const fs::path& dir, const std::string& tag, const Ver
   return "";
 }
 
+// The outputs the RTL wrote into `dir`/rtl_out, compared bit for bit with the model's, and
+// the cycle error (docs/architecture.md "compare").
 void compareRtl(const fs::path& dir, VerifyReport& r) {
   if (r.rtl.status == "crashed") r.firstMismatch = r.rtl.message;
   if (r.rtl.status != "ok") return;
