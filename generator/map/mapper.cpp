@@ -249,25 +249,31 @@ class Mapper {
     }
     return w;
   }
-  // Wire length (docs/architecture.md#mapping): the sum of link distances, plus 1000 for a
-  // link beyond the reach.
+  // Cost of one link for the placement search: its distance, plus 20 per hop beyond the
+  // reach (a shaped penalty, so that the search can walk through illegal placements toward
+  // legal ones); 0 extra when the link is in reach.
   long wireCost(const Wire& x) const {
     const int a = unitOf(x.src), b = x.fixedUnit >= 0 ? x.fixedUnit : m_.ops[size_t(x.dst)].unit;
-    return distance(a, b) + (reachable(a, b) ? 0 : 1000);
+    return distance(a, b) + (reachable(a, b) ? 0 : 20L * std::max(1, distance(a, b) - a_.link.reach));
+  }
+  bool inReach(const Wire& x) const {
+    return reachable(unitOf(x.src), x.fixedUnit >= 0 ? x.fixedUnit : m_.ops[size_t(x.dst)].unit);
   }
 
   // The greedy placement (place) puts each op next to the ops placed before it, so a load
   // placed early can end up out of reach of a consumer placed later (on a large grid, two
   // loads at opposite edges). When a link is out of reach, this searches for a legal
   // placement by simulated annealing over the ops that hold one unit in one section: move an
-  // op to a free unit of its kind, or swap two ops of the same kind and section; cost = wire
-  // length + 1000 per link out of reach. Deterministic (fixed seed); the greedy placement is
-  // kept when every link is in reach, so fabrics that map greedily map as before.
+  // op to a free unit of its kind, or swap two ops of the same kind and section; cost =
+  // wireCost summed. It restarts from a random placement of those ops up to 7 times and
+  // stops at the first legal placement (deterministic: fixed seed). The greedy placement is
+  // kept when every link is in reach, so fabrics that map greedily map as before. A legal
+  // placement is not guaranteed (tests/unit/test_mapper.cpp checks small grids exhaustively);
+  // routeInputs reports M-303 when none was found.
   void repairPlacement(const std::vector<int>& order) {
     const std::vector<Wire> ws = wires(order);
-    long cur = 0;
-    for (const Wire& x : ws) cur += wireCost(x);
-    if (std::all_of(ws.begin(), ws.end(), [&](const Wire& x) { return wireCost(x) < 1000; })) return;
+    auto legal = [&] { return std::all_of(ws.begin(), ws.end(), [&](const Wire& x) { return inReach(x); }); };
+    if (legal()) return;
     std::vector<int> movable;
     for (int op : order) {
       const OpPlacement& pl = m_.ops[size_t(op)];
@@ -289,49 +295,55 @@ class Mapper {
             c += wireCost(ws[i]);
       return c;
     };
-    std::mt19937 rng(1);
-    long best = cur;
-    std::vector<int> bestUnits(g_.ops.size());
-    for (size_t i = 0; i < g_.ops.size(); ++i) bestUnits[i] = m_.ops[i].unit;
-    const int steps = std::min(200000, 20000 * int(movable.size()));
-    double temp = 8.0;
-    for (int step = 0; step < steps && best >= 1000; ++step) {
-      temp = std::max(0.05, temp * 0.9995);
-      const int op = movable[rng() % movable.size()];
+    auto opOn = [&](int unit, int section) {  // the movable op of `section` on `unit`, or -1
+      for (int o : movable)
+        if (m_.ops[size_t(o)].unit == unit && sectionOf(o) == section) return o;
+      return -1;
+    };
+    // Moves op to `target`, swapping with the movable op there (if any); false if a fixed op holds it.
+    auto move = [&](int op, int target) {
       OpPlacement& pl = m_.ops[size_t(op)];
       std::vector<bool>& taken = taken_[size_t(sectionOf(op))];
-      const std::vector<UnitId> ofKind = cat_.unitsOfKind(wantFor(op));
-      const int target = ofKind[rng() % ofKind.size()].v;
-      if (target == pl.unit) continue;
-      int other = -1;  // the movable op of this section on `target`, if any
-      if (taken[size_t(target)]) {
-        for (int o : movable)
-          if (m_.ops[size_t(o)].unit == target && sectionOf(o) == sectionOf(op)) other = o;
-        if (other < 0) continue;  // held by an op that does not move
-      }
       const int from = pl.unit;
-      const long before = local(op, other);
-      pl.unit = target;
-      if (other >= 0) m_.ops[size_t(other)].unit = from;
-      else taken[size_t(from)] = false, taken[size_t(target)] = true;
-      const long next = cur - before + local(op, other);
-      const double u = double(rng()) / double(std::mt19937::max());
-      if (next <= cur || u < std::exp(double(cur - next) / temp)) {
-        cur = next;
-        if (cur < best) {
-          best = cur;
-          for (size_t i = 0; i < g_.ops.size(); ++i) bestUnits[i] = m_.ops[i].unit;
-        }
+      if (taken[size_t(target)]) {
+        const int other = opOn(target, sectionOf(op));
+        if (other < 0) return false;
+        m_.ops[size_t(other)].unit = from;
       } else {
-        if (other >= 0) pl.unit = from, m_.ops[size_t(other)].unit = target;
-        else pl.unit = from, taken[size_t(target)] = false, taken[size_t(from)] = true;
+        taken[size_t(from)] = false, taken[size_t(target)] = true;
       }
-    }
-    // Back to the best placement seen (the taken sets follow the units).
-    for (int op : movable) taken_[size_t(sectionOf(op))][size_t(m_.ops[size_t(op)].unit)] = false;
-    for (int op : movable) {
-      m_.ops[size_t(op)].unit = bestUnits[size_t(op)];
-      taken_[size_t(sectionOf(op))][size_t(bestUnits[size_t(op)])] = true;
+      pl.unit = target;
+      return true;
+    };
+    std::mt19937 rng(1);
+    const int steps = std::min(100000, 10000 * int(movable.size()));
+    for (int restart = 0; restart < 8 && !legal(); ++restart) {
+      if (restart > 0)  // a random placement of the movable ops
+        for (int op : movable) {
+          const std::vector<UnitId> ofKind = cat_.unitsOfKind(wantFor(op));
+          move(op, ofKind[rng() % ofKind.size()].v);
+        }
+      long cur = 0;
+      for (const Wire& x : ws) cur += wireCost(x);
+      double temp = 20.0;
+      for (int step = 0; step < steps; ++step) {
+        temp = std::max(0.05, temp * 0.9995);
+        const int op = movable[rng() % movable.size()];
+        const std::vector<UnitId> ofKind = cat_.unitsOfKind(wantFor(op));
+        const int target = ofKind[rng() % ofKind.size()].v, from = m_.ops[size_t(op)].unit;
+        if (target == from) continue;
+        const int other = opOn(target, sectionOf(op));
+        const long before = local(op, other);
+        if (!move(op, target)) continue;
+        const long next = cur - before + local(op, other);
+        const double u = double(rng()) / double(std::mt19937::max());
+        if (next <= cur || u < std::exp(double(cur - next) / temp)) {
+          cur = next;
+          if ((step & 63) == 0 && legal()) break;
+        } else {
+          move(op, from);  // undo (swaps back)
+        }
+      }
     }
   }
 
