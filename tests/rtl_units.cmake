@@ -79,11 +79,13 @@ sg_rtl_lint(rtl_units sg_mu "mu_route_small|-GW=4 -GWORDS=256 -GCPB=3 -GROUTE=1"
             "mu_route_wide|-GW=128 -GWORDS=16384 -GCPB=2 -GROUTE=1"
             SOURCES ${SG_UNIT_DEPS} ${SG_UNITS_ROUTE} ${SG_RTL}/sg_mu.sv)
 
-# ---- sg_axi_master (the AXI wrapper's DRAM port): P=2, 32-bit addresses, 2 read bursts in
-# flight; sg_axi_lite is exercised through the whole wrapper (e2e_axi_swiglu)
+# ---- the AXI wrapper's parts: sg_axi_master (DRAM port) at P=2, 32-bit addresses, 2 read
+# bursts in flight, and sg_axi_lite (control slave); the whole wrapper: e2e_axi_swiglu_default
 sg_rtl_test(test_rtl_axi)
 sg_rtl_verilate(test_rtl_axi Vsg_axi_master sg_axi_master "-GP=2 -GAB=32 -GMAX_RD=2"
                 ${SG_RTL}/sg_fifo.sv ${SG_RTL}/sg_axi_master.sv)
+sg_rtl_test(test_rtl_axil)
+sg_rtl_verilate(test_rtl_axil Vsg_axi_lite sg_axi_lite "" ${SG_RTL}/sg_axi_lite.sv)
 add_test(NAME rtl_units_axi COMMAND test_rtl "[axi]")
 sg_rtl_lint(rtl_units sg_axi_master "axi_p1|-GP=1 -GAB=32 -GMAX_RD=8" "axi_p4|-GP=4 -GAB=40 -GMAX_RD=3"
             SOURCES ${SG_RTL}/sg_fifo.sv ${SG_RTL}/sg_axi_master.sv)
