@@ -183,6 +183,9 @@ int main(int argc, char** argv) {
                        "part whose capacity the fabric must fit (xc7: xc7a100t, xc7a200t; xcup: xcvu9p; ice40: up5k, hx8k)");
   synthCmd->add_option("-o,--out", syo.outDir, "output folder (rtl/, per-job Yosys logs, synth.json, synth.txt)");
   synthCmd->add_option("--timeout", syo.timeoutSeconds, "seconds per Yosys job");
+  int64_t syMemGb = 16;
+  synthCmd->add_option("--mem-limit-gb", syMemGb, "virtual memory per Yosys or nextpnr job, GiB (default 16)")
+      ->check(CLI::Range(1, 1024));
   synthCmd->add_option("--csv", syCsv, "also write the rows as CSV (docs/results/fpga.csv columns)");
   synthCmd->add_option("--only", syo.only, "synthesize only these rows (ag, cu, mu, top, axi); the fabric row is then partial")
       ->delimiter(',');
@@ -270,6 +273,7 @@ int main(int argc, char** argv) {
     }
     if (*sweepCmd) return runSweep(so);
     if (*synthCmd) {
+      syo.memLimitKb = syMemGb * 1024 * 1024;
       const SynthReport r = runSynth(syo);
       const std::string table = synthTable(r);
       writeFile(std::filesystem::path(syo.outDir) / "synth.txt", table);
