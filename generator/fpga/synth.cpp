@@ -149,7 +149,10 @@ void runPnr(const fs::path& rtl, const SynthOptions& o, const Part& part, SynthR
   const nlohmann::json rep = status == 0 ? nlohmann::json::parse(readText(prefix.string() + ".pnr.json"), nullptr, false)
                                          : nlohmann::json();
   if (status != 0 || rep.is_discarded() || !rep.contains("fmax")) {
-    row.pnrStatus = status == 124 ? "timeout" : "failed";
+    // nextpnr says "no BELs remaining" when the wrapped unit needs more cells than the part has.
+    const bool full = fs::exists(prefix.string() + ".pnr.log") &&
+                      readText(prefix.string() + ".pnr.log").find("no BELs remaining") != std::string::npos;
+    row.pnrStatus = status == 124 ? "timeout" : full ? "does-not-fit" : "failed";
     return;
   }
   row.fmaxMhz = 0;

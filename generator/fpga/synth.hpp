@@ -50,7 +50,8 @@ struct SynthRow {
   double seconds = 0;   ///< Yosys wall seconds (the fabric row: their sum)
   std::string status;   ///< ok, timeout, failed, skipped (the fabric row: ok, partial, incomplete or overridden)
   /// Place and route (--pnr): "" not asked, placed, too-big (the synthesized counts exceed
-  /// the part), timeout or failed; then nextpnr's achieved Fmax (MHz, the slowest clock),
+  /// the part), does-not-fit (nextpnr ran out of cells: the wrapper's registers count too),
+  /// timeout or failed; then nextpnr's achieved Fmax (MHz, the slowest clock),
   /// logic cells and block RAMs used, and the wall seconds of the whole job.
   std::string pnrStatus;
   double fmaxMhz = 0;
