@@ -6,7 +6,8 @@
 // memory (word addresses BUF_ADDR_BITS wide in the configuration), BF16 = 1 for the
 // bf16_fp32 multiply format (operands truncated to bf16, exact product, fp32 add), 0 for
 // fp32. EXP = 1 builds exp (the generator sets it only when the arch lists exp): a 1024-entry
-// table per word (sg_exp_lut); with EXP = 0 func 12 is an unknown function. DYN = 1 builds the dynamic-tile datapath (dyn_m, bt, rowscale, scan, expand,
+// table per word (sg_exp_lut); with EXP = 0 func 12 is an unknown function. DYN = 1 builds
+// the dynamic-tile datapath (dyn_m, bt, rowscale, scan, expand,
 // parallelize; the generator sets it only when the arch lists matmul_t or rowscale): with
 // DYN = 0 those fields read as 0 and funcs 7..10 are unknown functions, and the extra logic
 // folds away (it halves simulation speed). Arithmetic: sg_fp_pkg (bit-exact with
@@ -144,8 +145,8 @@
 //     in cycle R + SU, R = the context's first RUN cycle (start + 2 for context 0, the
 //     cycle after INIT otherwise), SU = $clog2(LANES + 1). When the first beats are
 //     accepted in cycle R, the first output beat is valid in max(La, SU) + C + 1.
-//   silu / exp / mul / add / sub / retile / rowscale / scan: a beat accepted in cycle c is valid at the
-//     output in c+1; one beat per cycle (rowscale: when the row's in1 beat is at in1's head;
+//   silu / exp / mul / add / sub / retile / rowscale / scan: a beat accepted in cycle c is
+//     valid at the output in c+1; one beat per cycle (rowscale: when the row's in1 beat is at in1's head;
 //     a STOP dropped from in1 costs in1 one cycle).
 //   parallelize: a passed beat accepted in cycle c is valid at the output in c+1; one beat
 //     per cycle; a dropped beat is accepted in the cycle it is presented even while the
