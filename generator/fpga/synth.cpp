@@ -115,7 +115,8 @@ SynthRow newRow(const std::string& unit, const std::string& module, const std::s
 }
 
 // Applies the --set overrides of unit kind `kind` to its parameters. Throws
-// std::invalid_argument for a malformed override or an unknown parameter.
+// std::invalid_argument for a malformed override, an unknown parameter or a value that is
+// not a non-negative integer.
 void applySets(const std::vector<std::string>& sets, const std::string& kind, std::vector<TemplateParam>& ps) {
   for (const std::string& s : sets) {
     const size_t dot = s.find('.'), eq = s.find('=');
@@ -127,7 +128,11 @@ void applySets(const std::vector<std::string>& sets, const std::string& kind, st
     if (it == ps.end())
       throw std::invalid_argument(fmt::format("--set {}: unit kind {} has no parameter {} ({})", s, kind, name,
                                               paramText(ps)));
-    it->value = s.substr(eq + 1);
+    const std::string v = s.substr(eq + 1);
+    // Every template parameter is an integer; anything else would also reach the shell.
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument(fmt::format("--set {}: the value must be a non-negative integer", s));
+    it->value = v;
   }
 }
 
