@@ -295,23 +295,26 @@ class Mapper {
             c += wireCost(ws[i]);
       return c;
     };
-    auto opOn = [&](int unit, int section) {  // the movable op of `section` on `unit`, or -1
-      for (int o : movable)
-        if (m_.ops[size_t(o)].unit == unit && sectionOf(o) == section) return o;
-      return -1;
-    };
+    // occupant[section][unit]: the movable op on that unit, or -1.
+    std::vector<std::vector<int>> occupant(taken_.size(), std::vector<int>(a_.units.size(), -1));
+    for (int o : movable) occupant[size_t(sectionOf(o))][size_t(m_.ops[size_t(o)].unit)] = o;
+    auto opOn = [&](int unit, int section) { return occupant[size_t(section)][size_t(unit)]; };
     // Moves op to `target`, swapping with the movable op there (if any); false if a fixed op holds it.
     auto move = [&](int op, int target) {
       OpPlacement& pl = m_.ops[size_t(op)];
-      std::vector<bool>& taken = taken_[size_t(sectionOf(op))];
+      const size_t sec = size_t(sectionOf(op));
+      std::vector<bool>& taken = taken_[sec];
       const int from = pl.unit;
       if (taken[size_t(target)]) {
-        const int other = opOn(target, sectionOf(op));
+        const int other = opOn(target, int(sec));
         if (other < 0) return false;
         m_.ops[size_t(other)].unit = from;
+        occupant[sec][size_t(from)] = other;
       } else {
         taken[size_t(from)] = false, taken[size_t(target)] = true;
+        occupant[sec][size_t(from)] = -1;
       }
+      occupant[sec][size_t(target)] = op;
       pl.unit = target;
       return true;
     };
