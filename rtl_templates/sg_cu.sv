@@ -5,8 +5,9 @@
 // Parameters: W words per beat, LANES multiply-accumulate lanes, BUF_WORDS words of local
 // memory (word addresses BUF_ADDR_BITS wide in the configuration), BF16 = 1 for the
 // bf16_fp32 multiply format (operands truncated to bf16, exact product, fp32 add), 0 for
-// fp32. EXP = 1 builds exp (the generator sets it only when the arch lists exp): a 1024-entry
-// table per word (sg_exp_lut); with EXP = 0 func 12 is an unknown function. DYN = 1 builds
+// fp32. ATTN = 1 builds exp and recip (the generator sets it only when the arch lists one):
+// per word a 1024-entry exp table and a 256-entry seed table with two more multipliers and an
+// adder for recip (sg_attn_lut); with ATTN = 0 funcs 12 and 13 are unknown functions. DYN = 1 builds
 // the dynamic-tile datapath (dyn_m, bt, rowscale, scan, expand,
 // parallelize; the generator sets it only when the arch lists matmul_t or rowscale): with
 // DYN = 0 those fields read as 0 and funcs 7..10 are unknown functions, and the extra logic
@@ -28,8 +29,8 @@
 // observable effect and is not read -- except in expand, where in1 is the ref, whose stops
 // are the output's: in1 goes through in1_stopmap the same way.
 // func (4 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
-// 9 expand, 10 parallelize, 11 sub, 12 exp; any other value (and 7..10 with DYN = 0, 12 with
-// EXP = 0) finishes an enabled context at once.
+// 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip; any other value (and 7..10 with DYN = 0,
+// 12 and 13 with ATTN = 0) finishes an enabled context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -67,12 +68,13 @@
 //   drain zeroes the words >= mn of the final beat (mn = M*N not a multiple of W). bt
 //   without dyn_m takes mn, passes and o_beats from the configuration (o_beats =
 //   ceil(mn / W)); bt with dyn_m computes them as above.
-// silu / exp / mul / add / sub: one beat per cycle, one register stage; mul / add / sub need
-//   both inputs valid and take both (kind, last and stop from in0). silu(x) = fp32_mul(x,
-//   sigmoid(x)); sub(x, y) = fp32_add(x, y with its sign flipped); exp(x) from t =
-//   fp32_mul(x, log2 e) and sg_fp_pkg::exp_key / sg_exp_lut (docs/hardware.md section 3).
-//   They work word by word, so a partial final beat passes (its zero words give +0 for
-//   silu(+0), +0 * +0, +0 + +0 and +0 - +0, and 1.0 for exp(+0)).
+// silu / exp / recip / mul / add / sub: one beat per cycle, one register stage; mul / add /
+//   sub need both inputs valid and take both (kind, last and stop from in0). silu(x) =
+//   fp32_mul(x, sigmoid(x)); sub(x, y) = fp32_add(x, y with its sign flipped); exp(x) from t =
+//   fp32_mul(x, log2 e) and sg_fp_pkg::exp_key / sg_attn_lut::exp_mant; recip(x) = a seed
+//   from sg_attn_lut::recip_seed, one Newton step, sg_fp_pkg::recip_pack (docs/hardware.md
+//   section 3). They work word by word, so a partial final beat passes (its zero words give +0
+//   for silu(+0), +0 * +0, +0 + +0 and +0 - +0, 1.0 for exp(+0) and +inf for recip(+0)).
 // rowscale (Map(mul) with Expand: row r of each tile times a per-row scalar): in0 = a tile
 //   R x C, C = k (a multiple of W: k / W beats per row); in1 = one single-beat DATA element
 //   per row of in0, the scalar is its word idx_word (an fp32). Each in0 DATA beat needs the
@@ -145,7 +147,7 @@
 //     in cycle R + SU, R = the context's first RUN cycle (start + 2 for context 0, the
 //     cycle after INIT otherwise), SU = $clog2(LANES + 1). When the first beats are
 //     accepted in cycle R, the first output beat is valid in max(La, SU) + C + 1.
-//   silu / exp / mul / add / sub / retile / rowscale / scan: a beat accepted in cycle c is
+//   silu / exp / recip / mul / add / sub / retile / rowscale / scan: a beat accepted in cycle c is
 //     valid at the output in c+1; one beat per cycle (rowscale: when the row's in1 beat is at in1's head;
 //     a STOP dropped from in1 costs in1 one cycle).
 //   parallelize: a passed beat accepted in cycle c is valid at the output in c+1; one beat
@@ -189,7 +191,7 @@ module sg_cu #(
   parameter int BUF_WORDS = 4096,
   parameter int BF16 = 1,
   parameter int DYN = 1,
-  parameter int EXP = 0
+  parameter int ATTN = 0
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -236,6 +238,7 @@ module sg_cu #(
   localparam logic [FW-1:0] F_PARALLELIZE = FW'(sg_cfg_pkg::CU_FUNC_PARALLELIZE);
   localparam logic [FW-1:0] F_SUB = FW'(sg_cfg_pkg::CU_FUNC_SUB);
   localparam logic [FW-1:0] F_EXP = FW'(sg_cfg_pkg::CU_FUNC_EXP);
+  localparam logic [FW-1:0] F_RECIP = FW'(sg_cfg_pkg::CU_FUNC_RECIP);
   localparam int SU = $clog2(LANES + 1);  // bt setup cycles: bits of the dividend LANES
   localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_STOP = sg_beat_pkg::K_STOP,
                          K_DONE = sg_beat_pkg::K_DONE;
@@ -298,7 +301,7 @@ module sg_cu #(
 
   logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, bad_func;
   assign is_mm = run && (cf_func == F_MATMUL);
-  assign is_ew1 = run && (cf_func == F_SILU || (EXP != 0 && cf_func == F_EXP));
+  assign is_ew1 = run && (cf_func == F_SILU || (ATTN != 0 && (cf_func == F_EXP || cf_func == F_RECIP)));
   assign is_ew2 = run && (cf_func == F_MUL || cf_func == F_ADD || cf_func == F_SUB);
   assign is_acc = run && (cf_func == F_ACCUM);
   assign is_rt = run && (cf_func == F_RETILE);
@@ -579,6 +582,7 @@ module sg_cu #(
   logic [31:0] mo, av, bv, pr;  // operand / product temporaries
   localparam int EK_W = sg_fp_pkg::EXP_ROW_W + 10;
   logic [EK_W-1:0] ek;          // exp: sg_fp_pkg::exp_key of the product
+  logic [31:0] r0, r1;          // recip: the seed; y * r0, then the Newton step
   logic tend;
   logic [2:0] st;
 
@@ -635,15 +639,21 @@ module sg_cu #(
           sm = sg_fp_pkg::fp32_add((is_acc || is_sc) ? av : x,
                                    (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
           bv = (cf_func == F_SILU) ? sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(x)) :
-               (cf_func == F_ROWSCALE) ? rs_sc : (EXP != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
+               (cf_func == F_ROWSCALE) ? rs_sc : (ATTN != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
           pr = sg_fp_pkg::fp32_mul(x, bv);
-          if (EXP != 0 && cf_func == F_EXP) begin
+          if (ATTN != 0 && cf_func == F_RECIP) begin
+            // the significand of x in [1, 2) times its seed, then r1 = r0 * (2 - that)
+            r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
+            r1 = sg_fp_pkg::fp32_mul({9'h07F, x[22:0]}, r0);  // positive, near 1: negated below
+            r1 = sg_fp_pkg::fp32_mul(r0, sg_fp_pkg::fp32_add(32'h4000_0000, {1'b1, r1[30:0]}));
+            wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
+          end else if (ATTN != 0 && cf_func == F_EXP) begin
             ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, pr);
             wtmp[32*w +: 32] = (ek[EK_W-1 -: 2] == 2'd3) ? sg_fp_pkg::FP32_QNAN :
                                (ek[EK_W-1 -: 2] == 2'd2) ? 32'h7F80_0000 :
                                (ek[EK_W-1 -: 2] == 2'd1) ? 32'h0 :
                                {1'b0, ek[sg_fp_pkg::EXP_ROW_W +: 8],
-                                sg_exp_lut::sg_exp_lut(ek[sg_fp_pkg::EXP_ROW_W-1:0])};
+                                sg_attn_lut::exp_mant(ek[sg_fp_pkg::EXP_ROW_W-1:0])};
           end else begin
             wtmp[32*w +: 32] = (cf_func == F_SILU || cf_func == F_MUL || cf_func == F_ROWSCALE) ? pr : sm;
           end

@@ -142,7 +142,7 @@ package sg_fp_pkg;
 
   // exp (docs/hardware.md section 3; sim/common/fp.cpp fp32Exp): the integer steps after
   // t = fp32_mul(x, EXP_LOG2E). Returns {kind[1:0], biased exponent[7:0], table row}: kind 0
-  // = {1'b0, be, sg_exp_lut::sg_exp_lut(row)}, 1 = +0, 2 = +inf, 3 = the canonical NaN
+  // = {1'b0, be, sg_attn_lut::exp_mant(row)}, 1 = +0, 2 = +inf, 3 = the canonical NaN
   // (x NaN; the caller passes x's NaN-ness as xnan). EXP_ROW_W mirrors kExpIndexBits.
   localparam int EXP_ROW_W = 10;
   // The compute unit multiplies by EXP_LOG2E with the multiplier it shares with silu and mul;
@@ -173,5 +173,20 @@ package sg_fp_pkg;
       else exp_key = {2'd0, be[7:0], tf[15 -: EXP_ROW_W]};
     end
   endfunction
+
+  // recip (sim/common/fp.cpp fp32Recip): the result of 1/x from x and r1, the Newton step's
+  // value for x's significand (in (0.5, 1]; its sign bit is 0 and not read: an explained
+  // UNUSEDSIGNAL waiver).
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [31:0] recip_pack(input logic [31:0] x, input logic [31:0] r1);
+    logic signed [9:0] be;
+    be = $signed({2'b00, r1[30:23]}) + 10'sd127 - $signed({2'b00, x[30:23]});
+    if (x[30:23] == 8'hFF) recip_pack = (x[22:0] != 23'd0) ? FP32_QNAN : {x[31], 31'd0};
+    else if (x[30:23] == 8'd0) recip_pack = {x[31], 8'hFF, 23'd0};
+    else if (be >= 10'sd255) recip_pack = {x[31], 8'hFF, 23'd0};
+    else if (be <= 10'sd0) recip_pack = {x[31], 31'd0};
+    else recip_pack = {x[31], be[7:0], r1[22:0]};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
 
 endpackage

@@ -31,10 +31,10 @@ set_tests_properties(e2e_axi_swiglu_default PROPERTIES PASS_REGULAR_EXPRESSION "
 set_tests_properties(e2e_swiglu_default e2e_buffer_default e2e_shapes_default e2e_diamond_default e2e_axi_swiglu_default
                      PROPERTIES FIXTURES_REQUIRED default_fabric)
 # Scan(add), Expand and Parallelize on compute units (tests/data/arch_dyn_ops.yaml, sg_cu DYN = 1),
-# and Map(sub) then Map(exp) (exp_sub.yaml, sg_cu EXP = 1):
+# and Map(sub), Map(exp), Map(recip), Map(mul) (exp_sub.yaml, softmax_parts.yaml, sg_cu ATTN = 1):
 # bit-exact, bytes equal, and the model's cycles within 5 % of the RTL's. The expected outputs
 # by plain loops over the same inputs: tests/unit/test_dyn_ops_map.cpp.
-foreach(g scan expand parallelize parallelize_scan exp_sub)
+foreach(g scan expand parallelize parallelize_scan exp_sub softmax_parts)
   set(name e2e_${g}_dyn_ops)
   add_test(NAME ${name}
            COMMAND bash -c "mkdir -p ${E2E_DIR}; log=${E2E_DIR}/${name}.log
@@ -45,7 +45,7 @@ foreach(g scan expand parallelize parallelize_scan exp_sub)
   set_tests_properties(${name} PROPERTIES TIMEOUT 900)
 endforeach()
 set_tests_properties(e2e_scan_dyn_ops PROPERTIES FIXTURES_SETUP dyn_ops_fabric)
-set_tests_properties(e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops e2e_exp_sub_dyn_ops
+set_tests_properties(e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops e2e_exp_sub_dyn_ops e2e_softmax_parts_dyn_ops
                      PROPERTIES FIXTURES_REQUIRED dyn_ops_fabric)
 
 # The FST waveform test is e2e_sections_swiglu_small (tests/sections.cmake): it shares the

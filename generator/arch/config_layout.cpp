@@ -194,6 +194,7 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_PARALLELIZE = {};\n", int(CuFunc::Parallelize));
   s += fmt::format("  localparam int CU_FUNC_SUB = {};\n", int(CuFunc::Sub));
   s += fmt::format("  localparam int CU_FUNC_EXP = {};\n", int(CuFunc::Exp));
+  s += fmt::format("  localparam int CU_FUNC_RECIP = {};\n", int(CuFunc::Recip));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

@@ -50,7 +50,7 @@ std::vector<TemplateParam> UnitCatalogue::templateParams(UnitId u) const {
               {"BUF_WORDS", i(a_.cu.bufferBytes / 4)},
               {"BF16", i(a_.cu.format == NumberFormat::Bf16Fp32)},
               {"DYN", i(a_.cu.dynamicTiles())},
-              {"EXP", i(a_.cu.hasExp())}};
+              {"ATTN", i(a_.cu.hasAttn())}};
     case UnitKind::Memory:
       return {{"W", "W"}, {"WORDS", i(a_.mu.capacityBytes / 4)}, {"CPB", i(muCyclesPerBeat(a_))}, {"ROUTE", i(a_.mu.route)}};
     default:

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "arch/unit_catalogue.hpp"
-#include "emit/exp_lut.hpp"
+#include "emit/attn_lut.hpp"
 #include "emit/sigmoid_lut.hpp"
 #include "emit/verilog_axi.hpp"
 
@@ -220,7 +220,7 @@ std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const
   std::vector<RtlFile> files;
   files.push_back({"sg_cfg_pkg.sv", emitConfigPackage(l)});
   files.push_back({"sg_sigmoid_lut.sv", sigmoidLutSv()});
-  files.push_back({"sg_exp_lut.sv", expLutSv()});
+  files.push_back({"sg_attn_lut.sv", attnLutSv()});
   for (const auto& t : templateFiles()) files.push_back({t, readFile(templateDir + "/" + t)});
   // sg_mu instantiates sg_route and sg_combine only with ROUTE = 1 (memory_unit.route).
   if (a.mu.route) {

@@ -48,6 +48,7 @@ const std::vector<CuFunctionRow> kCuFunctions = {
     {OpKind::Map, "add", CuFunc::Add, "add", false},
     {OpKind::Map, "sub", CuFunc::Sub, "sub", false},
     {OpKind::Map, "exp", CuFunc::Exp, "exp", false},
+    {OpKind::Map, "recip", CuFunc::Recip, "recip", false},
     {OpKind::Map, "scale_rows", CuFunc::RowScale, "rowscale", false},
     {OpKind::Accum, "add", CuFunc::Accum, "accum", false},
     {OpKind::Accum, "retile", CuFunc::Retile, "retile", false},

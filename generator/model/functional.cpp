@@ -226,9 +226,9 @@ class Runner {
         for (int64_t r = 0; r < x.rows; ++r)
           for (int64_t c = 0; c < x.cols; ++c) d[size_t(r * x.cols + c)] = fp32Mul((*x.data)[size_t(r * x.cols + c)], (*y.data)[size_t(r * y.cols)]);
         out.push_back(Token::tile(x.rows, x.cols, std::move(d), t.stop));
-      } else if (fn == "silu" || fn == "exp") {
+      } else if (fn == "silu" || fn == "exp" || fn == "recip") {
         std::vector<uint32_t> d(*t.data);
-        for (auto& v : d) v = fn == "silu" ? silu(v) : fp32Exp(v);
+        for (auto& v : d) v = fn == "silu" ? silu(v) : fn == "exp" ? fp32Exp(v) : fp32Recip(v);
         out.push_back(Token::tile(t.rows, t.cols, std::move(d), t.stop));
       } else {
         const Token &x = t.parts.at(0), &y = t.parts.at(1);

@@ -32,7 +32,7 @@ struct ShapeResult {
 
 /// Infers every stream's type (shape [D_N..D_0] and element) from the operators of `g`
 /// (LinearOffChipLoad/Store, Bufferize, Streamify, RepeatStatic, Broadcast, Zip,
-/// Map(matmul|silu|exp|mul|add|sub), Accum(add|retile), Promote, Flatten; and the dynamic path:
+/// Map(matmul|silu|exp|recip|mul|add|sub), Accum(add|retile), Promote, Flatten; and the dynamic path:
 /// SelectGen, Partition, Reassemble, EagerMerge, Reshape, Expand, Scan(add|max),
 /// FlatMap(rows|filter_rows), Parallelize, RandomOffChipLoad/Store; docs/step_semantics.md#operators,
 /// docs/graph_format.md) and checks it. Ops are processed in dependency order whatever their order in g.ops.

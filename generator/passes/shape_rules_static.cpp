@@ -221,10 +221,11 @@ void Checker::inferZip(const Op& op) {
 
 void Checker::inferMap(const Op& op) {
   auto fn = stringAttr(op, "fn");
-  if (fn && *fn != "matmul" && *fn != "matmul_t" && *fn != "silu" && *fn != "exp" && *fn != "mul" && *fn != "add" &&
-      *fn != "sub" && *fn != "scale_rows") {
+  if (fn && *fn != "matmul" && *fn != "matmul_t" && *fn != "silu" && *fn != "exp" && *fn != "recip" && *fn != "mul" &&
+      *fn != "add" && *fn != "sub" && *fn != "scale_rows") {
     error("S-203", attrLoc(op, "fn"),
-          opLabel(op) + ": unknown function '" + *fn + "' (matmul, matmul_t, silu, exp, mul, add, sub, scale_rows)");
+          opLabel(op) + ": unknown function '" + *fn +
+              "' (matmul, matmul_t, silu, exp, recip, mul, add, sub, scale_rows)");
     fn.reset();
   }
   if (op.inputs.empty() || op.inputs.size() > 2) {
@@ -244,7 +245,7 @@ void Checker::inferMap(const Op& op) {
   }
   StreamType out;
   out.shape = (*in)[0].shape;
-  if (*fn == "silu" || *fn == "exp") {
+  if (*fn == "silu" || *fn == "exp" || *fn == "recip") {
     if (!isTile2(e)) {
       error("S-211", attrLoc(op, "in"), opLabel(op) + ": " + *fn + " takes a stream of tiles, got " + inDesc);
       return;

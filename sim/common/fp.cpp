@@ -47,6 +47,16 @@ const std::vector<uint32_t>& expArray() {
   return table;
 }
 
+const std::vector<uint32_t>& recipArray() {
+  static const std::vector<uint32_t> table = [] {
+    std::vector<uint32_t> t(kRecipTableSize);
+    for (int i = 0; i < kRecipTableSize; ++i)
+      t[size_t(i)] = floatToBits(static_cast<float>(1.0 / (1.0 + (i + 0.5) / kRecipTableSize))) & 0x7FFFFFu;
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
 
 float bitsToFloat(uint32_t bits) {
@@ -123,6 +133,22 @@ uint32_t fp32Exp(uint32_t x) {
   if (be >= 255) return 0x7F800000u;
   if (be <= 0) return 0u;
   return uint32_t(be) << 23 | expArray()[row];
+}
+
+std::vector<uint32_t> recipTable() { return recipArray(); }
+
+// sg_cu.sv follows these steps bit for bit (docs/hardware.md section 3).
+uint32_t fp32Recip(uint32_t x) {
+  const uint32_t sign = x & 0x80000000u, e = (x >> 23) & 0xFFu, mant = x & 0x7FFFFFu;
+  if (e == 0xFFu) return mant ? kFp32QNaN : sign;  // NaN; 1/inf = 0
+  if (e == 0) return sign | 0x7F800000u;           // 1/0 (subnormals read as 0) = inf
+  const uint32_t y = 0x3F800000u | mant;           // the significand, in [1, 2)
+  const uint32_t r0 = 0x3F000000u | recipArray()[mant >> (23 - kRecipIndexBits)];
+  const uint32_t r1 = fp32Mul(r0, fp32Sub(0x40000000u, fp32Mul(y, r0)));  // one Newton step
+  const int be = int((r1 >> 23) & 0xFFu) + 127 - int(e);
+  if (be >= 255) return sign | 0x7F800000u;
+  if (be <= 0) return sign;
+  return sign | uint32_t(be) << 23 | (r1 & 0x7FFFFFu);
 }
 
 }  // namespace stepgen

@@ -47,6 +47,13 @@ constexpr int kExpIndexBits = 10;
 constexpr int kExpTableSize = 1 << kExpIndexBits;
 /// log2(e) rounded to binary32 (1.44269502...).
 constexpr uint32_t kFp32Log2E = 0x3FB8AA3Bu;
+// recip seed table: kRecipTableSize mantissas of float(1 / (1 + (i + 0.5) / kRecipTableSize)),
+// a value in (0.5, 1), so its biased exponent is 126; row i = the top kRecipIndexBits
+// mantissa bits of the divisor.
+/// Mantissa bits of the divisor that select the seed.
+constexpr int kRecipIndexBits = 8;
+/// Number of recip seed entries (2^kRecipIndexBits).
+constexpr int kRecipTableSize = 1 << kRecipIndexBits;
 
 /// Reinterprets a binary32 bit pattern as float (no conversion).
 float bitsToFloat(uint32_t bits);
@@ -86,7 +93,7 @@ uint32_t silu(uint32_t x);
 /// Needs enableFtzDaz(). Same function as the compute unit's `sub`.
 uint32_t fp32Sub(uint32_t a, uint32_t b);
 /// The exp table (layout above): kExpTableSize 23-bit mantissas, each of
-/// float(2^((i + 0.5) / kExpTableSize)) computed in double. The emitter writes it as sg_exp_lut.sv.
+/// float(2^((i + 0.5) / kExpTableSize)) computed in double. The emitter writes it as sg_attn_lut.sv.
 std::vector<uint32_t> expTable();
 /// exp(x) as the hardware computes it (docs/hardware.md section 3): t = fp32Mul(x, log2 e);
 /// NaN -> kFp32QNaN; |t| >= 128 -> +inf (t > 0) or +0 (t < 0); otherwise tf = floor(t * 2^16)
@@ -95,5 +102,15 @@ std::vector<uint32_t> expTable();
 /// and +0 below 2^-126 (FTZ). Relative error at most 2^(1/2048) - 1 = 3.4e-4 from the table plus
 /// the rounding of t (tested in tests/unit/test_fp.cpp). Needs enableFtzDaz() (for fp32Mul).
 uint32_t fp32Exp(uint32_t x);
+/// The recip seed table (layout above): kRecipTableSize 23-bit mantissas, written with the
+/// exp table into sg_attn_lut.sv.
+std::vector<uint32_t> recipTable();
+/// 1/x as the hardware computes it (docs/hardware.md section 3): NaN -> kFp32QNaN; a zero or
+/// subnormal x (DAZ) -> inf with x's sign; inf -> zero with x's sign; otherwise, with y = the
+/// significand of x scaled to [1, 2) and r0 = the seed for y's top 8 mantissa bits, one
+/// Newton step r1 = fp32Mul(r0, fp32Sub(2, fp32Mul(y, r0))), and the result is r1 scaled by
+/// 2^(127 - biased exponent of x): zero below 2^-126 (FTZ), inf above the range. Relative
+/// error below 5e-6 (tested in tests/unit/test_fp.cpp). Needs enableFtzDaz().
+uint32_t fp32Recip(uint32_t x);
 
 }  // namespace stepgen

@@ -153,5 +153,6 @@ package sg_cfg_pkg;
   localparam int CU_FUNC_PARALLELIZE = 10;
   localparam int CU_FUNC_SUB = 11;
   localparam int CU_FUNC_EXP = 12;
+  localparam int CU_FUNC_RECIP = 13;
 endpackage
 /* verilator lint_on UNUSEDPARAM */

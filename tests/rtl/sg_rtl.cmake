@@ -8,10 +8,10 @@ set(SG_RTL_VFLAGS -O3 --x-assign fast --x-initial fast -Wall)
 # (tests rtl_units_cfg_pkg and stepgen_tests "[golden]" keep them equal to its output).
 set(SG_UNITS_PKG ${STEPGEN_ROOT}/tests/rtl/sg_cfg_pkg.sv)
 set(SG_SIGMOID_LUT ${STEPGEN_ROOT}/tests/rtl/sg_sigmoid_lut.sv)
-set(SG_EXP_LUT ${STEPGEN_ROOT}/tests/rtl/sg_exp_lut.sv)
+set(SG_ATTN_LUT ${STEPGEN_ROOT}/tests/rtl/sg_attn_lut.sv)
 # What every unit template needs before itself (packages first).
 set(SG_UNIT_DEPS ${SG_UNITS_PKG} ${SG_RTL}/sg_beat_pkg.sv ${SG_RTL}/sg_ctx_seq.sv)
-set(SG_FP_DEPS ${SG_SIGMOID_LUT} ${SG_EXP_LUT} ${SG_RTL}/sg_fp_pkg.sv)
+set(SG_FP_DEPS ${SG_SIGMOID_LUT} ${SG_ATTN_LUT} ${SG_RTL}/sg_fp_pkg.sv)
 
 # All unit-level RTL tests are one Catch2 executable, test_rtl: Verilator's runtime and the
 # generator sources the tests need are then compiled once, not once per unit (a fresh build

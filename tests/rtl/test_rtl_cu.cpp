@@ -5,7 +5,7 @@
 //     with STOP / DONE tokens, stop maps and random back-pressure;
 //   * matmul timing: first output beat and steady-state cycles per tile, compute-, load-
 //     and drain-bound, against max(a_beats, b_beats, passes*K, o_beats);
-//   * silu / exp / mul / add / sub; accum (docs/step_semantics.md#accum: stop rules, empty groups); retile; contexts.
+//   * silu / exp / recip / mul / add / sub; accum (docs/step_semantics.md#accum: stop rules, empty groups); retile; contexts.
 //   * dynamic tiles: dyn_m matmul (M from the a tile, outputs ending in partial beats), bt
 //     matmul (b transposed, N = 1, 3, 5, 6, 12), dyn_m accum, rowscale, partial final beats
 //     through silu / mul / add; bit-exact against plain loops, with STOP tokens,
@@ -350,6 +350,7 @@ void elementwise(int func) {
     for (int k = 0; k < W; ++k)
       r[size_t(k)] = func == 2    ? stepgen::silu(x[size_t(k)])
                    : func == 12 ? stepgen::fp32Exp(x[size_t(k)])
+                   : func == 13 ? stepgen::fp32Recip(x[size_t(k)])
                    : func == 3  ? fp32Mul(x[size_t(k)], y[size_t(k)])
                    : func == 11 ? stepgen::fp32Sub(x[size_t(k)], y[size_t(k)])
                                 : fp32Add(x[size_t(k)], y[size_t(k)]);
@@ -367,7 +368,7 @@ void elementwise(int func) {
   sim.in[0].push_back(doneBeat(W));
   sim.in[1].push_back(doneBeat(W));
   want.push_back(doneBeat(W));
-  if (func == 2 || func == 12) sim.in[1].clear();  // silu and exp read in0 only
+  if (func == 2 || func == 12 || func == 13) sim.in[1].clear();  // silu, exp, recip read in0 only
   sim.start();
   REQUIRE(sim.runUntilDone(2000));
   REQUIRE(sim.out.size() == want.size());
@@ -454,7 +455,8 @@ TEST_CASE("sg_cu silu", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(2); }
 TEST_CASE("sg_cu mul", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(3); }
 TEST_CASE("sg_cu add", "[rtl][cu]") { elementwise<Vsg_cu_bf16>(4); }
 TEST_CASE("sg_cu sub", "[rtl][cu]") { elementwise<Vsg_cu_static>(11); }
-TEST_CASE("sg_cu exp (EXP = 1)", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(12); }
+TEST_CASE("sg_cu exp (ATTN = 1)", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(12); }
+TEST_CASE("sg_cu recip (ATTN = 1)", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(13); }
 
 TEST_CASE("sg_cu accum stop rules and empty groups", "[rtl][cu]") {
   std::mt19937 g(3);

@@ -246,13 +246,13 @@ TEST_CASE("dyn ops: timing model runs Expand and Parallelize streams with empty 
 }
 
 // Map(sub) then Map(exp) (tests/data/graphs/exp_sub.yaml): funcs 11 and 12 on two compute
-// units, the arch's exp turning on the table (EXP = 1), and the model's output against
+// units, the arch's exp turning on the tables (ATTN = 1), and the model's output against
 // exp(x - m) in long double: within the table's 3.5e-4 (tests/unit/test_fp.cpp) plus the
 // fp32 rounding of x - m (2^-24 relative of |x - m| < 2, so < 1.2e-7 in the exponent).
 TEST_CASE("softmax numerator: Map(sub) and Map(exp) map, model against exp(x - m)", "[mapper][dynops]") {
   enableFtzDaz();
-  CHECK(loadArch(arch()).cu.hasExp());
-  CHECK_FALSE(loadArch(root() + "/arch/default.yaml").cu.hasExp());
+  CHECK(loadArch(arch()).cu.hasAttn());
+  CHECK_FALSE(loadArch(root() + "/arch/default.yaml").cu.hasAttn());
   Run r = runModelOn("exp_sub");
   const int su = placedCu(r.c, "sub", CuFunc::Sub);
   const int ex = placedCu(r.c, "exp", CuFunc::Exp);
@@ -273,4 +273,27 @@ TEST_CASE("softmax numerator: Map(sub) and Map(exp) map, model against exp(x - m
   } catch (const DiagError& e) {
     CHECK(e.diags.at(0).id == "M-304");
   }
+}
+
+// The softmax pieces out = exp(x - m) * recip(s) (tests/data/graphs/softmax_parts.yaml) on
+// four compute units (funcs 11, 12, 13 and 3), the model against long double: exp's 3.5e-4
+// (tests/unit/test_fp.cpp), recip's 5e-6 and two fp32 roundings (1.2e-7): within 3.6e-4.
+TEST_CASE("softmax pieces: Map(sub, exp, recip, mul) map, model against exp(x - m) / s", "[mapper][dynops]") {
+  enableFtzDaz();
+  Run r = runModelOn("softmax_parts");
+  placedCu(r.c, "sub", CuFunc::Sub);
+  const int ex = placedCu(r.c, "exp", CuFunc::Exp);
+  const int rc = placedCu(r.c, "recip", CuFunc::Recip);
+  const int mu = placedCu(r.c, "mul", CuFunc::Mul);
+  CHECK(sourceOf(r.c, mu, 0) == ex);
+  CHECK(sourceOf(r.c, mu, 1) == rc);
+  const Matrix &x = r.in.at("x"), &m = r.in.at("m"), &s = r.in.at("s"), &y = r.model.outputs.at("out");
+  REQUIRE(y.data.size() == x.data.size());
+  double worst = 0;
+  for (size_t i = 0; i < y.data.size(); ++i) {
+    const long double want = std::exp((long double)bitsToFloat(x.data[i]) - (long double)bitsToFloat(m.data[i])) /
+                             (long double)bitsToFloat(s.data[i]);
+    worst = std::max(worst, double(std::fabs((long double)bitsToFloat(y.data[i]) / want - 1.0L)));
+  }
+  CHECK(worst <= 3.6e-4);
 }

@@ -14,7 +14,7 @@
 #include <xmmintrin.h>
 
 #include "common/fp.hpp"
-#include "emit/exp_lut.hpp"
+#include "emit/attn_lut.hpp"
 #include "emit/sigmoid_lut.hpp"
 
 using namespace stepgen;
@@ -373,6 +373,32 @@ TEST_CASE("fp32Exp: relative error within 3.5e-4 of exp, specials", "[fp]") {
     CHECK(int((fp32Exp(floatToBits(-0.69314718f * float(k))) >> 23) & 0xFF) == 127 - k);
 }
 
+// recip: against 1/x in long double over the normal range. Error budget: the seed's
+// relative error is below 2^-9 (half a bucket of 1/256 over [1, 2)), one Newton step squares
+// it (2^-18 = 3.8e-6), and the three fp32 roundings add about 2e-7.
+TEST_CASE("fp32Recip: relative error below 5e-6 of 1/x, specials", "[fp]") {
+  FtzDazScope ftz;
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<uint32_t> mant(0, 0x7FFFFF);
+  std::uniform_int_distribution<uint32_t> ex(2, 252);
+  double worst = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const uint32_t x = (i & 1) << 31 | ex(rng) << 23 | mant(rng);
+    const long double want = 1.0L / refValue(x);
+    worst = std::max(worst, double(std::fabs(refValue(fp32Recip(x)) / want - 1.0L)));
+  }
+  CHECK(worst < 5e-6);
+  CHECK(worst > 1e-7);  // coarser than fp32 rounding: the comparison is not vacuous
+  // A power of two is not exact: one Newton step from the bucket's seed leaves 1 - 3.8e-6.
+  CHECK(std::fabs(bitsToFloat(fp32Recip(floatToBits(4.0f))) / 0.25f - 1.0f) < 5e-6f);
+  CHECK(fp32Recip(0x00000000u) == 0x7F800000u);   // 1/+0 = +inf
+  CHECK(fp32Recip(0x80000001u) == 0xFF800000u);   // a subnormal reads as -0: -inf
+  CHECK(fp32Recip(0xFF800000u) == 0x80000000u);   // 1/-inf = -0
+  CHECK(fp32Recip(0x7FC00001u) == kFp32QNaN);
+  CHECK(fp32Recip(0x7F7FFFFFu) == 0x00000000u);   // 1/max is below 2^-126: FTZ
+  CHECK(std::fabs(refValue(fp32Recip(0x00800000u)) / std::ldexp(1.0L, 126) - 1.0L) < 5e-6L);  // 1/2^-126
+}
+
 TEST_CASE("fp32Sub: a - b exactly as a + (-b)", "[fp]") {
   FtzDazScope ftz;
   CHECK(fp32Sub(floatToBits(3.0f), floatToBits(1.25f)) == floatToBits(1.75f));
@@ -382,10 +408,10 @@ TEST_CASE("fp32Sub: a - b exactly as a + (-b)", "[fp]") {
   CHECK(fp32Sub(floatToBits(1e-38f), floatToBits(-1e-38f)) == 0x00000000u);  // subnormal inputs read as 0
 }
 
-// The emitter writes sg_exp_lut.sv into every fabric; the RTL unit tests verilate this copy.
-TEST_CASE("tests/rtl/sg_exp_lut.sv equals expLutSv()", "[fp][golden]") {
-  const std::string path = std::string(STEPGEN_ROOT) + "/tests/rtl/sg_exp_lut.sv";
-  const std::string want = expLutSv();
+// The emitter writes sg_attn_lut.sv into every fabric; the RTL unit tests verilate this copy.
+TEST_CASE("tests/rtl/sg_attn_lut.sv equals attnLutSv()", "[fp][golden]") {
+  const std::string path = std::string(STEPGEN_ROOT) + "/tests/rtl/sg_attn_lut.sv";
+  const std::string want = attnLutSv();
   const char* regen = std::getenv("STEPGEN_REGEN_GOLDEN");
   if (regen && std::string(regen) == "1") {
     std::ofstream(path, std::ios::binary) << want;

@@ -50,6 +50,7 @@ TEST_CASE("compute-unit functions: (op, fn) -> CuFunc and the arch function name
   CHECK(cuFunctionOf(op(OpKind::Expand, ""))->func == CuFunc::Expand);
   CHECK(cuFunctionOf(op(OpKind::Map, "exp"))->func == CuFunc::Exp);
   CHECK(cuFunctionOf(op(OpKind::Map, "sub"))->func == CuFunc::Sub);
+  CHECK(cuFunctionOf(op(OpKind::Map, "recip"))->func == CuFunc::Recip);
   CHECK(cuFunctionOf(op(OpKind::Map, "softmax")) == nullptr);
   CHECK(cuFunctionName(op(OpKind::Scan, "max")) == "scan_max");  // named so M-304 can say it is missing
   CHECK(cuFunctionName(op(OpKind::Bufferize, "")).empty());

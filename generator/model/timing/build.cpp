@@ -179,7 +179,7 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
       switch (CuFunc(f("func"))) {
         case CuFunc::Matmul: return std::make_unique<CuMatmul>();
         case CuFunc::Silu: case CuFunc::Mul: case CuFunc::Add: case CuFunc::RowScale: case CuFunc::Scan:
-        case CuFunc::Sub: case CuFunc::Exp:
+        case CuFunc::Sub: case CuFunc::Exp: case CuFunc::Recip:
           return std::make_unique<CuStream>();
         case CuFunc::Accum: case CuFunc::Retile: return std::make_unique<Banked>();
         case CuFunc::Expand: return std::make_unique<CuExpand>();

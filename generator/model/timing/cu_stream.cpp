@@ -1,4 +1,4 @@
-// CuStream: rtl_templates/sg_cu.sv funcs silu, exp, mul, add, sub, rowscale and scan: a beat in, a
+// CuStream: rtl_templates/sg_cu.sv funcs silu, exp, recip, mul, add, sub, rowscale and scan: a beat in, a
 // beat out, one per cycle, inputs in lockstep, one register stage. docs/hardware.md s.2.
 #include <algorithm>
 

@@ -80,7 +80,7 @@ struct CuMatmul : Unit {
   int64_t endFor(TimingModel& m, size_t i, int64_t) override;
 };
 
-/// sg_cu.sv silu / exp / mul / add / sub / rowscale / scan: one beat per cycle, inputs in lockstep, one
+/// sg_cu.sv silu / exp / recip / mul / add / sub / rowscale / scan: one beat per cycle, inputs in lockstep, one
 /// register stage (cu_stream.cpp).
 struct CuStream : Unit {
   size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
