@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <string>
 
 #include "common/fp.hpp"
 #include "common/npy.hpp"
@@ -31,7 +35,44 @@ void toNpy(const fs::path& p, const Matrix& m) {
   writeNpy(p.string(), {size_t(m.rows), size_t(m.cols)}, f.data());
 }
 
+namespace {
+
+// MemAvailable of /proc/meminfo in bytes, or the physical memory when it cannot be read.
+uint64_t availableBytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  std::string unit;
+  while (f >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+}
+
+}  // namespace
+
+void checkTensorMemory(const StepGraph& g) {
+  // The functional model holds every tensor (4-byte words) and the streams that carry them,
+  // so it needs at least twice the tensors' bytes; counted in long double so that huge
+  // symbols cannot overflow the sum.
+  long double total = 0, biggest = -1;
+  const Tensor* big = nullptr;
+  for (const Tensor& t : g.tensors) {
+    long double words = 1;
+    for (const SymExpr& d : t.shape) words *= (long double)evalDim(d, g.symbols);
+    total += 4 * words;
+    if (4 * words > biggest) biggest = 4 * words, big = &t;
+  }
+  const long double avail = (long double)availableBytes();
+  if (big && 2 * total > avail)
+    throw DiagError("R-406", big->loc,
+                    fmt::format("the graph's tensors need {:.3g} bytes at these symbol values (the largest, '{}', "
+                                "{:.3g} bytes), and the model needs at least twice that; {:.3g} bytes of memory are "
+                                "available here: use smaller symbols",
+                                double(total), big->name, double(biggest), double(avail)));
+}
+
 std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& dir, uint32_t seed) {
+  checkTensorMemory(g);
   std::map<std::string, Matrix> in;
   std::mt19937 rng(seed);
   for (const Tensor& t : g.tensors) {

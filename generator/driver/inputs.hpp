@@ -11,9 +11,16 @@
 
 namespace stepgen {
 
+/// Throws DiagError R-406 (at the largest tensor) when twice the bytes of all the graph's
+/// tensors at its symbol values (4 bytes per word) exceed the memory available on this
+/// machine (/proc/meminfo MemAvailable): the model holds the tensors and the streams between
+/// them, so it would fail later with a bare allocation error.
+void checkTensorMemory(const StepGraph& g);
+
 /// Input tensors: read `<dir>/<tensor>.npy` for every input tensor, or, when dir is empty,
 /// seeded uniform random values (x in [-1, 1), weights scaled by 1/sqrt(rows)).
-/// Throws DiagError R-401 naming a missing or malformed file, R-402 a wrong shape.
+/// Throws DiagError R-401 naming a missing or malformed file, R-402 a wrong shape, R-406
+/// (checkTensorMemory) tensors too large for this machine, before anything is allocated.
 std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& dir, uint32_t seed);
 
 /// Writes a matrix as a 2-D float32 .npy (bit patterns kept), creating the parent folder.

@@ -169,3 +169,21 @@ TEST_CASE("golden: Promote(0), Flatten(0,1), Accum(add, 1), Accum(retile, 1)", "
     }
   CHECK(cat.data == a.data);
 }
+
+// Sizes beyond the machine: the model would fail with a bare allocation error; loadInputs
+// stops first with R-406 at the largest tensor, before allocating anything. B = 2^36 makes
+// x alone 2^36 x 64 x 4 bytes = 16 TiB.
+TEST_CASE("model: tensors too large for this machine are a located error (R-406)", "[model][bad]") {
+  StepGraph g = loadGraph(std::string(STEPGEN_ROOT) + "/examples/swiglu/graph.yaml");
+  g.symbols["B"] = int64_t(1) << 36;
+  try {
+    loadInputs(g, "", 1);
+    FAIL("expected R-406");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "R-406");
+    CHECK(e.diags[0].loc.line > 0);
+    CHECK_THAT(e.diags[0].message, Catch::Contains("'x'") && Catch::Contains("smaller symbols"));
+  }
+  g.symbols["B"] = 16;  // the shipped size passes the check
+  CHECK_NOTHROW(checkTensorMemory(g));
+}
