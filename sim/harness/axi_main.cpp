@@ -38,8 +38,6 @@ using namespace stepgen::harness;
 
 namespace {
 
-enum ExitCode { kOk = 0, kDeadlock = 3, kTimeout = 4 };  // usage 1 and error 2: harnessMain
-
 // AXI-Lite register offsets (rtl_templates/sg_axi_lite.sv).
 constexpr uint32_t kCtrl = 0x00, kStatus = 0x04, kCycles = 0x08, kCfgAddr = 0x10, kCfgData = 0x14, kId = 0x18;
 
@@ -197,12 +195,11 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
   std::optional<uint64_t> startH;
   enum { Starting, Polling, ReadingCycles, Finished } step = Starting;
   std::string status;
-  uint64_t idle = 0, muPeak = 0, cycles = 0, c = 0, cfgWaitCycles = 0, reloadWrites = 0;
-  size_t reload = 0, reloadWord = 0;  // the next reload word to write
-  bool writing = false;
-  uint32_t cfgPtr = uint32_t(words.size());  // CFG_ADDR as the wrapper holds it
-  bool addrSent = false;                     // this word's CFG_ADDR is written
-  std::vector<SectionTime> sections;
+  uint64_t idle = 0, cycles = 0, c = 0;
+  FabricWatch watch;
+  ReloadCursor reloads(rd.reloads);
+  std::optional<std::pair<uint32_t, uint32_t>> pending;  // a reload word taken, not yet written
+  uint32_t cfgPtr = uint32_t(words.size());               // CFG_ADDR as the wrapper holds it
   const unsigned nport = vport::capacityBits(top->dbg_port_fire);
   const auto t0 = std::chrono::steady_clock::now();
   for (;; ++h) {
@@ -241,37 +238,23 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
       }
     }
     if (startH) {
-      uint64_t held = 0;
-      for (unsigned u = 0; u < rd.nMu; ++u) held += vport::getBits(top->dbg_mu_held, u * 32, 32);
-      muPeak = std::max(muPeak, held);
-      const size_t sec = size_t(top->dbg_section);
-      const bool fire = vport::anySet(top->dbg_port_fire);
-      cfgWaitCycles += top->dbg_cfg_wait ? 1 : 0;
-      if (!writing && reload < rd.reloads.size()) {
-        const size_t after = size_t(rd.reloads[reload].after);
-        writing = sec > after || (sec == after && top->dbg_cfg_wait);
-      }
-      if (sec >= sections.size()) sections.resize(sec + 1, SectionTime{c, 0, 0});
-      if (fire) {
-        SectionTime& st = sections[sec];
-        if (!st.firstBeat) st.firstBeat = c;
-        st.lastBeat = c;
-      }
-      active = active || fire || !mem.idle() || writing;
+      const bool fire = watch.sample(*top, rd.nMu, c);
+      reloads.update(size_t(top->dbg_section), top->dbg_cfg_wait);
+      active = active || fire || !mem.idle() || reloads.writing() || pending;
     }
     if (step == Finished) {
       status = "ok";
       break;
     }
-    if (!host.busy() && writing && step == Polling) {
-      const auto& [addr, word] = rd.reloads[reload].writes[reloadWord];
-      if (cfgPtr != addr && !addrSent) {
+    if (!pending && reloads.writing() && step == Polling) pending = reloads.next();
+    if (!host.busy() && pending) {
+      const auto [addr, word] = *pending;
+      if (cfgPtr != addr) {
         host.write(kCfgAddr, addr);
-        addrSent = true;
+        cfgPtr = addr;
       } else {
         host.write(kCfgData, word);
-        cfgPtr = addr + 1, addrSent = false, ++reloadWrites;
-        if (++reloadWord == rd.reloads[reload].writes.size()) writing = false, reloadWord = 0, ++reload;
+        ++cfgPtr, pending.reset();
       }
     } else if (!host.busy()) {
       host.read(step == ReadingCycles ? kCycles : kStatus);
@@ -285,11 +268,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
     top->eval();
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (status != "ok")
-    for (unsigned i = 0; i < nport && i < rd.ports.size(); ++i) {
-      const bool v = vport::getBit(top->dbg_port_valid, i), f = vport::getBit(top->dbg_port_full, i);
-      if (v || f) res.stuck.push_back({i, rd.ports[i], v, f});
-    }
+  if (status != "ok") res.stuck = stuckPorts(*top, rd, nport);
   top->final();
   for (const RunRegion& g : rd.outputs) writeOutput(g, dram);
 
@@ -303,10 +282,10 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
   res.readBytes = dram.readBytes();
   res.writeBytes = dram.writeBytes();
   res.outstandingReads = dram.outstandingReads();
-  res.muPeakWords = muPeak;
-  res.sections = sections;
-  res.cfgWaitCycles = cfgWaitCycles;
-  res.reloadWrites = reloadWrites;
+  res.muPeakWords = watch.muPeak;
+  res.sections = watch.sections;
+  res.cfgWaitCycles = watch.cfgWaitCycles;
+  res.reloadWrites = reloads.written();
   res.wallSeconds = wall;
   res.cyclesPerSecond = wall > 0 ? double(h) / wall : 0.0;
   if (status == "ok") {
@@ -314,12 +293,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
                 (unsigned long long)res.configCycles, words.size());
     return kOk;
   }
-  res.message = status == "deadlock" ? "deadlock: no progress for " + std::to_string(rd.watchdog) + " cycles at cycle " +
-                                           std::to_string(c)
-                                     : "timeout: max_cycles " + std::to_string(rd.maxCycles) + " reached";
-  std::fprintf(stderr, "%s\n", res.message.c_str());
-  for (const StuckPort& d : res.stuck) std::fprintf(stderr, "  stuck port %u %s\n", d.index, d.port.c_str());
-  return status == "deadlock" ? kDeadlock : kTimeout;
+  return reportUnfinished(res, status, rd, c);
 }
 
 }  // namespace

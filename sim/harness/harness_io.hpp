@@ -4,6 +4,7 @@
 
 #include <verilated.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/dram.hpp"
@@ -82,6 +84,92 @@ void checkPort(const char* name, const T& port, uint64_t width) {
                                  "-bit Verilator type) does not match the run description (" +
                                  std::to_string(width) + " bits): check n_ag, pieces_per_beat, link_bits, "
                                  "addr_bits and ports");
+}
+
+/// Exit codes of a run (harnessMain adds 1 for a bad command line and 2 for an error).
+enum ExitCode { kOk = 0, kDeadlock = 3, kTimeout = 4 };
+
+/// What both harnesses watch on the fabric's debug outputs every cycle (docs/hardware.md
+/// section 6): the most words the memory units held at once, the cycles a finished section
+/// waited for its reload, and per section its first cycle and first and last beat.
+struct FabricWatch {
+    uint64_t muPeak = 0, cfgWaitCycles = 0;
+    std::vector<SectionTime> sections;
+
+    /// Samples cycle `c` (from the start pulse) of the evaluated fabric `t` with `nMu` memory
+    /// units; returns whether a beat entered any unit port (dbg_port_fire).
+    template <class Top>
+    bool sample(const Top& t, unsigned nMu, uint64_t c) {
+        uint64_t held = 0;
+        for (unsigned m = 0; m < nMu; ++m) held += vport::getBits(t.dbg_mu_held, m * 32, 32);
+        muPeak = std::max(muPeak, held);
+        cfgWaitCycles += t.dbg_cfg_wait ? 1 : 0;
+        const size_t sec = static_cast<size_t>(t.dbg_section);
+        if (sec >= sections.size()) sections.resize(sec + 1, SectionTime{c, 0, 0});
+        const bool fire = vport::anySet(t.dbg_port_fire);
+        if (fire) {
+            SectionTime& st = sections[sec];
+            if (!st.firstBeat) st.firstBeat = c;
+            st.lastBeat = c;
+        }
+        return fire;
+    }
+};
+
+/// The reload words of a run in order (docs/hardware.md section 5): section k may be written
+/// once the fabric shows section k - contexts finished, that is dbg_section past it, or at it
+/// with dbg_cfg_wait. The harness takes next() while writing() and calls update() every cycle.
+class ReloadCursor {
+public:
+    explicit ReloadCursor(const std::vector<SectionReload>& r) : r_(r) {}
+    /// Starts the next reload when the fabric in section `section` allows it.
+    void update(size_t section, bool cfgWait) {
+        if (writing_ || reload_ >= r_.size()) return;
+        const size_t after = static_cast<size_t>(r_[reload_].after);
+        writing_ = section > after || (section == after && cfgWait);
+    }
+    bool writing() const { return writing_; }
+    /// The next (word address, word) to write; call only while writing().
+    std::pair<uint32_t, uint32_t> next() {
+        const auto w = r_[reload_].writes[word_];
+        ++written_;
+        if (++word_ == r_[reload_].writes.size()) writing_ = false, word_ = 0, ++reload_;
+        return w;
+    }
+    /// Words handed out so far.
+    uint64_t written() const { return written_; }
+
+private:
+    const std::vector<SectionReload>& r_;
+    size_t reload_ = 0, word_ = 0;
+    bool writing_ = false;
+    uint64_t written_ = 0;
+};
+
+/// The unit input ports whose FIFO holds a beat or is full, named from the run description
+/// (the stuck ones when a run stopped making progress).
+template <class Top>
+std::vector<StuckPort> stuckPorts(const Top& t, const RunDesc& rd, unsigned nport) {
+    std::vector<StuckPort> v;
+    for (unsigned i = 0; i < nport; ++i) {
+        const bool valid = vport::getBit(t.dbg_port_valid, i), full = vport::getBit(t.dbg_port_full, i);
+        if (valid || full) v.push_back({i, i < rd.ports.size() ? rd.ports[i] : "port" + std::to_string(i), valid, full});
+    }
+    return v;
+}
+
+/// A run that did not finish: sets res.message for status "deadlock" (no progress for
+/// rd.watchdog cycles, stopped at `cycle`) or "timeout", prints it and the stuck ports on
+/// stderr, and returns the exit code.
+inline int reportUnfinished(RunResult& res, const std::string& status, const RunDesc& rd, uint64_t cycle) {
+    res.message = status == "deadlock" ? "deadlock: no progress for " + std::to_string(rd.watchdog) +
+                                             " cycles, stopped at cycle " + std::to_string(cycle)
+                                       : "timeout: max_cycles " + std::to_string(rd.maxCycles) + " reached";
+    std::fprintf(stderr, "%s\n", res.message.c_str());
+    for (const StuckPort& d : res.stuck)
+        std::fprintf(stderr, "  stuck port %u %s:%s%s\n", d.index, d.port.c_str(), d.valid ? " non-empty" : "",
+                     d.full ? " full" : "");
+    return status == "deadlock" ? kDeadlock : kTimeout;
 }
 
 /// main() of a harness: `<binary> <run.json> [+verilator+args]`. Reads the run description,

@@ -54,7 +54,6 @@ using namespace stepgen::harness;
 
 namespace {
 
-enum ExitCode { kOk = 0, kDeadlock = 3, kTimeout = 4 };  // usage 1 and error 2: harnessMain
 
 /// Runs the whole flow; fills `res` and returns the exit code. Throws on errors.
 int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
@@ -145,14 +144,11 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
     std::vector<char> driven(NAG, 0);
     std::string status;
     std::optional<uint64_t> doneCycle;
-    uint64_t idle = 0, c = 0, muPeak = 0;
+    uint64_t idle = 0, c = 0;
     if (rd.nMu) checkPort("dbg_mu_held", top->dbg_mu_held, uint64_t(rd.nMu) * 32);
-    std::vector<SectionTime> sections;  // per section the barrier released (dbg_section)
-    // Reloads (docs/hardware.md section 5): section k is written, one word per cycle, once
-    // section k - contexts has finished; the fabric keeps running meanwhile.
-    size_t reload = 0, reloadWord = 0;
-    bool writing = false;
-    uint64_t cfgWaitCycles = 0, reloadWrites = 0;
+    FabricWatch watch;
+    // Reloads: one word per cycle while the fabric keeps running.
+    ReloadCursor reloads(rd.reloads);
     std::FILE* portLog = std::getenv("STEPGEN_PORT_LOG") ? std::fopen(std::getenv("STEPGEN_PORT_LOG"), "w") : nullptr;
     const auto t0 = std::chrono::steady_clock::now();
     for (;; ++c) {
@@ -166,13 +162,12 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
         top->start = (c == 0);
         const bool wrIdle = dram.lastWriteDone() <= c;
         top->dram_wr_idle = wrIdle;
+        const bool writing = reloads.writing();
         top->cfg_we = writing;
         if (writing) {
-            const auto& [addr, word] = rd.reloads[reload].writes[reloadWord];
+            const auto [addr, word] = reloads.next();
             top->cfg_addr = addr;
             top->cfg_wdata = word;
-            ++reloadWrites;
-            if (++reloadWord == rd.reloads[reload].writes.size()) writing = false, reloadWord = 0, ++reload;
         }
         const bool anyOutstanding = dram.outstandingReads() > 0;
         for (unsigned a = 0; a < NAG; ++a) {
@@ -183,23 +178,8 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
         }
         top->eval();
         dump();
-        uint64_t held = 0;
-        for (unsigned m = 0; m < rd.nMu; ++m) held += vport::getBits(top->dbg_mu_held, m * 32, 32);
-        muPeak = std::max(muPeak, held);
-
-        const bool fire = vport::anySet(top->dbg_port_fire);
-        const size_t sec = static_cast<size_t>(top->dbg_section);
-        cfgWaitCycles += top->dbg_cfg_wait ? 1 : 0;
-        if (!writing && reload < rd.reloads.size()) {  // from the next cycle on
-            const size_t after = static_cast<size_t>(rd.reloads[reload].after);
-            writing = sec > after || (sec == after && top->dbg_cfg_wait);
-        }
-        if (sec >= sections.size()) sections.resize(sec + 1, SectionTime{c, 0, 0});
-        if (fire) {
-            SectionTime& st = sections[sec];
-            if (!st.firstBeat) st.firstBeat = c;
-            st.lastBeat = c;
-        }
+        const bool fire = watch.sample(*top, rd.nMu, c);
+        reloads.update(static_cast<size_t>(top->dbg_section), top->dbg_cfg_wait);  // from the next cycle on
         if (portLog && fire)  // calibration aid: one line per beat
             for (unsigned p = 0; p < nport; ++p)
                 if (vport::getBit(top->dbg_port_fire, p)) std::fprintf(portLog, "%llu %u\n", (unsigned long long)c, p);
@@ -223,7 +203,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
             status = "ok";
             break;
         }
-        active = active || anyOutstanding || fire || !wrIdle || writing || top->cfg_we;
+        active = active || anyOutstanding || fire || !wrIdle || reloads.writing() || top->cfg_we;
         idle = active ? 0 : idle + 1;
         if (idle >= rd.watchdog) {
             status = "deadlock";
@@ -240,13 +220,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
     if (portLog) std::fclose(portLog);
     const uint64_t simCycles = c + (status == "timeout" ? 0 : 1);
 
-    if (status != "ok") {
-        for (unsigned i = 0; i < nport; ++i) {
-            const bool v = vport::getBit(top->dbg_port_valid, i), f = vport::getBit(top->dbg_port_full, i);
-            if (!v && !f) continue;
-            res.stuck.push_back({i, i < rd.ports.size() ? rd.ports[i] : "port" + std::to_string(i), v, f});
-        }
-    }
+    if (status != "ok") res.stuck = stuckPorts(*top, rd, nport);
     top->final();
 #ifdef STEPGEN_TRACE
     if (tfp) tfp->close();
@@ -265,10 +239,10 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
     res.readBytes = dram.readBytes();
     res.writeBytes = dram.writeBytes();
     res.outstandingReads = dram.outstandingReads();
-    res.muPeakWords = muPeak;
-    res.sections = sections;
-    res.cfgWaitCycles = cfgWaitCycles;
-    res.reloadWrites = reloadWrites;
+    res.muPeakWords = watch.muPeak;
+    res.sections = watch.sections;
+    res.cfgWaitCycles = watch.cfgWaitCycles;
+    res.reloadWrites = reloads.written();
     res.wallSeconds = wall;
     res.cyclesPerSecond = wall > 0 ? double(simCycles) / wall : 0.0;
 
@@ -278,16 +252,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
                     (unsigned long long)dram.lastWriteDone(), wall > 0 ? double(simCycles) / wall : 0.0);
         return kOk;
     }
-    std::string msg = status == "deadlock"
-                          ? "deadlock: no progress for " + std::to_string(rd.watchdog) + " cycles, stopped at cycle " +
-                                std::to_string(c)
-                          : "timeout: max_cycles " + std::to_string(rd.maxCycles) + " reached";
-    res.message = msg;
-    std::fprintf(stderr, "%s\n", msg.c_str());
-    for (const StuckPort& d : res.stuck)
-        std::fprintf(stderr, "  stuck port %u %s:%s%s\n", d.index, d.port.c_str(), d.valid ? " non-empty" : "",
-                     d.full ? " full" : "");
-    return status == "deadlock" ? kDeadlock : kTimeout;
+    return reportUnfinished(res, status, rd, c);
 }
 
 }  // namespace
