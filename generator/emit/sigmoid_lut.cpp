@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/fp.hpp"
+#include "emit/case_rom.hpp"
 
 namespace stepgen {
 
@@ -62,19 +63,8 @@ std::string sigmoidLutSv() {
   };
   function("  // Entry idx, flat-vector form.\n", "sigmoid_lut_flat",
            "    sigmoid_lut_flat = SIGMOID_LUT[{idx, 5'd0} +: 32];\n");
-  std::string cases;
-  constexpr int kCasePerLine = 4;  // divides kSigmoidTableSize
-  for (int i = 0; i < kSigmoidTableSize; i += kCasePerLine) {
-    cases += "     ";
-    for (int j = i; j < i + kCasePerLine; ++j) {
-      std::snprintf(buf, sizeof buf, " %d'h%03X: v = 32'h%08X;", kSigmoidIndexBits, j, static_cast<unsigned>(t[j]));
-      cases += buf;
-    }
-    cases += "\n";
-  }
-  function("  // Entry idx, case form.\n", "sigmoid_lut_case",
-           "    logic [31:0] v;\n    case (idx)\n" + cases +
-               "      default: v = 32'h0;\n    endcase\n    sigmoid_lut_case = v;\n");
+  s += "  // Entry idx, case form.\n";
+  s += caseRomFunction("sigmoid_lut_case", "idx", kSigmoidIndexBits, 32, t) + "\n";
   function("  // Entry idx: combinational lookup of sigmoid(x) for sg_fp_pkg::sigmoid_index(x) == idx.\n",
            "sg_sigmoid_lut",
            "`ifdef VERILATOR\n    sg_sigmoid_lut = sigmoid_lut_flat(idx);\n"

@@ -1,7 +1,6 @@
 // Bit-exact fp32 arithmetic of the hardware; see fp.hpp and docs/hardware.md section 3.
 #include "common/fp.hpp"
 
-#include <array>
 #include <cmath>
 #include <cstring>
 #include <xmmintrin.h>
@@ -26,35 +25,32 @@ uint32_t sigmoidEntry(int idx) {
   return floatToBits(static_cast<float>(1.0 / (1.0 + std::exp(-v))));
 }
 
-using SigmoidArray = std::array<uint32_t, kSigmoidTableSize>;
+// Entries f(0) .. f(n-1) of a table the hardware holds as a ROM.
+template <class F>
+std::vector<uint32_t> tabulate(int n, F f) {
+  std::vector<uint32_t> t(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) t[size_t(i)] = f(i);
+  return t;
+}
 
-const SigmoidArray& sigmoidArray() {
-  static const SigmoidArray table = [] {
-    SigmoidArray t{};
-    for (int i = 0; i < kSigmoidTableSize; ++i) t[i] = sigmoidEntry(i);
-    return t;
-  }();
-  return table;
+// The mantissa of a value in [1, 2) or [0.5, 1): the ROMs keep only these 23 bits.
+uint32_t mantissa(double v) { return floatToBits(static_cast<float>(v)) & 0x7FFFFFu; }
+
+const std::vector<uint32_t>& sigmoidArray() {
+  static const std::vector<uint32_t> t = tabulate(kSigmoidTableSize, sigmoidEntry);
+  return t;
 }
 
 const std::vector<uint32_t>& expArray() {
-  static const std::vector<uint32_t> table = [] {
-    std::vector<uint32_t> t(kExpTableSize);
-    for (int i = 0; i < kExpTableSize; ++i)
-      t[size_t(i)] = floatToBits(static_cast<float>(std::exp2((i + 0.5) / kExpTableSize))) & 0x7FFFFFu;
-    return t;
-  }();
-  return table;
+  static const std::vector<uint32_t> t =
+      tabulate(kExpTableSize, [](int i) { return mantissa(std::exp2((i + 0.5) / kExpTableSize)); });
+  return t;
 }
 
 const std::vector<uint32_t>& recipArray() {
-  static const std::vector<uint32_t> table = [] {
-    std::vector<uint32_t> t(kRecipTableSize);
-    for (int i = 0; i < kRecipTableSize; ++i)
-      t[size_t(i)] = floatToBits(static_cast<float>(1.0 / (1.0 + (i + 0.5) / kRecipTableSize))) & 0x7FFFFFu;
-    return t;
-  }();
-  return table;
+  static const std::vector<uint32_t> t =
+      tabulate(kRecipTableSize, [](int i) { return mantissa(1.0 / (1.0 + (i + 0.5) / kRecipTableSize)); });
+  return t;
 }
 
 }  // namespace
@@ -100,10 +96,7 @@ int sigmoidIndex(uint32_t x) {
   return (sign << (kSigmoidIndexBits - 1)) | (row << kSigmoidMantBits) | mant;
 }
 
-std::vector<uint32_t> sigmoidTable() {
-  const SigmoidArray& t = sigmoidArray();
-  return std::vector<uint32_t>(t.begin(), t.end());
-}
+std::vector<uint32_t> sigmoidTable() { return sigmoidArray(); }
 
 uint32_t sigmoidLookup(uint32_t x) { return sigmoidArray()[sigmoidIndex(x)]; }
 

@@ -117,6 +117,19 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
+// A committed copy of emitted text (path relative to the repository) must equal `want`;
+// STEPGEN_REGEN_GOLDEN=1 rewrites it first.
+void checkGoldenFile(const std::string& rel, const std::string& want) {
+  const std::string path = std::string(STEPGEN_ROOT) + "/" + rel;
+  const char* regen = std::getenv("STEPGEN_REGEN_GOLDEN");
+  if (regen && std::string(regen) == "1") {
+    std::ofstream(path, std::ios::binary) << want;
+    WARN("rewrote " << path);
+  }
+  INFO(path << " is stale; rerun with STEPGEN_REGEN_GOLDEN=1");
+  REQUIRE(readFile(path) == want);
+}
+
 }  // namespace
 
 TEST_CASE("fp32 bit helpers and FTZ/DAZ switch", "[fp]") {
@@ -330,16 +343,7 @@ TEST_CASE("sg_fp_pkg exp constants match C++", "[fp][golden]") {
 // The emitter writes sg_sigmoid_lut.sv into every fabric; the RTL unit tests verilate (at
 // configure time) this committed copy of it.
 TEST_CASE("tests/rtl/sg_sigmoid_lut.sv equals sigmoidLutSv()", "[fp][golden]") {
-  const std::string path = std::string(STEPGEN_ROOT) + "/tests/rtl/sg_sigmoid_lut.sv";
-  const std::string want = sigmoidLutSv();
-  const char* regen = std::getenv("STEPGEN_REGEN_GOLDEN");
-  if (regen && std::string(regen) == "1") {
-    std::ofstream(path, std::ios::binary) << want;
-    WARN("rewrote " << path);
-  }
-  const std::string have = readFile(path);
-  INFO(path << " is stale; rerun with STEPGEN_REGEN_GOLDEN=1");
-  REQUIRE(have == want);
+  checkGoldenFile("tests/rtl/sg_sigmoid_lut.sv", sigmoidLutSv());
 }
 
 // exp (docs/hardware.md section 3): against exp in long double over the range where the
@@ -410,13 +414,5 @@ TEST_CASE("fp32Sub: a - b exactly as a + (-b)", "[fp]") {
 
 // The emitter writes sg_attn_lut.sv into every fabric; the RTL unit tests verilate this copy.
 TEST_CASE("tests/rtl/sg_attn_lut.sv equals attnLutSv()", "[fp][golden]") {
-  const std::string path = std::string(STEPGEN_ROOT) + "/tests/rtl/sg_attn_lut.sv";
-  const std::string want = attnLutSv();
-  const char* regen = std::getenv("STEPGEN_REGEN_GOLDEN");
-  if (regen && std::string(regen) == "1") {
-    std::ofstream(path, std::ios::binary) << want;
-    WARN("rewrote " << path);
-  }
-  INFO(path << " is stale; rerun with STEPGEN_REGEN_GOLDEN=1");
-  REQUIRE(readFile(path) == want);
+  checkGoldenFile("tests/rtl/sg_attn_lut.sv", attnLutSv());
 }
