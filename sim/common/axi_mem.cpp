@@ -36,30 +36,25 @@ void AxiMemory::ar(int p, uint64_t addr, unsigned len, uint64_t c) {
   ports_.at(size_t(p)).rBeats.push_back(len + 1);
 }
 
-void AxiMemory::aw(int p, uint64_t addr, unsigned len, uint64_t c) {
-  pieces(addr, len);  // checks alignment and the 4 KiB rule now
-  ports_.at(size_t(p)).aw.push_back({addr, len + 1});
-  tryWrite(p, c);
+void AxiMemory::aw(int p, uint64_t addr, unsigned len, uint64_t) {
+  ports_.at(size_t(p)).aw.push_back(pieces(addr, len));  // checks alignment and the 4 KiB rule now
 }
 
+// W beats follow their AW here (w() throws otherwise), so a burst is complete, and goes to
+// the DRAM model, with its last W beat.
 void AxiMemory::w(int p, const uint8_t* data, bool last, uint64_t c) {
   Port& q = ports_.at(size_t(p));
   if (q.aw.empty()) throw std::logic_error("AXI port " + std::to_string(p) + ": W beat before its AW");
   q.wdata.insert(q.wdata.end(), data, data + kDramPieceBytes);
-  const bool full = q.wdata.size() == size_t(q.aw.front().beats) * kDramPieceBytes;
+  const std::vector<uint64_t>& burst = q.aw.front();
+  const bool full = q.wdata.size() == burst.size() * kDramPieceBytes;
   if (full != last)
     throw std::invalid_argument("AXI port " + std::to_string(p) + ": WLAST " + (last ? "on" : "missing on") +
                                 " beat " + std::to_string(q.wdata.size() / kDramPieceBytes) + " of a " +
-                                std::to_string(q.aw.front().beats) + "-beat burst");
-  tryWrite(p, c);
-}
-
-void AxiMemory::tryWrite(int p, uint64_t c) {
-  Port& q = ports_[size_t(p)];
-  if (q.aw.empty() || q.wdata.size() != size_t(q.aw.front().beats) * kDramPieceBytes) return;
-  const Burst bu = q.aw.front();
+                                std::to_string(burst.size()) + "-beat burst");
+  if (!full) return;
+  dram_.request(p, true, burst, q.wdata.data(), c);
   q.aw.pop_front();
-  dram_.request(p, true, pieces(bu.addr, bu.beats - 1), q.wdata.data(), c);
   q.wdata.clear();
   q.bReady.push_back(std::max(c + 1, dram_.lastWriteDone()));
 }

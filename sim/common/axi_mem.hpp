@@ -45,7 +45,7 @@ public:
   /// std::invalid_argument for an unaligned address or a burst across a 4 KiB boundary,
   /// std::out_of_range outside the image (from DramModel).
   void ar(int p, uint64_t addr, unsigned len, uint64_t c);
-  /// AW accepted (as ar()).
+  /// AW accepted (as ar()); the write reaches the DRAM model with its last W beat.
   void aw(int p, uint64_t addr, unsigned len, uint64_t c);
   /// W beat accepted: 64 bytes at `data`. Throws std::invalid_argument if `last` disagrees
   /// with the burst length of its AW, std::logic_error for a W beat ahead of its AW (AXI
@@ -60,19 +60,14 @@ public:
   bool idle() const;
 
 private:
-  struct Burst {
-    uint64_t addr;
-    unsigned beats;
-  };
   struct Port {
     unsigned rBeat = 0;                  // beats of the head read response taken
-    std::deque<Burst> aw;                // accepted AWs without all their W beats
+    std::deque<std::vector<uint64_t>> aw;  // piece addresses of accepted AWs without all their W beats
     std::vector<uint8_t> wdata;          // W beats of the head AW so far
     std::deque<uint64_t> bReady;         // B responses: cycle from which each is offered
     std::deque<unsigned> rBeats;         // beats of each outstanding read burst, in order
   };
   static std::vector<uint64_t> pieces(uint64_t addr, unsigned len);
-  void tryWrite(int p, uint64_t c);
 
   DramModel& dram_;
   std::vector<Port> ports_;
