@@ -226,11 +226,9 @@ int main(int argc, char** argv) {
     if (*compileCmd) {
       CompileResult c = compileGraph(cArch, cGraph, cSections, cCarry == "auto");
       writeCompileOutputs(c, cOut);
-      int64_t wire = 0;
-      for (const Route& r : c.mapping.routes) wire += r.distance;
       std::cout << fmt::format("compiled '{}' onto '{}': {} section(s), {} units, wire length {}, {} bitstream words, "
                                "map + bitstream + Verilog {:.3f} s -> {}\n",
-                               c.graph.name, c.arch.name, c.mapping.sections, c.mapping.unitsUsed, wire,
+                               c.graph.name, c.arch.name, c.mapping.sections, c.mapping.unitsUsed, c.mapping.wireLength(),
                                c.bitstream.size(), c.mapSeconds, cOut);
       return 0;
     }

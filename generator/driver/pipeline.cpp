@@ -108,14 +108,11 @@ std::string mappingText(const CompileResult& c) {
       s += fmt::format("op {} output {} -> {} ctx{}\n", o.name, k + 1, name(p.extraUnits[k]), p.ctx % C);
   }
   if (c.sections.sections > 1) s += sectionsText(c.graph, c.sections, C);
-  int64_t wire = 0;
-  for (const Route& r : c.mapping.routes) {
+  for (const Route& r : c.mapping.routes)
     s += fmt::format("route {} : {} -> {}.in{} ctx{} distance {} fifo {}\n", c.graph.stream(r.stream).name,
                      name(r.srcUnit), name(r.dstUnit), r.dstPort, r.ctx % C, r.distance,
                      r.fifoDepth);
-    wire += r.distance;
-  }
-  s += fmt::format("wire length {} (sum of route distances)\n", wire);
+  s += fmt::format("wire length {} (sum of route distances)\n", c.mapping.wireLength());
   return s;
 }
 

@@ -53,6 +53,15 @@ struct Source {
 };
 
 class Mapper {
+  // One link of the mapping: the unit emitting `src` feeds input `port` of `dst`'s main unit,
+  // or, with fixedUnit >= 0, of a unit of its own (a Parallelize output's or a meta unit).
+  struct Wire {
+    Source src;
+    int dst;
+    int port;
+    int fixedUnit;
+  };
+
  public:
   Mapper(const StepGraph& g, const ArchModel& a, const std::vector<int>& sectionOf)
       : g_(g), a_(a), cat_(a), cl_(findClusters(g)), sec_(sectionOf) {}
@@ -64,8 +73,9 @@ class Mapper {
     // Section s runs from context s: each section has the whole fabric to itself.
     taken_.assign(size_t(m_.sections), std::vector<bool>(a_.units.size(), false));
     for (int op : order) place(op);
-    repairPlacement(order);
-    for (int op : order) routeInputs(op);
+    const std::vector<Wire> ws = wires(order);
+    repairPlacement(order, ws);
+    for (const Wire& w : ws) addRoute(w);
     for (size_t op = 0; op < g_.ops.size(); ++op)
       if (cl_.isMember(int(op))) m_.ops[op].hostOp = cl_.host[op];
     std::sort(m_.routes.begin(), m_.routes.end(), [](const Route& x, const Route& y) {
@@ -231,34 +241,35 @@ class Mapper {
                       fmt::format("operator '{}': the compute units of '{}' have no function '{}'", o.name, a_.name, fn));
   }
 
-  // One link of the placement: the unit emitting `src` feeds `dst` (a placed op's main unit,
-  // or, with unit >= 0, a fixed unit of its own: a Parallelize output or a meta unit).
-  struct Wire {
-    Source src;
-    int dst;
-    int fixedUnit;
-  };
+  // The links of every placed op, port by port. Throws M-306 for a weight load whose
+  // selector is not a route EagerMerge's meta output.
   std::vector<Wire> wires(const std::vector<int>& order) const {
     std::vector<Wire> w;
     for (int op : order) {
       std::vector<Source> src;
       for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
-      for (const Source& s : src) w.push_back({s, op, -1});
-      for (int u : m_.ops[size_t(op)].extraUnits) w.push_back({src.at(0), op, u});
-      if (hasMeta(op)) w.push_back({src.at(1), op, m_.ops[size_t(op)].auxUnit});
+      if (isKind(op, ClusterKind::WeightLoad) && !(src.at(0).output == 1 && hasMeta(src[0].op)))
+        throw DiagError("M-306", g_.ops[size_t(op)].loc,
+                        fmt::format("operator '{}': on a fabric an AddrGen -> RandomOffChipLoad reads the selector "
+                                    "output of a route EagerMerge (one group of meta beats per chunk); its selector "
+                                    "comes from '{}'",
+                                    g_.ops[size_t(op)].name, g_.ops[size_t(src[0].op)].name));
+      for (size_t p = 0; p < src.size(); ++p) w.push_back({src[p], op, int(p), -1});
+      // Parallelize: every output's CU reads the input; the meta unit reads the routing rows only.
+      for (int u : m_.ops[size_t(op)].extraUnits) w.push_back({src.at(0), op, 0, u});
+      if (hasMeta(op)) w.push_back({src.at(1), op, 1, m_.ops[size_t(op)].auxUnit});
     }
     return w;
   }
+  int dstUnit(const Wire& x) const { return x.fixedUnit >= 0 ? x.fixedUnit : m_.ops[size_t(x.dst)].unit; }
   // Cost of one link for the placement search: its distance, plus 20 per hop beyond the
   // reach (a shaped penalty, so that the search can walk through illegal placements toward
   // legal ones); 0 extra when the link is in reach.
   long wireCost(const Wire& x) const {
-    const int a = unitOf(x.src), b = x.fixedUnit >= 0 ? x.fixedUnit : m_.ops[size_t(x.dst)].unit;
+    const int a = unitOf(x.src), b = dstUnit(x);
     return distance(a, b) + (reachable(a, b) ? 0 : 20L * std::max(1, distance(a, b) - a_.link.reach));
   }
-  bool inReach(const Wire& x) const {
-    return reachable(unitOf(x.src), x.fixedUnit >= 0 ? x.fixedUnit : m_.ops[size_t(x.dst)].unit);
-  }
+  bool inReach(const Wire& x) const { return reachable(unitOf(x.src), dstUnit(x)); }
 
   // The greedy placement (place) puts each op next to the ops placed before it, so a load
   // placed early can end up out of reach of a consumer placed later (on a large grid, two
@@ -269,9 +280,8 @@ class Mapper {
   // stops at the first legal placement (deterministic: fixed seed). The greedy placement is
   // kept when every link is in reach, so fabrics that map greedily map as before. A legal
   // placement is not guaranteed (tests/unit/test_mapper.cpp checks small grids exhaustively);
-  // routeInputs reports M-303 when none was found.
-  void repairPlacement(const std::vector<int>& order) {
-    const std::vector<Wire> ws = wires(order);
+  // addRoute reports M-303 when none was found.
+  void repairPlacement(const std::vector<int>& order, const std::vector<Wire>& ws) {
     auto legal = [&] { return std::all_of(ws.begin(), ws.end(), [&](const Wire& x) { return inReach(x); }); };
     if (legal()) return;
     std::vector<int> movable;
@@ -350,27 +360,16 @@ class Mapper {
     }
   }
 
-  void routeInputs(int op) {
-    std::vector<Source> src;
-    for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
-    if (isKind(op, ClusterKind::WeightLoad) && !(src.at(0).output == 1 && hasMeta(src[0].op)))
-      throw DiagError("M-306", g_.ops[size_t(op)].loc,
-                      fmt::format("operator '{}': on a fabric an AddrGen -> RandomOffChipLoad reads the selector output "
-                                  "of a route EagerMerge (one group of meta beats per chunk); its selector comes from '{}'",
-                                  g_.ops[size_t(op)].name, g_.ops[size_t(src[0].op)].name));
-    for (size_t p = 0; p < src.size(); ++p) addRoute(op, m_.ops[op].unit, int(p), src[p]);
-    for (int u : m_.ops[op].extraUnits) addRoute(op, u, 0, src.at(0));  // Parallelize: every output's CU reads the input
-    if (hasMeta(op)) addRoute(op, m_.ops[op].auxUnit, 1, src.at(1));  // the meta unit reads the routing rows only
-  }
-
-  void addRoute(int op, int dstUnit, int port, const Source& s) {
+  void addRoute(const Wire& w) {
+    const int op = w.dst;
+    const Source& s = w.src;
     const Op& o = g_.ops[op];
     Route r;
     r.srcOp = s.op;
     r.dstOp = op;
     r.srcUnit = unitOf(s);
-    r.dstUnit = dstUnit;
-    r.dstPort = port;
+    r.dstUnit = dstUnit(w);
+    r.dstPort = w.port;
     r.ctx = m_.ops[op].ctx;
     r.stream = s.stream;
     r.stopMap = s.map;

@@ -50,10 +50,17 @@ struct Mapping {
   std::vector<Route> routes;     ///< sorted by (dstUnit, ctx, dstPort)
   int unitsUsed = 0;             ///< units used in any section
   int sections = 1;              ///< section s runs from context s (map/sections.hpp)
+  /// Total wire length: the sum of the routes' distances (hops).
+  int64_t wireLength() const {
+    int64_t w = 0;
+    for (const Route& r : routes) w += r.distance;
+    return w;
+  }
 };
 
 /// Places ops (deterministic greedy: topological order, nearest free unit of the needed
-/// kind, ties to the lowest grid index), routes every stream within link.reach, and checks
+/// kind, ties to the lowest grid index; when a link ends out of reach, a simulated-annealing
+/// repair, generator/map/mapper.cpp), routes every stream within link.reach, and checks
 /// capacities. Errors (DiagError): M-301 no free unit of the kind an op needs, M-302 tile or
 /// buffer larger than a unit's memory, M-303 stream longer than link.reach (unroutable),
 /// M-304 a function the compute units do not have, M-305 a tile that is not a whole number
