@@ -231,20 +231,18 @@ SynthReport runSynth(const SynthOptions& o) {
     if (o.pnr && row.status == "ok" && row.unit != "top" && row.unit != "axi") runPnr(rtl, o, part, row);
   }
 
-  SynthRow fabric = newRow("fabric", "", "", partial ? "partial" : "ok");
+  // With --set the units are not the arch's: the fabric row keeps only the seconds.
+  const bool overridden = !o.sets.empty();
+  SynthRow fabric = newRow("fabric", "", "", overridden ? "overridden" : partial ? "partial" : "ok");
   for (const SynthRow& row : r.rows) {
     if (row.unit == "axi") continue;  // the wrapper is not part of the fabric
+    fabric.seconds += row.seconds;
+    if (overridden) continue;
     SynthCounts& t = fabric.c;
     t.luts += row.count * row.c.luts, t.ffs += row.count * row.c.ffs, t.carries += row.count * row.c.carries;
     t.dsps += row.count * row.c.dsps, t.brams += row.count * row.c.brams, t.lutrams += row.count * row.c.lutrams;
     t.logicLevels = std::max(t.logicLevels, row.c.logicLevels);
-    fabric.seconds += row.seconds;
     if (row.status != "ok" && row.status != "skipped") fabric.status = "incomplete";
-  }
-  if (!o.sets.empty()) {
-    const double seconds = fabric.seconds;
-    fabric = newRow("fabric", "", "", "overridden");
-    fabric.seconds = seconds;
   }
   r.rows.push_back(fabric);
   return r;
