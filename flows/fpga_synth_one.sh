@@ -15,19 +15,8 @@
 set -uo pipefail
 [ $# -eq 8 ] || { echo "usage: $0 <rtl_dir> <top> <target> <params> <blackboxes> <out_prefix> <timeout_s> <mem_kb>" >&2; exit 2; }
 dir="$(realpath "$1")"; top="$2"; target="$3"; params="$4"; boxes="$5"; out="$6"; limit="$7"; mem="$8"
-# Packages first (Yosys needs them before their users), then the rest in filelist order.
-files=$(grep '_pkg.sv$' "$dir/filelist.f"; grep -v '_pkg.sv$' "$dir/filelist.f")
-script=""
-# -defer: elaborate only what hierarchy asks for, with its parameters (not every template
-# at its defaults first). A black-box module is read with -lib: its ports only.
-for f in $files; do
-  m=$(basename "$f" .sv)
-  if [[ " $boxes " == *" $m "* ]]; then script="$script read_verilog -lib -sv $dir/$m.sv;"
-  else script="$script read_verilog -defer -sv $dir/$m.sv;"; fi
-done
-chparam=""
-for p in $params; do chparam="$chparam -chparam ${p%%=*} ${p#*=}"; done
-script="$script hierarchy -top $top$chparam;"
+source "$(dirname "${BASH_SOURCE[0]}")/yosys_reads.sh"
+script="$(yosys_reads "$dir" "$boxes") hierarchy -top $top$(yosys_chparam "$params");"
 case "$target" in
   xc7|xcup) script="$script synth_xilinx -family $target -flatten -noiopad -noclkbuf -top $top;"
             path="t:LUT* t:MUXF* t:CARRY* t:RAM* t:DSP*" ;;

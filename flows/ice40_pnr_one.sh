@@ -26,15 +26,11 @@ case "$dev" in
   up5k) npr=(--up5k --package sg48); dsp="-dsp" ;;
   *) echo "unknown iCE40 device $dev (hx8k, up5k)" >&2; exit 2 ;;
 esac
-files=$(grep '_pkg.sv$' "$dir/filelist.f"; grep -v '_pkg.sv$' "$dir/filelist.f")
-reads=""
-for f in $files; do reads="$reads read_verilog -defer -sv $dir/$(basename "$f");"; done
-chparam=""
+source "$(dirname "${BASH_SOURCE[0]}")/yosys_reads.sh"
+reads=$(yosys_reads "$dir" "")
+chparam=$(yosys_chparam "$params")
 inst=""
-for p in $params; do
-  chparam="$chparam -chparam ${p%%=*} ${p#*=}"
-  inst="$inst${inst:+, }.${p%%=*}(${p#*=})"
-done
+for p in $params; do inst="$inst${inst:+, }.${p%%=*}(${p#*=})"; done
 
 # 1. The unit's ports at these parameters.
 (ulimit -v "$mem"; timeout "$limit" yosys -q -p "$reads hierarchy -top $mod$chparam; blackbox =*; write_json $out.ports.json") \
