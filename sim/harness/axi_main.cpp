@@ -27,7 +27,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <functional>
+#include <algorithm>
+#include <type_traits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,41 +42,57 @@ namespace {
 // AXI-Lite register offsets (rtl_templates/sg_axi_lite.sv).
 constexpr uint32_t kCtrl = 0x00, kStatus = 0x04, kCycles = 0x08, kCfgAddr = 0x10, kCfgData = 0x14, kId = 0x18;
 
-/// One AXI master of the wrapper, reached through accessors (its ports are named members).
-struct Master {
-  std::function<bool()> arvalid, awvalid, wvalid, wlast, rready, bready;
-  std::function<uint64_t()> araddr, awaddr, arlen, awlen;
-  std::function<const uint8_t*()> wdata;
-  std::function<void(const AxiOffer&)> drive;
-};
-
+/// One AXI master of the wrapper: pointers to its ports (named members of the model, the same
+/// types for every master), so the per-cycle loop reaches them without a lookup.
+// The Verilator types of the ports (the model's members are references to its signals).
 template <class T>
-uint64_t addrOf(const T& s) {
-  return vport::getBits(s, 0, vport::capacityBits(s) > 64 ? 64 : vport::capacityBits(s));
-}
+using Port = std::remove_reference_t<T>;
+using Bits = Port<decltype(Vfabric::m00_axi_arvalid)>;  // 1- and 2-bit ports
+using Len = Port<decltype(Vfabric::m00_axi_arlen)>;
+using Addr = Port<decltype(Vfabric::m00_axi_araddr)>;
+using Data = Port<decltype(Vfabric::m00_axi_wdata)>;
+
+struct Master {
+  Bits *arvalid, *arready, *awvalid, *awready, *wvalid, *wready, *wlast, *rvalid, *rlast, *rready, *bvalid, *bready,
+      *rresp, *bresp;
+  Len *arlen, *awlen;
+  Addr *araddr, *awaddr;
+  Data *wdata, *rdata;
+
+  static uint64_t addr(const Addr& a) {
+    return vport::getBits(a, 0, std::min(64u, vport::capacityBits(a)));
+  }
+  /// Drives what the memory offers this cycle; AR, AW and W are always ready.
+  void drive(const AxiOffer& o) const {
+    static const uint8_t zeros[64] = {};
+    *arready = 1, *awready = 1, *wready = 1;
+    *rvalid = o.rvalid, *rlast = o.rlast, *rresp = 0;
+    vport::writeBytes(*rdata, 0, 64, o.rvalid ? o.rdata : zeros);
+    *bvalid = o.bvalid, *bresp = 0;
+  }
+  /// The handshakes of the edge that ends cycle `c`, in the order AxiMemory asks for;
+  /// returns whether any happened.
+  bool transfer(AxiMemory& mem, int p, const AxiOffer& o, uint64_t c) const {
+    bool any = false;
+    if (*arvalid) mem.ar(p, addr(*araddr), *arlen, c), any = true;
+    if (*awvalid) mem.aw(p, addr(*awaddr), *awlen, c), any = true;
+    if (*wvalid) mem.w(p, reinterpret_cast<const uint8_t*>(wdata->data()), *wlast, c), any = true;
+    if (o.rvalid && *rready) mem.r(p, c), any = true;
+    if (o.bvalid && *bready) mem.b(p, c), any = true;
+    return any;
+  }
+};
 
 std::vector<Master> masters(Vfabric* t) {
   std::vector<Master> m;
-  static const uint8_t zeros[64] = {};
-#define SG_MASTER(NN)                                                                                           \
-  m.push_back(Master{                                                                                           \
-      [t] { return bool(t->m##NN##_axi_arvalid); }, [t] { return bool(t->m##NN##_axi_awvalid); },              \
-      [t] { return bool(t->m##NN##_axi_wvalid); }, [t] { return bool(t->m##NN##_axi_wlast); },                 \
-      [t] { return bool(t->m##NN##_axi_rready); }, [t] { return bool(t->m##NN##_axi_bready); },                \
-      [t] { return addrOf(t->m##NN##_axi_araddr); }, [t] { return addrOf(t->m##NN##_axi_awaddr); },            \
-      [t] { return uint64_t(t->m##NN##_axi_arlen); }, [t] { return uint64_t(t->m##NN##_axi_awlen); },          \
-      [t] { return reinterpret_cast<const uint8_t*>(t->m##NN##_axi_wdata.data()); },                           \
-      [t](const AxiOffer& o) {                                                                                  \
-        t->m##NN##_axi_arready = 1;                                                                             \
-        t->m##NN##_axi_awready = 1;                                                                             \
-        t->m##NN##_axi_wready = 1;                                                                              \
-        t->m##NN##_axi_rvalid = o.rvalid;                                                                       \
-        t->m##NN##_axi_rlast = o.rlast;                                                                         \
-        t->m##NN##_axi_rresp = 0;                                                                               \
-        vport::writeBytes(t->m##NN##_axi_rdata, 0, 64, o.rvalid ? o.rdata : zeros);                            \
-        t->m##NN##_axi_bvalid = o.bvalid;                                                                       \
-        t->m##NN##_axi_bresp = 0;                                                                               \
-      }});
+#define SG_MASTER(NN)                                                                                            \
+  m.push_back(Master{&t->m##NN##_axi_arvalid, &t->m##NN##_axi_arready, &t->m##NN##_axi_awvalid,                 \
+                     &t->m##NN##_axi_awready, &t->m##NN##_axi_wvalid, &t->m##NN##_axi_wready,                   \
+                     &t->m##NN##_axi_wlast, &t->m##NN##_axi_rvalid, &t->m##NN##_axi_rlast,                      \
+                     &t->m##NN##_axi_rready, &t->m##NN##_axi_bvalid, &t->m##NN##_axi_bready,                    \
+                     &t->m##NN##_axi_rresp, &t->m##NN##_axi_bresp, &t->m##NN##_axi_arlen,                       \
+                     &t->m##NN##_axi_awlen, &t->m##NN##_axi_araddr, &t->m##NN##_axi_awaddr,                     \
+                     &t->m##NN##_axi_wdata, &t->m##NN##_axi_rdata});
   SG_AXI_MASTERS(SG_MASTER)
 #undef SG_MASTER
   return m;
@@ -214,15 +231,7 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
     top->eval();
 
     bool active = false;
-    for (size_t p = 0; p < ms.size(); ++p) {
-      Master& m = ms[p];
-      const int pi = int(p);
-      if (m.arvalid()) mem.ar(pi, m.araddr(), unsigned(m.arlen()), c), active = true;
-      if (m.awvalid()) mem.aw(pi, m.awaddr(), unsigned(m.awlen()), c), active = true;
-      if (m.wvalid()) mem.w(pi, m.wdata(), m.wlast(), c), active = true;
-      if (offers[p].rvalid && m.rready()) mem.r(pi, c), active = true;
-      if (offers[p].bvalid && m.bready()) mem.b(pi, c), active = true;
-    }
+    for (size_t p = 0; p < ms.size(); ++p) active = ms[p].transfer(mem, int(p), offers[p], c) || active;
     if (host.sample()) {
       if (host.resp() != 0) throw std::runtime_error("AXI4-Lite answered SLVERR during the run");
       if (step == Starting) {  // B of CTRL = 1: `start` is high in this very cycle
