@@ -148,7 +148,14 @@ ArchModel loadArch(const std::string& path) {
   bool gridOk = false;
   collect(errs, [&] { a.name = top.getString("name"); });
   collect(errs, [&] {
-    YamlMap g = top.getMap("grid");
+    YamlValue gv = top.get("grid");
+    if (gv.isScalar()) {  // `grid: unbounded`: sized per graph (sizeUnbounded), no units list
+      gv.asEnum({"unbounded"});
+      a.unbounded = true;
+      a.loc = gv.loc();  // what makes the fabric: errors about it point here
+      return;
+    }
+    YamlMap g = gv.asMap();
     a.cols = int(g.getInt("cols", 1, 1024));
     a.rows = int(g.getInt("rows", 1, 1024));
     g.finish("cols, rows");
@@ -160,6 +167,12 @@ ArchModel loadArch(const std::string& path) {
   collect(errs, [&] { readMemory(top.getMap("memory_unit"), a.mu); });
   collect(errs, [&] { readOffchip(top.getMap("offchip"), a.offchip); });
   collect(errs, [&] {
+    if (a.unbounded) {
+      if (auto u = top.find("units"))
+        u->fail("A-111", "an unbounded fabric (grid: unbounded) has no units list: it gets one unit per operator");
+      a.link.topology = "crossbar";
+      return;
+    }
     YamlValue u = top.get("units");
     if (gridOk) readUnits(u, a);
   });

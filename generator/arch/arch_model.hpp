@@ -77,8 +77,11 @@ struct UnitSite {
 /// The whole fabric. Units are listed row-major (y outer, x inner); UnitId indexes `units`.
 struct ArchModel {
   std::string name;
-  SourceLoc loc;        ///< the file
+  SourceLoc loc;        ///< the file (an unbounded arch: its `grid` value)
   int cols = 0, rows = 0;
+  /// `grid: unbounded`: no grid of its own. fabricForGraph gives it one unit per operator on
+  /// a crossbar with unlimited buffers (the paper simulator's setting); it has no RTL.
+  bool unbounded = false;
   int contexts = 2;     ///< configuration contexts per unit, >= 2
   ComputeUnitParams cu;
   MemoryUnitParams mu;

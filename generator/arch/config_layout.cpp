@@ -79,16 +79,19 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   l.bufAddrBits = bitsFor(a.cu.bufferBytes / 4);
   l.muAddrBits = bitsFor(a.mu.capacityBytes / 4);
   const int ab = a.offchip.addressBits;
+  // An unbounded fabric is never built: its counts get 32 bits so that no real size is cut
+  // off (the built fabric's widths are those of the RTL templates).
+  const int cnt = a.unbounded ? 32 : 16, small = a.unbounded ? 32 : 8;
 
   LayoutBuilder ag{{UnitKind::AddressGen, {}, 0, 0}};
   ag.add("enable", 1);
   ag.add("store", 1);
   ag.add("rank", 3);
   ag.add("base", ab);
-  for (int i = 0; i < 4; ++i) ag.add(fmt::format("n{}", i), 16);
+  for (int i = 0; i < 4; ++i) ag.add(fmt::format("n{}", i), cnt);
   for (int i = 0; i < 4; ++i) ag.add(fmt::format("s{}", i), ab);
-  ag.add("rows", 16);
-  ag.add("ppr", 16);
+  ag.add("rows", cnt);
+  ag.add("ppr", cnt);
   ag.add("row_stride", ab);
   // RandomOffChipLoad (sg_ag.sv header): in0 carries indices; tile base += index*idx_stride.
   ag.add("random", 1);
@@ -103,18 +106,18 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   cu.add("func", 4);      // CuFunc (config_layout.hpp); 8..10 need sg_cu DYN = 1
   cu.add("accum_b", 3);
   cu.add("mn", 32);
-  cu.add("k", 16);
+  cu.add("k", cnt);
   cu.add("log2n", 5);
-  cu.add("passes", 16);
-  cu.add("a_beats", 16);
-  cu.add("b_beats", 16);
-  cu.add("o_beats", 16);
+  cu.add("passes", cnt);
+  cu.add("a_beats", cnt);
+  cu.add("b_beats", cnt);
+  cu.add("o_beats", cnt);
   for (const char* n : {"a_base0", "a_base1", "b_base0", "b_base1", "o_base0", "o_base1"})
     cu.add(n, l.bufAddrBits);
   // Dynamic tiles and transposed weights (sg_cu.sv header): all 0 = the static behaviour.
   cu.add("dyn_m", 1);     // matmul: M from the a tile's beats; accum: tile length from `last`
   cu.add("bt", 1);        // matmul: in1 carries b transposed (N x K), N = field n
-  cu.add("n", 16);        // N for bt (and for dyn_m with bt); need not be a power of two.
+  cu.add("n", cnt);        // N for bt (and for dyn_m with bt); need not be a power of two.
                           // Parallelize: the number of outputs n
   cu.add("idx_word", 6);  // rowscale: word of the in1 beat that holds the row's scalar.
                           // Parallelize: this unit's output index i (< 64)
@@ -124,15 +127,15 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   LayoutBuilder mu{{UnitKind::Memory, {}, 0, 0}};
   mu.add("enable", 1);
   mu.add("b", 3);
-  mu.add("repeat", 16);
+  mu.add("repeat", cnt);
   mu.add("half_words", l.muAddrBits);
   // Route mode (sg_route inside sg_mu, arch memory_unit.route; rtl_templates/sg_mu.sv
   // header): all 0 = the buffer behaviour. in0 = token rows, in1 = routing rows.
   mu.add("route", 1);       // 1 = this context runs sg_route
-  mu.add("n_exp", 8);       // experts E (1..128)
+  mu.add("n_exp", small);       // experts E (1..128)
   mu.add("k", 4);           // slots per token (1..min(8, W/2))
-  mu.add("tile_rows", 8);   // token tile tb (0 = dynamic, Promote; 1..64 = Reshape)
-  mu.add("row_beats", 8);   // beats per token row (route data mode; combine mode)
+  mu.add("tile_rows", small);   // token tile tb (0 = dynamic, Promote; 1..64 = Reshape)
+  mu.add("row_beats", small);   // beats per token row (route data mode; combine mode)
   mu.add("out_meta", 1);    // 0 = data output, 1 = meta output
   // Combine mode (sg_combine inside sg_mu, same arch flag): in0 = expert output rows, in1 =
   // sg_route's meta entries; uses k and row_beats. Never together with route.

@@ -112,6 +112,10 @@ int main(int argc, char** argv) {
   moeCmd->add_option("--tile-b", mp.tileB, "static token tile (0 = dynamic tiling)");
   moeCmd->add_option("--tile-f", mp.tileF, "FFN tile");
   moeCmd->add_option("--seed", mSeed, "seed of the input tensors");
+  bool mNoInputs = false;
+  moeCmd->add_flag("--no-inputs", mNoInputs,
+                   "write graph.yaml and routing.csv only (for `model --timing-only` at real sizes, whose tensors would "
+                   "not fit in memory)");
   moeCmd->add_flag("--dispatch-only", mp.dispatchOnly,
                    "end at EagerMerge and store the expert-grouped token tiles (the route cluster alone)");
   moeCmd->add_flag("--residual", mp.residual,
@@ -124,13 +128,18 @@ int main(int argc, char** argv) {
 
   std::string rArch, rGraph, rInputs, rOut;
   uint32_t rSeed = 1;
+  bool rTiming = false;
   auto* modelCmd = app.add_subcommand("model", "run the approximate model only (functional outputs, traffic and memory "
-                                               "figures, no mapping); runs any graph, also one that does not map onto the fabric");
+                                               "figures, no mapping); runs any graph, also one that does not map onto the "
+                                               "fabric. --timing-only: cycles without values (maps the graph)");
+  modelCmd->add_flag("--timing-only", rTiming,
+                     "map the graph and estimate cycles, off-chip and on-chip bytes without computing any tensor value "
+                     "(no inputs are read; an arch with `grid: unbounded` gets one unit per operator)");
   modelCmd->add_option("--arch", rArch, "architecture YAML")->required()->check(CLI::ExistingFile);
   modelCmd->add_option("--graph", rGraph, "STeP graph YAML")->required()->check(CLI::ExistingFile);
   modelCmd->add_option("--inputs", rInputs, "folder with <tensor>.npy inputs (default: seeded random)");
   modelCmd->add_option("--seed", rSeed, "seed of the random inputs");
-  modelCmd->add_option("-o,--out", rOut, "folder for the output tensors (.npy)")->required();
+  modelCmd->add_option("-o,--out", rOut, "folder for the output tensors (.npy); required unless --timing-only");
 
   TilingStudyOptions to;
   auto* studyCmd = app.add_subcommand("study", "studies of the dynamic STeP optimizations");
@@ -244,11 +253,18 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*moeCmd) {
-      writeMoeExample(mp, mTrace, mOut, mSeed);
-      std::cout << fmt::format("wrote {0}/graph.yaml, {0}/routing.csv, {0}/inputs/\n", mOut);
+      writeMoeExample(mp, mTrace, mOut, mSeed, !mNoInputs);
+      std::cout << fmt::format("wrote {0}/graph.yaml, {0}/routing.csv{1}\n", mOut, mNoInputs ? "" : fmt::format(", {}/inputs/", mOut));
       return 0;
     }
+    if (*modelCmd && rTiming) {
+      CompileResult c;
+      ModelResult r = runTimingOnly(rArch, rGraph, &c);
+      std::cout << timingOnlyText(c, r);
+      return r.timing.deadlock ? 1 : 0;
+    }
     if (*modelCmd) {
+      if (rOut.empty()) throw CLI::RequiredError("--out");
       ModelResult r = runModelOnly(rArch, rGraph, rInputs, rSeed);
       std::filesystem::create_directories(rOut);
       for (const auto& [name, m] : r.outputs) toNpy(std::filesystem::path(rOut) / (name + ".npy"), m);

@@ -12,7 +12,8 @@
 
 namespace stepgen {
 
-void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed) {
+void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed,
+                     bool inputs) {
   RoutingTrace tr = readRoutingTrace(tracePath, int(p.experts));
   if (int64_t(tr.experts.size()) < p.batch)
     throw std::runtime_error(fmt::format("{}: {} tokens, the layer needs {}", tracePath, tr.experts.size(), p.batch));
@@ -36,8 +37,10 @@ void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std
     }
     if (!g || !csv) throw std::runtime_error("cannot write " + dir);
   }
-  const auto inputs = p.regions ? moeRegionsInputs(q, p.regions, tr.experts, seed) : moeInputs(q, tr.experts, seed);
-  for (const auto& [name, m] : inputs) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+  if (inputs) {
+    const auto in = p.regions ? moeRegionsInputs(q, p.regions, tr.experts, seed) : moeInputs(q, tr.experts, seed);
+    for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+  }
   st.commit();
 }
 

@@ -8,8 +8,10 @@
 namespace stepgen {
 
 /// Writes `dir`/graph.yaml (buildMoeGraph, or buildMoeRegionsGraph when p.regions > 0), `dir`/routing.csv (the trace's first p.batch
-/// tokens) and `dir`/inputs/<tensor>.npy (moeInputs / moeRegionsInputs with `seed`). The folder appears only when
+/// tokens) and, with `inputs`, `dir`/inputs/<tensor>.npy (moeInputs / moeRegionsInputs with `seed`; without them the
+/// folder serves the timing-only model, which reads no tensor). The folder appears only when
 /// complete. Errors: std::runtime_error naming the trace (readRoutingTrace), DiagError G-120.
-void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed);
+void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed,
+                     bool inputs = true);
 
 }  // namespace stepgen

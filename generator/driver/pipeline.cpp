@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
+#include <algorithm>
+
 #include <chrono>
 #include <filesystem>
 
@@ -62,14 +66,15 @@ void compareRtl(const fs::path& dir, VerifyReport& r) {
 
 }  // namespace
 
-CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections,
-                           bool onChipCarry) {
+CompileResult compileProgram(const std::string& archPath, const std::string& graphPath, int minSections,
+                             bool onChipCarry) {
   CompileResult c;
-  c.arch = loadArch(archPath);
-  c.layout = buildConfigLayout(c.arch);
+  const ArchModel arch = loadArch(archPath);
   const StepGraph user = loadGraph(graphPath);
   const ShapeResult userShapes = checkShapes(user);
   auto t0 = std::chrono::steady_clock::now();
+  c.arch = fabricForGraph(arch, user);
+  c.layout = buildConfigLayout(c.arch);
   SectionedGraph sg = planSections(user, userShapes, c.arch, minSections, onChipCarry);
   c.graph = std::move(sg.graph);
   c.shapes = std::move(sg.shapes);
@@ -85,8 +90,21 @@ CompileResult compileGraph(const std::string& archPath, const std::string& graph
   FabricProgram prog = foldSections(c.image, c.programLayout, c.layout);
   c.bitstream = std::move(prog.bitstream);
   c.reloads = std::move(prog.reloads);
-  c.rtl = emitFabric(c.arch, c.layout, stepgenRoot() + "/rtl_templates");
   c.mapSeconds = since(t0);
+  return c;
+}
+
+CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections,
+                           bool onChipCarry) {
+  CompileResult c = compileProgram(archPath, graphPath, minSections, onChipCarry);
+  if (c.arch.unbounded)
+    throw DiagError("A-112", c.arch.loc,
+                    fmt::format("architecture '{}' is unbounded (grid: unbounded): it has no RTL; its cycles come from "
+                                "`stepgen model --timing-only`",
+                                c.arch.name));
+  auto t0 = std::chrono::steady_clock::now();
+  c.rtl = emitFabric(c.arch, c.layout, stepgenRoot() + "/rtl_templates");
+  c.mapSeconds += since(t0);
   return c;
 }
 
@@ -135,6 +153,38 @@ ModelResult runModelOnly(const std::string& archPath, const std::string& graphPa
   r.outputs = std::move(f.outputs);
   r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+ModelResult runTimingOnly(const std::string& archPath, const std::string& graphPath, CompileResult* compiled) {
+  CompileResult c = compileProgram(archPath, graphPath);
+  ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, {}, false);
+  if (compiled) *compiled = std::move(c);
+  return r;
+}
+
+std::string timingOnlyText(const CompileResult& c, const ModelResult& r) {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  std::string s = fmt::format("timing-only model of graph '{}' on '{}'{}: {} units used ({} in the fabric), {} section(s)\n",
+                              c.graph.name, c.arch.name, c.arch.unbounded ? " (unbounded: one unit per operator)" : "",
+                              c.mapping.unitsUsed,
+                              std::count_if(c.arch.units.begin(), c.arch.units.end(),
+                                            [](const UnitSite& u) { return u.kind != UnitKind::Empty; }),
+                              c.sections.sections);
+  if (r.timing.deadlock) {
+    s += "DEADLOCK: no unit can make progress; stuck streams:\n";
+    for (const std::string& x : r.timing.stuck) s += "  " + x + "\n";
+  }
+  s += fmt::format("cycles            {}{}\n", r.timing.cycles,
+                   r.timing.dramLate ? fmt::format(" ({} early DRAM requests resolved after the model's window, served from its floor: "
+                                                      "docs/step_semantics.md#timing-only)", r.timing.dramLate) : "");
+  s += fmt::format("off-chip bytes    {} (read {}, written {})\n", r.timing.offchipReadBytes + r.timing.offchipWriteBytes,
+                   r.timing.offchipReadBytes, r.timing.offchipWriteBytes);
+  s += fmt::format("on-chip bytes     {} (cost-model formula)\n", r.onchipBytes);
+  s += fmt::format("FLOPs             {}\n", r.flops);
+  s += fmt::format("model seconds     {:.3f} (map and bitstream {:.3f})\n", r.wallSeconds, c.mapSeconds);
+  s += fmt::format("peak memory       {:.1f} MB\n", double(ru.ru_maxrss) / 1024.0);
+  return s;
 }
 
 VerifyReport verify(const VerifyOptions& o) {

@@ -39,10 +39,16 @@ struct CompileResult {
   double mapSeconds = 0;            ///< map + bitstream + Verilog, wall seconds
 };
 
-/// Runs every compile stage. `minSections` > 1 cuts the graph into at least that many
-/// sections even where it fits; `onChipCarry` false carries every stream that crosses a cut
-/// through DRAM (planSections). Errors: DiagError from the stage that failed (later stages
-/// do not run).
+/// The compile stages that depend on the graph: load, shape check, (for an unbounded arch)
+/// fabricForGraph, sections, mapping, configuration image, bitstream; `rtl` stays empty.
+/// `minSections` > 1 cuts the graph into at least that many sections even where it fits;
+/// `onChipCarry` false carries every stream that crosses a cut through DRAM (planSections).
+/// Errors: DiagError from the stage that failed (later stages do not run).
+CompileResult compileProgram(const std::string& archPath, const std::string& graphPath, int minSections = 1,
+                             bool onChipCarry = true);
+
+/// compileProgram, then emitFabric (the fabric's Verilog). Errors: as compileProgram, and
+/// A-112 for an unbounded arch (it has no RTL).
 CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections = 1,
                            bool onChipCarry = true);
 
@@ -72,6 +78,17 @@ struct VerifyOptions {
 /// compile + model + Verilator build/run + compare; writes report.txt / report.json in the
 /// output folder. Errors: DiagError for bad input (nothing left in outDir).
 VerifyReport verify(const VerifyOptions& o);
+
+/// The timing-only model (docs/step_semantics.md#timing-only): compileProgram (an
+/// unbounded arch is sized to the graph), then runModel without values. No tensor is read
+/// or allocated. `compiled`, when given, receives the compile result (mapping, fabric size).
+/// Errors: DiagError for bad input, std::runtime_error from the model.
+ModelResult runTimingOnly(const std::string& archPath, const std::string& graphPath, CompileResult* compiled = nullptr);
+
+/// The report `stepgen model --timing-only` prints: fabric size, cycles (or the deadlock and
+/// its stuck streams), off-chip bytes read and written, on-chip bytes, FLOPs, model and
+/// compile seconds, and the process's peak resident memory (MB).
+std::string timingOnlyText(const CompileResult& c, const ModelResult& r);
 
 /// A model-only run: load, shape check, functional model, cost figures (no mapping, so no
 /// cycle estimate). Inputs from `<inputsDir>/<tensor>.npy`, or seeded random when empty.

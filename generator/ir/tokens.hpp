@@ -26,6 +26,16 @@ struct Token {
     t.data = std::make_shared<const std::vector<uint32_t>>(std::move(d));
     return t;
   }
+  /// A Data token of a rows x cols tile whose values are not computed (the timing-only
+  /// model, docs/step_semantics.md#timing-only): every operator passes "no values" on, so
+  /// only shapes, stops and selectors flow.
+  static Token shapeOnly(int64_t rows, int64_t cols, int stop) {
+    Token t;
+    t.rows = rows, t.cols = cols, t.stop = stop;
+    return t;
+  }
+  /// False for a shape-only tile (and for Stop / Done).
+  bool hasValues() const { return data != nullptr; }
   static Token done() { Token t; t.kind = Kind::Done; return t; }
   static Token stopOnly(int s) { Token t; t.kind = Kind::Stop; t.stop = s; return t; }
 };

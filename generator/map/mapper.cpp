@@ -66,6 +66,19 @@ class Mapper {
   Mapper(const StepGraph& g, const ArchModel& a, const std::vector<int>& sectionOf)
       : g_(g), a_(a), cat_(a), cl_(findClusters(g)), sec_(sectionOf) {}
 
+  /// Units of each kind the graph takes in one section (wantFor, plus route meta units and
+  /// Parallelize outputs beyond the first).
+  std::map<UnitKind, int> demand() const {
+    std::map<UnitKind, int> n;
+    for (int op : placedOrder()) {
+      const UnitKind k = wantFor(op);
+      if (k == UnitKind::Empty) continue;
+      const Op& o = g_.ops[size_t(op)];
+      n[k] += 1 + (hasMeta(op) ? 1 : 0) + (o.kind == OpKind::Parallelize ? int(o.outputs.size()) - 1 : 0);
+    }
+    return n;
+  }
+
   Mapping run() {
     m_.ops.assign(g_.ops.size(), {});
     std::vector<int> order = placedOrder();
@@ -395,6 +408,25 @@ class Mapper {
 Mapping mapGraph(const StepGraph& g, const ShapeResult& /*shapes: placement needs no sizes yet*/, const ArchModel& a,
                  const std::vector<int>& sectionOf) {
   return Mapper(g, a, sectionOf).run();
+}
+
+ArchModel fabricForGraph(const ArchModel& a, const StepGraph& g) {
+  if (!a.unbounded) return a;
+  ArchModel f = a;
+  const std::map<UnitKind, int> n = Mapper(g, a, {}).demand();
+  const UnitKind kinds[] = {UnitKind::AddressGen, UnitKind::Compute, UnitKind::Memory};
+  f.cols = 1, f.rows = 3;
+  for (UnitKind k : kinds) f.cols = std::max(f.cols, n.count(k) ? n.at(k) : 0);
+  f.units.clear();
+  for (int y = 0; y < 3; ++y)
+    for (int x = 0; x < f.cols; ++x) {
+      const int have = n.count(kinds[y]) ? n.at(kinds[y]) : 0;
+      f.units.push_back({x < have ? kinds[y] : UnitKind::Empty, x, y, a.loc});
+    }
+  f.link.topology = "crossbar";
+  f.cu.bufferBytes = f.mu.capacityBytes = int64_t(1) << 40;
+  f.offchip.addressBits = 48;
+  return f;
 }
 
 }  // namespace stepgen

@@ -74,4 +74,12 @@ struct Mapping {
 Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel& a,
                  const std::vector<int>& sectionOf = {});
 
+/// The fabric an unbounded arch (`grid: unbounded`) gives graph `g`: three rows (address
+/// generators, compute units, memory units) with exactly the units of each kind that `g`
+/// takes in one configuration, on a crossbar (every link in reach: congestion-free), unit
+/// memories of 2^40 bytes, 48-bit DRAM addresses; every other parameter (timing, widths,
+/// contexts, functions) as `a` gives it. The paper simulator's setting: one unit per
+/// operator, nothing shared. Returns `a` unchanged when it is not unbounded.
+ArchModel fabricForGraph(const ArchModel& a, const StepGraph& g);
+
 }  // namespace stepgen

@@ -58,17 +58,24 @@ __attribute__((target_clones("avx2", "default"))) std::vector<uint32_t> matmul(c
   return d;
 }
 
+// A tuple or tile without values (Token::shapeOnly): its result has none either.
+bool lacksValues(const Token& t) {
+  if (t.parts.empty()) return !t.hasValues();
+  return std::any_of(t.parts.begin(), t.parts.end(), [](const Token& p) { return !p.hasValues(); });
+}
+
 class Runner {
  public:
-  Runner(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::map<std::string, Matrix>& in)
-      : g_(g), s_(s), a_(a), in_(in) {
+  Runner(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::map<std::string, Matrix>& in,
+         bool values)
+      : g_(g), s_(s), a_(a), in_(in), values_(values) {
     r_.streams.resize(g.streams.size());
   }
 
   FunctionalResult run() {
     enableFtzDaz();
     for (const Tensor& t : g_.tensors) {
-      if (!t.isOutput && !t.isScratch) continue;
+      if (!values_ || (!t.isOutput && !t.isScratch)) continue;
       Matrix m;
       m.rows = evalDim(t.shape.at(0), g_.symbols);
       m.cols = evalDim(t.shape.at(1), g_.symbols);
@@ -86,13 +93,14 @@ class Runner {
   const ShapeResult& s_;
   const ArchModel& a_;
   const std::map<std::string, Matrix>& in_;
+  const bool values_;  // false: the timing-only model, every tile shape-only
   FunctionalResult r_;
 
   const TokenStream& input(const Op& op, size_t i) const { return r_.streams.at(op.inputs.at(i).v); }
   TokenStream& output(const Op& op, size_t i = 0) { return r_.streams.at(op.outputs.at(i).v); }
 
   void runOp(const Op& op) {
-    if (runDynamicOp(g_, s_, op, in_, r_.streams, r_.outputs)) return;
+    if (runDynamicOp(g_, s_, op, in_, r_.streams, r_.outputs, values_)) return;
     switch (op.kind) {
       case OpKind::LinearOffChipLoad: return load(op);
       case OpKind::LinearOffChipStore: return store(op);
@@ -147,6 +155,12 @@ class Runner {
   }
 
   void load(const Op& op) {
+    if (!values_) {
+      Walk w = walkOf(op);
+      forEachTile(w, [&](int64_t, int64_t, int stop) { output(op).push_back(Token::shapeOnly(w.tile[0], w.tile[1], stop)); });
+      output(op).push_back(Token::done());
+      return;
+    }
     std::string name = attrString(op, "tensor");
     auto it = in_.find(name);
     auto scratch = r_.outputs.find(name);  // a stream an earlier section stored
@@ -170,6 +184,7 @@ class Runner {
   // AG writes beats): a token may span several walk tiles or a fraction of one (a dynamic
   // stream stored into a static walk).
   void store(const Op& op) {
+    if (!values_) return;
     Matrix& m = r_.outputs.at(attrString(op, "tensor"));
     Walk w = walkOf(op);
     std::vector<uint32_t> words;
@@ -211,7 +226,11 @@ class Runner {
         out.push_back(t);
         continue;
       }
-      if (fn == "matmul") {
+      if (lacksValues(t)) {
+        const Token& x = t.parts.empty() ? t : t.parts.at(0);
+        const int64_t cols = fn == "matmul" ? t.parts.at(1).cols : fn == "matmul_t" ? t.parts.at(1).rows : x.cols;
+        out.push_back(Token::shapeOnly(x.rows, cols, t.stop));
+      } else if (fn == "matmul") {
         const Token &x = t.parts.at(0), &y = t.parts.at(1);
         out.push_back(Token::tile(x.rows, y.cols, matmul(*x.data, *y.data, x.rows, x.cols, y.cols, bf16), t.stop));
       } else if (fn == "matmul_t") {  // b arrives N x K (weights stored [out, in])
@@ -249,26 +268,33 @@ class Runner {
     TokenStream& out = output(op);
     std::vector<uint32_t> acc;
     int64_t accRows = 0, rows = 0, cols = 0;
-    bool any = false;
+    bool any = false, shapeOnly = false;
+    auto result = [&](int64_t r, int s) {
+      return shapeOnly ? Token::shapeOnly(r, cols, s) : Token::tile(r, cols, acc, s);
+    };
     auto close = [&](int s) {
       StopSplit sp = accumStop(s, b);
       if (!sp.emit) return;
       if (retile) {
-        if (any) out.push_back(Token::tile(accRows, cols, acc, sp.outStop));
+        if (any) out.push_back(result(accRows, sp.outStop));
         else if (sp.outStop > 0) out.push_back(Token::stopOnly(sp.outStop));
       } else {
         if (!any) {  // empty group: the init tile, of the (then necessarily static) element shape
           rows = evalDim(e.tile.at(0), g_.symbols), cols = evalDim(e.tile.at(1), g_.symbols);
           acc.assign(size_t(rows * cols), 0);
+          shapeOnly = !values_;
         }
-        out.push_back(Token::tile(rows, cols, acc, sp.outStop));
+        out.push_back(result(rows, sp.outStop));
       }
-      acc.clear(), accRows = 0, any = false;
+      acc.clear(), accRows = 0, any = false, shapeOnly = false;
     };
     untilDone(op, out, [&](const Token& t) {
       if (t.kind == Kind::Data) {
         rows = t.rows, cols = t.cols;
-        if (retile) {
+        shapeOnly = shapeOnly || !t.hasValues();
+        if (shapeOnly) {
+          accRows += t.rows;
+        } else if (retile) {
           acc.insert(acc.end(), t.data->begin(), t.data->end());
           accRows += t.rows;
         } else {
@@ -363,8 +389,8 @@ int walkStop(const std::vector<int64_t>& dims, const std::vector<int64_t>& idx) 
 }
 
 FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
-                               const std::map<std::string, Matrix>& inputs) {
-  return Runner(g, s, a, inputs).run();
+                               const std::map<std::string, Matrix>& inputs, bool values) {
+  return Runner(g, s, a, inputs, values).run();
 }
 
 }  // namespace stepgen

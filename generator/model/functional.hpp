@@ -21,8 +21,11 @@ struct FunctionalResult {
 /// Runs every operator in dependency order. `inputs` must hold every input tensor with its
 /// declared shape (std::runtime_error naming the tensor otherwise). Multiply format from
 /// `a.cu.format`. Stops follow docs/step_semantics.md#stops (ir/stops.hpp).
+/// With `values` false (the timing-only model) `inputs` is not read: loads emit shape-only
+/// tiles (Token::shapeOnly), every operator passes shapes, stops and selectors on as it
+/// would with values, stores write nothing and `outputs` stays empty.
 FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
-                               const std::map<std::string, Matrix>& inputs);
+                               const std::map<std::string, Matrix>& inputs, bool values = true);
 
 /// Stop level of the element at loop index `idx` of a walk over `dims` (outermost first):
 /// the number of inner dimensions (all but the outermost) that end at it, counted from the

@@ -21,8 +21,8 @@ using Kind = Token::Kind;
 class DynamicOp {
  public:
   DynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& in,
-            std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs)
-      : g_(g), s_(s), op_(op), in_(in), streams_(streams), outputs_(outputs) {}
+            std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values)
+      : g_(g), s_(s), op_(op), in_(in), streams_(streams), outputs_(outputs), values_(values) {}
 
   bool run() {
     const int n = int(op_.outputs.size());
@@ -60,6 +60,7 @@ class DynamicOp {
   const std::map<std::string, Matrix>& in_;
   std::vector<TokenStream>& streams_;
   std::map<std::string, Matrix>& outputs_;
+  const bool values_;  // false: timing-only, tensors neither read nor written
 
   [[noreturn]] void fail(const std::string& why) const {
     throw std::runtime_error(fmt::format("{} '{}': {}", opKindName(op_.kind), op_.name, why));
@@ -169,7 +170,26 @@ class DynamicOp {
     return t;
   }
 
+  // The declared shape of a tensor, as a Matrix without values (timing-only addressing).
+  Matrix shapeOf(const std::string& name) const {
+    for (const Tensor& t : g_.tensors)
+      if (t.name == name) return {evalDim(t.shape.at(0), g_.symbols), evalDim(t.shape.at(1), g_.symbols), {}};
+    fail(fmt::format("no tensor '{}'", name));
+  }
+
   void randomLoad() {
+    if (!values_) {
+      const Matrix m = shapeOf(attrString(op_, "tensor"));
+      for (const Token& a : input(0)) {
+        if (a.kind != Kind::Data) {
+          output(0).push_back(a);
+          continue;
+        }
+        TileAt t = tileAt(m, a, attrIntList(g_, op_, "tile"));
+        output(0).push_back(Token::shapeOnly(t.r, t.c, a.stop));
+      }
+      return;
+    }
     auto it = in_.find(attrString(op_, "tensor"));
     if (it == in_.end()) fail(fmt::format("input tensor '{}' was not given", attrString(op_, "tensor")));
     TokenStream& out = output(0);
@@ -187,7 +207,9 @@ class DynamicOp {
   }
 
   void randomStore() {
-    Matrix& m = outputs_.at(attrString(op_, "tensor"));
+    Matrix shape;
+    if (!values_) shape = shapeOf(attrString(op_, "tensor"));
+    Matrix& m = values_ ? outputs_.at(attrString(op_, "tensor")) : shape;
     const TokenStream &addr = input(0), &data = input(1);
     if (addr.size() != data.size()) fail("address and data streams differ in length");
     TokenStream acks;
@@ -198,7 +220,8 @@ class DynamicOp {
       }
       TileAt t = tileAt(m, addr[i], {data[i].rows, data[i].cols});  // a store writes tiles of its data
       for (int64_t r = 0; r < t.r; ++r)
-        for (int64_t c = 0; c < t.c; ++c) m.data.at((t.tr * t.r + r) * m.cols + t.tc * t.c + c) = data[i].data->at(r * t.c + c);
+        for (int64_t c = 0; c < t.c && values_; ++c)
+          m.data.at((t.tr * t.r + r) * m.cols + t.tc * t.c + c) = data[i].data->at(r * t.c + c);
       acks.push_back(flagToken(1, addr[i].stop));
     }
     if (!op_.outputs.empty()) output(0) = std::move(acks);
@@ -208,9 +231,9 @@ class DynamicOp {
 }  // namespace
 
 bool runDynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& inputs,
-                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs) {
+                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values) {
   try {
-    return DynamicOp(g, s, op, inputs, streams, outputs).run();
+    return DynamicOp(g, s, op, inputs, streams, outputs, values).run();
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(fmt::format("{} '{}': {}", opKindName(op.kind), op.name, e.what()));
   }

@@ -17,8 +17,9 @@ namespace stepgen {
 /// EagerMerge forwards in ascending input order (every chunk of input 0, then of input 1,
 /// ...): the order of the fabric's route unit, which merges once all tokens are in.
 /// Errors: std::runtime_error naming the op (bad trace file, address outside the tensor,
-/// inconsistent streams).
+/// inconsistent streams). With `values` false (timing-only) tensors are neither read nor
+/// written: random loads emit shape-only tiles of the addressed tile's shape.
 bool runDynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& inputs,
-                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs);
+                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values);
 
 }  // namespace stepgen

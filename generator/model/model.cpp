@@ -115,10 +115,11 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
 }
 
 ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
-                     const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs) {
+                     const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs,
+                     bool values) {
   auto t0 = std::chrono::steady_clock::now();
   ModelResult r;
-  FunctionalResult f = runFunctional(g, s, a, inputs);
+  FunctionalResult f = runFunctional(g, s, a, inputs, values);
   r.timing = estimateTiming(g, m, a, layout, img, f.streams);
   addCostFigures(g, s, a, f.streams, &m, r);
   r.outputs = std::move(f.outputs);

@@ -29,9 +29,13 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
                     const Mapping* m, ModelResult& r);
 
 /// Runs the functional model and the timing model of the fabric configured by `img`
-/// (layout `layout`, as compileGraph builds them). Errors: std::runtime_error for a missing
-/// input tensor or inconsistent streams.
+/// (layout `layout`, as compileGraph builds them). With `values` false this is the
+/// timing-only model (docs/step_semantics.md#timing-only): no tensor is read or computed
+/// (`inputs` may be empty, `outputs` stays empty), and cycles, off-chip and on-chip bytes
+/// and FLOPs are those of the full model, which reads only shapes, stops and selectors for
+/// them. Errors: std::runtime_error for a missing input tensor or inconsistent streams.
 ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
-                     const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs);
+                     const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs,
+                     bool values = true);
 
 }  // namespace stepgen

@@ -195,6 +195,8 @@ std::pair<TokenStream, TokenStream> reshape(const TokenStream& in, int64_t chunk
   if (b < 0) fail(who, "negative rank b");
   if (pad && b > 0) fail(who, "only an innermost split (b = 0) may pad");
   size_t n = bodyLength(in, who);
+  // Padding tiles carry zeros, or no values when the input's tiles have none (timing-only).
+  const bool values = std::none_of(in.begin(), in.end(), [](const Token& t) { return t.kind == Kind::Data && !t.hasValues(); });
   TokenStream out, isPad;
   auto emit = [&](Token t, bool padding) {
     out.push_back(t);
@@ -209,7 +211,9 @@ std::pair<TokenStream, TokenStream> reshape(const TokenStream& in, int64_t chunk
   auto closeShort = [&](int64_t k, int closing) {
     if (pad) {
       for (int64_t p = k % chunk; p < chunk; ++p)
-        emit(zeroTile(tileRows, tileCols, p + 1 == chunk ? closing : 0), true);
+        emit(values ? zeroTile(tileRows, tileCols, p + 1 == chunk ? closing : 0)
+                    : Token::shapeOnly(tileRows, tileCols, p + 1 == chunk ? closing : 0),
+             true);
     } else if (b > 0) {
       fail(who, fmt::format("dim {} of {} entries does not divide into chunks of {}", b, k, chunk));
     } else {
@@ -298,8 +302,10 @@ TokenStream scanAdd(const TokenStream& in, int b) {
   bool any = false;
   for (size_t i = 0; i < n; ++i) {
     const Token& t = in[i];
-    if (t.kind == Kind::Data) {
-      if (!t.data || int64_t(t.data->size()) != t.words()) fail(who, fmt::format("token {} is not a tile", i));
+    if (t.kind == Kind::Data && !t.hasValues()) {  // timing-only: the sum's shape
+      out.push_back(Token::shapeOnly(t.rows, t.cols, t.stop));
+    } else if (t.kind == Kind::Data) {
+      if (int64_t(t.data->size()) != t.words()) fail(who, fmt::format("token {} is not a tile", i));
       if (!any) {
         rows = t.rows, cols = t.cols;
         acc.assign(t.data->size(), 0u);  // +0
@@ -337,7 +343,7 @@ TokenStream flatMapRows(const TokenStream& in, bool dropPadding, const TokenStre
       out.push_back(Token::stopOnly(t.stop + 1));
       continue;
     }
-    if (!t.data || int64_t(t.data->size()) != t.words()) fail(who, fmt::format("token {} is not a tile", i));
+    if (t.hasValues() && int64_t(t.data->size()) != t.words()) fail(who, fmt::format("token {} is not a tile", i));
     const std::vector<uint32_t>* flags = nullptr;
     if (dropPadding) {
       flags = isPadding[i].data.get();
@@ -347,12 +353,10 @@ TokenStream flatMapRows(const TokenStream& in, bool dropPadding, const TokenStre
     size_t before = out.size();
     for (int64_t r = 0; r < t.rows; ++r) {
       if (flags && (*flags)[flags->size() == 1 ? 0 : size_t(r)] != 0) continue;
-      Token row;
-      row.rows = 1;
-      row.cols = t.cols;
-      row.stop = 0;
-      row.data = std::make_shared<const std::vector<uint32_t>>(t.data->begin() + r * t.cols,
-                                                               t.data->begin() + (r + 1) * t.cols);
+      Token row = Token::shapeOnly(1, t.cols, 0);
+      if (t.hasValues())
+        row.data = std::make_shared<const std::vector<uint32_t>>(t.data->begin() + r * t.cols,
+                                                                 t.data->begin() + (r + 1) * t.cols);
       out.push_back(std::move(row));
     }
     if (out.size() == before) {

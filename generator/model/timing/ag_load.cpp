@@ -7,10 +7,10 @@
 namespace stepgen::timing {
 
 int64_t AgLoad::requestCycle(const TimingModel& m, size_t g, int64_t earliest) const {
-  int64_t t = std::max(earliest, g == 0 ? int64_t(1) : issue[g - 1] + 1);
+  int64_t t = std::max(earliest, g == 0 ? int64_t(1) : issue.get(g - 1) + 1);
   if (int64_t(g) < outstanding) return t;
   const size_t k = g - size_t(outstanding);
-  t = std::max(t, pop[k] + 1);
+  t = std::max(t, pop.get(k) + 1);
   // In flight counts beats until they leave, and beat k leaves only once its consumers
   // have room: not before they started taking its tile (cstart), one beat per `rate`
   // after that, less the FIFO slack. So a load whose consumer waits stops requesting and
@@ -41,7 +41,8 @@ bool AgLoad::step(TimingModel& m) {
       break;
     }
     const size_t g = size_t(l.first[i]);
-    l.offer[i] = std::max(earliest + 1, g == 0 ? int64_t(1) : pop[g - 1] + 1);
+    issue.set(g, 0);  // a STOP or DONE beat is no request
+    l.offer[i] = std::max(earliest + 1, g == 0 ? int64_t(1) : pop.get(g - 1) + 1);
     ++nextOffer, progress = true;
   }
   return progress;
@@ -55,31 +56,34 @@ int64_t AgLoad::pendingRequest(const TimingModel& m) const {
 bool AgLoad::issuePending(TimingModel& m, int64_t t) {
   Link& l = m.links[size_t(out)];
   const size_t i = pendTile, g = pendG++;
-  issue[g] = t;
+  issue.set(g, t);
+  if (pendBeat == 0) firstIssue[i] = t;
   int64_t done = t;
   for (int64_t k = 0; k < piecesPerBeat; ++k) done = std::max(done, m.dramPiece(piece(i, pendBeat, k), t));
   m.readBytes += 64 * piecesPerBeat;
-  pop[g] = done + kRespToTake;  // earliest; the tile's start and the beat before bound it
+  pop.set(g, done + kRespToTake);  // earliest; the tile's start and the beat before bound it
   if (pendBeat == 0) {
-    l.offer[i] = pop[g];
+    l.offer[i] = pop.get(g);
     ++nextOffer, pendTile = SIZE_MAX;
     return true;
   }
-  pop[g] = std::max(pop[g], pop[g - 1] + 1);
+  pop.set(g, std::max(pop.get(g), pop.get(g - 1) + 1));
   if (++pendBeat < l.beats[i]) return false;
+  lastPop[i] = pop.get(g);
   issuedThrough = i + 1, pendTile = SIZE_MAX;
   return true;
 }
 
 int64_t AgLoad::endFor(TimingModel& m, size_t i, int64_t start) {
   Link& l = m.links[size_t(out)];
-  const size_t g0 = size_t(l.first[i]), last = g0 + size_t(l.beats[i]) - 1;
-  if (issuedThrough > i) return pop[last] + 1;
+  const size_t g0 = size_t(l.first[i]);
+  if (issuedThrough > i) return lastPop[i] + 1;
   if (pendTile == i) return kUnknown;
-  pop[g0] = l.kinds[i] == Kind::Data ? std::max(pop[g0], start) : start;
+  pop.set(g0, l.kinds[i] == Kind::Data ? std::max(pop.get(g0), start) : start);
   if (l.kinds[i] != Kind::Data || l.beats[i] == 1) {
+    lastPop[i] = pop.get(g0);
     issuedThrough = i + 1;
-    return pop[g0] + 1;
+    return lastPop[i] + 1;
   }
   pendTile = i, pendBeat = 1, pendG = g0 + 1;
   return kUnknown;
@@ -101,9 +105,9 @@ bool AgRandomLoad::step(TimingModel& m) {
     const size_t k = nextHold;
     int64_t h = inStart(m, 0, k) + a.beats[k];
     if (k >= 2 && groupFirst[k - 2] != SIZE_MAX) {
-      const size_t g = size_t(m.links[size_t(out)].first[groupFirst[k - 2]]);
-      if (issue[g] == 0) break;  // walk k-2 not taken yet
-      h = std::max(h, issue[g]);
+      const int64_t first = firstIssue[groupFirst[k - 2]];
+      if (first == 0) break;  // walk k-2 not taken yet
+      h = std::max(h, first);
     }
     a.hold[c][k] = h;
     ++nextHold, progress = true;

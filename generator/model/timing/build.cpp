@@ -44,53 +44,38 @@ TokenStream metaTokens(const TokenStream& merged, int64_t wpb) {
   return meta;
 }
 
-// An AG's walk as its fields configure it (sg_ag.sv): for i3 < n3, i2 < n2, i1 < n1,
-// i0 < n0 a tile at base + sum(i_l * s_l) of `rows` rows of `ppr` 64-byte pieces,
-// `row_stride` bytes apart.
-struct Walk {
-  int64_t n[4], s[4], base, rows, ppr, rowStride;
-  explicit Walk(const Fields& f)
-      : n{f("n0"), f("n1"), f("n2"), f("n3")}, s{f("s0"), f("s1"), f("s2"), f("s3")}, base(f("base")), rows(f("rows")),
-        ppr(f("ppr")), rowStride(f("row_stride")) {}
-  /// Appends the pieces of the tile at byte address t.
-  void tile(int64_t t, std::vector<uint64_t>& out) const {
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < ppr; ++c) out.push_back(uint64_t(t + r * rowStride + c * 64));
-  }
-  /// Every piece of the walk in order.
-  std::vector<uint64_t> pieces() const {
-    std::vector<uint64_t> flat;
-    for (int64_t i3 = 0; i3 < n[3]; ++i3)
-      for (int64_t i2 = 0; i2 < n[2]; ++i2)
-        for (int64_t i1 = 0; i1 < n[1]; ++i1)
-          for (int64_t i0 = 0; i0 < n[0]; ++i0) tile(base + i3 * s[3] + i2 * s[2] + i1 * s[1] + i0 * s[0], flat);
-    return flat;
-  }
-};
+// An AG's walk as its fields configure it (sg_ag.sv).
+AgWalk walkOf(const Fields& f) {
+  AgWalk w;
+  for (int l = 0; l < 4; ++l) w.n[l] = f(fmt::format("n{}", l).c_str()), w.s[l] = f(fmt::format("s{}", l).c_str());
+  w.base = f("base"), w.rows = f("rows"), w.ppr = f("ppr"), w.rowStride = f("row_stride");
+  return w;
+}
 
 // Pieces of every Data tile of a linear AG's stream: each takes the next ceil(words*4/64)
 // pieces of the walk, as the AG moves beats (one walk tile per tile, or a run of rows for a
 // dynamic stream stored into a walk of rows).
-std::vector<std::vector<uint64_t>> linearPieces(const Fields& f, const TokenStream& toks) {
-  const std::vector<uint64_t> flat = Walk(f).pieces();
-  std::vector<std::vector<uint64_t>> out;
-  size_t next = 0;
+void linearPieces(AgUnit& u, const Fields& f, const TokenStream& toks) {
+  u.walk = walkOf(f);
+  const int64_t total = u.walk.pieces();
+  int64_t next = 0;
   for (const Token& tok : toks) {
-    out.emplace_back();
-    if (tok.kind != Kind::Data) continue;
-    for (int64_t k = 0; k < (tok.words() * 4 + 63) / 64 && next < flat.size(); ++k) out.back().push_back(flat[next++]);
+    const int64_t n = tok.kind == Kind::Data ? std::min((tok.words() * 4 + 63) / 64, total - next) : 0;
+    u.tileStart.push_back(next), u.tilePieces.push_back(n);
+    next += n;
   }
-  return out;
 }
 
 // Pieces of a random load's out tile j: the walk tile named by address tile j (AddrGen: tile
 // a of the tensor in row-major tile order, s0 bytes apart).
-std::vector<std::vector<uint64_t>> randomPieces(const Fields& f, const TokenStream& addr) {
-  const Walk w(f);
-  std::vector<std::vector<uint64_t>> out(addr.size());
-  for (size_t j = 0; j < addr.size(); ++j)
-    if (addr[j].kind == Kind::Data) w.tile(w.base + int64_t(addr[j].sel.at(0)) * w.s[0], out[j]);
-  return out;
+void randomPieces(AgUnit& u, const Fields& f, const TokenStream& addr) {
+  u.walk = walkOf(f);
+  u.random = true;
+  for (const Token& a : addr) {
+    const bool data = a.kind == Kind::Data;
+    u.tileStart.push_back(data ? u.walk.base + int64_t(a.sel.at(0)) * u.walk.s[0] : 0);
+    u.tilePieces.push_back(data ? u.walk.piecesPerTile() : 0);
+  }
 }
 
 // Groups of a banked unit from its input and output token sequences.
@@ -325,16 +310,16 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       mm->computeEnd.assign(m.links[size_t(mm->in[0].first)].size(), kUnknown);
     } else if (auto* ag = dynamic_cast<AgLoad*>(u)) {
       const Link& l = m.links[size_t(ag->out)];
-      const size_t beats = size_t(l.first.back() + l.beats.back());
-      ag->issue.assign(beats, 0), ag->pop.assign(beats, 0);
+      ag->issue.reset(ag->outstanding + 2), ag->pop.reset(ag->outstanding + 2);
+      ag->firstIssue.assign(l.size(), 0), ag->lastPop.assign(l.size(), 0);
       if (auto* rl = dynamic_cast<AgRandomLoad*>(u)) {
-        rl->tilePieces = randomPieces(f, streams.at(o.inputs[0].v));
+        randomPieces(*rl, f, streams.at(o.inputs[0].v));
         buildWalkGroups(*rl, streams.at(o.outputs[0].v), f("n0"), m.links[size_t(rl->in[0].first)].size() - 1);
       } else {
-        ag->tilePieces = linearPieces(f, streams.at(o.outputs[0].v));
+        linearPieces(*ag, f, streams.at(o.outputs[0].v));
       }
     } else if (auto* st = dynamic_cast<AgStore*>(u)) {
-      st->tilePieces = linearPieces(f, streams.at(o.inputs[0].v));
+      linearPieces(*st, f, streams.at(o.inputs[0].v));
     } else if (auto* ex = dynamic_cast<CuExpand*>(u)) {
       buildExpandGroups(*ex, streams.at(o.inputs[1].v), int(f("accum_b")), m.links[size_t(ex->in[0].first)].size());
     } else if (auto* pz = dynamic_cast<CuParallelize*>(u)) {
@@ -376,6 +361,7 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
     }
   }
   TimingResult r;
+  for (const DramChannel& ch : m.channels) r.dramLate += ch.late, r.dramMaxLagSlots = std::max(r.dramMaxLagSlots, ch.maxLag);
   r.offchipReadBytes = m.readBytes;
   r.offchipWriteBytes = m.writeBytes;
   // Stuck streams: first those whose producer offers a tile that a consumer's FIFO does
@@ -439,6 +425,8 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     total.sectionStart.push_back(origin);
     total.cycles = origin + r.cycles;
     total.offchipReadBytes += r.offchipReadBytes;
+    total.dramLate += r.dramLate;
+    total.dramMaxLagSlots = std::max(total.dramMaxLagSlots, r.dramMaxLagSlots);
     total.offchipWriteBytes += r.offchipWriteBytes;
     for (auto& x : r.stuck) total.stuck.push_back(s == 0 && mp.sections == 1 ? x : fmt::format("section {}: {}", s, x));
     if (r.deadlock) {

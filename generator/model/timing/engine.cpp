@@ -57,27 +57,43 @@ bool Unit::acceptInOrder(TimingModel& m, int p, size_t& next, const std::functio
   return progress;
 }
 
-TimingModel::TimingModel(const ArchModel& a) : arch(a), nextSlot(size_t(a.offchip.channels)), startup(a.offchip.startup) {}
+TimingModel::TimingModel(const ArchModel& a) : arch(a), channels(size_t(a.offchip.channels)), startup(a.offchip.startup) {}
+
+int64_t DramChannel::take(int64_t s) {
+  maxLag = std::max(maxLag, maxSlot - s);
+  if (s < floor) ++late, s = floor;
+  // The first run starting after s (most requests come after every run: no search).
+  size_t next = runs.size();
+  if (!runs.empty() && s < runs.back().first)
+    next = size_t(std::upper_bound(runs.begin(), runs.end(), s, [](int64_t x, const auto& r) { return x < r.first; }) -
+                  runs.begin());
+  size_t at = next;  // the run that ends up holding s
+  if (next > 0 && runs[next - 1].second >= s) {  // s inside or just after the run before
+    at = next - 1;
+    s = std::max(s, runs[at].second);
+    runs[at].second = s + 1;
+  } else {
+    runs.insert(runs.begin() + std::ptrdiff_t(at), {s, s + 1});
+    ++next;
+  }
+  if (next < runs.size() && runs[next].first == runs[at].second) {  // now touches the next run
+    runs[at].second = runs[next].second;
+    runs.erase(runs.begin() + std::ptrdiff_t(next));
+  }
+  maxSlot = std::max(maxSlot, s);
+  while (!runs.empty() && runs.front().second + kWindow < maxSlot) {
+    floor = runs.front().second;
+    runs.pop_front();
+  }
+  return s;
+}
 
 // Slots are aligned to II; the RTL's channels run back to back once busy, so this moves an
-// idle-channel start by < II cycles. Free slots are found with a union-find "next free
-// slot" forest, so requests may arrive in any order at O(alpha) cost.
+// idle-channel start by < II cycles. Requests may arrive in any order (DramChannel).
 int64_t TimingModel::dramPiece(uint64_t addr, int64_t t) {
-  auto& next = nextSlot[size_t(dramChannel(addr, int(nextSlot.size())))];
   const int64_t ii = arch.offchip.initiationInterval;
-  int64_t slot = (std::max<int64_t>(t, startup) + ii - 1) / ii;
-  auto grow = [&](int64_t n) {
-    while (int64_t(next.size()) <= n) next.push_back(int64_t(next.size()));
-  };
-  grow(slot + 1);
-  int64_t root = slot;
-  while (next[size_t(root)] != root) {
-    next[size_t(root)] = next[size_t(next[size_t(root)])];
-    root = next[size_t(root)];
-    grow(root + 1);
-  }
-  next[size_t(root)] = root + 1;
-  return root * ii + arch.offchip.latency;
+  const int64_t slot = (std::max<int64_t>(t, startup) + ii - 1) / ii;
+  return channels[size_t(dramChannel(addr, int(channels.size())))].take(slot) * ii + arch.offchip.latency;
 }
 
 // The FIFO slot of beat k frees when the consumer takes it. Within an earlier tile the

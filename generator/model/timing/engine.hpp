@@ -14,6 +14,7 @@
 // first beat) and `hold` (cycle they let go of the last beat).
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -109,13 +110,27 @@ struct Unit {
   bool acceptInOrder(TimingModel& m, int p, size_t& next, const std::function<int64_t(size_t)>& wait = {});
 };
 
+/// One DRAM channel's initiation slots (II cycles each): the busy runs as [start, end) slot
+/// intervals, maximal (adjacent runs merged). Runs that ended more than kWindow slots before
+/// the latest slot taken are dropped, so memory follows the requests in flight, not the
+/// length of the run; a request below `floor` (it never happens on the shipped graphs:
+/// requests are issued in nearly increasing cycle order) is counted in `late` and served
+/// from `floor`.
+struct DramChannel {
+  static constexpr int64_t kWindow = int64_t(1) << 20;
+  std::deque<std::pair<int64_t, int64_t>> runs;  ///< sorted by start (requests mostly append)
+  int64_t floor = 0, maxSlot = 0, late = 0, maxLag = 0;
+  /// Takes the earliest free slot >= s and returns it.
+  int64_t take(int64_t s);
+};
+
 /// The state every unit model and the link resolution share.
 class TimingModel {
  public:
   std::vector<Link> links;
   std::vector<std::unique_ptr<Unit>> units;
   const ArchModel& arch;
-  std::vector<std::vector<int64_t>> nextSlot;  ///< per DRAM channel: union-find over II-cycle slots
+  std::vector<DramChannel> channels;  ///< per DRAM channel
   int64_t readBytes = 0, writeBytes = 0, lastWrite = 0;
   /// DRAM start-up (cycles from `start`): the arch's for the first section, 0 for later
   /// sections, which begin long after it.

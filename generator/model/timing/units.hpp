@@ -4,19 +4,71 @@
 // build.cpp from the unit's configuration fields, as the RTL chooses its behaviour.
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "model/timing/engine.hpp"
 
 namespace stepgen::timing {
 
+/// An AG's walk as its configuration fields give it (sg_ag.sv): for i3 < n3, i2 < n2,
+/// i1 < n1, i0 < n0 a tile at base + sum(i_l * s_l) bytes of `rows` rows of `ppr` 64-byte
+/// pieces, `rowStride` bytes apart. Piece addresses are computed when asked for, so a walk
+/// over gigabytes costs no memory.
+struct AgWalk {
+  int64_t n[4] = {1, 1, 1, 1}, s[4] = {0, 0, 0, 0}, base = 0, rows = 1, ppr = 1, rowStride = 0;
+  int64_t piecesPerTile() const { return rows * ppr; }
+  int64_t pieces() const { return n[0] * n[1] * n[2] * n[3] * piecesPerTile(); }
+  /// Address of piece j (row-major) of the tile at byte address t.
+  uint64_t inTile(int64_t t, int64_t j) const { return uint64_t(t + j / ppr * rowStride + j % ppr * 64); }
+  /// Address of piece q of the whole walk, in walk order (i0 innermost).
+  uint64_t flat(int64_t q) const {
+    int64_t t = q / piecesPerTile(), a = base;
+    for (int l = 0; l < 4; ++l) a += t % n[l] * s[l], t /= n[l];
+    return inTile(a, q % piecesPerTile());
+  }
+};
+
 /// What every sg_ag.sv mode moves: the 64-byte DRAM pieces of each tile it loads or stores.
+/// Per tile of its data stream: where its pieces start (linear: index of its first piece in
+/// the walk, a dynamic stream's tiles taking the next pieces as the AG moves beats; random:
+/// the byte address of the walk tile its address names) and how many it has.
 struct AgUnit : Unit {
-  std::vector<std::vector<uint64_t>> tilePieces;  ///< per tile of its data stream: piece addresses
+  AgWalk walk;
+  bool random = false;
+  std::vector<int64_t> tileStart, tilePieces;
   int64_t piecesPerBeat = 1;
 
-  /// Address of piece k of beat b of tile i.
-  uint64_t piece(size_t i, int64_t b, int64_t k) const { return tilePieces[i][size_t(b * piecesPerBeat + k)]; }
+  /// Address of piece k of beat b of tile i. Throws std::logic_error past the tile's pieces.
+  uint64_t piece(size_t i, int64_t b, int64_t k) const {
+    const int64_t j = b * piecesPerBeat + k;
+    if (j >= tilePieces.at(i)) throw std::logic_error("internal error: AG piece beyond its tile");
+    return random ? walk.inTile(tileStart[i], j) : walk.flat(tileStart[i] + j);
+  }
+};
+
+/// Per-beat values of a load for the beats still in play: the last `size` beats (global
+/// index g). Reading a beat that has left the window is an internal error, never a stale
+/// value; so a load over millions of beats keeps a few hundred.
+class BeatWindow {
+ public:
+  void reset(int64_t size) {
+    int64_t n = 1;
+    while (n < size) n *= 2;
+    v_.assign(size_t(n), 0), tag_.assign(size_t(n), -1);
+  }
+  int64_t get(size_t g) const {
+    const size_t k = g & (v_.size() - 1);
+    if (tag_[k] != int64_t(g)) throw std::logic_error("internal error: AG beat left the window");
+    return v_[k];
+  }
+  void set(size_t g, int64_t x) {
+    const size_t k = g & (v_.size() - 1);
+    v_[k] = x, tag_[k] = int64_t(g);
+  }
+
+ private:
+  std::vector<int64_t> v_, tag_;
 };
 
 /// sg_ag.sv linear load (store = 0, random = 0): one beat request per cycle while fewer
@@ -24,7 +76,8 @@ struct AgUnit : Unit {
 /// are numbered along the output link (Link::first).
 struct AgLoad : AgUnit {
   int64_t outstanding = 16;
-  std::vector<int64_t> issue, pop;  ///< per beat (global index): request cycle, cycle it leaves
+  BeatWindow issue, pop;  ///< per beat (global index, the last outstanding + 2): request cycle, cycle it leaves
+  std::vector<int64_t> firstIssue, lastPop;  ///< per tile: request cycle of its first beat (0: not yet), leave cycle of its last
   size_t nextOffer = 0;
   size_t issuedThrough = 0;  ///< tiles whose beats have all been requested
   /// The tile whose next beat request waits for TimingModel to issue it in cycle order
