@@ -9,7 +9,9 @@ namespace stepgen {
 
 int muCyclesPerBeat(const ArchModel& a) { return (a.linkBytes() + a.mu.bytesPerCycle - 1) / a.mu.bytesPerCycle; }
 
-UnitCatalogue::UnitCatalogue(const ArchModel& a) : a_(a), cands_(a.units.size()) {
+UnitCatalogue::UnitCatalogue(const ArchModel& a)
+    : a_(a), crossbar_(a.link.topology == "crossbar"), cands_(a.units.size()) {
+  for (const UnitSite& s : a.units) xs_.push_back(s.x), ys_.push_back(s.y);
   for (int u = 0; u < size(); ++u)
     if (a.units[size_t(u)].kind != UnitKind::Empty) units_.push_back({u});
   for (UnitId dst : units_)
@@ -84,12 +86,11 @@ std::vector<std::string> UnitCatalogue::fabricPortNames() const {
 }
 
 int UnitCatalogue::distance(UnitId u, UnitId v) const {
-  const UnitSite &a = a_.units.at(size_t(u.v)), &b = a_.units.at(size_t(v.v));
-  return std::abs(a.x - b.x) + std::abs(a.y - b.y);
+  return std::abs(xs_[size_t(u.v)] - xs_[size_t(v.v)]) + std::abs(ys_[size_t(u.v)] - ys_[size_t(v.v)]);
 }
 
 bool UnitCatalogue::reaches(UnitId src, UnitId dst) const {
-  return a_.link.topology == "crossbar" || distance(src, dst) <= a_.link.reach;
+  return crossbar_ || distance(src, dst) <= a_.link.reach;
 }
 
 int UnitCatalogue::sourceSelect(UnitId dst, UnitId src) const {

@@ -85,6 +85,8 @@ class UnitCatalogue {
 
  private:
   const ArchModel& a_;
+  bool crossbar_;  // link.topology, read once: reaches() runs in the placer's inner loop
+  std::vector<int> xs_, ys_;  // grid position of every site, for distance()
   std::vector<UnitId> units_;
   std::vector<std::vector<UnitId>> cands_;
 };

@@ -9,6 +9,7 @@
 #include "builders/swiglu.hpp"
 #include "driver/moe_example.hpp"
 #include "studies/tiling.hpp"
+#include "studies/tiling_full.hpp"
 #include "studies/regions_study.hpp"
 #include "studies/sections_study.hpp"
 #include "studies/bench.hpp"
@@ -144,6 +145,18 @@ int main(int argc, char** argv) {
   TilingStudyOptions to;
   auto* studyCmd = app.add_subcommand("study", "studies of the dynamic STeP optimizations");
   studyCmd->require_subcommand(1);
+  TilingFullOptions tfo;
+  auto* tilingFullCmd = studyCmd->add_subcommand(
+      "tiling-full", "dynamic tiling at the models' true dimensions (Mixtral-8x7B, Qwen3-30B-A3B; batch 64 real traces, "
+                     "1024 synthetic), timing-only model on an unbounded fabric (docs/results/moe_tiling_full.md)");
+  tilingFullCmd->add_option("--arch", tfo.archPath, "architecture YAML (default arch/unbounded.yaml)")->check(CLI::ExistingFile);
+  tilingFullCmd->add_option("--data", tfo.dataDir, "folder with the routing CSVs");
+  tilingFullCmd->add_option("-o,--out", tfo.workDir, "work folder");
+  tilingFullCmd->add_option("--csv", tfo.csvPath, "CSV file to write");
+  tilingFullCmd->add_option("--md", tfo.mdPath, "markdown table to write");
+  tilingFullCmd->add_option("--batches", tfo.batches, "batches (tokens); above 64 the trace is synthetic");
+  tilingFullCmd->add_option("--tiles", tfo.tiles, "static token tiles at batch 64, scaled by batch/64 above; 0 = dynamic");
+  tilingFullCmd->add_option("--seed", tfo.seed, "seed of the synthetic traces");
   auto* tilingCmd = studyCmd->add_subcommand("tiling", "dynamic tiling: static token tiles {8,16,32,64} vs dynamic on the "
                                                        "Mixtral and Qwen3 traces (docs/step_semantics.md#dynamic-tiling)");
   tilingCmd->add_option("--arch", to.archPath, "architecture YAML")->check(CLI::ExistingFile);
@@ -223,6 +236,7 @@ int main(int argc, char** argv) {
   auto* benchCmd = app.add_subcommand("bench", "generator, model and RTL speed on the shipped fabrics");
   benchCmd->add_option("-o,--out", bo.outDir, "work folder");
   benchCmd->add_option("--report", bo.reportPath, "markdown file to write");
+  benchCmd->add_flag("--quick", bo.quick, "only the arch/default.yaml row");
 
   CLI11_PARSE(app, argc, argv);
   try {
@@ -236,9 +250,9 @@ int main(int argc, char** argv) {
       CompileResult c = compileGraph(cArch, cGraph, cSections, cCarry == "auto");
       writeCompileOutputs(c, cOut);
       std::cout << fmt::format("compiled '{}' onto '{}': {} section(s), {} units, wire length {}, {} bitstream words, "
-                               "map + bitstream + Verilog {:.3f} s -> {}\n",
+                               "map + bitstream + Verilog {:.3f} s (placement {:.3f} s, section planning {:.3f} s) -> {}\n",
                                c.graph.name, c.arch.name, c.mapping.sections, c.mapping.unitsUsed, c.mapping.wireLength(),
-                               c.bitstream.size(), c.mapSeconds, cOut);
+                               c.bitstream.size(), c.mapSeconds, c.mapping.placeSeconds, c.sectionSeconds, cOut);
       return 0;
     }
     if (*swigluCmd || *mlpCmd) {
@@ -273,6 +287,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*tilingCmd) return runTilingStudy(to);
+    if (*tilingFullCmd) return runTilingFullStudy(tfo);
     if (*sectionsCmd) return runSectionsStudy(sso);
     if (*regionsCmd) return runRegionsStudy(rso);
     if (*decodeCmd) {

@@ -27,14 +27,7 @@ void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std
     std::ofstream g(st.tmp / "graph.yaml");
     g << (p.regions ? buildMoeRegionsGraph(q, p.regions, tr.experts) : buildMoeGraph(q));
     std::ofstream csv(st.tmp / "routing.csv");
-    csv << "token";
-    for (int64_t j = 0; j < p.topK; ++j) csv << ",expert_" << j;
-    csv << "\n";
-    for (size_t t = 0; t < tr.experts.size(); ++t) {
-      csv << t;
-      for (int e : tr.experts[t]) csv << "," << e;
-      csv << "\n";
-    }
+    csv << routingTraceCsv(tr);
     if (!g || !csv) throw std::runtime_error("cannot write " + dir);
   }
   if (inputs) {

@@ -76,6 +76,7 @@ CompileResult compileProgram(const std::string& archPath, const std::string& gra
   c.arch = fabricForGraph(arch, user);
   c.layout = buildConfigLayout(c.arch);
   SectionedGraph sg = planSections(user, userShapes, c.arch, minSections, onChipCarry);
+  c.sectionSeconds = since(t0);
   c.graph = std::move(sg.graph);
   c.shapes = std::move(sg.shapes);
   c.sections = std::move(sg.plan);

@@ -37,6 +37,7 @@ struct CompileResult {
   std::vector<SectionReload> reloads;  ///< later sections, written while the fabric runs
   std::vector<RtlFile> rtl;
   double mapSeconds = 0;            ///< map + bitstream + Verilog, wall seconds
+  double sectionSeconds = 0;        ///< planSections (its trial mappings included), wall seconds
 };
 
 /// The compile stages that depend on the graph: load, shape check, (for an unbounded arch)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -64,7 +65,9 @@ class Mapper {
 
  public:
   Mapper(const StepGraph& g, const ArchModel& a, const std::vector<int>& sectionOf)
-      : g_(g), a_(a), cat_(a), cl_(findClusters(g)), sec_(sectionOf) {}
+      : g_(g), a_(a), cat_(a), cl_(findClusters(g)), sec_(sectionOf) {
+    for (UnitKind k : {UnitKind::AddressGen, UnitKind::Compute, UnitKind::Memory}) ofKind_[k] = cat_.unitsOfKind(k);
+  }
 
   /// Units of each kind the graph takes in one section (wantFor, plus route meta units and
   /// Parallelize outputs beyond the first).
@@ -83,10 +86,30 @@ class Mapper {
     m_.ops.assign(g_.ops.size(), {});
     std::vector<int> order = placedOrder();
     m_.sections = sec_.empty() ? 1 : *std::max_element(sec_.begin(), sec_.end()) + 1;
-    // Section s runs from context s: each section has the whole fabric to itself.
-    taken_.assign(size_t(m_.sections), std::vector<bool>(a_.units.size(), false));
-    for (int op : order) place(op);
-    const std::vector<Wire> ws = wires(order);
+    consumers_.assign(g_.ops.size(), {});
+    for (int op : order) {
+      std::vector<Source> src;
+      for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
+      for (const Source& x : src) consumers_[size_t(x.op)].push_back(op);
+    }
+    placeAll(order);
+    std::vector<Wire> ws = wires(order);
+    if (outOfReach(ws) > 0) {
+      // In dependency order every load is placed before its consumers, with nothing to be
+      // near: on a large grid the loads of a deep graph pile up in one corner. Placing each
+      // load right after its first consumer, next to it, keeps a layer together; it is
+      // tried only here so that fabrics the dependency order maps keep their placement.
+      const Mapping first = m_;
+      const auto firstTaken = taken_;
+      try {
+        placeAll(nearConsumerOrder(order));
+      } catch (const DiagError&) {  // a unit kind ran out in this order: keep the first
+        m_ = first, taken_ = firstTaken;
+      }
+      std::vector<Wire> again = wires(order);
+      if (outOfReach(again) <= outOfReach(ws)) ws = std::move(again);
+      else m_ = first, taken_ = firstTaken;
+    }
     repairPlacement(order, ws);
     for (const Wire& w : ws) addRoute(w);
     for (size_t op = 0; op < g_.ops.size(); ++op)
@@ -107,6 +130,40 @@ class Mapper {
   const std::vector<int>& sec_;
   Mapping m_;
   std::vector<std::vector<bool>> taken_;  // per section: units in use
+  std::vector<std::vector<int>> consumers_;  // per op: the placed ops that read its output
+  std::map<UnitKind, std::vector<UnitId>> ofKind_;  // the fabric's units of each kind
+
+  // Places every op of `order` on an empty fabric.
+  void placeAll(const std::vector<int>& order) {
+    m_.ops.assign(g_.ops.size(), {});
+    // Section s runs from context s: each section has the whole fabric to itself.
+    taken_.assign(size_t(m_.sections), std::vector<bool>(a_.units.size(), false));
+    for (int op : order) place(op);
+  }
+
+  // `order` with each op that reads no placed op (a load) moved to just after its first
+  // consumer in `order`.
+  std::vector<int> nearConsumerOrder(const std::vector<int>& order) const {
+    std::vector<size_t> pos(g_.ops.size(), SIZE_MAX);
+    for (size_t k = 0; k < order.size(); ++k) pos[size_t(order[k])] = k;
+    std::vector<std::vector<int>> after(g_.ops.size());
+    std::vector<int> out;
+    for (int op : order) {
+      std::vector<Source> src;
+      for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
+      int first = -1;
+      for (int c : consumers_[size_t(op)])
+        if (first < 0 || pos[size_t(c)] < pos[size_t(first)]) first = c;
+      if (src.empty() && !carriedStreamify(op) && first >= 0) after[size_t(first)].push_back(op);
+      else out.push_back(op);
+      for (int d : after[size_t(op)]) out.push_back(d);
+    }
+    return out;
+  }
+
+  int outOfReach(const std::vector<Wire>& ws) const {
+    return int(std::count_if(ws.begin(), ws.end(), [&](const Wire& x) { return !inReach(x); }));
+  }
 
   int sectionOf(int op) const { return sec_.empty() ? 0 : sec_[size_t(op)]; }
 
@@ -170,12 +227,16 @@ class Mapper {
 
   int unitOf(const Source& s) const { return m_.ops[s.op].unitOfOutput(size_t(s.output)); }
 
+  // Units of the op's producers and consumers placed so far (in dependency order only
+  // producers are).
   std::vector<int> placedNeighbours(int op) const {
     std::vector<int> n;
     std::vector<Source> src;
     for (StreamId in : inputStreams(op)) sources(in, identityStopMap(), src);
     for (const auto& s : src)
       if (unitOf(s) >= 0) n.push_back(unitOf(s));
+    for (int c : consumers_[size_t(op)])
+      if (m_.ops[size_t(c)].unit >= 0) n.push_back(m_.ops[size_t(c)].unit);
     return n;
   }
 
@@ -225,7 +286,7 @@ class Mapper {
   int takeUnit(const Op& o, UnitKind want, const std::vector<int>& placedNbrs, const std::vector<std::vector<bool>*>& taken) {
     int best = -1;
     long bestScore = 0;
-    const std::vector<UnitId> ofKind = cat_.unitsOfKind(want);
+    const std::vector<UnitId>& ofKind = ofKind_.at(want);
     for (UnitId u : ofKind) {
       if (std::any_of(taken.begin(), taken.end(), [&](const std::vector<bool>* t) { return bool((*t)[size_t(u.v)]); }))
         continue;
@@ -309,13 +370,18 @@ class Mapper {
       touching[size_t(ws[i].src.op)].push_back(i);
       if (ws[i].fixedUnit < 0 && ws[i].dst != ws[i].src.op) touching[size_t(ws[i].dst)].push_back(i);
     }
-    auto local = [&](int a, int b) {  // cost of the wires of ops a and b (b may be -1)
-      long c = 0;
-      for (size_t i : touching[size_t(a)]) c += wireCost(ws[i]);
+    // Cost of the wires of ops a and b (b may be -1), and how many of them are out of reach.
+    struct Local {
+      long cost = 0;
+      int bad = 0;
+    };
+    auto local = [&](int a, int b) {
+      Local c;
+      auto add = [&](size_t i) { c.cost += wireCost(ws[i]), c.bad += !inReach(ws[i]); };
+      for (size_t i : touching[size_t(a)]) add(i);
       if (b >= 0)
         for (size_t i : touching[size_t(b)])
-          if (std::find(touching[size_t(a)].begin(), touching[size_t(a)].end(), i) == touching[size_t(a)].end())
-            c += wireCost(ws[i]);
+          if (std::find(touching[size_t(a)].begin(), touching[size_t(a)].end(), i) == touching[size_t(a)].end()) add(i);
       return c;
     };
     // occupant[section][unit]: the movable op on that unit, or -1.
@@ -341,31 +407,63 @@ class Mapper {
       pl.unit = target;
       return true;
     };
+    // Half the moves put an op within reach of the unit at the other end of one of its
+    // wires (a directed move, as VPR's range-limited moves: on a large grid a uniformly drawn
+    // unit is almost always far from the op's neighbours and rejected); the other half draw
+    // any unit of the op's kind, so the search can still cross the grid.
+    std::map<std::pair<UnitKind, int>, std::vector<int>> nearCache;
+    auto near = [&](UnitKind k, int v) -> const std::vector<int>& {
+      auto it = nearCache.find({k, v});
+      if (it != nearCache.end()) return it->second;
+      std::vector<int>& n = nearCache[{k, v}];
+      for (UnitId u : ofKind_.at(k))
+        if (reachable(u.v, v) && reachable(v, u.v)) n.push_back(u.v);
+      return n;
+    };
+    auto otherEnd = [&](int op, size_t wire) {
+      const Wire& x = ws[wire];
+      return x.src.op == op && x.fixedUnit < 0 && x.dst != op ? dstUnit(x) : x.src.op == op ? dstUnit(x) : unitOf(x.src);
+    };
     std::mt19937 rng(1);
     const int steps = std::min(100000, 10000 * int(movable.size()));
     for (int restart = 0; restart < 8 && !legal(); ++restart) {
       if (restart > 0)  // a random placement of the movable ops
         for (int op : movable) {
-          const std::vector<UnitId> ofKind = cat_.unitsOfKind(wantFor(op));
+          const std::vector<UnitId>& ofKind = ofKind_.at(wantFor(op));
           move(op, ofKind[rng() % ofKind.size()].v);
         }
       long cur = 0;
+      int bad = outOfReach(ws);
       for (const Wire& x : ws) cur += wireCost(x);
-      double temp = 20.0;
+      // From the greedy placement only a few links are out of reach: a cool start repairs them
+      // without first scrambling what is already good; a random restart starts hot.
+      double temp = restart == 0 ? 1.0 : 20.0;
       for (int step = 0; step < steps; ++step) {
         temp = std::max(0.05, temp * 0.9995);
         const int op = movable[rng() % movable.size()];
-        const std::vector<UnitId> ofKind = cat_.unitsOfKind(wantFor(op));
-        const int target = ofKind[rng() % ofKind.size()].v, from = m_.ops[size_t(op)].unit;
+        const UnitKind kind = wantFor(op);
+        const std::vector<size_t>& mine = touching[size_t(op)];
+        int target = -1;
+        if (!mine.empty() && (rng() & 1)) {
+          const std::vector<int>& n = near(kind, otherEnd(op, mine[rng() % mine.size()]));
+          if (!n.empty()) target = n[rng() % n.size()];
+        }
+        if (target < 0) {
+          const std::vector<UnitId>& ofKind = ofKind_.at(kind);
+          target = ofKind[rng() % ofKind.size()].v;
+        }
+        const int from = m_.ops[size_t(op)].unit;
         if (target == from) continue;
         const int other = opOn(target, sectionOf(op));
-        const long before = local(op, other);
+        const Local before = local(op, other);
         if (!move(op, target)) continue;
-        const long next = cur - before + local(op, other);
+        const Local after = local(op, other);
+        const long next = cur - before.cost + after.cost;
         const double u = double(rng()) / double(std::mt19937::max());
         if (next <= cur || u < std::exp(double(cur - next) / temp)) {
           cur = next;
-          if ((step & 63) == 0 && legal()) break;
+          bad += after.bad - before.bad;
+          if (bad == 0) break;
         } else {
           move(op, from);  // undo (swaps back)
         }
@@ -407,7 +505,10 @@ class Mapper {
 
 Mapping mapGraph(const StepGraph& g, const ShapeResult& /*shapes: placement needs no sizes yet*/, const ArchModel& a,
                  const std::vector<int>& sectionOf) {
-  return Mapper(g, a, sectionOf).run();
+  const auto t0 = std::chrono::steady_clock::now();
+  Mapping m = Mapper(g, a, sectionOf).run();
+  m.placeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return m;
 }
 
 ArchModel fabricForGraph(const ArchModel& a, const StepGraph& g) {

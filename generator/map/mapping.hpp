@@ -50,6 +50,7 @@ struct Mapping {
   std::vector<Route> routes;     ///< sorted by (dstUnit, ctx, dstPort)
   int unitsUsed = 0;             ///< units used in any section
   int sections = 1;              ///< section s runs from context s (map/sections.hpp)
+  double placeSeconds = 0;       ///< wall seconds of mapGraph (placement, repair, routes); not in any output file
   /// Total wire length: the sum of the routes' distances (hops).
   int64_t wireLength() const {
     int64_t w = 0;

@@ -13,7 +13,11 @@
 #include <iostream>
 
 #include "builders/swiglu.hpp"
+#include "driver/moe_example.hpp"
 #include "driver/pipeline.hpp"
+#include "studies/tiling_full.hpp"
+#include "support/files.hpp"
+#include "support/routing_trace.hpp"
 
 namespace fs = std::filesystem;
 
@@ -27,17 +31,19 @@ struct GenMeasure {
   bool ok = false;
 };
 
-// Runs `stepgen compile` as a separate process so its time and peak resident memory are
-// the generator's alone (whole process: start-up, YAML, shape check, map, bitstream, Verilog).
-GenMeasure measureGenerator(const std::string& arch, const std::string& graph, const std::string& out) {
+// Runs `stepgen <args>` as a separate process so its time and peak resident memory are
+// the command's alone (whole process: start-up, YAML, shape check, map, ...).
+GenMeasure measureCommand(const std::vector<std::string>& args) {
   GenMeasure m;
+  std::vector<char*> argv{const_cast<char*>("stepgen")};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   auto t0 = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {
     int devnull = open("/dev/null", O_WRONLY);
     dup2(devnull, 1);
-    execl("/proc/self/exe", "stepgen", "compile", "--arch", arch.c_str(), "--graph", graph.c_str(), "-o", out.c_str(),
-          static_cast<char*>(nullptr));
+    execv("/proc/self/exe", argv.data());
     _exit(127);
   }
   int status = 0;
@@ -49,6 +55,58 @@ GenMeasure measureGenerator(const std::string& arch, const std::string& graph, c
   return m;
 }
 
+// `stepgen compile` of one graph: the generator alone.
+GenMeasure measureGenerator(const std::string& arch, const std::string& graph, const std::string& out) {
+  return measureCommand({"compile", "--arch", arch, "--graph", graph, "-o", out});
+}
+
+std::string verdict(bool met) { return met ? "met" : "MISSED"; }
+
+// Large graphs and real sizes (issue 12): a 511-operator SwiGLU stack compiled onto the
+// 16x16 fabric, SwiGLU onto the 32x32 one, and the timing-only model of both MoE models at
+// their true dimensions, batch 1024 (synthetic routing shaped like the real batch-64
+// trace), dynamic tiling, on arch/unbounded.yaml. Each is its own process (time, peak RSS).
+std::string largeTable(const BenchOptions& o, std::string& verdicts) {
+  const fs::path dir = fs::path(o.outDir) / "large";
+  fs::create_directories(dir);
+  std::string t = fmt::format("| {:<58} | {:>8} | {:>9} | {:<30} |\n", "job", "s", "MiB", "result");
+  t += "|" + std::string(t.size() - 3, '-') + "|\n";
+  auto row = [&](const std::string& job, const GenMeasure& g, const std::string& result) {
+    const std::string line = fmt::format("| {:<58} | {:>8.2f} | {:>9.1f} | {:<30} |\n", job, g.seconds, g.peakKiB / 1024.0, result);
+    std::cout << line << std::flush;
+    t += line;
+  };
+  const fs::path stack = dir / "mlp34.yaml";
+  writeFile(stack, buildSwigluStack({16, 64, 128, 8, 32}, 34));
+  const int64_t ops = int64_t(loadGraph(stack.string()).ops.size());
+  GenMeasure g = measureCommand({"compile", "--arch", "tests/data/arch_grid16.yaml", "--graph", stack.string(), "-o",
+                                 (dir / "mlp34").string()});
+  const CompileResult c = compileGraph("tests/data/arch_grid16.yaml", stack.string());
+  row(fmt::format("compile {}-op SwiGLU stack (34 layers) onto 16x16", ops), g,
+      fmt::format("{} sections, {} ok", c.sections.sections, g.ok ? "" : "NOT"));
+  verdicts += fmt::format("- compile of a {}-operator graph onto a 16x16 fabric: {:.2f} s (target <= 2 s: {}), {:.1f} MiB "
+                          "(target <= 1024: {})\n",
+                          ops, g.seconds, verdict(g.ok && g.seconds <= 2), g.peakKiB / 1024.0, verdict(g.peakKiB <= 1024 * 1024));
+  const fs::path one = dir / "swiglu.yaml";
+  writeFile(one, buildSwigluGraph({16, 64, 128, 8, 32}));
+  g = measureCommand({"compile", "--arch", "tests/data/arch_grid32.yaml", "--graph", one.string(), "-o", (dir / "g32").string()});
+  row("compile SwiGLU onto 32x32 (1024 units)", g, g.ok ? "ok" : "FAILED");
+  for (const FullMoeModel& m : fullMoeModels()) {
+    const RoutingTrace real = readRoutingTrace("examples/moe/data/" + m.traceFile, int(m.experts));
+    const fs::path trace = dir / (m.name + "_b1024.csv");
+    writeFile(trace, routingTraceCsv(syntheticRoutingTrace(real, 1024, 1)));
+    const fs::path gdir = dir / (m.name + "_b1024");
+    writeMoeExample({1024, m.hidden, m.ffn, m.experts, m.topK, 0, 64, "routing.csv"}, trace.string(), gdir.string(), 1, false);
+    g = measureCommand({"model", "--timing-only", "--arch", "arch/unbounded.yaml", "--graph", (gdir / "graph.yaml").string()});
+    const std::string job = fmt::format("timing-only {} (D {}, F {}, E {}, k {}) batch 1024", m.name, m.hidden, m.ffn,
+                                        m.experts, m.topK);
+    row(job, g, g.ok ? "ok" : "FAILED");
+    verdicts += fmt::format("- {}: {:.2f} s (target <= 10 s: {}), {:.1f} MiB (target <= 2048: {})\n", job, g.seconds,
+                            verdict(g.ok && g.seconds <= 10), g.peakKiB / 1024.0, verdict(g.peakKiB <= 2048 * 1024));
+  }
+  return t;
+}
+
 }  // namespace
 
 int runBench(const BenchOptions& o) {
@@ -56,7 +114,11 @@ int runBench(const BenchOptions& o) {
     std::string arch;
     SwigluParams p;
   };
-  std::vector<Case> cases = {{"arch/default.yaml", {16, 64, 128, 8, 32}}, {"arch/step_validation.yaml", {64, 256, 512, 32, 64}}};
+  std::vector<Case> cases = {{"arch/default.yaml", {16, 64, 128, 8, 32}},
+                             {"arch/step_validation.yaml", {64, 256, 512, 32, 64}},
+                             {"tests/data/arch_grid8.yaml", {16, 64, 128, 8, 32}},
+                             {"tests/data/arch_grid16.yaml", {16, 64, 128, 8, 32}}};
+  if (o.quick) cases.resize(1);
   std::string table = fmt::format(
       "| {:<26} | {:<22} | {:>8} | {:>9} | {:>8} | {:>10} | {:>10} | {:>12} | {:>12} | {:>8} | {:>9} |\n", "arch", "SwiGLU B,D,F,tb,tf",
       "gen s", "gen MiB", "build s", "RTL cyc", "model cyc", "RTL cyc/s", "model cyc/s", "speedup", "x roofline");
@@ -107,11 +169,19 @@ int runBench(const BenchOptions& o) {
                                 : std::string(),
                             r.rtl.status, r.outputsEqual ? "bit-exact" : "DIFFER");
   }
+  std::string large;
+  if (!o.quick) large = largeTable(o, verdicts);
   std::string text = "# stepgen bench\n\nWritten by `stepgen bench` (one run, this machine). gen = `stepgen compile` of the SwiGLU "
                      "graph as its own process (start-up, load, shape check, map, bitstream, Verilog), peak RSS from wait4; build = Verilator build of the fabric "
                      "from an empty build folder with ccache bypassed; model cyc/s = model cycles / median wall time of 5 model runs; speedup = model cycles/s over RTL cycles/s; x "
                      "roofline = RTL cycles / roofline bound.\n\n" +
-                     table + "\n" + verdicts;
+                     table + "\n" +
+                     (large.empty() ? std::string()
+                                    : "Large graphs and real sizes: each job is one `stepgen` process (wall seconds, peak RSS). "
+                                      "The MoE layers use a synthetic routing of 1024 tokens shaped like the real batch-64 "
+                                      "trace (syntheticRoutingTrace, seed 1) and dynamic tiling, tile_F 64.\n\n" +
+                                          large + "\n") +
+                     verdicts;
   std::cout << "\n" << text;
   if (!o.reportPath.empty()) {
     fs::path p(o.reportPath);

@@ -1,7 +1,9 @@
 #pragma once
 // `stepgen bench`: generator time and peak memory, Verilator build time, simulated
 // cycles per second of the RTL and of the model, and SwiGLU cycles vs the roofline bound,
-// for the shipped default fabric and arch/step_validation.yaml, measured in one run.
+// for the shipped default fabric, arch/step_validation.yaml and the 8x8 and 16x16 test
+// fabrics; then large graphs and real sizes (a 511-operator graph on 16x16, a 32x32 fabric,
+// the timing-only model of full-size MoE layers at batch 1024), measured in one run.
 #include <string>
 
 namespace stepgen {
@@ -9,6 +11,7 @@ namespace stepgen {
 struct BenchOptions {
   std::string outDir = "out/bench";
   std::string reportPath = "docs/results/bench.md";
+  bool quick = false;  ///< only arch/default.yaml's row (no large fabrics, no real-size jobs)
 };
 
 /// Runs the benchmark and prints its table. Returns 0 (the table says which targets miss).

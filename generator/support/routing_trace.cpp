@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -71,6 +72,44 @@ RoutingTrace readRoutingTrace(const std::string& path, int numExperts) {
       row.push_back(e);
     }
     t.experts.push_back(row);
+  }
+  return t;
+}
+
+std::string routingTraceCsv(const RoutingTrace& t) {
+  std::string s = "token";
+  for (int j = 0; j < t.topK; ++j) s += fmt::format(",expert_{}", j);
+  s += "\n";
+  for (size_t i = 0; i < t.experts.size(); ++i) {
+    s += std::to_string(i);
+    for (int e : t.experts[i]) s += fmt::format(",{}", e);
+    s += "\n";
+  }
+  return s;
+}
+
+RoutingTrace syntheticRoutingTrace(const RoutingTrace& like, int64_t tokens, uint32_t seed) {
+  RoutingTrace t;
+  t.numExperts = like.numExperts, t.topK = like.topK;
+  const std::vector<int> counts = like.tokensPerExpert();
+  std::mt19937 rng(seed);
+  for (int64_t i = 0; i < tokens; ++i) {
+    std::vector<double> w(counts.size());
+    for (size_t e = 0; e < w.size(); ++e) w[e] = counts[e] + 1.0;
+    std::vector<int> pick;
+    for (int j = 0; j < t.topK; ++j) {
+      // Weighted draw by a uniform in [0, sum): distributions differ between standard
+      // libraries, the mt19937 stream does not.
+      double sum = 0;
+      for (double x : w) sum += x;
+      double u = double(rng()) / 4294967296.0 * sum;
+      size_t e = 0;
+      while (e + 1 < w.size() && (u -= w[e]) >= 0) ++e;
+      while (w[e] == 0) --e;  // rounding past the last expert still drawable
+      pick.push_back(int(e));
+      w[e] = 0;
+    }
+    t.experts.push_back(std::move(pick));
   }
   return t;
 }

@@ -23,4 +23,14 @@ struct RoutingTrace {
 /// listed twice for one token.
 RoutingTrace readRoutingTrace(const std::string& path, int numExperts);
 
+/// The CSV text of `t` (the format readRoutingTrace reads; experts in the trace's order).
+std::string routingTraceCsv(const RoutingTrace& t);
+
+/// A seeded synthetic trace of `tokens` tokens shaped like `like`: each token draws topK
+/// distinct experts, one after the other without replacement, with probability
+/// proportional to (tokens `like` routes to the expert + 1), so popular experts stay
+/// popular and no expert is impossible. std::mt19937(seed); deterministic. For batches
+/// larger than any real trace the project has (docs/results/moe_tiling_full.md).
+RoutingTrace syntheticRoutingTrace(const RoutingTrace& like, int64_t tokens, uint32_t seed);
+
 }  // namespace stepgen

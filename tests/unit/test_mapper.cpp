@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "arch/unit_catalogue.hpp"
+#include "builders/swiglu.hpp"
 #include "compiled.hpp"
 #include "driver/pipeline.hpp"
 
@@ -65,6 +66,28 @@ TEST_CASE("mapper: placement repair finds a legal placement on an 8x8 grid", "[m
   REQUIRE(c.mapping.routes.size() == 11);
   for (const auto& r : c.mapping.routes) CHECK(r.distance <= c.arch.link.reach);
   CHECK(compileGraph(root() + "/tests/data/arch_grid8.yaml", example()).bitstream == c.bitstream);
+}
+
+// Large grids (issue 12): in dependency order every load of a deep stack is placed before
+// its consumers, with nothing to be near, and the loads of later layers end up out of reach;
+// placing each load right after its first consumer maps the whole stack greedily. A 16-layer
+// stack needs 16 * (3 AG + 6 CU) + 15 MU (each later layer repeats its input x) + 2 AG (x,
+// out) = 161 units, which the 16x16 fabric (64 AG, 160 CU, 32 MU) holds in one
+// configuration; SwiGLU maps onto 32x32 (1024 units).
+TEST_CASE("mapper: deep stacks map in one section on a 16x16 grid, SwiGLU on 32x32", "[map]") {
+  const fs::path d = fs::temp_directory_path() / "stepgen_mapper_large";
+  fs::create_directories(d);
+  std::string stack = (d / "mlp16.yaml").string();
+  std::ofstream(stack) << buildSwigluStack({16, 64, 128, 8, 32}, 16);
+  const CompileResult c = compileGraph(root() + "/tests/data/arch_grid16.yaml", stack);
+  CHECK(c.sections.sections == 1);
+  CHECK(c.mapping.unitsUsed == 161);
+  for (const auto& r : c.mapping.routes) CHECK(r.distance <= c.arch.link.reach);
+  const CompileResult big = compileGraph(root() + "/tests/data/arch_grid32.yaml", example());
+  CHECK(big.arch.units.size() == 1024);
+  CHECK(big.mapping.unitsUsed == 11);
+  for (const auto& r : big.mapping.routes) CHECK(r.distance <= big.arch.link.reach);
+  CHECK(compileGraph(root() + "/tests/data/arch_grid32.yaml", example()).bitstream == big.bitstream);
 }
 
 TEST_CASE("mapper: an op that fits no section names the op and the resource", "[map][bad]") {

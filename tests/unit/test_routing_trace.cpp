@@ -56,3 +56,28 @@ TEST_CASE("routing trace: bad files name the line and field", "[trace][bad]") {
   CHECK_THROWS_WITH(readRoutingTrace(p, 8), Catch::Contains(":2:") && Catch::Contains("outside 0..7"));
   CHECK_THROWS_WITH(readRoutingTrace("/nonexistent.csv", 8), Catch::Contains("cannot read"));
 }
+
+// The synthetic batch-1024 traces of the real-size study: deterministic, k distinct experts
+// per token, every expert possible, and popular experts of the real trace stay popular.
+TEST_CASE("routing trace: a synthetic trace is shaped like the real one", "[trace]") {
+  const RoutingTrace real = readRoutingTrace(example("routing_mixtral8x7b_b64.csv"), 8);
+  const RoutingTrace s = syntheticRoutingTrace(real, 4096, 7);
+  CHECK(syntheticRoutingTrace(real, 4096, 7).experts == s.experts);
+  CHECK(syntheticRoutingTrace(real, 4096, 8).experts != s.experts);
+  REQUIRE(s.experts.size() == 4096);
+  CHECK(s.topK == 2);
+  for (const auto& row : s.experts) {
+    REQUIRE(row.size() == 2);
+    CHECK(row[0] != row[1]);
+    for (int e : row) CHECK((e >= 0 && e < 8));
+  }
+  // Expert 6 (24 tokens in the real batch) against expert 1 (10): drawn with weights 25 and
+  // 11 out of 128 + 8 for the first slot, so it must get clearly more tokens.
+  const std::vector<int> n = s.tokensPerExpert();
+  CHECK(n[6] > n[1] * 3 / 2);
+  for (int x : n) CHECK(x > 0);
+  // The text round-trips through the reader.
+  const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/stepgen_synth_trace.csv";
+  std::ofstream(path) << routingTraceCsv(s);
+  CHECK(readRoutingTrace(path, 8).experts == s.experts);
+}

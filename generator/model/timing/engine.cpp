@@ -199,17 +199,19 @@ void TimingModel::computeChains() {
 // cycle order instead. Stopping at a finished tile lets the loads that tile unblocks join
 // before later requests are placed.
 bool TimingModel::issueDeferred() {
+  // A unit's pending request depends on its own state and the links' known times, which
+  // only step() and resolve() change: within this loop only the unit that issued moves.
+  std::vector<int64_t> pend(units.size());
+  for (size_t u = 0; u < units.size(); ++u) pend[u] = units[u]->pendingRequest(*this);
   bool any = false;
   for (;;) {
-    Unit* next = nullptr;
-    int64_t best = kUnknown;
-    for (auto& u : units) {
-      const int64_t t = u->pendingRequest(*this);
-      if (t != kUnknown && (best == kUnknown || t < best)) best = t, next = u.get();
-    }
-    if (!next) return any;
+    size_t next = SIZE_MAX;
+    for (size_t u = 0; u < pend.size(); ++u)
+      if (pend[u] != kUnknown && (next == SIZE_MAX || pend[u] < pend[next])) next = u;
+    if (next == SIZE_MAX) return any;
     any = true;
-    if (next->issuePending(*this, best)) return true;
+    if (units[next]->issuePending(*this, pend[next])) return true;
+    pend[next] = units[next]->pendingRequest(*this);
   }
 }
 
