@@ -71,6 +71,26 @@ void checkTensorMemory(const StepGraph& g) {
                                 double(total), big->name, double(biggest), double(avail)));
 }
 
+void checkStreamMemory(const StepGraph& g, const ShapeResult& s) {
+  long double total = 0, biggest = -1;
+  const Stream* big = nullptr;
+  for (size_t i = 0; i < g.streams.size() && i < s.types.size(); ++i) {
+    long double n = 1;
+    for (const SymExpr& d : s.types[i].shape)
+      if (auto v = d.evaluate(g.symbols)) n *= (long double)*v;
+    total += n * kStreamElementBytes;
+    if (n > biggest) biggest = n, big = &g.streams[i];
+  }
+  const long double avail = (long double)availableBytes();
+  if (big && total > avail)
+    throw DiagError("R-406", big->loc,
+                    fmt::format("the graph's streams carry {:.3g} elements at these symbol values (the largest, '{}', "
+                                "{:.3g}), about {:.3g} bytes for the timing model; {:.3g} bytes of memory are available "
+                                "here: use smaller symbols or larger tiles",
+                                double(total / kStreamElementBytes), big->name, double(biggest), double(total),
+                                double(avail)));
+}
+
 std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& dir, uint32_t seed) {
   checkTensorMemory(g);
   std::map<std::string, Matrix> in;

@@ -8,6 +8,7 @@
 
 #include "ir/graph.hpp"
 #include "ir/tokens.hpp"
+#include "passes/shape_check.hpp"
 
 namespace stepgen {
 
@@ -16,6 +17,16 @@ namespace stepgen {
 /// machine (/proc/meminfo MemAvailable): the model holds the tensors and the streams between
 /// them, so it would fail later with a bare allocation error.
 void checkTensorMemory(const StepGraph& g);
+
+/// Throws DiagError R-406 (at the stream with the most elements) when the token streams of
+/// `g` (types `s`) would need more memory than is available: the timing-only model reads no
+/// tensor but holds every stream's elements (about kStreamElementBytes each with the timing
+/// model's per-tile state). Dims that are dynamic count as 1.
+void checkStreamMemory(const StepGraph& g, const ShapeResult& s);
+
+/// Bytes one stream element costs the timing-only model: a Token (shape, stop, selector)
+/// and the timing engine's per-tile times of one link and consumer (measured: about 200).
+constexpr long double kStreamElementBytes = 256;
 
 /// Input tensors: read `<dir>/<tensor>.npy` for every input tensor, or, when dir is empty,
 /// seeded uniform random values (x in [-1, 1), weights scaled by 1/sqrt(rows)).

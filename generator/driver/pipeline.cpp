@@ -158,6 +158,7 @@ ModelResult runModelOnly(const std::string& archPath, const std::string& graphPa
 
 ModelResult runTimingOnly(const std::string& archPath, const std::string& graphPath, CompileResult* compiled) {
   CompileResult c = compileProgram(archPath, graphPath);
+  checkStreamMemory(c.graph, c.shapes);
   ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, {}, false);
   if (compiled) *compiled = std::move(c);
   return r;

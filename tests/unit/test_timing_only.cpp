@@ -141,3 +141,11 @@ TEST_CASE("unbounded fabric: bad input is a located error", "[timing_only]") {
   writeFile(d / "bad_grid.yaml", bad);
   CHECK(testing::diagId([&] { loadArch((d / "bad_grid.yaml").string()); }) == "A-105");
 }
+
+TEST_CASE("timing-only: streams too large for this machine are a located error before any allocation", "[timing_only]") {
+  const fs::path d = workDir("huge");
+  std::string text = readText(root() + "/examples/swiglu/graph.yaml");
+  text.replace(text.find("B: 16,"), 6, "B: 16000000000,");  // 2e9 batch tiles in every stream
+  writeFile(d / "huge.yaml", text);
+  CHECK(testing::diagId([&] { runTimingOnly(root() + "/arch/unbounded.yaml", (d / "huge.yaml").string()); }) == "R-406");
+}
