@@ -156,62 +156,76 @@ TEST_CASE("verdict: outputs, bytes, deadlock and the cycle tolerance decide PASS
   CHECK_FALSE(passed(r));
 }
 
-// Exhaustive check of the placement (greedy, then the repair): on 200 random 3x3 fabrics
-// (unit kinds drawn at random, at least the units the graph needs) with reach 1 and 2, the
+// Exhaustive check of the placement (greedy, then the repair): on 200 random side x side
+// fabrics (unit kinds drawn at random, at least the units the graph needs) with reach 1 and 2, the
 // diamond graph (load -> silu and RepeatStatic -> add -> store: 2 address generators, 2
 // compute units, 1 memory unit, 6 links) maps in one section exactly when some injective
 // placement puts every link within reach, found here by trying them all.
-TEST_CASE("mapper: maps whenever a legal placement exists (3x3 grids, exhaustive)", "[map]") {
+namespace {
+void checkExhaustively(int side, uint32_t seed) {
   const StepGraph g = loadGraph(root() + "/tests/data/graphs/diamond.yaml");
   const ShapeResult s = checkShapes(g);
   // The diamond's links by op kind: 0 load (AG), 1 silu (CU), 2 repeat (MU), 3 add (CU), 4 store (AG).
   const std::vector<std::pair<int, int>> links = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}};
   const UnitKind need[5] = {UnitKind::AddressGen, UnitKind::Compute, UnitKind::Memory, UnitKind::Compute,
                             UnitKind::AddressGen};
-  std::mt19937 rng(3);
-  int legal = 0, tried = 0;
-  for (int t = 0; t < 200; ++t) {
-    ArchModel a = loadArch(root() + "/arch/default.yaml");
-    a.cols = 3, a.rows = 3;
-    a.units.clear();
-    const UnitKind kinds[4] = {UnitKind::AddressGen, UnitKind::Compute, UnitKind::Memory, UnitKind::Empty};
-    for (int i = 0; i < 9; ++i) a.units.push_back({kinds[rng() % 4], i % 3, i / 3, {}});
-    int n[4] = {0, 0, 0, 0};
-    for (const UnitSite& u : a.units) n[int(u.kind == UnitKind::AddressGen ? 0 : u.kind == UnitKind::Compute ? 1 : u.kind == UnitKind::Memory ? 2 : 3)]++;
-    if (n[0] < 2 || n[1] < 2 || n[2] < 1) continue;
-    for (int reach : {1, 2}) {
-      a.link.reach = reach;
-      const UnitCatalogue cat(a);
-      // Every injective assignment of the 5 ops to units of their kinds.
-      bool exists = false;
-      std::vector<int> at(5, -1);
-      std::function<void(int)> tryOp = [&](int k) {
-        if (exists) return;
-        if (k == 5) {
-          exists = std::all_of(links.begin(), links.end(),
-                               [&](const std::pair<int, int>& l) { return cat.reaches({at[size_t(l.first)]}, {at[size_t(l.second)]}); });
-          return;
+  std::mt19937 rng(seed);
+  {
+    int legal = 0, tried = 0;
+    for (int t = 0; t < 200; ++t) {
+      ArchModel a = loadArch(root() + "/arch/default.yaml");
+      a.cols = side, a.rows = side;
+      a.units.clear();
+      const UnitKind kinds[4] = {UnitKind::AddressGen, UnitKind::Compute, UnitKind::Memory, UnitKind::Empty};
+      for (int i = 0; i < side * side; ++i) a.units.push_back({kinds[rng() % 4], i % side, i / side, {}});
+      int n[4] = {0, 0, 0, 0};
+      for (const UnitSite& u : a.units) n[int(u.kind == UnitKind::AddressGen ? 0 : u.kind == UnitKind::Compute ? 1 : u.kind == UnitKind::Memory ? 2 : 3)]++;
+      if (n[0] < 2 || n[1] < 2 || n[2] < 1) continue;
+      for (int reach : {1, 2}) {
+        a.link.reach = reach;
+        const UnitCatalogue cat(a);
+        // Every injective assignment of the 5 ops to units of their kinds (a link is checked
+        // as soon as both its ends are assigned).
+        bool exists = false;
+        std::vector<int> at(5, -1);
+        std::function<void(int)> tryOp = [&](int k) {
+          if (exists) return;
+          if (k == 5) {
+            exists = true;
+            return;
+          }
+          for (int u = 0; u < side * side; ++u) {
+            if (a.units[size_t(u)].kind != need[k] || std::find(at.begin(), at.begin() + k, u) != at.begin() + k) continue;
+            at[size_t(k)] = u;
+            const bool ok = std::all_of(links.begin(), links.end(), [&](const std::pair<int, int>& l) {
+              return l.first > k || l.second > k || cat.reaches({at[size_t(l.first)]}, {at[size_t(l.second)]});
+            });
+            if (ok) tryOp(k + 1);
+          }
+          at[size_t(k)] = -1;
+        };
+        tryOp(0);
+        bool mapped = true;
+        try {
+          mapGraph(g, s, a, {});
+        } catch (const DiagError& e) {
+          mapped = false;
+          CHECK(e.diags.at(0).id == "M-303");
         }
-        for (int u = 0; u < 9; ++u) {
-          if (a.units[size_t(u)].kind != need[k] || std::find(at.begin(), at.begin() + k, u) != at.begin() + k) continue;
-          at[size_t(k)] = u;
-          tryOp(k + 1);
-        }
-      };
-      tryOp(0);
-      bool mapped = true;
-      try {
-        mapGraph(g, s, a, {});
-      } catch (const DiagError& e) {
-        mapped = false;
-        CHECK(e.diags.at(0).id == "M-303");
+        INFO(side << "x" << side << " fabric " << t << ", reach " << reach);
+        CHECK(mapped == exists);
+        legal += exists, ++tried;
       }
-      INFO("fabric " << t << ", reach " << reach);
-      CHECK(mapped == exists);
-      legal += exists, ++tried;
     }
+    CHECK(tried > 50);
+    CHECK(legal > 10);
+    CHECK(legal < tried);  // some fabrics have no legal placement: both answers are exercised
   }
-  CHECK(tried > 50);
-  CHECK(legal > 10);
-  CHECK(legal < tried);  // some fabrics have no legal placement: both answers are exercised
 }
+}  // namespace
+
+TEST_CASE("mapper: maps whenever a legal placement exists (3x3 grids, exhaustive)", "[map]") { checkExhaustively(3, 3); }
+
+// The same on 4x4 grids: about 8 s (a fabric without a legal placement runs every restart
+// of the repair), so in the full suite only.
+TEST_CASE("mapper: maps whenever a legal placement exists (4x4 grids, exhaustive)", "[map][long]") { checkExhaustively(4, 4); }

@@ -64,7 +64,7 @@ TEST_CASE("timing-only: equal to the full model on the validation sweep's 15 Swi
   checkPoint(root() + "/arch/default.yaml", root() + "/examples/swiglu/graph.yaml", root() + "/examples/swiglu/inputs");
 }
 
-TEST_CASE("timing-only: equal to the full model on the dynamic tiling study's 10 MoE points", "[timing_only][model_points]") {
+TEST_CASE("timing-only: equal to the full model on the dynamic tiling study's 10 MoE points", "[timing_only][long]") {
   for (const MoeCase& c : moeCases())
     for (int64_t tb : {8, 16, 32, 64, 0}) {
       const fs::path d = workDir(fmt::format("tiling_{}_{}", c.name, tb));
@@ -86,7 +86,7 @@ TEST_CASE("timing-only: equal to the full model on the context study's sectioned
   }
 }
 
-TEST_CASE("timing-only: equal to the full model on the regions study's points", "[timing_only][model_points]") {
+TEST_CASE("timing-only: equal to the full model on the regions study's points", "[timing_only][long]") {
   const fs::path d = workDir("regions");
   for (int64_t tb : {16, 0})
     for (int R : {128, 64, 32, 16, 8, 4}) {
