@@ -83,7 +83,7 @@ std::string largeTable(const BenchOptions& o, std::string& verdicts) {
                                  (dir / "mlp34").string()});
   const CompileResult c = compileGraph("tests/data/arch_grid16.yaml", stack.string());
   row(fmt::format("compile {}-op SwiGLU stack (34 layers) onto 16x16", ops), g,
-      fmt::format("{} sections, {} ok", c.sections.sections, g.ok ? "" : "NOT"));
+      fmt::format("{} sections, {}", c.sections.sections, g.ok ? "ok" : "FAILED"));
   verdicts += fmt::format("- compile of a {}-operator graph onto a 16x16 fabric: {:.2f} s (target <= 2 s: {}), {:.1f} MiB "
                           "(target <= 1024: {})\n",
                           ops, g.seconds, verdict(g.ok && g.seconds <= 2), g.peakKiB / 1024.0, verdict(g.peakKiB <= 1024 * 1024));
