@@ -28,9 +28,9 @@
 // stream's stops; in1 only contributes data and its beat kind), so in1_stopmap has no
 // observable effect and is not read -- except in expand, where in1 is the ref, whose stops
 // are the output's: in1 goes through in1_stopmap the same way.
-// func (4 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
-// 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip; any other value (and 7..10 with DYN = 0,
-// 12 and 13 with ATTN = 0) finishes an enabled context at once.
+// func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
+// 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max; any
+// other value (and 7..10 with DYN = 0, 12..16 with ATTN = 0) finishes an enabled context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -84,8 +84,19 @@
 //   row reach k, or in0's `last`). in0 STOP beats pass through (after the stop map) without
 //   touching in1; a STOP at in1's head is dropped in the cycle it is presented (in1's stops
 //   are ignored); in0's DONE waits for in1's DONE and both are consumed together.
+// rowmax / rowsum (ATTN = 1; k = words per row, n = k / W beats per row, W a power of two):
+//   each in0 DATA beat's W words are reduced by a pairwise tree (sg_fp_pkg::fp32_max or
+//   fp32_add; heap order: words 0 op 1, 2 op 3, ...), the beats of a row folded in order
+//   (first beat's value, then acc op beat); every word of the row's n output beats is the
+//   row's value (sim/common/fp.hpp rowReduce). A row's last beat (words reach k, or in0's
+//   `last`) is taken only when no earlier row is still leaving and the output register frees;
+//   its first output beat leaves with it, the other n - 1 one per cycle after; the tile's
+//   `last` and stop go on its final output beat. Other beats of a row are taken one per
+//   cycle meanwhile. STOP and DONE pass once no row is left to send.
 // accum (b = accum_b; tile = o_beats beats; banks o_base0 / o_base1): beat t of a tile is
 //   added word-wise into beat t of the accumulating bank (first tile of a group: +0 + x).
+//   accum max (func 16, ATTN = 1): the same with sg_fp_pkg::fp32_max, the group's first
+//   tile taken as it is.
 //   A tile whose stop s >= b closes the group (output stop s - b); s < b is absorbed.
 //   STOP s < b is absorbed; STOP s >= b closes the group, or, if nothing was accumulated,
 //   emits a zero tile with stop s - b. The closed bank drains (as for matmul) while the
@@ -147,6 +158,8 @@
 //     in cycle R + SU, R = the context's first RUN cycle (start + 2 for context 0, the
 //     cycle after INIT otherwise), SU = $clog2(LANES + 1). When the first beats are
 //     accepted in cycle R, the first output beat is valid in max(La, SU) + C + 1.
+//   rowmax / rowsum: the first beat of a row whose last beat is accepted in cycle c is valid
+//     in c+1, its others in c+2 .. c+n; with n = 1 as silu.
 //   silu / exp / recip / mul / add / sub / retile / rowscale / scan: a beat accepted in cycle c is
 //     valid at the output in c+1; one beat per cycle (rowscale: when the row's in1 beat is at in1's head;
 //     a STOP dropped from in1 costs in1 one cycle).
@@ -239,6 +252,9 @@ module sg_cu #(
   localparam logic [FW-1:0] F_SUB = FW'(sg_cfg_pkg::CU_FUNC_SUB);
   localparam logic [FW-1:0] F_EXP = FW'(sg_cfg_pkg::CU_FUNC_EXP);
   localparam logic [FW-1:0] F_RECIP = FW'(sg_cfg_pkg::CU_FUNC_RECIP);
+  localparam logic [FW-1:0] F_ROWMAX = FW'(sg_cfg_pkg::CU_FUNC_ROWMAX);
+  localparam logic [FW-1:0] F_ROWSUM = FW'(sg_cfg_pkg::CU_FUNC_ROWSUM);
+  localparam logic [FW-1:0] F_ACCMAX = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_MAX);
   localparam int SU = $clog2(LANES + 1);  // bt setup cycles: bits of the dividend LANES
   localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_STOP = sg_beat_pkg::K_STOP,
                          K_DONE = sg_beat_pkg::K_DONE;
@@ -299,18 +315,19 @@ module sg_cu #(
     n_eff = cf_bt ? 32'(cf_n) : (32'd1 << cf_log2n);
   end
 
-  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, bad_func;
+  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_rr, bad_func;
   assign is_mm = run && (cf_func == F_MATMUL);
   assign is_ew1 = run && (cf_func == F_SILU || (ATTN != 0 && (cf_func == F_EXP || cf_func == F_RECIP)));
   assign is_ew2 = run && (cf_func == F_MUL || cf_func == F_ADD || cf_func == F_SUB);
-  assign is_acc = run && (cf_func == F_ACCUM);
+  assign is_acc = run && (cf_func == F_ACCUM || (ATTN != 0 && cf_func == F_ACCMAX));
   assign is_rt = run && (cf_func == F_RETILE);
   assign is_rs = run && DYN != 0 && (cf_func == F_ROWSCALE);
   assign is_sc = run && DYN != 0 && (cf_func == F_SCAN);
   assign is_ex = run && DYN != 0 && (cf_func == F_EXPAND);
   assign is_pl = run && DYN != 0 && (cf_func == F_PARALLELIZE);
+  assign is_rr = run && ATTN != 0 && (cf_func == F_ROWMAX || cf_func == F_ROWSUM);
   assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs ||
-                             is_sc || is_ex || is_pl);
+                             is_sc || is_ex || is_pl || is_rr);
 
   // ---------------------------------------------------------------- inputs (stop maps)
   logic [1:0] k0, k1;
@@ -371,6 +388,12 @@ module sg_cu #(
   logic [15:0] ex_oc_q;               // beat of the copy being sent
   // Parallelize
   logic [15:0] pl_e_q;                // outermost element index mod n
+  // rowmax / rowsum: the open input row (words so far, value so far) and the row still
+  // leaving (its value, beats left, whether it ends the tile and the tile's stop)
+  logic [15:0] rr_w_q, rr_left_q;
+  logic [31:0] rr_acc_q, rr_val_q;
+  logic rr_have_q, rr_tl_q;
+  logic [2:0] rr_st_q;
   // bt: LANES+1 restoring dividers (lane l: l / N, l % N; entry LANES: LANES / N, LANES % N)
   // and every lane's (i, j) for the current pass (valid from pass 1; pass 0 uses the
   // dividers' results)
@@ -406,6 +429,20 @@ module sg_cu #(
   assign pl_pass = (k0 == K_DONE) || (pl_e_q == 16'(cf_idx));
   assign pl_close = ((k0 == K_STOP) || ((k0 == K_DATA) && l0)) && (s0 >= cf_b);
 
+  // rowmax / rowsum: the beat's W words by a pairwise tree (heap order), then this row's value
+  logic [31:0] rr_tree [1:2*W-1];
+  logic [31:0] rr_val;
+  logic rr_done;                      // in0's beat ends its row
+  always_comb begin
+    for (int w = 0; w < W; w++) rr_tree[W + w] = d0[32*w +: 32];
+    for (int n = W - 1; n >= 1; n--)
+      rr_tree[n] = !is_rr ? 32'h0 : (cf_func == F_ROWSUM) ? sg_fp_pkg::fp32_add(rr_tree[2*n], rr_tree[2*n+1]) :
+                                                             sg_fp_pkg::fp32_max(rr_tree[2*n], rr_tree[2*n+1]);
+    rr_val = (rr_w_q == 16'd0) ? rr_tree[1] :
+             (cf_func == F_ROWSUM) ? sg_fp_pkg::fp32_add(rr_acc_q, rr_tree[1]) : sg_fp_pkg::fp32_max(rr_acc_q, rr_tree[1]);
+    rr_done = ({1'b0, rr_w_q} + 17'(W) >= {1'b0, cf_k}) || l0;
+  end
+
   always_comb begin
     in0_ready = 1'b0;
     in1_ready = 1'b0;
@@ -439,6 +476,9 @@ module sg_cu #(
                              ex_done);
     end else if (is_pl) begin
       in0_ready = !eos_q && (can_out || !pl_pass);  // a dropped beat never waits for out
+    end else if (is_rr) begin
+      // A row's last beat, a STOP or a DONE needs the output register and no row still leaving.
+      in0_ready = !eos_q && (((k0 == K_DATA) && !rr_done) || (!rr_have_q && can_out));
     end
   end
   assign fire0 = in0_valid && in0_ready;
@@ -617,6 +657,8 @@ module sg_cu #(
       ex_have_q <= 1'b0;
       ex_oc_q <= 16'd0;
       pl_e_q <= 16'd0;
+      rr_w_q <= 16'd0;
+      rr_have_q <= 1'b0;
     end else begin
       ld_out = 1'b0;
       nb = '0;
@@ -647,6 +689,8 @@ module sg_cu #(
             r1 = sg_fp_pkg::fp32_mul({9'h07F, x[22:0]}, r0);  // positive, near 1: negated below
             r1 = sg_fp_pkg::fp32_mul(r0, sg_fp_pkg::fp32_add(32'h4000_0000, {1'b1, r1[30:0]}));
             wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
+          end else if (ATTN != 0 && cf_func == F_ACCMAX) begin
+            wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
           end else if (ATTN != 0 && cf_func == F_EXP) begin
             ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, pr);
             wtmp[32*w +: 32] = (ek[EK_W-1 -: 2] == 2'd3) ? sg_fp_pkg::FP32_QNAN :
@@ -899,6 +943,36 @@ module sg_cu #(
           if (k0 == K_DATA) nb = {K_DATA, l0, l0 ? s0 : 3'd0, d0};
           else nb = {k0, 1'b0, (k0 == K_STOP) ? s0 : 3'd0, {DW{1'b0}}};
           if (k0 == K_DONE) eos_q <= 1'b1;
+        end
+      end
+
+      // ---- rowmax / rowsum: a row's first beat leaves with its last input beat, the rest
+      // (held in rr_val_q) one per cycle after
+      if (rr_have_q && can_out) begin
+        ld_out = 1'b1;
+        nb = {K_DATA, rr_tl_q && rr_left_q == 16'd1, (rr_tl_q && rr_left_q == 16'd1) ? rr_st_q : 3'd0, {W{rr_val_q}}};
+        rr_left_q <= rr_left_q - 16'd1;
+        if (rr_left_q == 16'd1) rr_have_q <= 1'b0;
+      end
+      if (is_rr && fire0) begin
+        if (k0 != K_DATA) begin
+          ld_out = 1'b1;
+          nb = {k0, 1'b0, (k0 == K_STOP) ? s0 : 3'd0, {DW{1'b0}}};
+          if (k0 == K_DONE) eos_q <= 1'b1;
+        end else if (!rr_done) begin
+          rr_w_q <= rr_w_q + 16'(W);
+          rr_acc_q <= rr_val;
+        end else begin
+          rr_w_q <= 16'd0;
+          ld_out = 1'b1;
+          nb = {K_DATA, l0 && cf_n <= 16'd1, (l0 && cf_n <= 16'd1) ? s0 : 3'd0, {W{rr_val}}};
+          if (cf_n > 16'd1) begin
+            rr_have_q <= 1'b1;
+            rr_val_q <= rr_val;
+            rr_left_q <= cf_n - 16'd1;
+            rr_tl_q <= l0;
+            rr_st_q <= l0 ? s0 : 3'd0;
+          end
         end
       end
 

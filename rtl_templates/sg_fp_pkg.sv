@@ -189,4 +189,14 @@ package sg_fp_pkg;
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 
+  // max (sim/common/fp.cpp fp32Max): canonical NaN if either is NaN, else the larger by
+  // value on an order-preserving key (negatives reversed below the positives: -0 < +0).
+  function automatic logic [31:0] fp32_max(input logic [31:0] a, input logic [31:0] b);
+    logic [31:0] ka, kb;
+    ka = a[31] ? ~a : {1'b1, a[30:0]};
+    kb = b[31] ? ~b : {1'b1, b[30:0]};
+    if ((a[30:23] == 8'hFF && a[22:0] != 23'd0) || (b[30:23] == 8'hFF && b[22:0] != 23'd0)) fp32_max = FP32_QNAN;
+    else fp32_max = (ka >= kb) ? a : b;
+  endfunction
+
 endpackage

@@ -22,6 +22,15 @@ stepgen_verify_test(e2e_shapes_default arch/default.yaml tests/data/graphs/shape
 # both, bit-exact, with the model's cycles within 5 % of the RTL's. A lock-step model (no
 # link FIFOs) reported a deadlock here.
 stepgen_verify_test(e2e_diamond_default arch/default.yaml tests/data/graphs/diamond.yaml --max-cycle-error 5)
+# Decode attention of one head (examples/attention: out = softmax(q K^T) V, L = 128, and the
+# same at L = 1024) on arch/attention.yaml: rowmax, Accum(max), Expand, sub, exp, rowsum,
+# recip, mul and both matmuls, the score and probability tiles held in memory units;
+# bit-exact, and the model's cycles within 5 % of the RTL's. The double-precision reference:
+# tests/unit/test_attention.cpp.
+stepgen_verify_test(e2e_attention_decode arch/attention.yaml examples/attention/graph.yaml --max-cycle-error 5)
+set_tests_properties(e2e_attention_decode PROPERTIES FIXTURES_SETUP attention_fabric)
+stepgen_verify_test(e2e_attention_decode_1k arch/attention.yaml tests/data/graphs/attention_decode_1k.yaml --max-cycle-error 5)
+set_tests_properties(e2e_attention_decode_1k PROPERTIES FIXTURES_REQUIRED attention_fabric)
 # The AXI wrapper (docs/axi.md): the SwiGLU example through sg_axi_top (AXI4 masters served by
 # the harness's AXI memory, configuration and start over AXI4-Lite), bit-exact with the model
 # and with the flat run's off-chip bytes; its cycles are reported beside the flat run's.

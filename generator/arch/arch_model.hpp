@@ -19,7 +19,8 @@ enum class NumberFormat { Fp32, Bf16Fp32 };
 struct ComputeUnitParams {
   int lanes = 16;                  ///< MAC lanes (multiply-accumulates per cycle)
   int flopsPerCycle = 32;          ///< must equal 2 * lanes
-  /// subset of matmul, silu, mul, add, accum, retile, matmul_t, rowscale, scan, expand, parallelize, sub, exp, recip
+  /// subset of matmul, silu, mul, add, accum, retile, matmul_t, rowscale, scan, expand, parallelize, sub, exp, recip,
+  /// rowmax, rowsum, accum_max
   std::vector<std::string> functions;
   /// The dynamic-tile datapath (sg_cu DYN = 1: dyn_m, bt, rowscale, scan, expand,
   /// parallelize) is built only when one of its functions is listed: it halves the
@@ -29,10 +30,11 @@ struct ComputeUnitParams {
       if (f == "matmul_t" || f == "rowscale" || f == "scan" || f == "expand" || f == "parallelize") return true;
     return false;
   }
-  /// The arch lists exp or recip: the compute units carry their tables (sg_cu ATTN = 1).
+  /// The arch lists exp, recip, rowmax, rowsum or accum_max: the compute units carry the
+  /// attention datapath (their tables, the row reductions, fp32 max; sg_cu ATTN = 1).
   bool hasAttn() const {
     for (const auto& f : functions)
-      if (f == "exp" || f == "recip") return true;
+      if (f == "exp" || f == "recip" || f == "rowmax" || f == "rowsum" || f == "accum_max") return true;
     return false;
   }
   NumberFormat format = NumberFormat::Bf16Fp32;

@@ -103,7 +103,7 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
 
   LayoutBuilder cu{{UnitKind::Compute, {}, 0, 0}};
   cu.add("enable", 1);
-  cu.add("func", 4);      // CuFunc (config_layout.hpp); 8..10 need sg_cu DYN = 1
+  cu.add("func", 5);      // CuFunc (config_layout.hpp); 7..10 need sg_cu DYN = 1, 12..16 ATTN = 1
   cu.add("accum_b", 3);
   cu.add("mn", 32);
   cu.add("k", cnt);
@@ -198,6 +198,9 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_SUB = {};\n", int(CuFunc::Sub));
   s += fmt::format("  localparam int CU_FUNC_EXP = {};\n", int(CuFunc::Exp));
   s += fmt::format("  localparam int CU_FUNC_RECIP = {};\n", int(CuFunc::Recip));
+  s += fmt::format("  localparam int CU_FUNC_ROWMAX = {};\n", int(CuFunc::RowMax));
+  s += fmt::format("  localparam int CU_FUNC_ROWSUM = {};\n", int(CuFunc::RowSum));
+  s += fmt::format("  localparam int CU_FUNC_ACCUM_MAX = {};\n", int(CuFunc::AccumMax));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

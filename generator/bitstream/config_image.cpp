@@ -365,6 +365,17 @@ class ConfigBuilder {
       set(p, "idx_word", 0);
       return;
     }
+    if (f->func == CuFunc::RowMax || f->func == CuFunc::RowSum) {  // a row of k words is n whole beats
+      const int64_t W = wordsPerBeat();
+      if (t.cols % W != 0 || (W & (W - 1)) != 0)
+        throw DiagError("M-305", o.loc, fmt::format("operator '{}': {} on the fabric takes rows of whole beats ({} words) "
+                                                    "on links of a power-of-two number of words; the rows have {}",
+                                                    o.name, attrString(o, "fn"), W, t.cols));
+      limit(o, "row words", t.cols, 65535);
+      set(p, "k", uint64_t(t.cols));
+      set(p, "n", uint64_t(t.cols / W));
+      return;
+    }
     if (o.kind == OpKind::Map) return;  // silu, mul, add: one beat per cycle, no parameters
     set(p, "accum_b", uint64_t(attrInt(g_, o, "b")));
     set(p, "dyn_m", dyn ? 1 : 0);  // accum: a tile ends with its `last` beat

@@ -8,6 +8,7 @@
 
 #include "builders/swiglu.hpp"
 #include "driver/moe_example.hpp"
+#include "builders/attention.hpp"
 #include "studies/tiling.hpp"
 #include "studies/tiling_full.hpp"
 #include "studies/regions_study.hpp"
@@ -98,6 +99,13 @@ int main(int argc, char** argv) {
   mlpCmd->add_option("--tile-b", sp.tileB, "batch tile");
   mlpCmd->add_option("--tile-f", sp.tileF, "FFN tile");
   mlpCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  AttentionParams ap;
+  auto* attnCmd = graphCmd->add_subcommand("attention", "decode attention of one head: out = softmax(q K^T) V for one "
+                                                        "query row over a KV cache of L rows");
+  attnCmd->add_option("--kv", ap.kv, "L: KV-cache rows");
+  attnCmd->add_option("--head-dim", ap.headDim, "D: head dimension");
+  attnCmd->add_option("--kv-tile", ap.kvTile, "T: KV rows per tile");
+  attnCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
 
   MoeParams mp;
   std::string mTrace, mOut;
@@ -255,8 +263,8 @@ int main(int argc, char** argv) {
                                c.bitstream.size(), c.mapSeconds, c.mapping.placeSeconds, c.sectionSeconds, cOut);
       return 0;
     }
-    if (*swigluCmd || *mlpCmd) {
-      std::string text = *swigluCmd ? buildSwigluGraph(sp) : buildSwigluStack(sp, layers);
+    if (*swigluCmd || *mlpCmd || *attnCmd) {
+      std::string text = *swigluCmd ? buildSwigluGraph(sp) : *mlpCmd ? buildSwigluStack(sp, layers) : buildDecodeAttentionGraph(ap);
       if (gOut.empty()) {
         std::cout << text;
       } else {

@@ -245,6 +245,13 @@ class Runner {
         for (int64_t r = 0; r < x.rows; ++r)
           for (int64_t c = 0; c < x.cols; ++c) d[size_t(r * x.cols + c)] = fp32Mul((*x.data)[size_t(r * x.cols + c)], (*y.data)[size_t(r * y.cols)]);
         out.push_back(Token::tile(x.rows, x.cols, std::move(d), t.stop));
+      } else if (fn == "rowmax" || fn == "rowsum") {  // each row's max / sum in every word of the row
+        std::vector<uint32_t> d(*t.data);
+        for (int64_t r = 0; r < t.rows; ++r) {
+          const uint32_t v = rowReduce(t.data->data() + r * t.cols, t.cols, a_.wordsPerBeat(), fn == "rowsum");
+          std::fill_n(d.begin() + r * t.cols, t.cols, v);
+        }
+        out.push_back(Token::tile(t.rows, t.cols, std::move(d), t.stop));
       } else if (fn == "silu" || fn == "exp" || fn == "recip") {
         std::vector<uint32_t> d(*t.data);
         for (auto& v : d) v = fn == "silu" ? silu(v) : fn == "exp" ? fp32Exp(v) : fp32Recip(v);
@@ -263,7 +270,7 @@ class Runner {
 
   void accum(const Op& op) {
     int b = int(attrInt(g_, op, "b"));
-    bool retile = attrString(op, "fn") == "retile";
+    const bool retile = attrString(op, "fn") == "retile", max = attrString(op, "fn") == "max";
     const ElemType& e = s_.types.at(op.inputs.at(0).v).elem;
     TokenStream& out = output(op);
     std::vector<uint32_t> acc;
@@ -299,7 +306,9 @@ class Runner {
           accRows += t.rows;
         } else {
           if (!any) acc.assign(t.data->size(), 0);
-          for (size_t i = 0; i < acc.size(); ++i) acc[i] = fp32Add(acc[i], (*t.data)[i]);
+          // max: the group's first tile as it is (not max(+0, x)); add: +0 + x.
+          for (size_t i = 0; i < acc.size(); ++i)
+            acc[i] = !max ? fp32Add(acc[i], (*t.data)[i]) : any ? fp32Max(acc[i], (*t.data)[i]) : (*t.data)[i];
         }
         any = true;
       }

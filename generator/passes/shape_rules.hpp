@@ -152,8 +152,8 @@ class Checker {
   void checkTensorWalk(const Op& op, const Tensor& t, const std::vector<SymExpr>& tile, const WalkSpec& w);
   /// S-210 unless all inputs have the same shape (Zip, a Map of two inputs).
   bool sameShapes(const Op& op, const std::vector<StreamType>& in);
-  /// The head of Accum and Scan: arity, fn one of fn1/fn2, b within the rank, a tile input.
-  std::optional<TileReduce> tileReduceHead(const Op& op, const std::string& fn1, const std::string& fn2);
+  /// The head of Accum and Scan: arity, fn one of `fns` (S-203), b within the rank, a tile input.
+  std::optional<TileReduce> tileReduceHead(const Op& op, const std::vector<std::string>& fns);
   void inferLoad(const Op& op);
   void inferStore(const Op& op);
   void inferBufferize(const Op& op);

@@ -3,6 +3,8 @@
 // head Accum shares with Scan.
 #include "passes/shape_rules.hpp"
 
+#include <algorithm>
+
 namespace stepgen::shape_detail {
 
 /// Checks that the tensor is divisible by the tile and that the walk stays inside it.
@@ -81,11 +83,13 @@ bool Checker::sameShapes(const Op& op, const std::vector<StreamType>& in) {
 
 // The common head of Accum and Scan: one input stream of tiles, `fn` one of fn1/fn2, and
 // `b` within the input's rank. Reports what is wrong and returns nullopt then.
-std::optional<TileReduce> Checker::tileReduceHead(const Op& op, const std::string& fn1, const std::string& fn2) {
+std::optional<TileReduce> Checker::tileReduceHead(const Op& op, const std::vector<std::string>& fns) {
   if (!arity(op)) return std::nullopt;
   auto fn = stringAttr(op, "fn");
-  if (fn && *fn != fn1 && *fn != fn2) {
-    error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (" + fn1 + ", " + fn2 + ")");
+  if (fn && std::find(fns.begin(), fns.end(), *fn) == fns.end()) {
+    std::string known;
+    for (const std::string& f : fns) known += (known.empty() ? "" : ", ") + f;
+    error("S-203", attrLoc(op, "fn"), opLabel(op) + ": unknown function '" + *fn + "' (" + known + ")");
     fn.reset();
   }
   auto b = intAttr(op, "b");
@@ -222,10 +226,10 @@ void Checker::inferZip(const Op& op) {
 void Checker::inferMap(const Op& op) {
   auto fn = stringAttr(op, "fn");
   if (fn && *fn != "matmul" && *fn != "matmul_t" && *fn != "silu" && *fn != "exp" && *fn != "recip" && *fn != "mul" &&
-      *fn != "add" && *fn != "sub" && *fn != "scale_rows") {
+      *fn != "add" && *fn != "sub" && *fn != "scale_rows" && *fn != "rowmax" && *fn != "rowsum") {
     error("S-203", attrLoc(op, "fn"),
           opLabel(op) + ": unknown function '" + *fn +
-              "' (matmul, matmul_t, silu, exp, recip, mul, add, sub, scale_rows)");
+              "' (matmul, matmul_t, silu, exp, recip, mul, add, sub, scale_rows, rowmax, rowsum)");
     fn.reset();
   }
   if (op.inputs.empty() || op.inputs.size() > 2) {
@@ -245,7 +249,7 @@ void Checker::inferMap(const Op& op) {
   }
   StreamType out;
   out.shape = (*in)[0].shape;
-  if (*fn == "silu" || *fn == "exp" || *fn == "recip") {
+  if (*fn == "silu" || *fn == "exp" || *fn == "recip" || *fn == "rowmax" || *fn == "rowsum") {
     if (!isTile2(e)) {
       error("S-211", attrLoc(op, "in"), opLabel(op) + ": " + *fn + " takes a stream of tiles, got " + inDesc);
       return;
@@ -297,7 +301,7 @@ void Checker::inferMap(const Op& op) {
 }
 
 void Checker::inferAccum(const Op& op) {
-  auto h = tileReduceHead(op, "add", "retile");
+  auto h = tileReduceHead(op, {"add", "max", "retile"});
   if (!h) return;
   const StreamType& it = h->in;
   StreamType out{outerDims(it, h->b), it.elem};

@@ -1,6 +1,7 @@
 // Bit-exact fp32 arithmetic of the hardware; see fp.hpp and docs/hardware.md section 3.
 #include "common/fp.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <xmmintrin.h>
@@ -103,6 +104,30 @@ uint32_t sigmoidLookup(uint32_t x) { return sigmoidArray()[sigmoidIndex(x)]; }
 uint32_t silu(uint32_t x) { return fp32Mul(x, sigmoidLookup(x)); }
 
 uint32_t fp32Sub(uint32_t a, uint32_t b) { return fp32Add(a, b ^ 0x80000000u); }
+
+uint32_t fp32Max(uint32_t a, uint32_t b) {
+  auto nan = [](uint32_t x) { return (x & 0x7F800000u) == 0x7F800000u && (x & 0x007FFFFFu); };
+  if (nan(a) || nan(b)) return kFp32QNaN;
+  // Order-preserving key: negative numbers reversed below the positive ones (-0 < +0).
+  auto key = [](uint32_t x) { return (x & 0x80000000u) ? ~x : (x | 0x80000000u); };
+  return key(a) >= key(b) ? a : b;
+}
+
+uint32_t rowReduce(const uint32_t* x, int64_t n, int64_t group, bool sum) {
+  auto op = [&](uint32_t a, uint32_t b) { return sum ? fp32Add(a, b) : fp32Max(a, b); };
+  uint32_t acc = 0;
+  for (int64_t g0 = 0; g0 < n; g0 += group) {
+    std::vector<uint32_t> v(x + g0, x + std::min(n, g0 + group));
+    while (v.size() > 1) {
+      std::vector<uint32_t> up;
+      for (size_t i = 0; i + 1 < v.size(); i += 2) up.push_back(op(v[i], v[i + 1]));
+      if (v.size() % 2) up.push_back(v.back());
+      v.swap(up);
+    }
+    acc = g0 == 0 ? v[0] : op(acc, v[0]);
+  }
+  return acc;
+}
 
 std::vector<uint32_t> expTable() { return expArray(); }
 

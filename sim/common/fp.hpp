@@ -92,6 +92,17 @@ uint32_t silu(uint32_t x);
 /// a - b = fp32Add(a, b with its sign flipped): exact IEEE subtraction under the same rules.
 /// Needs enableFtzDaz(). Same function as the compute unit's `sub`.
 uint32_t fp32Sub(uint32_t a, uint32_t b);
+/// max(a, b) on binary32 bit patterns: kFp32QNaN if either is NaN; otherwise the operand
+/// larger by value, with -0 < +0 and subnormals compared by value (no DAZ: nothing is
+/// computed). Same function as sg_fp_pkg::fp32_max.
+uint32_t fp32Max(uint32_t a, uint32_t b);
+/// Row reduction as the compute unit's rowsum (sum = true, fp32Add) and rowmax (fp32Max)
+/// compute it (docs/hardware.md section 3): the n words are cut into groups of `group`
+/// consecutive words (one link beat each; the last may be shorter), each group is reduced by
+/// a pairwise tree (level by level: words 0+1, 2+3, ...; an odd last one passes up), and the
+/// groups' values are folded in order (((g0 op g1) op g2) ...). n >= 1. Needs
+/// enableFtzDaz() for sums.
+uint32_t rowReduce(const uint32_t* x, int64_t n, int64_t group, bool sum);
 /// The exp table (layout above): kExpTableSize 23-bit mantissas, each of
 /// float(2^((i + 0.5) / kExpTableSize)) computed in double. The emitter writes it as sg_attn_lut.sv.
 std::vector<uint32_t> expTable();

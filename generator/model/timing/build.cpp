@@ -166,7 +166,12 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
         case CuFunc::Silu: case CuFunc::Mul: case CuFunc::Add: case CuFunc::RowScale: case CuFunc::Scan:
         case CuFunc::Sub: case CuFunc::Exp: case CuFunc::Recip:
           return std::make_unique<CuStream>();
-        case CuFunc::Accum: case CuFunc::Retile: return std::make_unique<Banked>();
+        case CuFunc::RowMax: case CuFunc::RowSum: {
+          auto x = std::make_unique<CuStream>();
+          x->rowBeats = f("n");
+          return x;
+        }
+        case CuFunc::Accum: case CuFunc::AccumMax: case CuFunc::Retile: return std::make_unique<Banked>();
         case CuFunc::Expand: return std::make_unique<CuExpand>();
         case CuFunc::Parallelize: {
           auto x = std::make_unique<CuParallelize>();
@@ -338,7 +343,7 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       StreamId outS = o.outputs[0];
       if (o.kind == OpKind::Bufferize) outS = g.op(g.stream(o.outputs[0]).consumers.at(0)).outputs.at(0);
       buildGroups(*bk, streams.at(o.inputs[0].v), streams.at(outS.v), int(mu ? f("b") : f("accum_b")),
-                  !mu && CuFunc(f("func")) == CuFunc::Accum);
+                  !mu && (CuFunc(f("func")) == CuFunc::Accum || CuFunc(f("func")) == CuFunc::AccumMax));
     }
   }
 

@@ -1,5 +1,6 @@
 // CuStream: rtl_templates/sg_cu.sv funcs silu, exp, recip, mul, add, sub, rowscale and scan: a beat in, a
-// beat out, one per cycle, inputs in lockstep, one register stage. docs/hardware.md s.2.
+// beat out, one per cycle, inputs in lockstep, one register stage; rowmax and rowsum: the
+// same, each row's beats out once its last beat is in. docs/hardware.md s.2.
 #include <algorithm>
 
 #include "model/timing/units.hpp"
@@ -14,7 +15,9 @@ bool CuStream::step(TimingModel& m) {
     int64_t t = 1;
     if (i > 0) {
       if (o.end[i - 1] == kUnknown) break;
-      t = o.end[i - 1] - 1;
+      // A DATA tile's first beat follows the last one of the DATA tile before at once; a
+      // STOP or DONE waits until that tile's rows have left (rowBeats = 1: both at once).
+      t = o.end[i - 1] - (o.kinds[i] == Kind::Data ? latency(o, i - 1) : 1);
     }
     bool ready = true;
     for (auto [li, c] : in) ready = ready && m.links[size_t(li)].offer[i] != kUnknown, t = std::max(t, m.links[size_t(li)].offer[i]);
@@ -31,17 +34,21 @@ bool CuStream::step(TimingModel& m) {
       ready = ready && s != kUnknown, t = std::max(t, s);
     }
     if (!ready) break;
-    o.offer[i] = t + kHop;
+    o.offer[i] = t + latency(o, i);
     ++nextOffer, progress = true;
   }
   for (; nextHold < o.nextEnd; ++nextHold, progress = true)
-    for (auto [li, c] : in) m.links[size_t(li)].hold[size_t(c)][nextHold] = o.end[nextHold] - 1;
+    for (auto [li, c] : in) m.links[size_t(li)].hold[size_t(c)][nextHold] = o.end[nextHold] - latency(o, nextHold);
   return progress;
 }
 
 int64_t CuStream::endFor(TimingModel& m, size_t i, int64_t start) {
-  int64_t e = start + m.links[size_t(out)].beats[i];
-  for (auto [li, c] : in) e = afterInput(e, m.links[size_t(li)].natEnd[i]);
+  const Link& o = m.links[size_t(out)];
+  int64_t e = start + o.beats[i];
+  for (auto [li, c] : in) {
+    const int64_t n = m.links[size_t(li)].natEnd[i];
+    e = afterInput(e, n == kUnknown ? n : n + latency(o, i) - 1);
+  }
   return e;
 }
 

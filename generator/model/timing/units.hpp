@@ -134,9 +134,13 @@ struct CuMatmul : Unit {
 };
 
 /// sg_cu.sv silu / exp / recip / mul / add / sub / rowscale / scan: one beat per cycle, inputs in lockstep, one
-/// register stage (cu_stream.cpp).
+/// register stage (cu_stream.cpp). rowmax / rowsum: the same with a row of `rowBeats` beats
+/// in before its first beat leaves: a DATA tile is out rowBeats cycles after it came in.
 struct CuStream : Unit {
   size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
+  int64_t rowBeats = 1;
+  /// Cycles from a tile's first beat taken to its first beat valid at the output.
+  int64_t latency(const Link& o, size_t i) const { return o.kinds[i] == Kind::Data ? rowBeats : 1; }
 
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override;

@@ -1,0 +1,68 @@
+// buildDecodeAttentionGraph: the text is assembled line by line in a fixed order so the
+// output is byte-for-byte reproducible.
+#include "builders/attention.hpp"
+
+#include <fmt/format.h>
+
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+std::string buildDecodeAttentionGraph(const AttentionParams& p) {
+  auto bad = [](const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "attention: " + msg); };
+  const std::pair<const char*, int64_t> sizes[] = {{"kv", p.kv}, {"head_dim", p.headDim}, {"kv_tile", p.kvTile}};
+  for (const auto& [name, v] : sizes)
+    if (v < 1) bad(fmt::format("{} must be >= 1, got {}", name, v));
+  if (p.kv % p.kvTile != 0) bad(fmt::format("kv_tile {} does not divide kv {}", p.kvTile, p.kv));
+  std::string y;
+  auto line = [&](const std::string& s) { y += s + "\n"; };
+  line("# Decode attention of one head: out = softmax(q K^T) V, q already scaled by 1/sqrt(D).");
+  line("# Written by stepgen (buildDecodeAttentionGraph). Two passes over the L/T score tiles:");
+  line("# the row max m first, then p = exp(s - m), its sum l, and out = sum_j (p_j / l) V_j;");
+  line("# the score and probability tiles wait in memory units (Bufferize) for m and l.");
+  line("stepgraph: decode_attention");
+  line(fmt::format("symbols: {{L: {}, D: {}}}", p.kv, p.headDim));
+  line(fmt::format("schedule: {{T: {}}}", p.kvTile));
+  line("tensors:");
+  line("  q:   {shape: [1, D], role: input}");
+  line("  k:   {shape: [L, D], role: input}");
+  line("  v:   {shape: [L, D], role: input}");
+  line("  out: {shape: [1, D], role: output}");
+  line("ops:");
+  line("  - {name: load_q, op: LinearOffChipLoad, tensor: q, tile: [1, D], iter: [1, L/T], strides: [[0, 0], [0, 0]], out: qs}");
+  line("  - {name: load_k, op: LinearOffChipLoad, tensor: k, tile: [T, D], iter: [1, L/T], strides: [[0, 0], [1, 0]], out: ks}");
+  line("  - {name: zip_qk, op: Zip, in: [qs, ks], out: qk}");
+  line("  - {name: scores, op: Map, fn: matmul_t, in: qk, out: s}");
+  line("  - {name: bcast_s, op: Broadcast, in: s, out: [s_max, s_keep]}");
+  line("  - {name: row_max, op: Map, fn: rowmax, in: s_max, out: sm}");
+  line("  - {name: max_all, op: Accum, fn: max, b: 1, in: sm, out: m}");
+  line("  - {name: promote_m, op: Promote, b: 1, in: m, out: m1}");
+  line("  - {name: buf_s, op: Bufferize, b: 1, in: s_keep, out: s_ref}");
+  line("  - {name: replay_s, op: Streamify, repeat: 1, in: s_ref, out: s_rep}");
+  line("  - {name: flat_s, op: Flatten, lo: 0, hi: 1, in: s_rep, out: sb}");
+  line("  - {name: bcast_sb, op: Broadcast, in: sb, out: [sb_ref, sb_val]}");
+  line("  - {name: expand_m, op: Expand, b: 1, in: [m1, sb_ref], out: mx}");
+  line("  - {name: zip_sm, op: Zip, in: [sb_val, mx], out: smx}");
+  line("  - {name: shift, op: Map, fn: sub, in: smx, out: d}");
+  line("  - {name: expo, op: Map, fn: exp, in: d, out: pe}");
+  line("  - {name: bcast_p, op: Broadcast, in: pe, out: [p_sum, p_keep]}");
+  line("  - {name: row_sum, op: Map, fn: rowsum, in: p_sum, out: ps}");
+  line("  - {name: sum_all, op: Accum, fn: add, b: 1, in: ps, out: l}");
+  line("  - {name: inv_l, op: Map, fn: recip, in: l, out: r}");
+  line("  - {name: promote_r, op: Promote, b: 1, in: r, out: r1}");
+  line("  - {name: buf_p, op: Bufferize, b: 1, in: p_keep, out: p_ref}");
+  line("  - {name: replay_p, op: Streamify, repeat: 1, in: p_ref, out: p_rep}");
+  line("  - {name: flat_p, op: Flatten, lo: 0, hi: 1, in: p_rep, out: pb}");
+  line("  - {name: bcast_pb, op: Broadcast, in: pb, out: [pb_ref, pb_val]}");
+  line("  - {name: expand_r, op: Expand, b: 1, in: [r1, pb_ref], out: rx}");
+  line("  - {name: zip_pr, op: Zip, in: [pb_val, rx], out: prx}");
+  line("  - {name: normalize, op: Map, fn: mul, in: prx, out: w}");
+  line("  - {name: load_v, op: LinearOffChipLoad, tensor: v, tile: [T, D], iter: [1, L/T], strides: [[0, 0], [1, 0]], out: vs}");
+  line("  - {name: zip_wv, op: Zip, in: [w, vs], out: wv}");
+  line("  - {name: pv, op: Map, fn: matmul, in: wv, out: o_t}");
+  line("  - {name: acc_o, op: Accum, fn: add, b: 1, in: o_t, out: o}");
+  line("  - {name: store_out, op: LinearOffChipStore, in: o, tensor: out, iter: [1], strides: [[1, 0]]}");
+  return y;
+}
+
+}  // namespace stepgen
