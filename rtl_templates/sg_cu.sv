@@ -121,8 +121,8 @@
 //   kept as it is), or a STOP at in0's head (an empty data group). ref drives the output:
 //   * ref DATA tile: a copy of the data tile (its D beats, read back raw) with `last` and the
 //     ref tile's stop on the final beat; the ref tile's beats other than the last are
-//     dropped as they come (only the stop of its last beat is used), the last is consumed
-//     with the copy's final beat. The ref tile's shape does not matter.
+//     dropped as they come once the data tile is held (only the stop of its last beat is
+//     used), the last is consumed with the copy's final beat. The ref tile's shape does not matter.
 //   * ref STOP s: forwarded as STOP s (s < b: an empty inner group; s >= b: an empty group
 //     at level >= b, or a stop-only beat closing a non-empty one).
 //   * A ref tile or STOP with stop s >= b closes the group: the data element is used up (a
@@ -171,8 +171,8 @@
 //     one is released in that cycle; the tile is held from the cycle after its last beat.
 //     A copy beat is sent in every cycle in which a tile is held, in1's head is a DATA beat
 //     and the output register frees, the copy's final beat only with the ref tile's last
-//     beat (consumed then); ref beats before the last are accepted one per cycle as they
-//     come. So: one-beat data and ref tiles: a ref beat accepted in cycle c is valid at the
+//     beat (consumed then); ref beats before the last are accepted one per cycle while a
+//     tile is held. So: one-beat data and ref tiles: a ref beat accepted in cycle c is valid at the
 //     output in c+1, one per cycle, the next data tile loading in the cycle the closing ref
 //     beat is accepted; a ref tile of R beats against a held tile of D beats takes max(R, D)
 //     cycles; the first copy of a tile whose last beat is accepted in c is valid from c+2
@@ -470,10 +470,12 @@ module sg_cu #(
       in0_ready = !eos_q && (((k0 == K_DATA) && (!ex_have_q || ex_adv)) ||
                              ((k0 == K_STOP) && ex_adv && !ex_have_q) ||
                              ((k0 == K_DONE) && ex_done));
-      // A ref beat that is not a tile's last is dropped at once (its tile's copy needs only
-      // the stop of the last beat).
-      in1_ready = !eos_q && (((k1 == K_DATA) && (!l1 || (ex_emit && ex_jlast))) || ex_stop ||
-                             ex_done);
+      // A ref beat that is not a tile's last is dropped once a data tile is held (its tile's
+      // copy needs only the stop of the last beat). Dropping it before would let the ref run
+      // ahead of its copies: when the ref is Broadcast to a consumer that waits for the
+      // copies, that consumer's FIFO fills and the ref stops before its last beat (deadlock).
+      in1_ready = !eos_q && (((k1 == K_DATA) && ((!l1 && ex_have_q) || (ex_emit && ex_jlast))) ||
+                             ex_stop || ex_done);
     end else if (is_pl) begin
       in0_ready = !eos_q && (can_out || !pl_pass);  // a dropped beat never waits for out
     end else if (is_rr) begin

@@ -30,7 +30,19 @@ stepgen_verify_test(e2e_diamond_default arch/default.yaml tests/data/graphs/diam
 stepgen_verify_test(e2e_attention_decode arch/attention.yaml examples/attention/graph.yaml --max-cycle-error 5)
 set_tests_properties(e2e_attention_decode PROPERTIES FIXTURES_SETUP attention_fabric)
 stepgen_verify_test(e2e_attention_decode_1k arch/attention.yaml tests/data/graphs/attention_decode_1k.yaml --max-cycle-error 5)
-set_tests_properties(e2e_attention_decode_1k PROPERTIES FIXTURES_REQUIRED attention_fabric)
+# GQA: 8 query rows per KV head over a real KV-cache length from the Azure trace (batch 0,
+# request 3: 376 tokens, stored as 12 tiles of 32, the last 8 rows masked with -inf), the
+# example written at test time (`stepgen graph attention --kv-lengths ... --example`).
+add_test(NAME e2e_attention_gqa_real_length
+         COMMAND bash -c "set -e; d=${E2E_DIR}/attention_gqa; rm -rf $d
+           $<TARGET_FILE:stepgen> graph attention --kv-lengths ${STEPGEN_ROOT}/examples/attention/data/azure_kv_batches_b16_b64.csv              --batch-index 0 --slot 3 --queries 8 --example $d/ex
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/attention.yaml --graph $d/ex/graph.yaml --inputs $d/ex/inputs              -o $d/v --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_attention_gqa_real_length PROPERTIES TIMEOUT 900 PASS_REGULAR_EXPRESSION "verdict: PASS")
+# Expand whose ref is Broadcast to a Map(sub) that also waits for the copies (the deadlock the
+# GQA graph found): bit-exact; a 237-cycle graph, so the cycle check allows 10 %.
+stepgen_verify_test(e2e_expand_broadcast arch/attention.yaml tests/data/graphs/expand_broadcast.yaml --max-cycle-error 10)
+set_tests_properties(e2e_attention_decode_1k e2e_attention_gqa_real_length e2e_expand_broadcast
+                     PROPERTIES FIXTURES_REQUIRED attention_fabric)
 # The AXI wrapper (docs/axi.md): the SwiGLU example through sg_axi_top (AXI4 masters served by
 # the harness's AXI memory, configuration and start over AXI4-Lite), bit-exact with the model
 # and with the flat run's off-chip bytes; its cycles are reported beside the flat run's.

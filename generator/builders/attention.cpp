@@ -10,10 +10,13 @@ namespace stepgen {
 
 std::string buildDecodeAttentionGraph(const AttentionParams& p) {
   auto bad = [](const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "attention: " + msg); };
-  const std::pair<const char*, int64_t> sizes[] = {{"kv", p.kv}, {"head_dim", p.headDim}, {"kv_tile", p.kvTile}};
+  const std::pair<const char*, int64_t> sizes[] = {
+      {"kv", p.kv}, {"head_dim", p.headDim}, {"kv_tile", p.kvTile}, {"queries", p.queries}};
   for (const auto& [name, v] : sizes)
     if (v < 1) bad(fmt::format("{} must be >= 1, got {}", name, v));
   if (p.kv % p.kvTile != 0) bad(fmt::format("kv_tile {} does not divide kv {}", p.kvTile, p.kv));
+  if (p.valid < 0 || p.valid > p.kv) bad(fmt::format("valid {} is outside 0 .. kv {}", p.valid, p.kv));
+  const bool masked = p.valid > 0 && p.valid < p.kv;
   std::string y;
   auto line = [&](const std::string& s) { y += s + "\n"; };
   line("# Decode attention of one head: out = softmax(q K^T) V, q already scaled by 1/sqrt(D).");
@@ -21,18 +24,27 @@ std::string buildDecodeAttentionGraph(const AttentionParams& p) {
   line("# the row max m first, then p = exp(s - m), its sum l, and out = sum_j (p_j / l) V_j;");
   line("# the score and probability tiles wait in memory units (Bufferize) for m and l.");
   line("stepgraph: decode_attention");
-  line(fmt::format("symbols: {{L: {}, D: {}}}", p.kv, p.headDim));
+  if (masked) line(fmt::format("# The cache holds {} real tokens of {}: the mask adds -inf to the scores of the rest.", p.valid, p.kv));
+  line(fmt::format("symbols: {{L: {}, D: {}, G: {}}}", p.kv, p.headDim, p.queries));
   line(fmt::format("schedule: {{T: {}}}", p.kvTile));
   line("tensors:");
-  line("  q:   {shape: [1, D], role: input}");
+  line("  q:   {shape: [G, D], role: input}");
   line("  k:   {shape: [L, D], role: input}");
   line("  v:   {shape: [L, D], role: input}");
-  line("  out: {shape: [1, D], role: output}");
+  if (masked) line("  mask: {shape: [G, L], role: input}");
+  line("  out: {shape: [G, D], role: output}");
   line("ops:");
-  line("  - {name: load_q, op: LinearOffChipLoad, tensor: q, tile: [1, D], iter: [1, L/T], strides: [[0, 0], [0, 0]], out: qs}");
+  line("  - {name: load_q, op: LinearOffChipLoad, tensor: q, tile: [G, D], iter: [1, L/T], strides: [[0, 0], [0, 0]], out: qs}");
   line("  - {name: load_k, op: LinearOffChipLoad, tensor: k, tile: [T, D], iter: [1, L/T], strides: [[0, 0], [1, 0]], out: ks}");
   line("  - {name: zip_qk, op: Zip, in: [qs, ks], out: qk}");
-  line("  - {name: scores, op: Map, fn: matmul_t, in: qk, out: s}");
+  if (masked) {
+    line("  - {name: scores, op: Map, fn: matmul_t, in: qk, out: s_raw}");
+    line("  - {name: load_mask, op: LinearOffChipLoad, tensor: mask, tile: [G, T], iter: [1, L/T], strides: [[0, 0], [0, 1]], out: masks}");
+    line("  - {name: zip_mask, op: Zip, in: [s_raw, masks], out: smask}");
+    line("  - {name: apply_mask, op: Map, fn: add, in: smask, out: s}");
+  } else {
+    line("  - {name: scores, op: Map, fn: matmul_t, in: qk, out: s}");
+  }
   line("  - {name: bcast_s, op: Broadcast, in: s, out: [s_max, s_keep]}");
   line("  - {name: row_max, op: Map, fn: rowmax, in: s_max, out: sm}");
   line("  - {name: max_all, op: Accum, fn: max, b: 1, in: sm, out: m}");
@@ -63,6 +75,13 @@ std::string buildDecodeAttentionGraph(const AttentionParams& p) {
   line("  - {name: acc_o, op: Accum, fn: add, b: 1, in: o_t, out: o}");
   line("  - {name: store_out, op: LinearOffChipStore, in: o, tensor: out, iter: [1], strides: [[1, 0]]}");
   return y;
+}
+
+Matrix attentionMask(const AttentionParams& p) {
+  Matrix m{p.queries, p.kv, {}};
+  for (int64_t r = 0; r < p.queries; ++r)
+    for (int64_t c = 0; c < p.kv; ++c) m.data.push_back(c < p.valid ? 0u : 0xFF800000u);
+  return m;
 }
 
 }  // namespace stepgen

@@ -5,23 +5,33 @@
 #include <cstdint>
 #include <string>
 
+#include "ir/tokens.hpp"
+
 namespace stepgen {
 
 /// Sizes of one decode-attention head (elements; fp32 tensors, row-major).
 struct AttentionParams {
-  int64_t kv = 128;       ///< L: KV-cache rows (tokens)
+  int64_t kv = 128;       ///< L: KV-cache rows (tokens) as stored, a multiple of kvTile
   int64_t headDim = 64;   ///< D: head dimension
   int64_t kvTile = 32;    ///< T: KV rows per tile (must divide kv)
+  int64_t queries = 1;    ///< G: query rows sharing the KV head (GQA: query heads per KV head)
+  int64_t valid = 0;      ///< tokens of the cache that are real (1 .. kv); 0 = all kv. Fewer: masked
 };
 
-/// Graph YAML text of out = softmax(q K^T) V for q [1, D] (already scaled by 1/sqrt(D)),
-/// K and V [L, D], out [1, D], in two passes over the L / T score tiles:
-///   s_j = q K_j^T ([1, T], Map(matmul_t)); m = max over j of rowmax(s_j) (Accum(max));
+/// Graph YAML text of out = softmax(q K^T) V for q [G, D] (already scaled by 1/sqrt(D)),
+/// K and V [L, D], out [G, D], in two passes over the L / T score tiles:
+///   s_j = q K_j^T ([G, T], Map(matmul_t)); with valid < L, s_j + mask_j (Map(add); the
+///   input tensor mask [G, L] is 0 for the valid tokens and -inf for the others, so exp gives
+///   them weight 0: attentionMask writes it); m = max over j of rowmax(s_j) (Accum(max));
 ///   p_j = exp(s_j - m) (s buffered in a memory unit, m Expanded over the tiles, Map(sub),
 ///   Map(exp)); l = sum over j of rowsum(p_j); w_j = p_j * recip(l) (p buffered, recip(l)
 ///   Expanded); out = sum over j of w_j V_j (Map(matmul), Accum(add)).
-/// Every stream has an outer dim of 1 (one query). Deterministic. Throws DiagError G-120
-/// for a size < 1 or a KV tile that does not divide L.
+/// Every stream has an outer dim of 1 (one query group). Deterministic. Throws DiagError
+/// G-120 for a size < 1, a KV tile that does not divide L, or valid outside 0 .. L.
 std::string buildDecodeAttentionGraph(const AttentionParams& p);
+
+/// The mask tensor of a graph with valid < kv: [queries, kv] fp32 bit patterns, +0 in the
+/// first `valid` columns of every row and -inf in the rest.
+Matrix attentionMask(const AttentionParams& p);
 
 }  // namespace stepgen

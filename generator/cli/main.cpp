@@ -9,6 +9,8 @@
 #include "builders/swiglu.hpp"
 #include "driver/moe_example.hpp"
 #include "builders/attention.hpp"
+#include "driver/attention_example.hpp"
+#include "support/kv_lengths.hpp"
 #include "studies/tiling.hpp"
 #include "studies/tiling_full.hpp"
 #include "studies/regions_study.hpp"
@@ -105,6 +107,18 @@ int main(int argc, char** argv) {
   attnCmd->add_option("--kv", ap.kv, "L: KV-cache rows");
   attnCmd->add_option("--head-dim", ap.headDim, "D: head dimension");
   attnCmd->add_option("--kv-tile", ap.kvTile, "T: KV rows per tile");
+  attnCmd->add_option("--queries", ap.queries, "G: query rows sharing the KV head (GQA)");
+  std::string aLengths, aInputs;
+  int64_t aBatch = 0, aSlot = 0;
+  uint32_t aSeed = 1;
+  attnCmd->add_option("--kv-lengths", aLengths, "KV-length CSV (examples/attention/data): take the cache length of one "
+                                                "request; --kv becomes it rounded up to whole KV tiles, the rest masked")
+      ->check(CLI::ExistingFile);
+  attnCmd->add_option("--batch-index", aBatch, "with --kv-lengths: the batch (0-based, in file order)");
+  attnCmd->add_option("--slot", aSlot, "with --kv-lengths: the request within the batch");
+  attnCmd->add_option("--example", aInputs, "write a folder instead: <dir>/graph.yaml and <dir>/inputs/ (q, k, v "
+                                            "seeded random, the mask)");
+  attnCmd->add_option("--seed", aSeed, "seed of the written inputs");
   attnCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
 
   MoeParams mp;
@@ -261,6 +275,22 @@ int main(int argc, char** argv) {
                                "map + bitstream + Verilog {:.3f} s (placement {:.3f} s, section planning {:.3f} s) -> {}\n",
                                c.graph.name, c.arch.name, c.mapping.sections, c.mapping.unitsUsed, c.mapping.wireLength(),
                                c.bitstream.size(), c.mapSeconds, c.mapping.placeSeconds, c.sectionSeconds, cOut);
+      return 0;
+    }
+    if (*attnCmd && !aLengths.empty()) {
+      const std::vector<KvBatch> batches = readKvBatches(aLengths);
+      if (aBatch < 0 || aBatch >= int64_t(batches.size()))
+        throw DiagError("G-120", {aLengths}, fmt::format("--batch-index {} is outside 0 .. {}", aBatch, batches.size() - 1));
+      const KvBatch& b = batches[size_t(aBatch)];
+      if (aSlot < 0 || aSlot >= int64_t(b.lengths.size()))
+        throw DiagError("G-120", {aLengths}, fmt::format("--slot {} is outside 0 .. {} of batch '{}'", aSlot, b.lengths.size() - 1, b.id));
+      ap.valid = b.lengths[size_t(aSlot)];
+      if (ap.valid < 1) throw DiagError("G-120", {aLengths}, fmt::format("request {} of batch '{}' has no KV tokens", aSlot, b.id));
+      ap.kv = (ap.valid + ap.kvTile - 1) / std::max<int64_t>(1, ap.kvTile) * ap.kvTile;
+    }
+    if (*attnCmd && !aInputs.empty()) {
+      writeAttentionExample(ap, aInputs, aSeed);
+      std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ (L {1}, {2} valid)\n", aInputs, ap.kv, ap.valid ? ap.valid : ap.kv);
       return 0;
     }
     if (*swigluCmd || *mlpCmd || *attnCmd) {

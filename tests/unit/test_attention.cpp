@@ -11,6 +11,7 @@
 #include "ir/graph.hpp"
 #include "model/functional.hpp"
 #include "support/files.hpp"
+#include "support/kv_lengths.hpp"
 
 using namespace stepgen;
 
@@ -94,6 +95,35 @@ TEST_CASE("attention: the shipped graphs are the builder's output; bad sizes are
       FAIL("expected G-120");
     } catch (const DiagError& e) {
       CHECK(e.diags.at(0).id == "G-120");
+    }
+  }
+}
+
+TEST_CASE("attention: the KV-length batches; bad files are R-407 at the field", "[attention][bad]") {
+  const std::vector<KvBatch> b = readKvBatches(root() + "/examples/attention/data/azure_kv_batches_b16_b64.csv");
+  REQUIRE(b.size() == 36);
+  for (size_t i = 0; i < b.size(); ++i) CHECK(b[i].lengths.size() == (i < 21 ? 16u : 64u));
+  CHECK(b[0].lengths[0] == 1097);
+  CHECK(b[0].lengths[3] == 376);
+  CHECK(b[0].id == "b16/conv_stdev0174_1845_1860.npy");
+  const std::string head = "source_file,batch,stdev_label,start_row_1based,end_row_1based,slot,context_tokens\n";
+  const std::string dir = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
+  struct Bad {
+    std::string body;
+    int line, col;
+  };
+  for (const Bad& x : {Bad{"a,2,1,1,2,0,10\na,2,1,1,2,1,-5\n", 3, 13}, Bad{"a,2,1,1,2,0,ten\n", 2, 13},
+                       Bad{"a,2,1,1,2,1,10\n", 2, 11}, Bad{"a,2,1,1,2,0,10\na,3,1,1,2,1,10\n", 3, 3},
+                       Bad{"a,2,1,1,2,0\n", 2, 1}}) {
+    const std::string path = dir + "/stepgen_bad_kv.csv";
+    writeFile(path, head + x.body);
+    try {
+      readKvBatches(path);
+      FAIL("expected R-407 for " << x.body);
+    } catch (const DiagError& e) {
+      CHECK(e.diags.at(0).id == "R-407");
+      CHECK(e.diags.at(0).loc.line == x.line);
+      CHECK(e.diags.at(0).loc.col == x.col);
     }
   }
 }

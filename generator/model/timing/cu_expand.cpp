@@ -3,9 +3,8 @@
 // ref streams to the output as in CuStream. A ref tile of group k waits for data element
 // k: a tile is held from the cycle after its last beat; a STOP or DONE must be at in0's
 // head and is taken in the cycle of the ref tile that uses it up. Data tile k+1 loads from
-// the cycle the ref tile closing group k is consumed. (The RTL drops a ref tile's beats
-// before its last as they come, even before the data tile is held; the model waits: at
-// most R-1 cycles late.)
+// the cycle the ref tile closing group k is consumed. (The RTL, too, takes no ref beat
+// before the data tile is held.)
 #include <algorithm>
 
 #include "model/timing/units.hpp"

@@ -1,0 +1,20 @@
+#include "driver/attention_example.hpp"
+
+#include "driver/inputs.hpp"
+#include "driver/staging.hpp"
+#include "ir/graph.hpp"
+#include "support/files.hpp"
+
+namespace stepgen {
+
+void writeAttentionExample(const AttentionParams& p, const std::string& dir, uint32_t seed) {
+  const std::string text = buildDecodeAttentionGraph(p);
+  StagingDir st(dir);
+  writeFile(st.tmp / "graph.yaml", text);
+  auto in = loadInputs(loadGraph((st.tmp / "graph.yaml").string()), "", seed);
+  if (in.count("mask")) in["mask"] = attentionMask(p);
+  for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+  st.commit();
+}
+
+}  // namespace stepgen

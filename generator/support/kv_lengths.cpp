@@ -1,0 +1,84 @@
+#include "support/kv_lengths.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+namespace {
+
+constexpr const char* kHeader = "source_file,batch,stdev_label,start_row_1based,end_row_1based,slot,context_tokens";
+
+struct Field {
+  std::string text;
+  int col;  // 1-based column of its first character
+};
+
+std::vector<Field> splitCsv(std::string line) {
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  std::vector<Field> f;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = line.find(',', start);
+    f.push_back({line.substr(start, comma == std::string::npos ? std::string::npos : comma - start), int(start) + 1});
+    if (comma == std::string::npos) return f;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+std::vector<KvBatch> readKvBatches(const std::string& path) {
+  auto fail = [&](int line, int col, const std::string& msg) -> DiagError {
+    return DiagError("R-407", SourceLoc{path, line, col}, msg);
+  };
+  std::ifstream in(path);
+  if (!in) throw fail(0, 0, "cannot read the KV-length file");
+  std::string line;
+  if (!std::getline(in, line) || (line.size() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line) != kHeader)
+    throw fail(1, 1, fmt::format("header must be {}", kHeader));
+  std::vector<KvBatch> out;
+  int64_t expectSize = 0;
+  for (int ln = 2; std::getline(in, line); ++ln) {
+    if (line.empty() || line == "\r") continue;
+    const std::vector<Field> f = splitCsv(line);
+    if (f.size() != 7) throw fail(ln, 1, fmt::format("{} fields, the header has 7", f.size()));
+    auto number = [&](size_t i, const char* name) {
+      size_t used = 0;
+      int64_t v = 0;
+      try {
+        v = std::stoll(f[i].text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != f[i].text.size())
+        throw fail(ln, f[i].col, fmt::format("{} '{}' is not a whole number", name, f[i].text));
+      return v;
+    };
+    const int64_t batch = number(1, "batch"), stdev = number(2, "stdev_label"), slot = number(5, "slot"),
+                  len = number(6, "context_tokens");
+    if (len < 0) throw fail(ln, f[6].col, fmt::format("context_tokens {} is negative", len));
+    if (batch < 1) throw fail(ln, f[1].col, fmt::format("batch {} must be at least 1", batch));
+    if (out.empty() || out.back().id != f[0].text || int64_t(out.back().lengths.size()) == expectSize) {
+      if (!out.empty() && int64_t(out.back().lengths.size()) != expectSize)
+        throw fail(ln, 1, fmt::format("batch '{}' has {} rows, its batch field says {}", out.back().id,
+                                      out.back().lengths.size(), expectSize));
+      out.push_back({f[0].text, stdev, {}});
+      expectSize = batch;
+    }
+    if (batch != expectSize) throw fail(ln, f[1].col, fmt::format("batch {} differs from the batch's {}", batch, expectSize));
+    if (slot != int64_t(out.back().lengths.size()))
+      throw fail(ln, f[5].col, fmt::format("slot {} out of order (expected {})", slot, out.back().lengths.size()));
+    out.back().lengths.push_back(len);
+  }
+  if (!out.empty() && int64_t(out.back().lengths.size()) != expectSize)
+    throw fail(0, 0, fmt::format("batch '{}' has {} rows, its batch field says {}", out.back().id, out.back().lengths.size(),
+                                 expectSize));
+  return out;
+}
+
+}  // namespace stepgen

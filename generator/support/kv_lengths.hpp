@@ -1,0 +1,25 @@
+#pragma once
+// KV-cache lengths of LLM decode batches: the CSV format of examples/attention/data
+// (`source_file,batch,stdev_label,start_row_1based,end_row_1based,slot,context_tokens`, one
+// row per request, the rows of one batch consecutive and its slots 0 .. batch-1 in order).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stepgen {
+
+/// One decode batch: its source name (`source_file`), the spread label of the trace it
+/// came from (`stdev_label`) and every request's KV length (tokens, `context_tokens`).
+struct KvBatch {
+  std::string id;
+  int64_t stdevLabel = 0;
+  std::vector<int64_t> lengths;
+};
+
+/// Reads every batch of a KV-length CSV, in file order. Errors (DiagError R-407 at
+/// file:line:column of the field): a missing file, a header other than the one above, a row
+/// with the wrong number of fields, a field that is not a whole number, a negative length, a
+/// batch size that disagrees with the batch's rows, slots out of order.
+std::vector<KvBatch> readKvBatches(const std::string& path);
+
+}  // namespace stepgen
