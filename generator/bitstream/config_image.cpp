@@ -189,12 +189,18 @@ class ConfigBuilder {
     std::vector<int64_t> tile;
     std::vector<std::vector<int64_t>> strides;
     auto iter = attrIntList(g_, o, "iter");
-    if (o.kind == OpKind::SelectGen) {  // one 64-byte routing row per selector element
+    int64_t originRow = 0, originCol = 0;  // the walk's first tile (tile units)
+    if (o.kind == OpKind::SelectGen) {  // one 64-byte routing row per selector element, from row `skip`
       if (iter.size() != 1)
         throw DiagError("M-307", o.attrs.at("iter").loc, fmt::format("operator '{}': a SelectGen on the fabric walks one level", o.name));
       tile = {1, kRoutingRowWords};
       strides = {{1, 0}};
+      originRow = attrIntOr(g_, o, "skip", 0);
     } else {
+      if (o.attrs.count("origin")) {
+        const std::vector<int64_t> og = attrIntList(g_, o, "origin");
+        originRow = og.at(0), originCol = og.at(1);
+      }
       if (store && !o.attrs.count("tile")) {
         TileDims td = tileOf(g_, s_.types.at(o.inputs.at(0).v).elem);
         tile = {td.rows, td.cols};
@@ -216,7 +222,7 @@ class ConfigBuilder {
                                   tile[0] * ppr, piecesPerBeat));
     set(p, "store", store ? 1 : 0);
     set(p, "rank", iter.size() - 1);
-    set(p, "base", uint64_t(t.baseAddress));
+    set(p, "base", uint64_t(t.baseAddress + (originRow * tile[0] * cols + originCol * tile[1]) * 4));
     for (size_t lv = 0; lv < 4; ++lv) {
       // Level 0 is the innermost iter entry.
       int64_t n = lv < iter.size() ? iter[iter.size() - 1 - lv] : 1;

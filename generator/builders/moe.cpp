@@ -8,6 +8,9 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
 
 #include "builders/swiglu.hpp"
 #include "common/fp.hpp"
@@ -38,12 +41,78 @@ void checkMoeParams(const MoeParams& p) {
     bad(fmt::format("k = {} exceeds {}, the experts one routing row holds", p.topK, kRoutingWeightWord));
   if (p.ffn % p.tileF != 0) bad(fmt::format("tile_f {} does not divide ffn {}", p.tileF, p.ffn));
   if (p.residual && p.dispatchOnly) bad("the residual add needs the whole layer, not --dispatch-only");
+  if (p.block < 0 || (p.block > 0 && p.batch % p.block != 0))
+    bad(fmt::format("block {} does not divide batch {}", p.block, p.batch));
+  if (p.block > 0 && p.block < p.batch && (p.dispatchOnly || p.residual || p.regions))
+    bad("blocks are for the whole layer without --dispatch-only, --residual or --regions");
+}
+
+namespace {
+
+std::string buildMoeLayer(const MoeParams& p);
+
+// Appends `sfx` to every op and stream name of the op lines in `ops` (keys name, in, out;
+// identifiers only: tensor, fn and symbol names are left alone).
+std::string suffixNames(const std::string& ops, const std::string& sfx) {
+  static const std::regex name(R"(\{name: (\w+))"), port(R"(, (in|out): (\[[^\]]*\]|\w+))"), ident(R"(\w+)");
+  std::string out;
+  std::istringstream in(ops);
+  for (std::string line; std::getline(in, line);) {
+    line = std::regex_replace(line, name, "{name: $1" + sfx);
+    std::string done;
+    auto it = std::sregex_iterator(line.begin(), line.end(), port);
+    size_t last = 0;
+    for (; it != std::sregex_iterator(); ++it) {
+      done += line.substr(last, size_t(it->position(0)) - last);
+      done += ", " + (*it)[1].str() + ": " + std::regex_replace((*it)[2].str(), ident, "$&" + sfx);
+      last = size_t(it->position(0) + it->length(0));
+    }
+    out += done + line.substr(last) + "\n";
+  }
+  return out;
+}
+
+// One op line of `ops` that names `op`, with `extra` added before its closing brace.
+std::string addAttrs(std::string ops, const std::string& op, const std::string& extra) {
+  const size_t at = ops.find("{name: " + op + ",");
+  if (at == std::string::npos) throw std::logic_error("internal error: no op " + op);
+  ops.insert(ops.find('}', at), extra);
+  return ops;
+}
+
+}  // namespace
+
+std::string buildMoeGraph(const MoeParams& p) {
+  checkMoeParams(p);
+  if (p.block == 0 || p.block >= p.batch) return buildMoeLayer(p);
+  // One block's layer (its iterations bb), its ops renamed and placed on the block's rows.
+  MoeParams one = p;
+  one.block = 0;
+  const std::string whole = buildMoeLayer(one), blockText = buildMoeLayer([&] { MoeParams q = one; q.batch = p.block; return q; }());
+  std::string head = whole.substr(0, whole.find("ops:\n"));
+  head.replace(head.find("schedule: {"), 11, fmt::format("schedule: {{bb: {}, ", p.block));
+  std::string blockOps = blockText.substr(blockText.find("ops:\n") + 5);
+  for (const char* it : {"iter: [B]", "iter: [B, K]"})
+    for (size_t at; (at = blockOps.find(it)) != std::string::npos;) blockOps.replace(at, 8, "iter: [bb");
+  std::string y = head + fmt::format("# The batch in {} blocks of {} tokens, one after the other; each reads every expert's weights.\nops:\n",
+                                     p.batch / p.block, p.block);
+  for (int64_t b = 0; b < p.batch / p.block; ++b) {
+    std::string ops = blockOps;
+    ops = addAttrs(ops, "route", fmt::format(", skip: {}", b * p.block));
+    ops = addAttrs(ops, "load_x", fmt::format(", origin: [{}, 0]", b * p.block));
+    ops = addAttrs(ops, "load_rw", fmt::format(", origin: [{}, 0]", b * p.block * p.topK));
+    ops = addAttrs(ops, "store_y", fmt::format(", origin: [{}, 0]", b * p.block));
+    y += suffixNames(ops, fmt::format("_b{}", b));
+  }
+  return y;
 }
 
 int64_t moeDispatchRows(const MoeParams& p) { return p.batch * p.topK + (p.tileB ? p.experts * (p.tileB - 1) : 0); }
 
-std::string buildMoeGraph(const MoeParams& p) {
-  checkMoeParams(p);
+namespace {
+
+// The layer's text routing the whole batch at once (buildMoeGraph without blocks).
+std::string buildMoeLayer(const MoeParams& p) {
   const bool dyn = p.tileB == 0;
   const int64_t E = p.experts;
   std::string y;
@@ -129,6 +198,8 @@ std::string buildMoeGraph(const MoeParams& p) {
                    p.residual ? "yr" : "yo"));
   return y;
 }
+
+}  // namespace
 
 std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed) {
   checkMoeParams(p);

@@ -22,6 +22,9 @@ struct MoeParams {
   bool dispatchOnly = false;  ///< stop after EagerMerge: store the expert-grouped token tiles
   bool residual = false;      ///< y = x + MoE(x): the x rows are Broadcast to the router and to the final add
   int64_t regions = 0;  ///< 0: the whole layer (buildMoeGraph); R >= 1: the experts on R regions (moe_regions.hpp)
+  /// 0: route the whole batch at once. b >= 1 (dividing batch): the batch in blocks of b tokens,
+  /// each block a copy of the layer over its rows (a route unit holds at most 64 tokens).
+  int64_t block = 0;
 };
 
 /// Checks the sizes: throws DiagError G-120 on a size < 1, tile_b < 0, k > E or > 8, tile_f
@@ -50,8 +53,13 @@ int64_t moeDispatchRows(const MoeParams& p);
 /// x rows are Broadcast to the Partition and to a final Map(add). The router takes all B rows
 /// before it emits anything, so that Broadcast needs FIFO room for B*D words on the add's
 /// side: on a fabric with shallow link FIFOs it deadlocks (the deadlock example of issue 3).
+/// With block b (0 < b < batch), the batch is routed in B / b blocks of b tokens: block i is a
+/// copy of the layer's ops (names suffixed _b<i>) whose SelectGen skips the trace's first
+/// i*b tokens and whose x, rw and y walks start at the block's rows (`skip`, `origin`);
+/// the tensors are the whole batch's, each expert's weights are read once per block.
 /// Deterministic text. Throws DiagError G-120 on a size < 1, k > E or > 8, tile_f not
-/// dividing F, or residual with dispatchOnly.
+/// dividing F, residual with dispatchOnly, or a block that does not divide the batch (or is
+/// used with dispatchOnly, residual or regions).
 std::string buildMoeGraph(const MoeParams& p);
 
 /// Input tensors for the graph above: x uniform in [-1, 1), weights uniform scaled by

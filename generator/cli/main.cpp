@@ -135,7 +135,11 @@ int main(int argc, char** argv) {
   moeCmd->add_option("--tile-b", mp.tileB, "static token tile (0 = dynamic tiling)");
   moeCmd->add_option("--tile-f", mp.tileF, "FFN tile");
   moeCmd->add_option("--seed", mSeed, "seed of the input tensors");
-  bool mNoInputs = false;
+  bool mNoInputs = false, mSynthetic = false;
+  moeCmd->add_option("--block", mp.block, "route the batch in blocks of this many tokens (a route unit holds 64), one "
+                                          "after the other (0: all at once)");
+  moeCmd->add_flag("--synthetic", mSynthetic, "a trace shorter than --batch: draw the batch's routing with the trace's "
+                                              "expert frequencies (seeded by --seed)");
   moeCmd->add_flag("--no-inputs", mNoInputs,
                    "write graph.yaml and routing.csv only (for `model --timing-only` at real sizes, whose tensors would "
                    "not fit in memory)");
@@ -305,7 +309,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*moeCmd) {
-      writeMoeExample(mp, mTrace, mOut, mSeed, !mNoInputs);
+      writeMoeExample(mp, mTrace, mOut, mSeed, !mNoInputs, mSynthetic);
       std::cout << fmt::format("wrote {0}/graph.yaml, {0}/routing.csv{1}\n", mOut, mNoInputs ? "" : fmt::format(", {}/inputs/", mOut));
       return 0;
     }

@@ -13,8 +13,9 @@
 namespace stepgen {
 
 void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed,
-                     bool inputs) {
+                     bool inputs, bool synthetic) {
   RoutingTrace tr = readRoutingTrace(tracePath, int(p.experts));
+  if (synthetic && int64_t(tr.experts.size()) < p.batch) tr = syntheticRoutingTrace(tr, p.batch, seed);
   if (int64_t(tr.experts.size()) < p.batch)
     throw std::runtime_error(fmt::format("{}: {} tokens, the layer needs {}", tracePath, tr.experts.size(), p.batch));
   if (tr.topK != p.topK)

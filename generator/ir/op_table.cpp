@@ -13,8 +13,8 @@ using U = UnitKind;
 // In OpKind order (checked in opRow). Keys: docs/graph_format.md; arity comments give the
 // port order the shape rules and units assume.
 const std::vector<OpRow> kTable = {
-    {OpKind::LinearOffChipLoad, "LinearOffChipLoad", {"tensor", "tile", "iter", "strides"}, {0, 0, 1, 1}, H::Unit, U::AddressGen},
-    {OpKind::LinearOffChipStore, "LinearOffChipStore", {"tensor", "iter", "strides", "tile"}, {1, 1, 0, 0}, H::Unit, U::AddressGen},
+    {OpKind::LinearOffChipLoad, "LinearOffChipLoad", {"tensor", "tile", "iter", "strides", "origin"}, {0, 0, 1, 1}, H::Unit, U::AddressGen},
+    {OpKind::LinearOffChipStore, "LinearOffChipStore", {"tensor", "iter", "strides", "tile", "origin"}, {1, 1, 0, 0}, H::Unit, U::AddressGen},
     // The expert weight load of a MoE layer (AddrGen -> RandomOffChipLoad) is a cluster on an AG.
     {OpKind::RandomOffChipLoad, "RandomOffChipLoad", {"tensor", "tile"}, {1, 1, 1, 1}, H::Cluster, U::AddressGen},
     {OpKind::RandomOffChipStore, "RandomOffChipStore", {"tensor"}, {2, 2, 0, 1}, H::None, U::Empty},  // [addr, data] -> acks
@@ -36,7 +36,7 @@ const std::vector<OpRow> kTable = {
     {OpKind::Reassemble, "Reassemble", {"n", "b"}, {2, -1, 1, 1}, H::Cluster, U::Memory},  // [i_0..i_{n-1}, selector]
     {OpKind::EagerMerge, "EagerMerge", {"b"}, {1, -1, 1, 2}, H::Cluster, U::Memory},        // -> data [, selector]
     {OpKind::Parallelize, "Parallelize", {}, {1, 1, 1, -1}, H::Unit, U::Compute},           // one CU per output
-    {OpKind::SelectGen, "SelectGen", {"trace", "n", "k", "iter", "tensor", "first", "of"}, {0, 0, 1, 1}, H::Unit, U::AddressGen},
+    {OpKind::SelectGen, "SelectGen", {"trace", "n", "k", "iter", "tensor", "first", "of", "skip"}, {0, 0, 1, 1}, H::Unit, U::AddressGen},
     {OpKind::AddrGen, "AddrGen", {"tiles"}, {1, 1, 1, 1}, H::Cluster, U::Empty},
 };
 

@@ -511,6 +511,21 @@ Proof proveByNegation(const SymConstraints& c, F&& assertNegation) {
   }
 }
 
+// The Z3 answers of this process, by query: the section planner shape-checks the same graph
+// (and so asks the same questions) once per trial cut, and each Z3 call costs a context.
+Proof memoized(char kind, const SymExpr& a, const SymExpr& b, const SymConstraints& c, const std::function<Proof()>& ask) {
+  static std::map<std::string, Proof> cache;
+  std::string key = std::string(1, kind) + a.toString() + "|" + b.toString() + "|";
+  for (const auto& [k, v] : c.values) key += k + "=" + std::to_string(v) + ",";
+  key += "|";
+  for (const auto& [k, v] : c.lower) key += k + ">=" + std::to_string(v) + ",";
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const Proof p = ask();
+  cache.emplace(std::move(key), p);
+  return p;
+}
+
 }  // namespace
 
 Proof provablyEqual(const SymExpr& a, const SymExpr& b, const SymConstraints& c) {
@@ -522,14 +537,16 @@ Proof provablyEqual(const SymExpr& a, const SymExpr& b, const SymConstraints& c)
     if (!x || !y) return Proof::Unknown;  // inexact division or overflow: ill-defined
     return *x == *y ? Proof::Yes : Proof::No;
   }
-  return proveByNegation(c, [&](Z3Encoder& enc, z3::solver& s) {
-    enc.noteDivisors(a);
-    enc.noteDivisors(b);
-    z3::expr za = enc.enc(a);
-    z3::expr zb = enc.enc(b);
-    if (enc.unsupported()) return false;
-    s.add(za != zb);
-    return true;
+  return memoized('=', a, b, c, [&] {
+    return proveByNegation(c, [&](Z3Encoder& enc, z3::solver& s) {
+      enc.noteDivisors(a);
+      enc.noteDivisors(b);
+      z3::expr za = enc.enc(a);
+      z3::expr zb = enc.enc(b);
+      if (enc.unsupported()) return false;
+      s.add(za != zb);
+      return true;
+    });
   });
 }
 
@@ -547,16 +564,18 @@ Proof provablyDivides(const SymExpr& d, const SymExpr& a, const SymConstraints& 
     if (*y == -1) return Proof::Yes;
     return (*x % *y == 0) ? Proof::Yes : Proof::No;
   }
-  return proveByNegation(c, [&](Z3Encoder& enc, z3::solver& s) {
-    enc.noteDivisors(a);
-    enc.noteDivisors(d);
-    enc.markDivisorSymbol(d);
-    z3::expr za = enc.enc(a);
-    z3::expr zd = enc.enc(d);
-    if (enc.unsupported()) return false;
-    s.add(zd != 0);
-    s.add(z3::mod(za, zd) != 0);
-    return true;
+  return memoized('|', d, a, c, [&] {
+    return proveByNegation(c, [&](Z3Encoder& enc, z3::solver& s) {
+      enc.noteDivisors(a);
+      enc.noteDivisors(d);
+      enc.markDivisorSymbol(d);
+      z3::expr za = enc.enc(a);
+      z3::expr zd = enc.enc(d);
+      if (enc.unsupported()) return false;
+      s.add(zd != 0);
+      s.add(z3::mod(za, zd) != 0);
+      return true;
+    });
   });
 }
 

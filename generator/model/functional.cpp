@@ -124,6 +124,7 @@ class Runner {
   struct Walk {
     std::vector<int64_t> tile, iter;
     std::vector<std::vector<int64_t>> strides;
+    std::vector<int64_t> origin{0, 0};  // tile-row and tile-col of the first tile
   };
 
   Walk walkOf(const Op& op) const {
@@ -134,7 +135,8 @@ class Runner {
       const ElemType& e = s_.types.at(op.inputs.at(0).v).elem;
       tile = {evalDim(e.tile.at(0), g_.symbols), evalDim(e.tile.at(1), g_.symbols)};
     }
-    return {tile, attrIntList(g_, op, "iter"), attrIntMatrix(g_, op, "strides")};
+    return {tile, attrIntList(g_, op, "iter"), attrIntMatrix(g_, op, "strides"),
+            op.attrs.count("origin") ? attrIntList(g_, op, "origin") : std::vector<int64_t>{0, 0}};
   }
 
   // Calls f(tileRow, tileCol, stop) for every element of the walk, in order.
@@ -144,7 +146,7 @@ class Runner {
     int64_t total = 1;
     for (int64_t n : w.iter) total *= n;
     for (int64_t e = 0; e < total; ++e) {
-      int64_t tr = 0, tc = 0;
+      int64_t tr = w.origin[0], tc = w.origin[1];
       for (size_t l = 0; l < idx.size(); ++l) tr += idx[l] * w.strides[l][0], tc += idx[l] * w.strides[l][1];
       f(tr, tc, walkStop(w.iter, idx));
       for (int l = int(idx.size()) - 1; l >= 0; --l) {

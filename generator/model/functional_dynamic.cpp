@@ -84,18 +84,19 @@ class DynamicOp {
     const int n = int(attrInt(g_, op_, "n"));
     const int64_t k = attrIntOr(g_, op_, "k", 1);
     const int first = int(attrIntOr(g_, op_, "first", 0)), of = int(attrIntOr(g_, op_, "of", n));
+    const int64_t skip = attrIntOr(g_, op_, "skip", 0);  // the trace's tokens before this selector's first
     RoutingTrace tr = readRoutingTrace(tracePath(), of);
     if (of == n && tr.topK != k)
       fail(fmt::format("the trace routes each token to {} experts, the graph says k = {}", tr.topK, k));
     std::vector<int64_t> iter = attrIntList(g_, op_, "iter"), idx(iter.size(), 0);
     int64_t total = 1;
     for (int64_t d : iter) total *= d;
-    if (total > int64_t(tr.experts.size()))
-      fail(fmt::format("needs {} routed tokens, the trace has {}", total, tr.experts.size()));
+    if (skip < 0 || skip + total > int64_t(tr.experts.size()))
+      fail(fmt::format("needs routed tokens {} .. {}, the trace has {}", skip, skip + total - 1, tr.experts.size()));
     TokenStream& out = output(0);
     for (int64_t t = 0; t < total; ++t) {
       std::vector<int> sel;  // a region (of > n) keeps its experts only, renumbered from 0
-      for (int e : tr.experts[size_t(t)])
+      for (int e : tr.experts[size_t(skip + t)])
         if (e >= first && e < first + n) sel.push_back(e - first);
       if (int64_t(sel.size()) > k)
         fail(fmt::format("token {} has {} experts among {} .. {}, more than k = {}", t, sel.size(), first, first + n - 1, k));

@@ -134,7 +134,13 @@ std::optional<WalkSpec> Checker::walkAttrs(const Op& op) {
   if (!iter) return std::nullopt;
   auto strides = stridesAttr(op, iter->size());
   if (!strides) return std::nullopt;
-  return WalkSpec{*iter, *strides};
+  WalkSpec w{*iter, *strides};
+  if (attr(op, "origin")) {
+    auto o = exprListAttr(op, "origin", 2);
+    if (!o) return std::nullopt;
+    w.origin = {(*o)[0], (*o)[1]};
+  }
+  return w;
 }
 
 const Tensor* Checker::tensorAttr(const Op& op) {

@@ -73,6 +73,7 @@ inline std::vector<SymExpr> outerDims(const StreamType& t, int64_t b) {
 struct WalkSpec {
   std::vector<SymExpr> iter;
   std::vector<std::pair<SymExpr, SymExpr>> strides;  // (tile-row step, tile-col step) per level
+  std::pair<SymExpr, SymExpr> origin{SymExpr::constant(0), SymExpr::constant(0)};  // the first tile
 };
 
 /// What tileReduceHead read: the function, b and the input type.

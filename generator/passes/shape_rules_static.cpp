@@ -39,7 +39,9 @@ void Checker::checkTensorWalk(const Op& op, const Tensor& t, const std::vector<S
   auto tr = tile[0].evaluate(g_.symbols), tc = tile[1].evaluate(g_.symbols);
   if (!rows || !cols || !tr || !tc || *tr <= 0 || *tc <= 0) return;
   int64_t nTileRows = *rows / *tr, nTileCols = *cols / *tc;
-  int64_t maxR = 0, minR = 0, maxC = 0, minC = 0;
+  auto o0 = w.origin.first.evaluate(g_.symbols), o1 = w.origin.second.evaluate(g_.symbols);
+  if (!o0 || !o1) return;
+  int64_t maxR = *o0, minR = *o0, maxC = *o1, minC = *o1;
   for (size_t k = 0; k < w.iter.size(); ++k) {
     auto n = w.iter[k].evaluate(g_.symbols);
     auto dr = w.strides[k].first.evaluate(g_.symbols);
@@ -59,7 +61,8 @@ void Checker::checkTensorWalk(const Op& op, const Tensor& t, const std::vector<S
       walk += "[" + w.strides[k].first.toString() + ", " + w.strides[k].second.toString() + "]";
     }
     error("S-231", attrLoc(op, "strides"),
-          opLabel(op) + ": the walk iter " + formatShape(w.iter) + " strides [" + walk + "] leaves tensor '" +
+          opLabel(op) + ": the walk iter " + formatShape(w.iter) + " strides [" + walk + "] from tile (" +
+              w.origin.first.toString() + ", " + w.origin.second.toString() + ") leaves tensor '" +
               t.name + "' " + formatShape(t.shape) + ": it reaches tile (" + std::to_string(r) + ", " +
               std::to_string(c) + ") but the tensor has " + std::to_string(nTileRows) + " x " +
               std::to_string(nTileCols) + " tiles of " + formatShape(tile),

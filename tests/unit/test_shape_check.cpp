@@ -177,6 +177,14 @@ TEST_CASE("shape_check: graphs with one error each (S-210 to S-213, S-231)", "[s
        load(b, "load_x", "x", {"tb", "D"}, {"B/tb", "F/tf"}, {{"2", "0"}, {"0", "0"}}, "xs");  // rows 0,2,4,6 of 4
        b.op("bc", OpKind::Broadcast, {"xs"}, {"y"});
      }, "load_x", "strides"},
+    {"a walk from an origin leaves the tensor", "S-231",
+     {"LinearOffChipLoad 'load_x'", "from tile (1, 0)", "tile (4, 0)", "4 x 1 tiles of [tb, D]"},
+     [](GB& b) {  // rows 1 .. 4 of 4: the origin moves the whole walk down one tile row
+       b.op("load_x", OpKind::LinearOffChipLoad, {}, {"xs"},
+            {{"tensor", GB::scalar("x")}, {"tile", GB::list({"tb", "D"})}, {"iter", GB::list({"B/tb"})},
+             {"strides", GB::pairs({{"1", "0"}})}, {"origin", GB::list({"1", "0"})}});
+       b.op("bc", OpKind::Broadcast, {"xs"}, {"y"});
+     }, "load_x", "strides"},
     {"store walk leaves the tensor", "S-231", {"LinearOffChipStore 'st'", "tile (3, 1)"},
      [](GB& b) {
        load(b, "l1", "x", {"tb", "D"}, {"B/tb", "2"}, {{"1", "0"}, {"0", "0"}}, "a");
