@@ -430,16 +430,22 @@ module sg_cu #(
   assign pl_close = ((k0 == K_STOP) || ((k0 == K_DATA) && l0)) && (s0 >= cf_b);
 
   // rowmax / rowsum: the beat's W words by a pairwise tree (heap order), then this row's value
-  logic [31:0] rr_tree [1:2*W-1];
+  // Node n of the heap at [32*n +: 32] (a packed vector: an unpacked array here would make
+  // Yosys warn that it replaces a memory by registers); node 0 is not used.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [64*W-1:0] rr_tree;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [31:0] rr_val;
   logic rr_done;                      // in0's beat ends its row
   always_comb begin
-    for (int w = 0; w < W; w++) rr_tree[W + w] = d0[32*w +: 32];
+    rr_tree[31:0] = 32'h0;
+    for (int w = 0; w < W; w++) rr_tree[32*(W + w) +: 32] = d0[32*w +: 32];
     for (int n = W - 1; n >= 1; n--)
-      rr_tree[n] = !is_rr ? 32'h0 : (cf_func == F_ROWSUM) ? sg_fp_pkg::fp32_add(rr_tree[2*n], rr_tree[2*n+1]) :
-                                                             sg_fp_pkg::fp32_max(rr_tree[2*n], rr_tree[2*n+1]);
-    rr_val = (rr_w_q == 16'd0) ? rr_tree[1] :
-             (cf_func == F_ROWSUM) ? sg_fp_pkg::fp32_add(rr_acc_q, rr_tree[1]) : sg_fp_pkg::fp32_max(rr_acc_q, rr_tree[1]);
+      rr_tree[32*n +: 32] = !is_rr ? 32'h0 :
+          (cf_func == F_ROWSUM) ? sg_fp_pkg::fp32_add(rr_tree[32*(2*n) +: 32], rr_tree[32*(2*n+1) +: 32]) :
+                                  sg_fp_pkg::fp32_max(rr_tree[32*(2*n) +: 32], rr_tree[32*(2*n+1) +: 32]);
+    rr_val = (rr_w_q == 16'd0) ? rr_tree[63:32] :
+             (cf_func == F_ROWSUM) ? sg_fp_pkg::fp32_add(rr_acc_q, rr_tree[63:32]) : sg_fp_pkg::fp32_max(rr_acc_q, rr_tree[63:32]);
     rr_done = ({1'b0, rr_w_q} + 17'(W) >= {1'b0, cf_k}) || l0;
   end
 
