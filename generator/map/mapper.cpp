@@ -349,9 +349,10 @@ class Mapper {
   // placed early can end up out of reach of a consumer placed later (on a large grid, two
   // loads at opposite edges). When a link is out of reach, this searches for a legal
   // placement by simulated annealing over the ops that hold one unit in one section: move an
-  // op to a free unit of its kind, or swap two ops of the same kind and section; cost =
-  // wireCost summed. It restarts from a random placement of those ops up to 7 times and
-  // stops at the first legal placement (deterministic: fixed seed). The greedy placement is
+  // op to a free unit of its kind (half the time one within reach of a neighbour), or swap
+  // two ops of the same kind and section; cost = wireCost summed. It starts cool from the
+  // greedy placement, then restarts hot from a random placement of those ops up to 7 times,
+  // and stops at the first legal placement (deterministic: fixed seed). The greedy placement is
   // kept when every link is in reach, so fabrics that map greedily map as before. A legal
   // placement is not guaranteed (tests/unit/test_mapper.cpp checks small grids exhaustively);
   // addRoute reports M-303 when none was found.
@@ -422,7 +423,7 @@ class Mapper {
     };
     auto otherEnd = [&](int op, size_t wire) {
       const Wire& x = ws[wire];
-      return x.src.op == op && x.fixedUnit < 0 && x.dst != op ? dstUnit(x) : x.src.op == op ? dstUnit(x) : unitOf(x.src);
+      return x.src.op == op ? dstUnit(x) : unitOf(x.src);  // the end that is not op
     };
     std::mt19937 rng(1);
     const int steps = std::min(100000, 10000 * int(movable.size()));
