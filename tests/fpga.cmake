@@ -43,7 +43,12 @@ add_test(NAME fpga_synth_bad_options
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 --pnr -o fpga_bad2 2> e1.txt; then exit 1; fi
            grep -q 'ice40 only' e1.txt
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target ice40 --set cu.FOO=1 -o fpga_bad2 2> e2.txt; then exit 1; fi
-           grep -q 'no parameter FOO' e2.txt"
+           grep -q 'no parameter FOO' e2.txt
+           rm -rf fpga_bad3
+           if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 --only zz -o fpga_bad3 2> e3.txt; then exit 1; fi
+           grep -q 'no such row' e3.txt && test ! -e fpga_bad3
+           if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/unbounded.yaml --target xc7 -o fpga_bad3 2> e4.txt; then exit 1; fi
+           grep -q 'unbounded.yaml:[0-9]*:[0-9]*: error.A-112' e4.txt && test ! -e fpga_bad3"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(fpga_synth_default_xc7 fpga_synth_bad_input fpga_pnr_mu_ice40 PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
 set_tests_properties(fpga_synth_bad_options PROPERTIES LABELS "fpga;cli")

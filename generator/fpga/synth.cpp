@@ -183,16 +183,11 @@ SynthReport runSynth(const SynthOptions& o) {
   if (o.pnr && o.target != "ice40")
     throw std::invalid_argument(fmt::format("--pnr: place and route runs for ice40 only (nextpnr-ice40), not {}", o.target));
   const ArchModel a = loadArch(o.archPath);
+  if (a.unbounded)
+    throw DiagError("A-112", a.loc, fmt::format("architecture '{}' is unbounded (grid: unbounded): it has no RTL to "
+                                                "synthesize", a.name));
   const UnitCatalogue cat(a);
   const fs::path rtl = fs::path(o.outDir) / "rtl";
-  fs::create_directories(rtl);
-  std::string filelist;
-  for (const RtlFile& f : emitFabric(a, buildConfigLayout(a), stepgenRoot() + "/rtl_templates")) {
-    writeFile(rtl / f.name, f.text);
-    filelist += f.name + "\n";
-  }
-  writeFile(rtl / "filelist.f", filelist);
-
   SynthReport r{a.name, o.target, part.name, part.luts, part.ffs, part.dsps, part.brams, {}};
   // One job per unit kind: every unit of a kind has the same parameters (the arch sets them
   // per kind), so one synthesis stands for all its instances.
@@ -221,6 +216,14 @@ SynthReport runSynth(const SynthOptions& o) {
     if (std::none_of(r.rows.begin(), r.rows.end(), [&](const SynthRow& row) { return row.unit == name; }))
       throw std::invalid_argument(
           fmt::format("--only {}: architecture '{}' has no such row (ag, cu, mu, top, axi)", name, a.name));
+  // The fabric's Verilog, written only once the options are known to be good.
+  fs::create_directories(rtl);
+  std::string filelist;
+  for (const RtlFile& f : emitFabric(a, buildConfigLayout(a), stepgenRoot() + "/rtl_templates")) {
+    writeFile(rtl / f.name, f.text);
+    filelist += f.name + "\n";
+  }
+  writeFile(rtl / "filelist.f", filelist);
   bool partial = false;
   for (SynthRow& row : r.rows) {
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), row.unit) == o.only.end()) {
