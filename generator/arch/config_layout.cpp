@@ -96,7 +96,7 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   // RandomOffChipLoad (sg_ag.sv header): in0 carries indices; tile base += index*idx_stride.
   ag.add("random", 1);
   ag.add("per_group", 1);   // one walk per group of in0 (stop >= 1), index from its first beat
-  ag.add("idx_word", 6);    // word of the address beat that holds the uint32 index
+  ag.add("idx_word", a.unbounded ? 32 : 6);  // word of the address beat that holds the uint32 index
   ag.add("idx_stride", ab); // bytes per index step
   ag.ports(UnitCatalogue::inPorts(UnitKind::AddressGen), l.srcBits);   // in1: the address stream of a random store (in0 = data)
   l.ag = ag.k;
@@ -119,7 +119,7 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   cu.add("bt", 1);        // matmul: in1 carries b transposed (N x K), N = field n
   cu.add("n", cnt);        // N for bt (and for dyn_m with bt); need not be a power of two.
                           // Parallelize: the number of outputs n
-  cu.add("idx_word", 6);  // rowscale: word of the in1 beat that holds the row's scalar.
+  cu.add("idx_word", a.unbounded ? 32 : 6);  // rowscale: word of the in1 beat that holds the row's scalar.
                           // Parallelize: this unit's output index i (< 64)
   cu.ports(UnitCatalogue::inPorts(UnitKind::Compute), l.srcBits);
   l.cu = cu.k;

@@ -124,10 +124,11 @@ class ConfigBuilder {
     throw std::logic_error("internal error: unknown field " + field);
   }
 
-  // The ranges of the RTL units; an unbounded fabric (never built) has none but the
-  // 32-bit fields of its layout, which set() checks.
+  // The ranges of the RTL units. An unbounded fabric (never built) keeps only those below 64,
+  // which the stream format fixes (8 stop levels, 8 routing slots); its sizes and counts are
+  // bounded by the 32-bit fields of its layout, which set() checks.
   void limit(const Op& o, const char* what, int64_t v, int64_t max) {
-    if (a_.unbounded) max = (int64_t(1) << 32) - 1;
+    if (a_.unbounded && max >= 64) max = (int64_t(1) << 32) - 1;
     if (v > max || v < 0)
       throw DiagError("M-307", o.loc, fmt::format("operator '{}': {} = {} is outside the unit's range 0..{}", o.name, what, v, max));
   }
