@@ -29,8 +29,9 @@
 // observable effect and is not read -- except in expand, where in1 is the ref, whose stops
 // are the output's: in1 goes through in1_stopmap the same way.
 // func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
-// 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max; any
-// other value (and 7..10 with DYN = 0, 12..16 with ATTN = 0) finishes an enabled context at once.
+// 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
+// 17 scan max; any other value (and 7..10 and 17 with DYN = 0, 12..16 with ATTN = 0) finishes
+// an enabled context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -114,7 +115,8 @@
 //   becomes running beat t (the model's scanAdd: the same fp32_add as accum). The output
 //   keeps the input beat's `last` and stop (after in0's map). A tile with stop s >= b or a
 //   STOP s >= b ends the group: the next tile starts again from +0. STOP beats pass (s < b
-//   inside a group changes nothing); DONE passes. in1 is not read.
+//   inside a group changes nothing); DONE passes. in1 is not read. scan max (func 17): the same
+//   with sg_fp_pkg::fp32_max, a group's first tile leaving as it is.
 // expand (Expand(b), b = accum_b; in0 = data, in1 = ref, equal rank, data's inner b dims of
 //   size 1; the model's `expand`). The current data element is either a tile, loaded whole
 //   into bank a_base0 (its beats up to `last`, any length the bank holds, partial final beat
@@ -255,6 +257,7 @@ module sg_cu #(
   localparam logic [FW-1:0] F_ROWMAX = FW'(sg_cfg_pkg::CU_FUNC_ROWMAX);
   localparam logic [FW-1:0] F_ROWSUM = FW'(sg_cfg_pkg::CU_FUNC_ROWSUM);
   localparam logic [FW-1:0] F_ACCMAX = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_MAX);
+  localparam logic [FW-1:0] F_SCANMAX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX);
   localparam int SU = $clog2(LANES + 1);  // bt setup cycles: bits of the dividend LANES
   localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_STOP = sg_beat_pkg::K_STOP,
                          K_DONE = sg_beat_pkg::K_DONE;
@@ -322,7 +325,7 @@ module sg_cu #(
   assign is_acc = run && (cf_func == F_ACCUM || (ATTN != 0 && cf_func == F_ACCMAX));
   assign is_rt = run && (cf_func == F_RETILE);
   assign is_rs = run && DYN != 0 && (cf_func == F_ROWSCALE);
-  assign is_sc = run && DYN != 0 && (cf_func == F_SCAN);
+  assign is_sc = run && DYN != 0 && (cf_func == F_SCAN || cf_func == F_SCANMAX);
   assign is_ex = run && DYN != 0 && (cf_func == F_EXPAND);
   assign is_pl = run && DYN != 0 && (cf_func == F_PARALLELIZE);
   assign is_rr = run && ATTN != 0 && (cf_func == F_ROWMAX || cf_func == F_ROWSUM);
@@ -697,7 +700,7 @@ module sg_cu #(
             r1 = sg_fp_pkg::fp32_mul({9'h07F, x[22:0]}, r0);  // positive, near 1: negated below
             r1 = sg_fp_pkg::fp32_mul(r0, sg_fp_pkg::fp32_add(32'h4000_0000, {1'b1, r1[30:0]}));
             wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
-          end else if (ATTN != 0 && cf_func == F_ACCMAX) begin
+          end else if ((ATTN != 0 && cf_func == F_ACCMAX) || cf_func == F_SCANMAX) begin
             wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
           end else if (ATTN != 0 && cf_func == F_EXP) begin
             ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, pr);

@@ -55,7 +55,7 @@ set_tests_properties(e2e_swiglu_default e2e_buffer_default e2e_shapes_default e2
 # and Map(sub), Map(exp), Map(recip), Map(mul) (exp_sub.yaml, softmax_parts.yaml, sg_cu ATTN = 1):
 # bit-exact, bytes equal, and the model's cycles within 5 % of the RTL's. The expected outputs
 # by plain loops over the same inputs: tests/unit/test_dyn_ops_map.cpp.
-foreach(g scan expand parallelize parallelize_scan exp_sub softmax_parts)
+foreach(g scan scan_max expand parallelize parallelize_scan exp_sub softmax_parts)
   set(name e2e_${g}_dyn_ops)
   add_test(NAME ${name}
            COMMAND bash -c "mkdir -p ${E2E_DIR}; log=${E2E_DIR}/${name}.log
@@ -66,7 +66,7 @@ foreach(g scan expand parallelize parallelize_scan exp_sub softmax_parts)
   set_tests_properties(${name} PROPERTIES TIMEOUT 900)
 endforeach()
 set_tests_properties(e2e_scan_dyn_ops PROPERTIES FIXTURES_SETUP dyn_ops_fabric)
-set_tests_properties(e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops e2e_exp_sub_dyn_ops e2e_softmax_parts_dyn_ops
+set_tests_properties(e2e_scan_max_dyn_ops e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops e2e_exp_sub_dyn_ops e2e_softmax_parts_dyn_ops
                      PROPERTIES FIXTURES_REQUIRED dyn_ops_fabric)
 
 # The FST waveform test is e2e_sections_swiglu_small (tests/sections.cmake): it shares the

@@ -20,7 +20,7 @@ const YamlDiagIds kArchIds{"A-101", "A-102", "A-103", "A-104", "A-105", "A-106"}
 // (sg_cu ATTN = 1); sub uses the adder.
 const std::vector<std::string> kFunctions = {"matmul", "silu",        "mul", "add", "accum",  "retile", "matmul_t",
                                              "rowscale", "scan",      "expand", "parallelize", "sub", "exp", "recip",
-                                             "rowmax",   "rowsum",    "accum_max"};
+                                             "rowmax",   "rowsum",    "accum_max", "scan_max"};
 
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 

@@ -201,6 +201,7 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_ROWMAX = {};\n", int(CuFunc::RowMax));
   s += fmt::format("  localparam int CU_FUNC_ROWSUM = {};\n", int(CuFunc::RowSum));
   s += fmt::format("  localparam int CU_FUNC_ACCUM_MAX = {};\n", int(CuFunc::AccumMax));
+  s += fmt::format("  localparam int CU_FUNC_SCAN_MAX = {};\n", int(CuFunc::ScanMax));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

@@ -358,7 +358,7 @@ class ConfigBuilder {
                                                   opKindName(o.kind), attrString(o, "fn")));
     if (f->func == CuFunc::Parallelize) return configParallelize(o, p);
     set(p, "func", int(f->func));
-    if (f->func == CuFunc::Scan) return configScan(op, o, p);
+    if (f->func == CuFunc::Scan || f->func == CuFunc::ScanMax) return configScan(op, o, p);
     if (f->func == CuFunc::Expand) return configExpand(op, o, p);
     if (f->func == CuFunc::Matmul) return configMatmul(op, o, p, f->transposedB);
     TileDims t = inputBound(op, 0);

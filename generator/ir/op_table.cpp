@@ -56,6 +56,7 @@ const std::vector<CuFunctionRow> kCuFunctions = {
     {OpKind::Accum, "retile", CuFunc::Retile, "retile", false},
     {OpKind::Accum, "max", CuFunc::AccumMax, "accum_max", false},
     {OpKind::Scan, "add", CuFunc::Scan, "scan", false},
+    {OpKind::Scan, "max", CuFunc::ScanMax, "scan_max", false},
     {OpKind::Expand, "", CuFunc::Expand, "expand", false},
     {OpKind::Parallelize, "", CuFunc::Parallelize, "parallelize", false},
 };

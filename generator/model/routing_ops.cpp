@@ -291,8 +291,10 @@ TokenStream expand(const TokenStream& in, const TokenStream& ref, int b) {
   return out;
 }
 
-TokenStream scanAdd(const TokenStream& in, int b) {
-  const std::string who = "Scan(add)";
+namespace {
+// Scan(add) and Scan(max): the running tile starts as +0 + x (add) or as x itself (max).
+TokenStream scanTiles(const TokenStream& in, int b, bool max) {
+  const std::string who = max ? "Scan(max)" : "Scan(add)";
   if (b < 0) fail(who, "negative rank b");
   enableFtzDaz();
   size_t n = bodyLength(in, who);
@@ -312,7 +314,8 @@ TokenStream scanAdd(const TokenStream& in, int b) {
       } else if (t.rows != rows || t.cols != cols) {
         fail(who, fmt::format("token {}: a {}x{} tile in a group of {}x{} tiles", i, t.rows, t.cols, rows, cols));
       }
-      for (size_t w = 0; w < acc.size(); ++w) acc[w] = fp32Add(acc[w], (*t.data)[w]);
+      for (size_t w = 0; w < acc.size(); ++w)
+        acc[w] = !max ? fp32Add(acc[w], (*t.data)[w]) : any ? fp32Max(acc[w], (*t.data)[w]) : (*t.data)[w];
       any = true;
       Token o;
       o.rows = rows;
@@ -328,6 +331,11 @@ TokenStream scanAdd(const TokenStream& in, int b) {
   out.push_back(Token::done());
   return out;
 }
+}  // namespace
+
+TokenStream scanAdd(const TokenStream& in, int b) { return scanTiles(in, b, false); }
+
+TokenStream scanMax(const TokenStream& in, int b) { return scanTiles(in, b, true); }
 
 TokenStream flatMapRows(const TokenStream& in, bool dropPadding, const TokenStream& isPadding) {
   const std::string who = "FlatMap(rows)";

@@ -121,6 +121,10 @@ TokenStream expand(const TokenStream& in, const TokenStream& ref, int b);
 /// Throws std::invalid_argument when tiles of different shape meet inside a group.
 TokenStream scanAdd(const TokenStream& in, int b);
 
+/// Scan(max, b): as scanAdd with fp32Max (sim/common/fp.hpp), the group's first element taken
+/// as it is (the running max of a group is its elements' max, not max(+0, ...)).
+TokenStream scanMax(const TokenStream& in, int b);
+
 /// FlatMap(unpack rows, 1), docs/step_semantics.md#flatmap: each tile of R rows becomes a rank-1 group
 /// of R 1-row tiles (a new innermost, possibly ragged, dimension). Rows keep stop 0; the
 /// last emitted row of an element with stop s gets stop s + 1; a Stop token S_s becomes

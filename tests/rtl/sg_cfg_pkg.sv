@@ -157,5 +157,6 @@ package sg_cfg_pkg;
   localparam int CU_FUNC_ROWMAX = 14;
   localparam int CU_FUNC_ROWSUM = 15;
   localparam int CU_FUNC_ACCUM_MAX = 16;
+  localparam int CU_FUNC_SCAN_MAX = 17;
 endpackage
 /* verilator lint_on UNUSEDPARAM */

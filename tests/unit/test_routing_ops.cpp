@@ -306,6 +306,24 @@ TEST_CASE("routing: scanAdd emits the running fp32 sum per group", "[routing]") 
   CHECK_THROWS_AS(scanAdd({tile(1, 1, {one}, 0), tile(1, 2, {one, one}, 0), Token::done()}, 1), std::invalid_argument);
 }
 
+TEST_CASE("routing: scanMax emits the running fp32 max per group", "[routing]") {
+  const uint32_t one = 0x3F800000u, two = 0x40000000u, mthree = 0xC0400000u, negZero = 0x80000000u,
+                 nan = 0x7FC00001u;
+  // b = 1, 1x2 tiles, groups [ (-3, -0) (1, +0?) (-3, nan) ] [ (2, -0) ]:
+  //   word 0: -3, 1, 1 | 2 (the group's first tile as it is: -3, not max(+0, -3));
+  //   word 1: -0, +0 (max(-0, +0) = +0), canonical NaN | -0.
+  TokenStream in = {tile(1, 2, {mthree, negZero}, 0), tile(1, 2, {one, 0u}, 0), tile(1, 2, {mthree, nan}, 1),
+                    tile(1, 2, {two, negZero}, 1), Token::done()};
+  TokenStream out = scanMax(in, 1);
+  REQUIRE(out.size() == 5);
+  CHECK(words(out[0]) == std::vector<uint32_t>{mthree, negZero});
+  CHECK(words(out[1]) == std::vector<uint32_t>{one, 0u});
+  CHECK(words(out[2]) == std::vector<uint32_t>{one, kFp32QNaN});
+  CHECK(out[2].stop == 1);
+  CHECK(words(out[3]) == std::vector<uint32_t>{two, negZero});
+  CHECK(out[4].kind == Kind::Done);
+}
+
 TEST_CASE("routing: flatMapRows dropping padding", "[routing]") {
   // Rank-0 stream of 2x2 tiles A = rows 1, 2; B = rows 3, 4; C = rows 5, pad; E = all pad.
   // Each row r of a tile is {r, r + 100}. Padding flags: A {0,0}, B {0,0}, C {0,1}, E {1}.

@@ -163,7 +163,7 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
     case UnitKind::Compute:
       switch (CuFunc(f("func"))) {
         case CuFunc::Matmul: return std::make_unique<CuMatmul>();
-        case CuFunc::Silu: case CuFunc::Mul: case CuFunc::Add: case CuFunc::RowScale: case CuFunc::Scan:
+        case CuFunc::Silu: case CuFunc::Mul: case CuFunc::Add: case CuFunc::RowScale: case CuFunc::Scan: case CuFunc::ScanMax:
         case CuFunc::Sub: case CuFunc::Exp: case CuFunc::Recip:
           return std::make_unique<CuStream>();
         case CuFunc::RowMax: case CuFunc::RowSum: {
