@@ -113,9 +113,9 @@ struct Unit {
 /// One DRAM channel's initiation slots (II cycles each): the busy runs as [start, end) slot
 /// intervals, maximal (adjacent runs merged). Runs that ended more than kWindow slots before
 /// the latest slot taken are dropped, so memory follows the requests in flight, not the
-/// length of the run; a request below `floor` (it never happens on the shipped graphs:
-/// requests are issued in nearly increasing cycle order) is counted in `late` and served
-/// from `floor`.
+/// length of the run. Requests are issued in nearly increasing cycle order; one below
+/// `floor` (at real sizes, the first beats of a load whose consumer idles longer than the
+/// window: docs/step_semantics.md#timing-only) is counted in `late` and served from `floor`.
 struct DramChannel {
   static constexpr int64_t kWindow = int64_t(1) << 20;
   std::deque<std::pair<int64_t, int64_t>> runs;  ///< sorted by start (requests mostly append)
