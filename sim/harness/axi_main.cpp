@@ -284,19 +284,9 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
   res.status = status;
   res.cycles = status == "ok" ? cycles : c;
   if (status == "ok") res.doneCycle = cycles;
-  res.lastWriteDone = dram.lastWriteDone();
-  res.simCycles = h;
+  fillCounters(res, dram, watch, reloads, h, wall);
   res.configWords = words.size();
   res.configCycles = startH ? *startH : h;
-  res.readBytes = dram.readBytes();
-  res.writeBytes = dram.writeBytes();
-  res.outstandingReads = dram.outstandingReads();
-  res.muPeakWords = watch.muPeak;
-  res.sections = watch.sections;
-  res.cfgWaitCycles = watch.cfgWaitCycles;
-  res.reloadWrites = reloads.written();
-  res.wallSeconds = wall;
-  res.cyclesPerSecond = wall > 0 ? double(h) / wall : 0.0;
   if (status == "ok") {
     std::printf("ok: %llu cycles through AXI (configuration %llu cycles for %zu words)\n", (unsigned long long)cycles,
                 (unsigned long long)res.configCycles, words.size());

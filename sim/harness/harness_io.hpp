@@ -158,6 +158,25 @@ std::vector<StuckPort> stuckPorts(const Top& t, const RunDesc& rd, unsigned npor
     return v;
 }
 
+/// The counters both harnesses report after a run: DRAM traffic and write completion from
+/// `dram` (a DramModel or an AxiMem), what `watch` saw, the reload words written, the simulated
+/// cycles `simCycles` and their wall time `wall` (seconds).
+template <class Dram>
+void fillCounters(RunResult& res, const Dram& dram, const FabricWatch& watch, const ReloadCursor& reloads,
+                  uint64_t simCycles, double wall) {
+    res.lastWriteDone = dram.lastWriteDone();
+    res.simCycles = simCycles;
+    res.readBytes = dram.readBytes();
+    res.writeBytes = dram.writeBytes();
+    res.outstandingReads = dram.outstandingReads();
+    res.muPeakWords = watch.muPeak;
+    res.sections = watch.sections;
+    res.cfgWaitCycles = watch.cfgWaitCycles;
+    res.reloadWrites = reloads.written();
+    res.wallSeconds = wall;
+    res.cyclesPerSecond = wall > 0 ? double(simCycles) / wall : 0.0;
+}
+
 /// A run that did not finish: sets res.message for status "deadlock" (no progress for
 /// rd.watchdog cycles, stopped at `cycle`) or "timeout", prints it and the stuck ports on
 /// stderr, and returns the exit code.

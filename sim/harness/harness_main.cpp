@@ -232,19 +232,9 @@ int run(const RunDesc& rd, VerilatedContext* ctx, RunResult& res) {
     res.status = status;
     res.cycles = cycles;
     res.doneCycle = doneCycle;
-    res.lastWriteDone = dram.lastWriteDone();
-    res.simCycles = simCycles;
+    fillCounters(res, dram, watch, reloads, simCycles, wall);
     res.configWords = words.size();
     res.configCycles = words.size();
-    res.readBytes = dram.readBytes();
-    res.writeBytes = dram.writeBytes();
-    res.outstandingReads = dram.outstandingReads();
-    res.muPeakWords = watch.muPeak;
-    res.sections = watch.sections;
-    res.cfgWaitCycles = watch.cfgWaitCycles;
-    res.reloadWrites = reloads.written();
-    res.wallSeconds = wall;
-    res.cyclesPerSecond = wall > 0 ? double(simCycles) / wall : 0.0;
 
     if (status == "ok") {
         std::printf("ok: %llu cycles (done at %llu, last write %llu), %.3g cycles/s\n",
