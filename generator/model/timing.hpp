@@ -33,8 +33,8 @@ struct TimingResult {
   /// DRAM requests that came more than DramChannel::kWindow slots behind the latest one and
   /// were served from the window's floor (docs/step_semantics.md#timing-only: a load whose
   /// consumer idles that long; its data is not needed earlier); 0 on every graph of fewer
-  /// than 2^20 II-cycle slots. dramMaxLagSlots: the largest distance seen (slots).
-  int64_t dramLate = 0, dramMaxLagSlots = 0;
+  /// than 2^20 II-cycle slots.
+  int64_t dramLate = 0;
 };
 
 /// Cycles from the end of a section (every unit idle, every DRAM write complete) to the

@@ -7,7 +7,7 @@
 namespace stepgen::timing {
 
 int64_t AgLoad::requestCycle(const TimingModel& m, size_t g, int64_t earliest) const {
-  int64_t t = std::max(earliest, g == 0 ? int64_t(1) : issue.get(g - 1) + 1);
+  int64_t t = std::max(earliest, g == 0 ? int64_t(1) : lastIssue + 1);
   if (int64_t(g) < outstanding) return t;
   const size_t k = g - size_t(outstanding);
   t = std::max(t, pop.get(k) + 1);
@@ -41,7 +41,7 @@ bool AgLoad::step(TimingModel& m) {
       break;
     }
     const size_t g = size_t(l.first[i]);
-    issue.set(g, 0);  // a STOP or DONE beat is no request
+    lastIssue = 0;  // a STOP or DONE beat is no request
     l.offer[i] = std::max(earliest + 1, g == 0 ? int64_t(1) : pop.get(g - 1) + 1);
     ++nextOffer, progress = true;
   }
@@ -56,7 +56,7 @@ int64_t AgLoad::pendingRequest(const TimingModel& m) const {
 bool AgLoad::issuePending(TimingModel& m, int64_t t) {
   Link& l = m.links[size_t(out)];
   const size_t i = pendTile, g = pendG++;
-  issue.set(g, t);
+  lastIssue = t;
   if (pendBeat == 0) firstIssue[i] = t;
   int64_t done = t;
   for (int64_t k = 0; k < piecesPerBeat; ++k) done = std::max(done, m.dramPiece(piece(i, pendBeat, k), t));

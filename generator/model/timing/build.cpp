@@ -315,7 +315,7 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       mm->computeEnd.assign(m.links[size_t(mm->in[0].first)].size(), kUnknown);
     } else if (auto* ag = dynamic_cast<AgLoad*>(u)) {
       const Link& l = m.links[size_t(ag->out)];
-      ag->issue.reset(ag->outstanding + 2), ag->pop.reset(ag->outstanding + 2);
+      ag->pop.reset(ag->outstanding + 2);
       ag->firstIssue.assign(l.size(), 0), ag->lastPop.assign(l.size(), 0);
       if (auto* rl = dynamic_cast<AgRandomLoad*>(u)) {
         randomPieces(*rl, f, streams.at(o.inputs[0].v));
@@ -366,7 +366,7 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
     }
   }
   TimingResult r;
-  for (const DramChannel& ch : m.channels) r.dramLate += ch.late, r.dramMaxLagSlots = std::max(r.dramMaxLagSlots, ch.maxLag);
+  for (const DramChannel& ch : m.channels) r.dramLate += ch.late;
   r.offchipReadBytes = m.readBytes;
   r.offchipWriteBytes = m.writeBytes;
   // Stuck streams: first those whose producer offers a tile that a consumer's FIFO does
@@ -431,7 +431,6 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     total.cycles = origin + r.cycles;
     total.offchipReadBytes += r.offchipReadBytes;
     total.dramLate += r.dramLate;
-    total.dramMaxLagSlots = std::max(total.dramMaxLagSlots, r.dramMaxLagSlots);
     total.offchipWriteBytes += r.offchipWriteBytes;
     for (auto& x : r.stuck) total.stuck.push_back(s == 0 && mp.sections == 1 ? x : fmt::format("section {}: {}", s, x));
     if (r.deadlock) {

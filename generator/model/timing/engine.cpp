@@ -60,7 +60,6 @@ bool Unit::acceptInOrder(TimingModel& m, int p, size_t& next, const std::functio
 TimingModel::TimingModel(const ArchModel& a) : arch(a), channels(size_t(a.offchip.channels)), startup(a.offchip.startup) {}
 
 int64_t DramChannel::take(int64_t s) {
-  maxLag = std::max(maxLag, maxSlot - s);
   if (s < floor) ++late, s = floor;
   // The first run starting after s (most requests come after every run: no search).
   size_t next = runs.size();

@@ -119,7 +119,7 @@ struct Unit {
 struct DramChannel {
   static constexpr int64_t kWindow = int64_t(1) << 20;
   std::deque<std::pair<int64_t, int64_t>> runs;  ///< sorted by start (requests mostly append)
-  int64_t floor = 0, maxSlot = 0, late = 0, maxLag = 0;
+  int64_t floor = 0, maxSlot = 0, late = 0;
   /// Takes the earliest free slot >= s and returns it.
   int64_t take(int64_t s);
 };

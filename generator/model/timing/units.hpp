@@ -76,7 +76,10 @@ class BeatWindow {
 /// are numbered along the output link (Link::first).
 struct AgLoad : AgUnit {
   int64_t outstanding = 16;
-  BeatWindow issue, pop;  ///< per beat (global index, the last outstanding + 2): request cycle, cycle it leaves
+  BeatWindow pop;  ///< per beat (global index, the last outstanding + 2): the cycle it leaves
+  /// Request cycle of the last beat handled (0 for a STOP or DONE beat): beats are requested
+  /// strictly in order, so it is the previous beat's whenever a beat's request is computed.
+  int64_t lastIssue = 0;
   std::vector<int64_t> firstIssue, lastPop;  ///< per tile: request cycle of its first beat (0: not yet), leave cycle of its last
   size_t nextOffer = 0;
   size_t issuedThrough = 0;  ///< tiles whose beats have all been requested
