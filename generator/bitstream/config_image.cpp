@@ -124,13 +124,16 @@ class ConfigBuilder {
     throw std::logic_error("internal error: unknown field " + field);
   }
 
-  // The ranges of the RTL units. An unbounded fabric (never built) keeps only those below 64,
-  // which the stream format fixes (8 stop levels, 8 routing slots); its sizes and counts are
-  // bounded by the 32-bit fields of its layout, which set() checks.
+  // A range fixed by the stream and address formats (stop levels, routing slots, DRAM
+  // addresses): the same on every fabric.
   void limit(const Op& o, const char* what, int64_t v, int64_t max) {
-    if (a_.unbounded && max >= 64) max = (int64_t(1) << 32) - 1;
     if (v > max || v < 0)
       throw DiagError("M-307", o.loc, fmt::format("operator '{}': {} = {} is outside the unit's range 0..{}", o.name, what, v, max));
+  }
+  // A range of the built units (a count field's width, a route unit's storage). An unbounded
+  // fabric is never built: its counts have the 32-bit fields of its layout instead.
+  void capacity(const Op& o, const char* what, int64_t v, int64_t max) {
+    limit(o, what, v, a_.unbounded ? (int64_t(1) << 32) - 1 : max);
   }
 
   int64_t wordsPerBeat() const { return a_.wordsPerBeat(); }
@@ -141,7 +144,7 @@ class ConfigBuilder {
                       fmt::format("operator '{}': {} tile {}x{} = {} words is not a whole number of {}-word beats", o.name,
                                   what, t.rows, t.cols, t.words(), wordsPerBeat()));
     int64_t b = t.words() / wordsPerBeat();
-    limit(o, "beats per tile", b, 65535);
+    capacity(o, "beats per tile", b, 65535);
     return b;
   }
 
@@ -161,7 +164,7 @@ class ConfigBuilder {
     if ((tile[0] * ppr) % (a_.linkBytes() / 64) != 0)
       throw DiagError("M-305", o.loc, fmt::format("operator '{}': a tile of {} pieces is not a whole number of beats", o.name,
                                                   tile[0] * ppr));
-    limit(o, "tiles per expert", T, 65535);
+    capacity(o, "tiles per expert", T, 65535);
     set(p, "rank", 1);
     set(p, "base", uint64_t(t.baseAddress));
     set(p, "n0", uint64_t(T));
@@ -227,7 +230,7 @@ class ConfigBuilder {
     for (size_t lv = 0; lv < 4; ++lv) {
       // Level 0 is the innermost iter entry.
       int64_t n = lv < iter.size() ? iter[iter.size() - 1 - lv] : 1;
-      limit(o, "iteration count", n, 65535);
+      capacity(o, "iteration count", n, 65535);
       set(p, fmt::format("n{}", lv), uint64_t(n));
       int64_t stride = 0;
       if (lv < iter.size()) {
@@ -286,13 +289,13 @@ class ConfigBuilder {
     set(p, "dyn_m", dyn ? 1 : 0);
     set(p, "bt", bt ? 1 : 0);
     if (bt) set(p, "n", uint64_t(N));
-    limit(o, "K", K, 65535);
+    capacity(o, "K", K, 65535);
     set(p, "k", uint64_t(K));
     if (!bt) set(p, "log2n", uint64_t(log2n));
     set(p, "b_beats", uint64_t(beats(o, {tb.rows, tb.cols}, "right operand")));
     if (!dyn) {
       int64_t passes = (M * N + a_.cu.lanes - 1) / a_.cu.lanes;
-      limit(o, "passes", passes, 65535);
+      capacity(o, "passes", passes, 65535);
       set(p, "mn", uint64_t(M * N));
       set(p, "passes", uint64_t(passes));
       set(p, "a_beats", uint64_t(beats(o, ta, "left operand")));
@@ -337,7 +340,7 @@ class ConfigBuilder {
   void configParallelize(const Op& o, const OpPlacement& p) {
     const int64_t n = int64_t(o.outputs.size());
     const int64_t rank = int64_t(s_.types.at(o.inputs.at(0).v).shape.size()) - 1;
-    limit(o, "outputs", n, 64);  // idx_word is 6 bits
+    capacity(o, "outputs", n, 64);  // idx_word is 6 bits
     limit(o, "rank", rank, 7);
     for (int64_t k = 0; k < n; ++k) {
       const OpPlacement q = at(p.unitOfOutput(size_t(k)), p.ctx);
@@ -378,7 +381,7 @@ class ConfigBuilder {
         throw DiagError("M-305", o.loc, fmt::format("operator '{}': {} on the fabric takes rows of whole beats ({} words) "
                                                     "on links of a power-of-two number of words; the rows have {}",
                                                     o.name, attrString(o, "fn"), W, t.cols));
-      limit(o, "row words", t.cols, 65535);
+      capacity(o, "row words", t.cols, 65535);
       set(p, "k", uint64_t(t.cols));
       set(p, "n", uint64_t(t.cols / W));
       return;
@@ -415,11 +418,11 @@ class ConfigBuilder {
     if (row.rows != 1)
       throw DiagError("M-305", o.loc, fmt::format("operator '{}': route mode partitions token rows (tiles 1 x D), got {}x{}",
                                                   o.name, row.rows, row.cols));
-    limit(o, "tokens", elements(part->inputs.at(0)), kMaxDynamicRows);  // sg_route holds MAXT = 64
-    limit(o, "experts", E, 128);
+    capacity(o, "tokens", elements(part->inputs.at(0)), kMaxDynamicRows);  // sg_route holds MAXT = 64
+    capacity(o, "experts", E, 128);
     limit(o, "k", k, kRoutingWeightWord);
-    limit(o, "token tile", tb, 64);
-    limit(o, "row words", row.cols, 64);
+    capacity(o, "token tile", tb, 64);
+    capacity(o, "row words", row.cols, 64);
     set(p, "route", 1);
     set(p, "n_exp", uint64_t(E));
     set(p, "k", uint64_t(k));
@@ -434,9 +437,9 @@ class ConfigBuilder {
     const ElemType& sel = s_.types.at(o.inputs.back().v).elem;
     const int64_t k = dimValue(g_, sel.tile.at(1));
     const int64_t D = dimValue(g_, s_.types.at(o.outputs.at(0).v).elem.tile.at(1));
-    limit(o, "tokens", elements(o.inputs.back()), kMaxDynamicRows);  // one selector element per token; MAXT = 64
+    capacity(o, "tokens", elements(o.inputs.back()), kMaxDynamicRows);  // one selector element per token; MAXT = 64
     limit(o, "k", k, kRoutingWeightWord);
-    limit(o, "row words", D, 64);
+    capacity(o, "row words", D, 64);
     set(p, "combine", 1);
     set(p, "k", uint64_t(k));
     set(p, "row_beats", uint64_t(beats(o, {1, D}, "output row")));
@@ -485,7 +488,7 @@ class ConfigBuilder {
       if (m_.ops[size_t(ref.consumers[0].v)].unit >= 0) return configCarry(o, p, true);
       repeat = attrInt(g_, g_.op(ref.consumers[0]), "repeat");
     }
-    limit(o, "repeat", repeat, 65535);
+    capacity(o, "repeat", repeat, 65535);
     checkBuffer(o, 2 * words, a_.mu.capacityBytes / 4, "memory-unit");
     beats(o, t, "buffered");
     set(p, "b", uint64_t(b));
