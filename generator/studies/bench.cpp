@@ -81,7 +81,7 @@ std::string largeTable(const BenchOptions& o, std::string& verdicts) {
   const int64_t ops = int64_t(loadGraph(stack.string()).ops.size());
   GenMeasure g = measureCommand({"compile", "--arch", "tests/data/arch_grid16.yaml", "--graph", stack.string(), "-o",
                                  (dir / "mlp34").string()});
-  const CompileResult c = compileGraph("tests/data/arch_grid16.yaml", stack.string());
+  const CompileResult c = compileProgram("tests/data/arch_grid16.yaml", stack.string());
   row(fmt::format("compile {}-op SwiGLU stack (34 layers) onto 16x16", ops), g,
       fmt::format("{} sections, {}", c.sections.sections, g.ok ? "ok" : "FAILED"));
   verdicts += fmt::format("- compile of a {}-operator graph onto a 16x16 fabric: {:.2f} s (target <= 2 s: {}), {:.1f} MiB "
