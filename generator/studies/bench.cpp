@@ -17,7 +17,6 @@
 #include "driver/pipeline.hpp"
 #include "studies/tiling_full.hpp"
 #include "support/files.hpp"
-#include "support/routing_trace.hpp"
 
 namespace fs = std::filesystem;
 
@@ -92,11 +91,9 @@ std::string largeTable(const BenchOptions& o, std::string& verdicts) {
   g = measureCommand({"compile", "--arch", "tests/data/arch_grid32.yaml", "--graph", one.string(), "-o", (dir / "g32").string()});
   row("compile SwiGLU onto 32x32 (1024 units)", g, g.ok ? "ok" : "FAILED");
   for (const FullMoeModel& m : fullMoeModels()) {
-    const RoutingTrace real = readRoutingTrace("examples/moe/data/" + m.traceFile, int(m.experts));
-    const fs::path trace = dir / (m.name + "_b1024.csv");
-    writeFile(trace, routingTraceCsv(syntheticRoutingTrace(real, 1024, 1)));
     const fs::path gdir = dir / (m.name + "_b1024");
-    writeMoeExample({1024, m.hidden, m.ffn, m.experts, m.topK, 0, 64, "routing.csv"}, trace.string(), gdir.string(), 1, false);
+    writeMoeExample({1024, m.hidden, m.ffn, m.experts, m.topK, 0, 64, "routing.csv"}, "examples/moe/data/" + m.traceFile,
+                    gdir.string(), 1, /*inputs=*/false, /*synthetic=*/true);
     g = measureCommand({"model", "--timing-only", "--arch", "arch/unbounded.yaml", "--graph", (gdir / "graph.yaml").string()});
     const std::string job = fmt::format("timing-only {} (D {}, F {}, E {}, k {}) batch 1024", m.name, m.hidden, m.ffn,
                                         m.experts, m.topK);

@@ -35,20 +35,6 @@ struct Row {
 
 std::string tileName(int64_t tb) { return tb ? std::to_string(tb) : "dynamic"; }
 
-// The batch's routing CSV: the shipped trace for its 64 tokens, else a synthetic one.
-std::string traceFor(const TilingFullOptions& o, const FullMoeModel& m, int64_t batch, RoutingTrace& tr) {
-  const std::string real = (fs::path(o.dataDir) / m.traceFile).string();
-  tr = readRoutingTrace(real, int(m.experts));
-  if (batch <= int64_t(tr.experts.size())) {
-    tr.experts.resize(size_t(batch));
-    return real;
-  }
-  tr = syntheticRoutingTrace(tr, batch, o.seed);
-  const fs::path p = fs::path(o.workDir) / fmt::format("{}_b{}_routing.csv", m.name, batch);
-  writeFile(p, routingTraceCsv(tr));
-  return p.string();
-}
-
 }  // namespace
 
 int runTilingFullStudy(const TilingFullOptions& o) {
@@ -56,15 +42,15 @@ int runTilingFullStudy(const TilingFullOptions& o) {
   std::vector<Row> rows;
   bool ok = true;
   for (const FullMoeModel& m : fullMoeModels())
-    for (int64_t batch : o.batches) {
-      RoutingTrace tr;
-      const std::string trace = traceFor(o, m, batch, tr);
-      const std::vector<int> perExpert = tr.tokensPerExpert();
+    for (int64_t batch : o.batches)
       for (int64_t tile : o.tiles) {
         const int64_t tb = tile * std::max<int64_t>(1, batch / 64);
         const MoeParams p{batch, m.hidden, m.ffn, m.experts, m.topK, tb, o.tileF, "routing.csv"};
         const fs::path dir = fs::path(o.workDir) / fmt::format("{}_b{}_{}", m.name, batch, tb ? fmt::format("tb{}", tb) : "dynamic");
-        writeMoeExample(p, trace, dir.string(), o.seed, /*inputs=*/false);
+        // The shipped trace's first tokens, or a synthetic routing of a larger batch (seeded).
+        writeMoeExample(p, (fs::path(o.dataDir) / m.traceFile).string(), dir.string(), o.seed, /*inputs=*/false,
+                        /*synthetic=*/true);
+        const std::vector<int> perExpert = readRoutingTrace((dir / "routing.csv").string(), int(m.experts)).tokensPerExpert();
         Row r{m.name, batch, tb, runTimingOnly(o.archPath, (dir / "graph.yaml").string()),
               *std::max_element(perExpert.begin(), perExpert.end()),
               int64_t(std::count_if(perExpert.begin(), perExpert.end(), [](int n) { return n > 0; }))};
@@ -73,7 +59,6 @@ int runTilingFullStudy(const TilingFullOptions& o) {
                                  r.r.wallSeconds);
         rows.push_back(std::move(r));
       }
-    }
 
   std::string csv =
       "model,batch,tiling,model_cycles,offchip_bytes,onchip_bytes,flops,experts,k,hidden,ffn,tile_f,max_tokens_per_expert,"
