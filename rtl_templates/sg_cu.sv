@@ -11,8 +11,9 @@
 // the dynamic-tile datapath (dyn_m, bt, rowscale, scan, expand,
 // parallelize; the generator sets it only when the arch lists matmul_t or rowscale): with
 // DYN = 0 those fields read as 0 and funcs 7..10 are unknown functions, and the extra logic
-// folds away (it halves simulation speed). Arithmetic: sg_fp_pkg (bit-exact with
-// sim/common/fp.hpp).
+// folds away (it halves simulation speed). BANKED = 1 (compute_unit.memory: banked) builds
+// the local memory as W banks an FPGA maps to LUT-RAM, 0 as one flat array (sg_cu_mem.sv).
+// Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
 //
 // Tile packing: a tile of R x C words travels row-major, flattened, in ceil(R*C / W) DATA
 // beats (beat t = words t*W .. t*W+W-1); the unused words of a final partial beat are zero.
@@ -191,22 +192,25 @@
 // expand from the other input's valid and beat kind (expand: in0_ready also from in1's
 // `last` and stop).
 //
-// Implementation note: the local memory `mem` and the lane accumulators `acc` are private to
-// the one always_ff block below and are written with blocking assignments. Verilator 5.006
-// rejects non-blocking writes to an array inside a loop it does not unroll (BLKLOOPINIT),
-// and the MAC loop must stay a loop (LANES can be 2048). Every read of mem in the block
-// comes before every write of it (phase 1 / phase 2 below), so the blocking order is the
-// register semantics. acc[32*l +: 32] is lane l's running sum: its k step reads and
-// rewrites it, and at k = K-1 phase 2 stores the updated value into the output bank.
-// The bt lane state (dividers, per-lane (i, j)) lives in packed vectors whose next values
-// are computed in an always_comb loop and registered whole, for the same reason.
+// Implementation note: the local memory is sg_cu_mem, driven through ports: every read of a
+// cycle returns the words before that cycle's writes (register semantics). With LANES <= W
+// (every shipped arch but step_validation) it is banked, one bank per word of a beat, which
+// an FPGA maps to LUT-RAM; otherwise one flat array (simulation only). Which banks a lane
+// reads follows from the rows it works on: the loader rotates row i of a (and row j of a
+// transposed b) by i mod W (la_rot_q, lb_rot_q), the MAC asks with the same rotation.
+// acc[32*l +: 32] is lane l's running sum; acc_n is its value after this cycle's k step,
+// which at k = K-1 is also what the output bank stores. The bt lane state (dividers, per-lane
+// (i, j)) lives in packed vectors whose next values are computed in an always_comb loop and
+// registered whole (Verilator 5.006 rejects non-blocking writes to an array inside a loop it
+// does not unroll, BLKLOOPINIT, and LANES can be 2048).
 module sg_cu #(
   parameter int W = 16,
   parameter int LANES = 16,
   parameter int BUF_WORDS = 4096,
   parameter int BF16 = 1,
   parameter int DYN = 1,
-  parameter int ATTN = 0
+  parameter int ATTN = 0,
+  parameter int BANKED = 0
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -258,6 +262,12 @@ module sg_cu #(
   localparam logic [FW-1:0] F_ROWSUM = FW'(sg_cfg_pkg::CU_FUNC_ROWSUM);
   localparam logic [FW-1:0] F_ACCMAX = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_MAX);
   localparam logic [FW-1:0] F_SCANMAX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX);
+  // sg_cu_mem's banked layout needs at most W lanes, W a power of two and whole beats of
+  // buffer (ArchModel::cuBankable, which the arch loader checks); without them the memory is
+  // flat whatever BANKED says.
+  localparam int MEM_BANKED = (BANKED != 0 && LANES <= W && W >= 2 && (W & (W - 1)) == 0 &&
+                               BUF_WORDS % W == 0) ? 1 : 0;
+  localparam int RB = (W > 1) ? $clog2(W) : 1;
   localparam int SU = $clog2(LANES + 1);  // bt setup cycles: bits of the dividend LANES
   localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_STOP = sg_beat_pkg::K_STOP,
                          K_DONE = sg_beat_pkg::K_DONE;
@@ -350,8 +360,10 @@ module sg_cu #(
       if (32'(cf_idx) == w) rs_sc = d1[32*w +: 32];
   end
   // ---------------------------------------------------------------- state
-  logic [31:0] mem [0:BUF_WORDS-1];   // local memory (private to the main block)
-  logic [32*LANES-1:0] acc;           // lane accumulators, lane l at [32*l +: 32] (main block)
+  logic [32*LANES-1:0] acc;           // lane accumulators, lane l at [32*l +: 32]
+  logic [32*LANES-1:0] acc_n;         // ... after this cycle's k step
+  logic [15:0] la_w_q, lb_w_q;        // words of the a / b row being loaded (bank rotation)
+  logic [RB-1:0] la_rot_q, lb_rot_q;  // that row's index mod W (sg_cu_mem BANKED)
   logic eos_q;                        // the input DONE has been taken
   logic [BW-1:0] out_q;
   logic ov_q;
@@ -508,7 +520,11 @@ module sg_cu #(
   logic acc_go;                 // accum takes an input beat
   logic wu_go;                  // the W-word unit (accum / scan / silu / mul / add) works
   logic dr_go;                  // the drain loads the output register
+  // Word addresses are computed in 32 bits and wrap to the memory's index bits (sg_cu_mem).
+  /* verilator lint_off UNUSEDSIGNAL */
   logic [31:0] ld_abase, ld_bbase, acc_base, dr_base;
+  logic [31:0] rd_base;         // the drain port's word address (drain or an Expand copy beat)
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [15:0] a_nxt, b_nxt;    // loader counts after this cycle's beats
   logic a_done_now;             // a's tile completes this cycle
   logic a_complete;             // a's tile is complete after this cycle
@@ -518,8 +534,6 @@ module sg_cu #(
   logic [15:0] rem_nxt;
   logic [31:0] mn_nxt;          // dyn_m: mn after this cycle's a beat
   logic [31:0] dr_words, dr_lim;  // drain: first word of this beat, valid words of the bank
-  logic rd_go;                  // the drain port reads mem (drain or an Expand copy beat)
-  logic [31:0] rd_base;         // ... at this word address
   always_comb begin
     // The MAC array and the drain are gated by the bank flags alone: only matmul fills input
     // banks and only matmul / accum fill output banks (INIT clears them), so adding is_mm /
@@ -547,7 +561,6 @@ module sg_cu #(
     dr_base = (dr_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(dr_cnt_q) * 32'(W);
     // Expand reads its copy beats through the drain's port (never busy in Expand): one read
     // port with a muxed address, as for the MAC operands.
-    rd_go = (dr_go && ob_kind_q[dr_sel_q] == K_DATA) || ex_emit;
     rd_base = is_ex ? 32'(cf_abase0) + 32'(ex_oc_q) * 32'(W) : dr_base;
     a_nxt = a_cnt_q + 16'(fire0);
     b_nxt = b_cnt_q + 16'(fire1);
@@ -620,20 +633,119 @@ module sg_cu #(
     end
   endgenerate
 
-  // ---------------------------------------------------------------- main block
-  // Phase 1 reads mem (drain, accum, MAC operands) and phase 2 writes it (loader, accum,
-  // MAC results): every read sees the values of the previous cycle, as with non-blocking
-  // writes, and Yosys can keep mem a memory (a read after a blocking write in the same
-  // process would force it into registers).
-  logic ld_out;                 // load out_q this cycle
-  logic [BW-1:0] nb;            // ... with this beat
+  // ---------------------------------------------------------------- local memory
+  // Every access of this cycle as sg_cu_mem ports: reads return the words before this
+  // cycle's writes, as the stages expect (a bank is read only once it is full).
+  logic [LANES-1:0] lane_act;           // MAC lane l works this cycle (o < mn)
+  logic [MI*LANES-1:0] ma_addr, mb_addr;
+  logic [RB*LANES-1:0] ma_rot, mb_rot;
+  logic [LANES-1:0] mb_copy;
+  logic [32*LANES-1:0] ma_q, mb_q;
+  logic [DW-1:0] md_q, mc_q;
+  logic [31:0] mo, ai;                  // MAC temporaries: lane output index, a row
+  always_comb begin
+    mo = 32'd0;
+    ai = 32'd0;
+    for (int l = 0; l < LANES; l++) begin
+      mo = pbase_q + 32'(l);
+      ai = cf_bt ? 32'(li_c[16*l +: 16]) : (mo >> cf_log2n);
+      lane_act[l] = mm_go && mm_data && (mo < cur_mn);
+      // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
+      // them into a cell that feeds its own select.
+      ma_addr[MI*l +: MI] = MI'(abase_x + ai * 32'(cf_k) + 32'(k_q));
+      ma_rot[RB*l +: RB] = RB'(ai);
+      mb_addr[MI*l +: MI] = MI'(cf_bt ? (bbase_x + 32'(lj_c[16*l +: 16]) * 32'(cf_k) + 32'(k_q)) :
+                                        (bbase_x + (32'(k_q) << cf_log2n) + (mo & nmask)));
+      mb_rot[RB*l +: RB] = cf_bt ? RB'(lj_c[16*l +: 16]) : RB'(0);
+      // bt: j values below lane 0's have wrapped past N (the pass's second run of rows)
+      mb_copy[l] = cf_bt && (lj_c[16*l +: 16] < lj_c[15:0]);
+    end
+  end
+  sg_cu_mem #(.W(W), .LANES(LANES), .BUF_WORDS(BUF_WORDS), .BANKED(MEM_BANKED), .B_COPIES(DYN != 0 ? 2 : 1)) u_mem (
+    .clk,
+    // loader: a beats (and Expand's data tile, not rotated), b beats
+    .a_we((is_mm && fire0 && !mm_tok) || (is_ex && fire0 && k0 == K_DATA)), .a_wbase(MI'(ld_abase)),
+    .a_wrot(is_ex ? RB'(0) : la_rot_q), .a_wdata(d0),
+    .b_we(is_mm && fire1 && !mm_tok), .b_wbase(MI'(ld_bbase)), .b_wrot(cf_bt ? lb_rot_q : RB'(0)), .b_wdata(d1),
+    // MAC results at the end of a pass: lane l -> word o of output bank cp_osel
+    .om_we(mm_go && mm_data && klast), .om_wmask(lane_act), .om_wbase(MI'(obase_y + pbase_q)), .om_wdata(acc_n),
+    // accum, scan: the running tile
+    .oc_we((acc_go || (is_sc && fire0)) && k0 == K_DATA), .oc_wbase(MI'(acc_base)), .oc_wdata(wtmp),
+    .a_ract(lane_act), .a_raddr(ma_addr), .a_rrot(ma_rot), .a_rdata(ma_q),
+    .b_ract(lane_act), .b_raddr(mb_addr), .b_rrot(mb_rot), .b_rcopy(mb_copy), .b_rdata(mb_q),
+    // Expand reads its copy beats through the drain's port (never busy in Expand)
+    .d_from_a(is_ex), .d_rbase(MI'(rd_base)), .d_rdata(md_q),
+    .c_rbase(MI'(acc_base)), .c_rdata(mc_q));
+
+  // MAC array: one k step of one pass, every active lane
+  logic [31:0] mpr;
+  always_comb begin
+    acc_n = acc;
+    mpr = 32'h0;
+    if (mm_go && mm_data)
+      for (int l = 0; l < LANES; l++)
+        if (lane_act[l]) begin
+          if (BF16 != 0) mpr = sg_fp_pkg::bf16_mul(ma_q[32*l +: 32], mb_q[32*l +: 32]);
+          else mpr = sg_fp_pkg::fp32_mul(ma_q[32*l +: 32], mb_q[32*l +: 32]);
+          acc_n[32*l +: 32] = sg_fp_pkg::fp32_add(kfirst ? 32'h0 : acc[32*l +: 32], mpr);
+        end
+  end
+
+  // drain (and Expand's copy beats, read raw)
   logic [DW-1:0] dtmp;          // drained words
+  always_comb
+    for (int w = 0; w < W; w++)
+      dtmp[32*w +: 32] = (!is_ex && (ob_zero_q[dr_sel_q] || (dr_words + 32'(w) >= dr_lim))) ?
+                         32'h0 : md_q[32*w +: 32];
+
+  // W-word unit: one fp32_add and one fp32_mul per word, shared by accum and scan (old +
+  // x, the first tile of a group +0 + x), add (x + y), sub (x + -y), mul (x * y), silu (x *
+  // sigmoid(x)), exp (x * log2 e, then the table) and rowscale (x * the row's scalar).
   logic [DW-1:0] wtmp;          // W-word unit results
   logic [31:0] x, y, sm;        // word temporaries
-  logic [31:0] mo, av, bv, pr;  // operand / product temporaries
+  logic [31:0] av, bv, pr;      // operand / product temporaries
   localparam int EK_W = sg_fp_pkg::EXP_ROW_W + 10;
   logic [EK_W-1:0] ek;          // exp: sg_fp_pkg::exp_key of the product
   logic [31:0] r0, r1;          // recip: the seed; y * r0, then the Newton step
+  always_comb begin
+    wtmp = '0;
+    {x, y, sm, av, bv, pr, r0, r1} = '0;
+    ek = '0;
+    if (wu_go) begin
+      for (int w = 0; w < W; w++) begin
+        x = d0[32*w +: 32];
+        y = d1[32*w +: 32];
+        av = ((is_acc || is_sc) && acc_has_q) ? mc_q[32*w +: 32] : 32'h0;
+        sm = sg_fp_pkg::fp32_add((is_acc || is_sc) ? av : x,
+                                 (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
+        bv = (cf_func == F_SILU) ? sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(x)) :
+             (cf_func == F_ROWSCALE) ? rs_sc : (ATTN != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
+        pr = sg_fp_pkg::fp32_mul(x, bv);
+        if (ATTN != 0 && cf_func == F_RECIP) begin
+          // the significand of x in [1, 2) times its seed, then r1 = r0 * (2 - that)
+          r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
+          r1 = sg_fp_pkg::fp32_mul({9'h07F, x[22:0]}, r0);  // positive, near 1: negated below
+          r1 = sg_fp_pkg::fp32_mul(r0, sg_fp_pkg::fp32_add(32'h4000_0000, {1'b1, r1[30:0]}));
+          wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
+        end else if ((ATTN != 0 && cf_func == F_ACCMAX) || cf_func == F_SCANMAX) begin
+          wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
+        end else if (ATTN != 0 && cf_func == F_EXP) begin
+          ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, pr);
+          wtmp[32*w +: 32] = (ek[EK_W-1 -: 2] == 2'd3) ? sg_fp_pkg::FP32_QNAN :
+                             (ek[EK_W-1 -: 2] == 2'd2) ? 32'h7F80_0000 :
+                             (ek[EK_W-1 -: 2] == 2'd1) ? 32'h0 :
+                             {1'b0, ek[sg_fp_pkg::EXP_ROW_W +: 8],
+                              sg_attn_lut::exp_mant(ek[sg_fp_pkg::EXP_ROW_W-1:0])};
+        end else begin
+          wtmp[32*w +: 32] = (cf_func == F_SILU || cf_func == F_MUL || cf_func == F_ROWSCALE) ? pr : sm;
+        end
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- main block
+  logic ld_out;                 // load out_q this cycle
+  logic [BW-1:0] nb;            // ... with this beat
   logic tend;
   logic [2:0] st;
 
@@ -670,86 +782,30 @@ module sg_cu #(
       pl_e_q <= 16'd0;
       rr_w_q <= 16'd0;
       rr_have_q <= 1'b0;
+      la_w_q <= 16'd0;
+      lb_w_q <= 16'd0;
+      la_rot_q <= '0;
+      lb_rot_q <= '0;
     end else begin
       ld_out = 1'b0;
       nb = '0;
+      if (mm_go && mm_data) acc <= acc_n;
 
-      // ================================================ phase 1: reads of mem
-      // drain (and Expand's copy beats, read raw)
-      if (rd_go) begin
-        for (int w = 0; w < W; w++)
-          dtmp[32*w +: 32] = (!is_ex && (ob_zero_q[dr_sel_q] || (dr_words + 32'(w) >= dr_lim))) ?
-                             32'h0 : mem[MI'(rd_base + 32'(w))];
-      end
-      // W-word unit: one fp32_add and one fp32_mul per word, shared by accum and scan (old +
-      // x, the first tile of a group +0 + x), add (x + y), sub (x + -y), mul (x * y), silu (x *
-      // sigmoid(x)), exp (x * log2 e, then the table) and rowscale (x * the row's scalar).
-      if (wu_go) begin
-        for (int w = 0; w < W; w++) begin
-          x = d0[32*w +: 32];
-          y = d1[32*w +: 32];
-          av = ((is_acc || is_sc) && acc_has_q) ? mem[MI'(acc_base + 32'(w))] : 32'h0;
-          sm = sg_fp_pkg::fp32_add((is_acc || is_sc) ? av : x,
-                                   (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
-          bv = (cf_func == F_SILU) ? sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(x)) :
-               (cf_func == F_ROWSCALE) ? rs_sc : (ATTN != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
-          pr = sg_fp_pkg::fp32_mul(x, bv);
-          if (ATTN != 0 && cf_func == F_RECIP) begin
-            // the significand of x in [1, 2) times its seed, then r1 = r0 * (2 - that)
-            r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
-            r1 = sg_fp_pkg::fp32_mul({9'h07F, x[22:0]}, r0);  // positive, near 1: negated below
-            r1 = sg_fp_pkg::fp32_mul(r0, sg_fp_pkg::fp32_add(32'h4000_0000, {1'b1, r1[30:0]}));
-            wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
-          end else if ((ATTN != 0 && cf_func == F_ACCMAX) || cf_func == F_SCANMAX) begin
-            wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
-          end else if (ATTN != 0 && cf_func == F_EXP) begin
-            ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, pr);
-            wtmp[32*w +: 32] = (ek[EK_W-1 -: 2] == 2'd3) ? sg_fp_pkg::FP32_QNAN :
-                               (ek[EK_W-1 -: 2] == 2'd2) ? 32'h7F80_0000 :
-                               (ek[EK_W-1 -: 2] == 2'd1) ? 32'h0 :
-                               {1'b0, ek[sg_fp_pkg::EXP_ROW_W +: 8],
-                                sg_attn_lut::exp_mant(ek[sg_fp_pkg::EXP_ROW_W-1:0])};
-          end else begin
-            wtmp[32*w +: 32] = (cf_func == F_SILU || cf_func == F_MUL || cf_func == F_ROWSCALE) ? pr : sm;
-          end
+      // ---- loader rows (bank rotation): a row is K words; a tile's last beat starts row 0
+      if (is_mm && fire0 && !mm_tok) begin
+        if (a_done_now || {1'b0, la_w_q} + 17'(W) >= {1'b0, cf_k}) begin
+          la_w_q <= 16'd0;
+          la_rot_q <= a_done_now ? '0 : la_rot_q + RB'(1);
+        end else begin
+          la_w_q <= la_w_q + 16'(W);
         end
-      end
-      // MAC array: one k step of one pass, every active lane
-      if (mm_go && mm_data) begin
-        for (int l = 0; l < LANES; l++) begin
-          mo = pbase_q + 32'(l);
-          if (mo < cur_mn) begin
-            // One read per operand (the address muxed): two exclusive reads would let Yosys
-            // `share` merge them into a cell that feeds its own select.
-            av = mem[MI'(abase_x + (cf_bt ? 32'(li_c[16*l +: 16]) : (mo >> cf_log2n)) * 32'(cf_k) +
-                         32'(k_q))];
-            bv = mem[MI'(cf_bt ? (bbase_x + 32'(lj_c[16*l +: 16]) * 32'(cf_k) + 32'(k_q)) :
-                                 (bbase_x + (32'(k_q) << cf_log2n) + (mo & nmask)))];
-            if (BF16 != 0) pr = sg_fp_pkg::bf16_mul(av, bv);
-            else pr = sg_fp_pkg::fp32_mul(av, bv);
-            acc[32*l +: 32] = sg_fp_pkg::fp32_add(kfirst ? 32'h0 : acc[32*l +: 32], pr);
-          end
-        end
-      end
-
-      // ================================================ phase 2: writes of mem
-      // matmul loader: a and b beats into input bank ld_sel
-      // (Expand loads its data tile through the same port into bank a_base0)
-      if ((is_mm && fire0 && !mm_tok) || (is_ex && fire0 && k0 == K_DATA)) begin
-        for (int w = 0; w < W; w++) mem[MI'(ld_abase + 32'(w))] = d0[32*w +: 32];
       end
       if (is_mm && fire1 && !mm_tok) begin
-        for (int w = 0; w < W; w++) mem[MI'(ld_bbase + 32'(w))] = d1[32*w +: 32];
-      end
-      // accum, scan: the running tile
-      if ((acc_go || (is_sc && fire0)) && k0 == K_DATA) begin
-        for (int w = 0; w < W; w++) mem[MI'(acc_base + 32'(w))] = wtmp[32*w +: 32];
-      end
-      // MAC results at the end of a pass: lane l -> word o of output bank cp_osel
-      if (mm_go && mm_data && klast) begin
-        for (int l = 0; l < LANES; l++) begin
-          mo = pbase_q + 32'(l);
-          if (mo < cur_mn) mem[MI'(obase_y + mo)] = acc[32*l +: 32];
+        if (b_nxt == cf_bbeats || {1'b0, lb_w_q} + 17'(W) >= {1'b0, cf_k}) begin
+          lb_w_q <= 16'd0;
+          lb_rot_q <= (b_nxt == cf_bbeats) ? '0 : lb_rot_q + RB'(1);
+        end else begin
+          lb_w_q <= lb_w_q + 16'(W);
         end
       end
 

@@ -56,7 +56,9 @@ void readLink(YamlMap m, LinkParams& link) {
   m.finish("topology, reach, width_bits, fifo_depth");
 }
 
-void readCompute(YamlMap m, ComputeUnitParams& cu) {
+// compute_unit; link is read first (the banked memory depends on the words per beat).
+void readCompute(YamlMap m, ArchModel& a) {
+  ComputeUnitParams& cu = a.cu;
   cu.lanes = int(getPow2(m, "lanes", 1, 4096));
   YamlValue fv = m.get("flops_per_cycle");
   cu.flopsPerCycle = int(fv.asInt(1, INT32_MAX));
@@ -78,7 +80,17 @@ void readCompute(YamlMap m, ComputeUnitParams& cu) {
   cu.format = m.getEnum("number_format", {"fp32", "bf16_fp32"}) == "fp32" ? NumberFormat::Fp32
                                                                            : NumberFormat::Bf16Fp32;
   cu.bufferBytes = getMultiple(m, "buffer_bytes", 4, 1024, int64_t(1) << 32);
-  m.finish("lanes, flops_per_cycle, functions, number_format, buffer_bytes");
+  // memory (optional): banked where it can be built (ArchModel::cuBankable), else flat;
+  // `banked` asked for where it cannot is A-113.
+  cu.banked = a.cuBankable();
+  if (auto v = m.find("memory")) {
+    cu.banked = v->asEnum({"banked", "flat"}) == "banked";
+    if (cu.banked && !a.cuBankable())
+      v->fail("A-113", fmt::format("a banked compute-unit memory needs lanes ({}) <= words per beat ({}), the words per "
+                                   "beat a power of two and buffer_bytes whole beats; use memory: flat",
+                                   cu.lanes, a.wordsPerBeat()));
+  }
+  m.finish("lanes, flops_per_cycle, functions, number_format, buffer_bytes, memory");
 }
 
 void readMemory(YamlMap m, MemoryUnitParams& mu) {
@@ -165,7 +177,7 @@ ArchModel loadArch(const std::string& path) {
   });
   collect(errs, [&] { a.contexts = int(top.getInt("contexts", 1, 256)); });
   collect(errs, [&] { readLink(top.getMap("link"), a.link); });
-  collect(errs, [&] { readCompute(top.getMap("compute_unit"), a.cu); });
+  collect(errs, [&] { readCompute(top.getMap("compute_unit"), a); });
   collect(errs, [&] { readMemory(top.getMap("memory_unit"), a.mu); });
   collect(errs, [&] { readOffchip(top.getMap("offchip"), a.offchip); });
   collect(errs, [&] {
@@ -173,6 +185,7 @@ ArchModel loadArch(const std::string& path) {
       if (auto u = top.find("units"))
         u->fail("A-111", "an unbounded fabric (grid: unbounded) has no units list: it gets one unit per operator");
       a.link.topology = "crossbar";
+      a.cu.banked = false;  // no RTL: nothing to bank, no row rule for the mapper
       return;
     }
     YamlValue u = top.get("units");

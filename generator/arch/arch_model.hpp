@@ -40,6 +40,10 @@ struct ComputeUnitParams {
   }
   NumberFormat format = NumberFormat::Bf16Fp32;
   int64_t bufferBytes = 16384;     ///< local operand memory, bytes
+  /// compute_unit.memory: `banked` (one bank per word of a beat, FPGA LUT-RAM; matmul rows K
+  /// must be whole beats, M-305) or `flat` (one array with as many ports as the unit uses:
+  /// any K, simulation only). rtl_templates/sg_cu_mem.sv; sg_cu parameter BANKED.
+  bool banked = true;
 };
 
 /// Memory unit (PMU) parameters.
@@ -94,6 +98,12 @@ struct ArchModel {
 
   /// Words (32-bit) per beat.
   int wordsPerBeat() const { return link.widthBits / 32; }
+  /// Whether a banked compute-unit memory can be built (rtl_templates/sg_cu_mem.sv): at
+  /// most one lane per word of a beat, W a power of two, the buffer whole beats.
+  bool cuBankable() const {
+    const int64_t w = wordsPerBeat();
+    return cu.lanes <= w && w >= 2 && (w & (w - 1)) == 0 && (cu.bufferBytes / 4) % w == 0;
+  }
   /// Link bandwidth, bytes/cycle.
   int linkBytes() const { return link.widthBits / 8; }
   /// Off-chip bandwidth, bytes/cycle = channels * bytesPerRequest / II.

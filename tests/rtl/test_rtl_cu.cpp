@@ -15,12 +15,18 @@
 //     several stop levels, random back-pressure and the documented timing.
 //   * DYN = 0 (Vsg_cu_static): funcs 7..10 are unknown; the static functions are bit- and
 //     cycle-identical to the DYN = 1 unit.
+//   * The banked local memory (Vsg_cu_bank / Vsg_cu_bankbf: LANES = W = 4, sg_cu_mem
+//     BANKED = 1): matmul with N below, equal to and above LANES, bt with rows wrapping
+//     past N inside a pass (both b copies), dyn_m, accum, scan and expand, against the same
+//     references and the same timing formulas as the flat memory.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
+#include "Vsg_cu_bank.h"
+#include "Vsg_cu_bankbf.h"
 #include "Vsg_cu_bf16.h"
 #include "Vsg_cu_fp32.h"
 #include "Vsg_cu_static.h"
@@ -54,10 +60,11 @@ int ilog2(int n) {
 
 struct MmShape {
   int M, K, N;
+  int lanes = LANES;  ///< the model's LANES (Vsg_cu_bank*: 4)
   int aBeats() const { return M * K / W; }
   int bBeats() const { return K * N / W; }
   int oBeats() const { return M * N / W; }
-  int passes() const { return (M * N + LANES - 1) / LANES; }
+  int passes() const { return (M * N + lanes - 1) / lanes; }
 };
 
 struct Bases {
@@ -635,7 +642,15 @@ struct MmItem {
 struct MmCfg {
   int K, N;
   bool dyn, bt;
+  int lanes = LANES;  ///< the model's LANES (Vsg_cu_bank*: 4)
 };
+
+/// bt divider setup cycles: $clog2(lanes + 1) (SU for the LANES = 8 models).
+int setupCycles(int lanes) {
+  int b = 0;
+  while ((1 << b) < lanes + 1) ++b;
+  return b;
+}
 
 /// Configures a matmul context. dyn: a_beats, mn, passes, o_beats are left 0 (not read);
 /// static: from Mstatic. Banks: a A words, b B, out O (each rounded up to whole beats);
@@ -656,7 +671,7 @@ void setMmDyn(CfgVec& c, int ctx, const MmCfg& m, int Mmax, int Mstatic, bool sh
   if (!m.dyn) {
     const int mn = Mstatic * m.N;
     c.set(ctx, "mn", uint64_t(mn));
-    c.set(ctx, "passes", uint64_t(ceilDiv(mn, LANES)));
+    c.set(ctx, "passes", uint64_t(ceilDiv(mn, m.lanes)));
     c.set(ctx, "a_beats", uint64_t(ceilDiv(Mstatic * m.K, W)));
     c.set(ctx, "o_beats", uint64_t(ceilDiv(mn, W)));
   }
@@ -769,9 +784,9 @@ std::vector<uint64_t> mmDynFirsts(const MmCfg& m, int M, int tiles) {
 template <class V>
 void mmDynTimingCase(const MmCfg& m, int M) {
   const int aB = ceilDiv(M * m.K, W), bB = ceilDiv(m.K * m.N, W);
-  const int mn = M * m.N, C = ceilDiv(mn, LANES) * m.K, oB = ceilDiv(mn, W);
+  const int mn = M * m.N, C = ceilDiv(mn, m.lanes) * m.K, oB = ceilDiv(mn, W);
   const int La = std::max(aB, bB);
-  const uint64_t first = uint64_t(std::max(La, m.bt ? SU : 0) + C + 1);
+  const uint64_t first = uint64_t(std::max(La, m.bt ? setupCycles(m.lanes) : 0) + C + 1);
   const uint64_t period = uint64_t(std::max({aB, bB, C, oB}));
   INFO("M=" << M << " K=" << m.K << " N=" << m.N << " dyn=" << m.dyn << " bt=" << m.bt << " La=" << La
             << " C=" << C << " o_beats=" << oB);
@@ -1538,4 +1553,52 @@ TEST_CASE("sg_cu DYN = 0 and DYN = 1 agree bit and cycle on the static functions
     CHECK(r0.inCyc[0] == r1.inCyc[0]);
     CHECK(r0.inCyc[1] == r1.inCyc[1]);
   }
+}
+
+// ==================================================================== banked memory
+// LANES = W = 4: sg_cu_mem's banked layout (one bank per word of a beat, rows of a and of a
+// transposed b rotated by their index). K is a multiple of W throughout (the mapper's M-305).
+TEST_CASE("sg_cu banked memory: matmul bit-exact and on time", "[rtl][cu][banked]") {
+  matmulExact<Vsg_cu_bank>(false, {4, 8, 4, 4}, false, false);    // N = LANES: one row of a per pass
+  matmulExact<Vsg_cu_bank>(false, {4, 8, 2, 4}, false, true);     // N < LANES: two rows of a at one k
+  matmulExact<Vsg_cu_bank>(false, {8, 4, 1, 4}, true, false);     // N = 1: four rows of a at one k
+  matmulExact<Vsg_cu_bankbf>(true, {2, 8, 8, 4}, true, true);     // N > LANES
+  matmulExact<Vsg_cu_bankbf>(true, {3, 4, 4, 4}, false, false);   // 12 outputs, 3 passes
+  // M=4 K=8 N=4 with 4 lanes: a 8 beats, b 8, mn 16, C = 4*8 = 32, o 4: first 8+32+1, period 32.
+  const Timing t = matmulTiming<Vsg_cu_bank>({4, 8, 4, 4}, Bases(), 4);
+  CHECK(t.first == 41);
+  for (uint64_t p : t.period) CHECK(p == 32);
+}
+
+TEST_CASE("sg_cu banked memory: bt and dyn_m matmul", "[rtl][cu][banked][bt][dyn]") {
+  auto stat = [](int M) {
+    return std::vector<MmItem>{{DATA, 0, M}, {DATA, 1, M}, {STOP, 1, 0}, {DATA, 2, M}, {DONE, 0, 0}};
+  };
+  const std::vector<MmItem> mixed = {{DATA, 0, 5}, {DATA, 1, 1}, {STOP, 1, 0}, {DATA, 0, 3},
+                                     {DATA, 2, 3}, {DATA, 1, 1}, {DONE, 0, 0}};
+  // N = 3, 5, 6: a pass's rows j wrap past N (j = 3, 0, 1, 2 ...), the second run reads b's copy 1.
+  mmDynExact<Vsg_cu_bank>(false, {8, 3, false, true, 4}, stat(3), false, 1100u);
+  mmDynExact<Vsg_cu_bankbf>(true, {4, 5, false, true, 4}, stat(4), false, 1101u);
+  mmDynExact<Vsg_cu_bank>(false, {8, 6, true, true, 4}, mixed, false, 1102u);
+  mmDynExact<Vsg_cu_bankbf>(true, {4, 6, true, true, 4}, mixed, true, 1103u);
+  mmDynExact<Vsg_cu_bank>(false, {4, 1, false, true, 4}, stat(5), false, 1104u);  // N = 1: four rows of a
+  mmDynExact<Vsg_cu_bank>(false, {8, 2, true, false, 4}, mixed, true, 1105u);    // dyn_m, N = 2
+  mmDynTimingCase<Vsg_cu_bank>({8, 6, true, true, 4}, 3);  // a 6, b 12, C = 5*8 = 40, setup 3: first 53
+  mmDynTimingCase<Vsg_cu_bank>({4, 3, false, true, 4}, 1);  // La = 3 = setup: first 3 + 4 + 1
+}
+
+TEST_CASE("sg_cu banked memory: accum, scan and expand", "[rtl][cu][banked]") {
+  std::mt19937 g(3);
+  auto t = [&](int stop) { return AccIn{false, stop, randWords(g, 8)}; };
+  auto s = [](int stop) { return AccIn{true, stop, {}}; };
+  accumCase<Vsg_cu_bank>(1, {t(0), t(0), t(1), t(2), s(1), s(2), t(0), s(1), t(1)}, 0);
+  accumCase<Vsg_cu_bankbf>(0, {t(0), t(1), t(0), t(2)}, 1);
+  std::mt19937 h(91);
+  const std::vector<int> spec = {0, 0, 1, -1, 0, 2, -2, 0, 1, -1, 0, 0, 3, -3, -1, 0, 2, 1, 0, 3};
+  const TokenStream in = done(makeToks(h, spec, 2, 4));
+  scanCase<Vsg_cu_bank>(in, 1, 2, false, 0);
+  scanCase<Vsg_cu_bank>(in, 2, 2, false, 19u);
+  const std::vector<int> ref = {0, 0, 1, -1, 0, 2, -2, 0, 1, -1, 0, 0, 3, -3, -1, 0, 2, 0, 1, 0, 3};
+  expandCase<Vsg_cu_bank>({ref, 2, 3, 4, 2, 4}, 600u, 0);
+  expandCase<Vsg_cu_bankbf>({ref, 3, 1, 4, 3, 3}, 601u, 602u);  // data 9 words: partial last beat
 }

@@ -125,6 +125,18 @@ TEST_CASE("bad arch files give located diagnostics", "[arch][diag]") {
   SECTION("row length") { expectDiag("arch_row_length.yaml", "A-110", 10, 14, "units[1][2]"); }
   SECTION("route not a bool word") { expectDiag("arch_route_word.yaml", "A-105", 6, 75, "memory_unit.route"); }
   SECTION("route not a scalar") { expectDiag("arch_route_type.yaml", "A-103", 6, 75, "memory_unit.route"); }
+  SECTION("banked memory with more lanes than words per beat") {
+    expectDiag("arch_banked_lanes.yaml", "A-113", 5, 118, "compute_unit.memory");
+  }
+  SECTION("memory not banked or flat") { expectDiag("arch_memory_word.yaml", "A-105", 5, 118, "compute_unit.memory"); }
+}
+
+TEST_CASE("compute_unit.memory: banked where lanes <= words per beat, flat otherwise", "[arch]") {
+  CHECK(loadArch(kRoot + "/arch/default.yaml").cu.banked);          // 16 lanes, 16 words per beat
+  CHECK(loadArch(kRoot + "/tests/data/arch_small.yaml").cu.banked);  // 2 lanes
+  CHECK_FALSE(loadArch(kRoot + "/arch/step_validation.yaml").cu.banked);  // 2048 lanes, 64 words
+  CHECK_FALSE(loadArch(kRoot + "/arch/moe.yaml").cu.banked);        // memory: flat
+  CHECK_FALSE(loadArch(kRoot + "/arch/unbounded.yaml").cu.banked);  // no RTL
 }
 
 TEST_CASE("memory_unit.route is optional, default false", "[arch]") {

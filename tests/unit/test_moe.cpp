@@ -289,6 +289,26 @@ TEST_CASE("moe: a batch larger than the route unit holds is a located mapping er
   }
 }
 
+// The scaled Qwen3 layer multiplies rows of K = tile_F = 24 words: arch/moe.yaml's flat
+// compute-unit memory takes them, a banked one (arch/moe_small.yaml) cannot rotate rows that
+// are not whole 16-word beats.
+TEST_CASE("moe: K = 24 rows map on a flat compute-unit memory and are M-305 on a banked one", "[mapper][moe][bad]") {
+  const MoeCase c = moeCases()[1];
+  REQUIRE(c.tileF == 24);
+  MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, 16, c.tileF, "routing.csv"};
+  fs::path dir = fs::temp_directory_path() / "stepgen_moe_k24";
+  writeMoeExample(p, root() + "/examples/moe/data/" + c.traceFile, dir.string(), 5);
+  CHECK_NOTHROW(compileGraph(root() + "/arch/moe.yaml", (dir / "graph.yaml").string()));
+  try {
+    compileGraph(root() + "/arch/moe_small.yaml", (dir / "graph.yaml").string());
+    FAIL("expected M-305");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "M-305");
+    CHECK_THAT(e.diags[0].message, Catch::Contains("K = 24") && Catch::Contains("16-word beats"));
+    CHECK(e.diags[0].loc.line > 0);
+  }
+}
+
 // Issue 12: a batch routed in blocks (--block) computes exactly the whole-batch layer: each
 // token's output is a sum over its own experts' rows, so splitting the batch changes no
 // arithmetic; only the weights are read once per block. Batch 256 in 4 blocks of 64, a
