@@ -12,7 +12,7 @@
 // parallelize; the generator sets it only when the arch lists matmul_t or rowscale): with
 // DYN = 0 those fields read as 0 and funcs 7..10 are unknown functions, and the extra logic
 // folds away (it halves simulation speed). BANKED = 1 (compute_unit.memory: banked) builds
-// the local memory as W banks an FPGA maps to LUT-RAM, 0 as one flat array (sg_cu_mem.sv).
+// the local memory as W banks an FPGA maps to block RAM, 0 as one flat array (sg_cu_mem.sv).
 // Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
 //
 // Tile packing: a tile of R x C words travels row-major, flattened, in ceil(R*C / W) DATA
@@ -192,10 +192,12 @@
 // expand from the other input's valid and beat kind (expand: in0_ready also from in1's
 // `last` and stop).
 //
-// Implementation note: the local memory is sg_cu_mem, driven through ports: every read of a
-// cycle returns the words before that cycle's writes (register semantics). With LANES <= W
-// (every shipped arch but step_validation) it is banked, one bank per word of a beat, which
-// an FPGA maps to LUT-RAM; otherwise one flat array (simulation only). Which banks a lane
+// Implementation note: the local memory is sg_cu_mem, driven through ports. Its reads are
+// synchronous (block RAM): the read addresses of cycle c + 1 are computed in cycle c from the
+// next values of the registers they depend on (k_d, p_d, pbase_d, cp_sel_d, dr_sel_d,
+// dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d, li_cn, lj_cn), and a read sees the writes of the
+// cycle before. With BANKED = 1 it is one bank per word of a beat; otherwise one flat array
+// (simulation only). Which banks a lane
 // reads follows from the rows it works on: the loader rotates row i of a (and row j of a
 // transposed b) by i mod W (la_rot_q, lb_rot_q), the MAC asks with the same rotation.
 // acc[32*l +: 32] is lane l's running sum; acc_n is its value after this cycle's k step,
@@ -413,7 +415,7 @@ module sg_cu #(
   // and every lane's (i, j) for the current pass (valid from pass 1; pass 0 uses the
   // dividers' results)
   logic bt_rdy;
-  logic [16*LANES-1:0] li_c, lj_c;
+  logic [16*LANES-1:0] li_cn, lj_cn;  // every lane's (i, j) in the next cycle (the MAC's reads)
 
   // ---------------------------------------------------------------- handshakes
   logic can_out, mm_tok, mm_free, a_open, fire0, fire1, fin_ev;
@@ -515,15 +517,14 @@ module sg_cu #(
   logic mm_go;                  // the MAC array works this cycle (tile or token)
   logic mm_data;                // ... on a data tile
   logic kfirst, klast, plast;
-  logic [31:0] abase_x, bbase_x, obase_y, nmask;
+  logic [31:0] obase_y, nmask;
   logic [31:0] cur_mn;          // mn of the tile in the MAC stage
   logic acc_go;                 // accum takes an input beat
   logic wu_go;                  // the W-word unit (accum / scan / silu / mul / add) works
   logic dr_go;                  // the drain loads the output register
   // Word addresses are computed in 32 bits and wrap to the memory's index bits (sg_cu_mem).
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [31:0] ld_abase, ld_bbase, acc_base, dr_base;
-  logic [31:0] rd_base;         // the drain port's word address (drain or an Expand copy beat)
+  logic [31:0] ld_abase, ld_bbase, acc_base;   // write addresses (read addresses: below)
   /* verilator lint_on UNUSEDSIGNAL */
   logic [15:0] a_nxt, b_nxt;    // loader counts after this cycle's beats
   logic a_done_now;             // a's tile completes this cycle
@@ -534,6 +535,8 @@ module sg_cu #(
   logic [15:0] rem_nxt;
   logic [31:0] mn_nxt;          // dyn_m: mn after this cycle's a beat
   logic [31:0] dr_words, dr_lim;  // drain: first word of this beat, valid words of the bank
+  // The MAC stage depends on registers only (its own block: the MAC's next read addresses
+  // follow from it, and a simulator re-evaluates a block whenever one of its inputs changes).
   always_comb begin
     // The MAC array and the drain are gated by the bank flags alone: only matmul fills input
     // banks and only matmul / accum fill output banks (INIT clears them), so adding is_mm /
@@ -548,8 +551,8 @@ module sg_cu #(
     cur_mn = cf_dyn ? ib_mn_q[cp_sel_q] : cf_mn;
     if (cf_dyn) plast = ({1'b0, pbase_q} + 33'(LANES) >= {1'b0, cur_mn});
     else plast = ({1'b0, p_q} + 17'd1 >= {1'b0, cf_passes});
-    abase_x = cp_sel_q ? 32'(cf_abase1) : 32'(cf_abase0);
-    bbase_x = cp_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0);
+  end
+  always_comb begin
     obase_y = cp_osel_q ? 32'(cf_obase1) : 32'(cf_obase0);
     nmask = (32'd1 << cf_log2n) - 32'd1;
     acc_go = is_acc && fire0;
@@ -558,10 +561,6 @@ module sg_cu #(
     ld_abase = (ld_sel_q ? 32'(cf_abase1) : 32'(cf_abase0)) + 32'(a_cnt_q) * 32'(W);
     ld_bbase = (ld_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0)) + 32'(b_cnt_q) * 32'(W);
     acc_base = (acc_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(acc_cnt_q) * 32'(W);
-    dr_base = (dr_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(dr_cnt_q) * 32'(W);
-    // Expand reads its copy beats through the drain's port (never busy in Expand): one read
-    // port with a muxed address, as for the MAC operands.
-    rd_base = is_ex ? 32'(cf_abase0) + 32'(ex_oc_q) * 32'(W) : dr_base;
     a_nxt = a_cnt_q + 16'(fire0);
     b_nxt = b_cnt_q + 16'(fire1);
     a_done_now = fire0 && (cf_dyn ? l0 : (a_nxt == cf_abeats));
@@ -575,6 +574,64 @@ module sg_cu #(
     dr_lim = ob_words_q[dr_sel_q];
   end
 
+  // ---------------------------------------------------------------- read-address state
+  // The registers the local memory's read addresses come from, as they will be in the next
+  // cycle: sg_cu_mem reads synchronously (block RAM), so it takes next cycle's addresses now.
+  // The main block registers these values.
+  logic [15:0] k_d, p_d, dr_cnt_d, acc_cnt_d, ex_oc_d;
+  logic [31:0] pbase_d;
+  logic cp_sel_d, dr_sel_d, acc_sel_d;
+  logic acc_tend;               // accum / scan: this in0 DATA beat ends its tile
+  logic dr_tend;                // drain: this beat ends the bank
+  // (Separate blocks for what depends on registers only and what depends on the inputs, and
+  // no rst_n here: a simulator re-evaluates a block whenever one of its inputs changes, and
+  // logic on a top-level input such as rst_n at every evaluation.)
+  always_comb begin
+    {k_d, p_d, pbase_d, cp_sel_d} = {k_q, p_q, pbase_q, cp_sel_q};
+    // MAC: passes x K cycles per tile, one cycle per token
+    if (mm_go) begin
+      if (!mm_data || (klast && plast)) begin
+        cp_sel_d = !cp_sel_q;
+        {k_d, p_d, pbase_d} = '0;
+      end else if (klast) begin
+        k_d = 16'd0;
+        p_d = p_q + 16'd1;
+        pbase_d = pbase_q + 32'(LANES);
+      end else begin
+        k_d = k_q + 16'd1;
+      end
+    end
+    if (!run) {k_d, p_d, pbase_d, cp_sel_d} = '0;  // (reset: run is 0; rst_n is an input, see above)
+  end
+  always_comb begin
+    {dr_sel_d, dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d} = {dr_sel_q, dr_cnt_q, acc_sel_q, acc_cnt_q, ex_oc_q};
+    acc_tend = cf_dyn ? l0 : ({1'b0, acc_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
+    dr_tend = cf_dyn ? ({1'b0, dr_words} + 33'(W) >= {1'b0, dr_lim}) :
+                       ({1'b0, dr_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
+    // accum: a group closes on a tile with stop >= b, a STOP >= b, or DONE (the other bank
+    // accumulates next); scan: one running tile, acc_sel_q stays 0
+    if (acc_go) begin
+      if (k0 == K_DATA) begin
+        acc_cnt_d = acc_tend ? 16'd0 : acc_cnt_q + 16'd1;
+        if (acc_tend && a_st >= cf_b) acc_sel_d = !acc_sel_q;
+      end else if (k0 != K_STOP || s0 >= cf_b) begin
+        acc_sel_d = !acc_sel_q;
+      end
+    end
+    if (is_sc && fire0 && k0 == K_DATA) acc_cnt_d = acc_tend ? 16'd0 : acc_cnt_q + 16'd1;
+    // drain
+    if (dr_go) begin
+      if (ob_kind_q[dr_sel_q] != K_DATA || dr_tend) begin
+        dr_sel_d = !dr_sel_q;
+        dr_cnt_d = 16'd0;
+      end else begin
+        dr_cnt_d = dr_cnt_q + 16'd1;
+      end
+    end
+    if (ex_emit) ex_oc_d = ex_jlast ? 16'd0 : ex_oc_q + 16'd1;
+    if (!run) {dr_sel_d, dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d} = '0;
+  end
+
   // ---------------------------------------------------------------- bt lane state
   // Restoring division of the constant l (0 <= l <= LANES, SU bits, MSB first) by N: step
   // su (0 .. SU-1) brings down bit SU-1-su. Then per pass every lane advances its (i, j)
@@ -585,9 +642,11 @@ module sg_cu #(
       logic [7:0] su_q;
       logic [16*(LANES+1)-1:0] dv_rem_q, dv_quo_q, dv_rem_d, dv_quo_d;
       logic [16*LANES-1:0] li_q, lj_q, li_n, lj_n;
+      logic [16*LANES-1:0] li_c, lj_c;  // every lane's (i, j) this cycle
       logic [16:0] dv_r2, lj_2;
       logic dv_ge, lj_wrap;
       logic [15:0] bt_q, bt_r;
+      logic dv_step, li_step;         // the dividers step / the lanes advance this cycle
       always_comb begin
         bt_rdy = (su_q >= 8'(SU));
         for (int l = 0; l <= LANES; l++) begin
@@ -609,16 +668,27 @@ module sg_cu #(
           li_n[16*l +: 16] = li_c[16*l +: 16] + bt_q + 16'(lj_wrap);
         end
       end
+      // A block of its own: p_d depends on mm_go, which depends on bt_rdy above.
+      always_comb begin
+        dv_step = run && is_mm && cf_bt && !bt_rdy;  // (reset: run is 0)
+        li_step = mm_go && mm_data && klast && !plast;
+        for (int l = 0; l < LANES; l++) begin
+          li_cn[16*l +: 16] = (p_d != 16'd0) ? (li_step ? li_n[16*l +: 16] : li_q[16*l +: 16]) :
+                              dv_step ? dv_quo_d[16*l +: 16] : dv_quo_q[16*l +: 16];
+          lj_cn[16*l +: 16] = (p_d != 16'd0) ? (li_step ? lj_n[16*l +: 16] : lj_q[16*l +: 16]) :
+                              dv_step ? dv_rem_d[16*l +: 16] : dv_rem_q[16*l +: 16];
+        end
+      end
 
       always_ff @(posedge clk) begin
         if (!rst_n || !run) begin
           su_q <= 8'd0;
-        end else if (is_mm && cf_bt && !bt_rdy) begin
+        end else if (dv_step) begin
           su_q <= su_q + 8'd1;
           dv_rem_q <= dv_rem_d;
           dv_quo_q <= dv_quo_d;
         end
-        if (mm_go && mm_data && klast && !plast) begin
+        if (li_step) begin
           li_q <= li_n;
           lj_q <= lj_n;
         end
@@ -627,8 +697,8 @@ module sg_cu #(
       assign bt_rdy = 1'b1;
       always_comb
         for (int l = 0; l < LANES; l++) begin  // per lane: a '0 of 16*LANES bits trips WIDTHCONCAT
-          li_c[16*l +: 16] = 16'd0;
-          lj_c[16*l +: 16] = 16'd0;
+          li_cn[16*l +: 16] = 16'd0;
+          lj_cn[16*l +: 16] = 16'd0;
         end
     end
   endgenerate
@@ -637,29 +707,44 @@ module sg_cu #(
   // Every access of this cycle as sg_cu_mem ports: reads return the words before this
   // cycle's writes, as the stages expect (a bank is read only once it is full).
   logic [LANES-1:0] lane_act;           // MAC lane l works this cycle (o < mn)
-  logic [MI*LANES-1:0] ma_addr, mb_addr;
+  logic [MI*LANES-1:0] ma_addr, mb_addr;  // next cycle's operand addresses
   logic [RB*LANES-1:0] ma_rot, mb_rot;
   logic [LANES-1:0] mb_copy;
   logic [32*LANES-1:0] ma_q, mb_q;
   logic [DW-1:0] md_q, mc_q;
-  logic [31:0] mo, ai;                  // MAC temporaries: lane output index, a row
+  logic [31:0] mo, mn_o, ai;            // MAC temporaries: lane output index (now, next), a row
+  logic [31:0] abase_d, bbase_d;       // next cycle's bases
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [31:0] rd_base_d, acc_base_d;  // next cycle's drain and accum addresses (wrap to MI bits)
+  /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
     mo = 32'd0;
+    mn_o = 32'd0;
     ai = 32'd0;
+    abase_d = cp_sel_d ? 32'(cf_abase1) : 32'(cf_abase0);
+    bbase_d = cp_sel_d ? 32'(cf_bbase1) : 32'(cf_bbase0);
     for (int l = 0; l < LANES; l++) begin
       mo = pbase_q + 32'(l);
-      ai = cf_bt ? 32'(li_c[16*l +: 16]) : (mo >> cf_log2n);
       lane_act[l] = mm_go && mm_data && (mo < cur_mn);
+      // Next cycle's operands (whether or not the MAC works then: a read costs nothing).
       // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
       // them into a cell that feeds its own select.
-      ma_addr[MI*l +: MI] = MI'(abase_x + ai * 32'(cf_k) + 32'(k_q));
+      mn_o = pbase_d + 32'(l);
+      ai = cf_bt ? 32'(li_cn[16*l +: 16]) : (mn_o >> cf_log2n);
+      ma_addr[MI*l +: MI] = MI'(abase_d + ai * 32'(cf_k) + 32'(k_d));
       ma_rot[RB*l +: RB] = RB'(ai);
-      mb_addr[MI*l +: MI] = MI'(cf_bt ? (bbase_x + 32'(lj_c[16*l +: 16]) * 32'(cf_k) + 32'(k_q)) :
-                                        (bbase_x + (32'(k_q) << cf_log2n) + (mo & nmask)));
-      mb_rot[RB*l +: RB] = cf_bt ? RB'(lj_c[16*l +: 16]) : RB'(0);
+      mb_addr[MI*l +: MI] = MI'(cf_bt ? (bbase_d + 32'(lj_cn[16*l +: 16]) * 32'(cf_k) + 32'(k_d)) :
+                                        (bbase_d + (32'(k_d) << cf_log2n) + (mn_o & nmask)));
+      mb_rot[RB*l +: RB] = cf_bt ? RB'(lj_cn[16*l +: 16]) : RB'(0);
       // bt: j values below lane 0's have wrapped past N (the pass's second run of rows)
-      mb_copy[l] = cf_bt && (lj_c[16*l +: 16] < lj_c[15:0]);
+      mb_copy[l] = cf_bt && (lj_cn[16*l +: 16] < lj_cn[15:0]);
     end
+  end
+  always_comb begin
+    // Expand reads its copy beats through the drain's port (never busy in Expand)
+    rd_base_d = is_ex ? 32'(cf_abase0) + 32'(ex_oc_d) * 32'(W) :
+                        (dr_sel_d ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(dr_cnt_d) * 32'(W);
+    acc_base_d = (acc_sel_d ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(acc_cnt_d) * 32'(W);
   end
   sg_cu_mem #(.W(W), .LANES(LANES), .BUF_WORDS(BUF_WORDS), .BANKED(MEM_BANKED), .B_COPIES(DYN != 0 ? 2 : 1)) u_mem (
     .clk,
@@ -671,11 +756,10 @@ module sg_cu #(
     .om_we(mm_go && mm_data && klast), .om_wmask(lane_act), .om_wbase(MI'(obase_y + pbase_q)), .om_wdata(acc_n),
     // accum, scan: the running tile
     .oc_we((acc_go || (is_sc && fire0)) && k0 == K_DATA), .oc_wbase(MI'(acc_base)), .oc_wdata(wtmp),
-    .a_ract(lane_act), .a_raddr(ma_addr), .a_rrot(ma_rot), .a_rdata(ma_q),
-    .b_ract(lane_act), .b_raddr(mb_addr), .b_rrot(mb_rot), .b_rcopy(mb_copy), .b_rdata(mb_q),
-    // Expand reads its copy beats through the drain's port (never busy in Expand)
-    .d_from_a(is_ex), .d_rbase(MI'(rd_base)), .d_rdata(md_q),
-    .c_rbase(MI'(acc_base)), .c_rdata(mc_q));
+    .a_raddr(ma_addr), .a_rrot(ma_rot), .a_rdata(ma_q),
+    .b_raddr(mb_addr), .b_rrot(mb_rot), .b_rcopy(mb_copy), .b_rdata(mb_q),
+    .d_from_a(is_ex), .d_rbase(MI'(rd_base_d)), .d_rdata(md_q),
+    .c_rbase(MI'(acc_base_d)), .c_rdata(mc_q));
 
   // MAC array: one k step of one pass, every active lane
   logic [31:0] mpr;
@@ -746,8 +830,6 @@ module sg_cu #(
   // ---------------------------------------------------------------- main block
   logic ld_out;                 // load out_q this cycle
   logic [BW-1:0] nb;            // ... with this beat
-  logic tend;
-  logic [2:0] st;
 
   /* verilator lint_off BLKSEQ */
   always_ff @(posedge clk) begin
@@ -790,6 +872,8 @@ module sg_cu #(
       ld_out = 1'b0;
       nb = '0;
       if (mm_go && mm_data) acc <= acc_n;
+      {k_q, p_q, pbase_q, cp_sel_q, dr_sel_q, dr_cnt_q, acc_sel_q, acc_cnt_q, ex_oc_q} <=
+          {k_d, p_d, pbase_d, cp_sel_d, dr_sel_d, dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d};
 
       // ---- loader rows (bank rotation): a row is K words; a tile's last beat starts row 0
       if (is_mm && fire0 && !mm_tok) begin
@@ -850,38 +934,21 @@ module sg_cu #(
           ob_stop_q[cp_osel_q] <= ib_stop_q[cp_sel_q];
           ob_zero_q[cp_osel_q] <= 1'b0;
           ob_words_q[cp_osel_q] <= (cf_dyn || cf_bt) ? cur_mn : 32'hFFFF_FFFF;
-          cp_sel_q <= !cp_sel_q;
           cp_osel_q <= !cp_osel_q;
-          k_q <= 16'd0;
-          p_q <= 16'd0;
-          pbase_q <= 32'd0;
-        end else if (klast) begin
-          k_q <= 16'd0;
-          p_q <= p_q + 16'd1;
-          pbase_q <= pbase_q + 32'(LANES);
-        end else begin
-          k_q <= k_q + 16'd1;
         end
       end
 
-      // ---- accum and scan: does this in0 DATA beat end its tile, and the tile's stop
-      if (cf_dyn) tend = l0;
-      else tend = ({1'b0, acc_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
-      st = a_st;
+      // ---- accum (acc_cnt_q / acc_sel_q: the read-address state above)
       if (acc_go) begin
         if (k0 == K_DATA) begin
-          if (!tend) begin
-            acc_cnt_q <= acc_cnt_q + 16'd1;
-          end else begin
-            acc_cnt_q <= 16'd0;
+          if (acc_tend) begin
             acc_words_q <= 32'(acc_cnt_q) * 32'(W) + 32'(W);
-            if (st >= cf_b) begin
+            if (a_st >= cf_b) begin
               ob_full_q[acc_sel_q] <= 1'b1;
               ob_kind_q[acc_sel_q] <= K_DATA;
-              ob_stop_q[acc_sel_q] <= st - cf_b;
+              ob_stop_q[acc_sel_q] <= a_st - cf_b;
               ob_zero_q[acc_sel_q] <= 1'b0;
               ob_words_q[acc_sel_q] <= cf_dyn ? 32'(acc_cnt_q) * 32'(W) + 32'(W) : 32'hFFFF_FFFF;
-              acc_sel_q <= !acc_sel_q;
               acc_has_q <= 1'b0;
             end else begin
               acc_has_q <= 1'b1;
@@ -895,7 +962,6 @@ module sg_cu #(
             ob_zero_q[acc_sel_q] <= !acc_has_q;
             ob_words_q[acc_sel_q] <= !cf_dyn ? 32'hFFFF_FFFF :
                                      acc_has_q ? acc_words_q : 32'(cf_obeats) * 32'(W);
-            acc_sel_q <= !acc_sel_q;
             acc_has_q <= 1'b0;
           end
         end else begin
@@ -903,7 +969,6 @@ module sg_cu #(
           ob_kind_q[acc_sel_q] <= K_DONE;
           ob_stop_q[acc_sel_q] <= 3'd0;
           ob_zero_q[acc_sel_q] <= 1'b0;
-          acc_sel_q <= !acc_sel_q;
           eos_q <= 1'b1;
         end
       end
@@ -912,35 +977,21 @@ module sg_cu #(
       // earlier tile of the group is in it. Every beat leaves at once (elementwise below).
       if (is_sc && fire0) begin
         if (k0 == K_DATA) begin
-          if (!tend) begin
-            acc_cnt_q <= acc_cnt_q + 16'd1;
-          end else begin
-            acc_cnt_q <= 16'd0;
-            acc_has_q <= (st < cf_b);
-          end
+          if (acc_tend) acc_has_q <= (a_st < cf_b);
         end else if (k0 == K_STOP && s0 >= cf_b) begin
           acc_has_q <= 1'b0;
         end
       end
 
-      // ---- drain of the output banks (matmul, accum)
+      // ---- drain of the output banks (matmul, accum; dr_cnt_q / dr_sel_q: above)
       if (dr_go) begin
         ld_out = 1'b1;
         if (ob_kind_q[dr_sel_q] != K_DATA) begin
           nb = {ob_kind_q[dr_sel_q], 1'b0, ob_stop_q[dr_sel_q], {DW{1'b0}}};
           ob_full_q[dr_sel_q] <= 1'b0;
-          dr_sel_q <= !dr_sel_q;
         end else begin
-          if (cf_dyn) tend = ({1'b0, dr_words} + 33'(W) >= {1'b0, dr_lim});
-          else tend = ({1'b0, dr_cnt_q} + 17'd1 >= {1'b0, cf_obeats});
-          nb = {K_DATA, tend, tend ? ob_stop_q[dr_sel_q] : 3'd0, dtmp};
-          if (tend) begin
-            ob_full_q[dr_sel_q] <= 1'b0;
-            dr_sel_q <= !dr_sel_q;
-            dr_cnt_q <= 16'd0;
-          end else begin
-            dr_cnt_q <= dr_cnt_q + 16'd1;
-          end
+          nb = {K_DATA, dr_tend, dr_tend ? ob_stop_q[dr_sel_q] : 3'd0, dtmp};
+          if (dr_tend) ob_full_q[dr_sel_q] <= 1'b0;
         end
       end
 
@@ -990,7 +1041,6 @@ module sg_cu #(
       if (ex_emit) begin
         ld_out = 1'b1;
         nb = {K_DATA, ex_jlast, ex_jlast ? s1 : 3'd0, dtmp};
-        ex_oc_q <= ex_jlast ? 16'd0 : ex_oc_q + 16'd1;
       end
       if (ex_stop) begin
         ld_out = 1'b1;

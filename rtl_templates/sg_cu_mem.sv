@@ -1,17 +1,18 @@
 // sg_cu_mem: the compute unit's local memory (BUF_WORDS 32-bit words, one word address space
 // shared by the a, b and output banks the configuration places in it; docs/hardware.md
-// section 2, docs/fpga.md "The banked compute-unit memory").
+// section 2, docs/fpga.md "The compute unit's memory: banked or flat").
 //
-// Every port is used as sg_cu drives it in one cycle: reads are combinational (they return
-// the words before this cycle's writes), writes land at the clock edge. Ports:
+// Reads are synchronous, as block RAM's: sg_cu gives in cycle c the read addresses of cycle
+// c + 1, the memory registers them, and the words it returns in c + 1 include the writes of
+// cycle c (write-first). Writes land at the clock edge. Ports:
 //   a write  (loader in0: matmul a beats, Expand data beats): W words at a_wbase.. ;
 //   b write  (loader in1: matmul b beats): W words at b_wbase.. ;
 //   om write (MAC results at the end of a pass): lane l's word at om_wbase + l where
 //            om_wmask[l]; oc write (Accum / Scan running tile): W words at oc_wbase.. .
 //            om and oc are never used in the same cycle (one function runs at a time).
-//   a read   (MAC): lane l's word at a_raddr[l] where a_ract[l]; the same port serves the
-//            Expand copy (d_from_a: W words at d_rbase..);
-//   b read   (MAC): lane l's word at b_raddr[l] where b_ract[l];
+//   a read   (MAC): lane l's word at a_raddr[l]; the same port serves the Expand copy
+//            (d_from_a: W words at d_rbase..);
+//   b read   (MAC): lane l's word at b_raddr[l];
 //   d read   (drain): W words at d_rbase.. (from the output banks, or the a port's with
 //            d_from_a); c read (Accum / Scan): W words at c_rbase.. .
 //
@@ -20,19 +21,20 @@
 // synthesize (docs/fpga.md).
 // BANKED = 1 (LANES <= W, W a power of two >= 2, BUF_WORDS a multiple of W): three memories,
 // each written by one port (a, b, output), each of NB = W banks of BUF_WORDS / W words, one
-// word wide, so every bank has one write port and one or two read ports, as FPGA LUT-RAM
-// has. Word address x with rotation r lives in bank (x + r) mod NB at row x / NB. Every
-// W-word access is W consecutive addresses, one per bank. The a loader writes row i of an
-// a tile (K words, K a multiple of W: the mapper's M-305) with rotation i mod NB and the MAC
-// reads lane l's a[i_l][k] with rotation i_l: the rows i a pass touches are at most LANES
-// consecutive values, so at one k they fall in distinct banks. b is rotated the same way by
-// its row j when transposed (bt, a_rrot / b_wrot = j mod NB); a pass's j values are one or
-// two runs of consecutive values (the second after j wraps past N), so the b memory is held
-// twice (B_COPIES = 2 with DYN) and each run reads its own copy. Without bt the MAC reads
-// N <= LANES consecutive words (N < LANES) or LANES consecutive words of one row of b: rotation 0.
-// Lanes that ask for the same word share the bank's read (broadcast). Reads return the same
-// words as the flat memory whenever the conflict-free conditions hold (they do for every
-// configuration the mapper writes); sg_cu's tests and the fabric tests compare both.
+// word wide, so every bank has one write port and one or two read ports (block RAM). Word
+// address x with rotation r lives in bank (x + r) mod NB at row x / NB. Every W-word access
+// is W consecutive addresses, one per bank. The a loader writes row i of an a tile (K words,
+// K a multiple of W: the mapper's M-305) with rotation i mod NB and the MAC reads lane l's
+// a[i_l][k] with rotation i_l: the rows i a pass touches are at most LANES consecutive
+// values, so at one k they fall in distinct banks. b is rotated the same way by its row j
+// when transposed (bt, a_rrot / b_wrot = j mod NB); a pass's j values are one or two runs of
+// consecutive values (the second after j wraps past N), so the b memory is held twice
+// (B_COPIES = 2 with DYN) and each run reads its own copy. Without bt the MAC reads N <= LANES
+// consecutive words (N < LANES) or LANES consecutive words of one row of b: rotation 0.
+// A bank serves the lowest lane that asks for it; lanes that ask for the same word share the
+// read (broadcast), and the lanes past the tile's last output (whose addresses mean nothing)
+// are above every working lane. Reads return the same words as the flat memory whenever the
+// conflict-free conditions hold (they do for every configuration the mapper writes).
 module sg_cu_mem #(
   parameter int W = 16,
   parameter int LANES = 16,
@@ -58,11 +60,9 @@ module sg_cu_mem #(
   input  logic oc_we,
   input  logic [MI-1:0] oc_wbase,
   input  logic [32*W-1:0] oc_wdata,
-  input  logic [LANES-1:0] a_ract,
   input  logic [MI*LANES-1:0] a_raddr,
   input  logic [RB*LANES-1:0] a_rrot,
   output logic [32*LANES-1:0] a_rdata,
-  input  logic [LANES-1:0] b_ract,
   input  logic [MI*LANES-1:0] b_raddr,
   input  logic [RB*LANES-1:0] b_rrot,
   input  logic [LANES-1:0] b_rcopy,     // lane reads b copy 1 (BANKED, bt: j wrapped)
@@ -89,14 +89,16 @@ module sg_cu_mem #(
       // it does not unroll, BLKLOOPINIT; LANES can be 2048). The reads are combinational, so
       // they see the words before this edge's writes either way.
       logic [31:0] mem [0:BUF_WORDS-1];
+      logic [MI*LANES-1:0] a_ra_q, b_ra_q;
+      logic [MI-1:0] d_ra_q, c_ra_q;
       always_comb begin
         for (int l = 0; l < LANES; l++) begin
-          a_rdata[32*l +: 32] = a_ract[l] ? mem[a_raddr[MI*l +: MI]] : 32'h0;
-          b_rdata[32*l +: 32] = b_ract[l] ? mem[b_raddr[MI*l +: MI]] : 32'h0;
+          a_rdata[32*l +: 32] = mem[a_ra_q[MI*l +: MI]];
+          b_rdata[32*l +: 32] = mem[b_ra_q[MI*l +: MI]];
         end
         for (int w = 0; w < W; w++) begin
-          d_rdata[32*w +: 32] = mem[MI'(d_rbase + MI'(w))];
-          c_rdata[32*w +: 32] = mem[MI'(c_rbase + MI'(w))];
+          d_rdata[32*w +: 32] = mem[MI'(d_ra_q + MI'(w))];
+          c_rdata[32*w +: 32] = mem[MI'(c_ra_q + MI'(w))];
         end
       end
       /* verilator lint_off UNUSEDSIGNAL */
@@ -105,6 +107,10 @@ module sg_cu_mem #(
       /* verilator lint_on UNUSEDSIGNAL */
       /* verilator lint_off BLKSEQ */
       always_ff @(posedge clk) begin
+        a_ra_q <= a_raddr;
+        b_ra_q <= b_raddr;
+        d_ra_q <= d_rbase;
+        c_ra_q <= c_rbase;
         if (a_we) for (int w = 0; w < W; w++) mem[MI'(a_wbase + MI'(w))] = a_wdata[32*w +: 32];
         if (b_we) for (int w = 0; w < W; w++) mem[MI'(b_wbase + MI'(w))] = b_wdata[32*w +: 32];
         if (oc_we) for (int w = 0; w < W; w++) mem[MI'(oc_wbase + MI'(w))] = oc_wdata[32*w +: 32];
@@ -114,52 +120,68 @@ module sg_cu_mem #(
       end
       /* verilator lint_on BLKSEQ */
     end else begin : g_banked
-      // Bank of lane l's word in each read port, and each bank's read row.
+      // Bank of lane l's word in each read port, and each bank's read row (of the next cycle).
       logic [RB*LANES-1:0] a_lb, b_lb;
-      logic [DR*NB-1:0] a_row, oc_row, od_row;
+      logic [DR*NB-1:0] a_row, a_lrow, oc_row, od_row;
       logic [DR*NB*NC-1:0] b_row;
-      logic [32*NB-1:0] a_q, od_q, oc_q;
-      logic [32*NB*NC-1:0] b_q;
       always_comb begin
         for (int l = 0; l < LANES; l++) begin
           a_lb[RB*l +: RB] = a_raddr[MI*l +: RB] + a_rrot[RB*l +: RB];
           b_lb[RB*l +: RB] = b_raddr[MI*l +: RB] + b_rrot[RB*l +: RB];
         end
-        // A bank serves the lowest lane that asks for it: every lane asking for one bank asks
-        // for the same word (the conflict-free layout above).
         for (int b = 0; b < NB; b++) begin
-          od_row[DR*b +: DR] = row_of(d_rbase, RB'(b) - d_rbase[RB-1:0]);
-          oc_row[DR*b +: DR] = row_of(c_rbase, RB'(b) - c_rbase[RB-1:0]);
-          a_row[DR*b +: DR] = od_row[DR*b +: DR];
+          a_lrow[DR*b +: DR] = '0;
           for (int c = 0; c < NC; c++) b_row[DR*(NB*c + b) +: DR] = '0;
-          if (!d_from_a) begin
-            for (int l = LANES - 1; l >= 0; l--)
-              if (a_ract[l] && a_lb[RB*l +: RB] == RB'(b)) a_row[DR*b +: DR] = a_raddr[MI*l + RB +: DR];
-          end
           for (int l = LANES - 1; l >= 0; l--)
-            if (b_ract[l] && b_lb[RB*l +: RB] == RB'(b))
+            if (a_lb[RB*l +: RB] == RB'(b)) a_lrow[DR*b +: DR] = a_raddr[MI*l + RB +: DR];
+          for (int l = LANES - 1; l >= 0; l--)
+            if (b_lb[RB*l +: RB] == RB'(b))
               b_row[DR*(NB*(NC > 1 ? 32'(b_rcopy[l]) : 0) + b) +: DR] = b_raddr[MI*l + RB +: DR];
         end
       end
+      // The W-word reads (a separate block: the lanes' addresses above change once a cycle,
+      // these with the unit's inputs, and a simulator re-evaluates a block on any input).
+      always_comb
+        for (int b = 0; b < NB; b++) begin
+          od_row[DR*b +: DR] = row_of(d_rbase, RB'(b) - d_rbase[RB-1:0]);
+          oc_row[DR*b +: DR] = row_of(c_rbase, RB'(b) - c_rbase[RB-1:0]);
+          a_row[DR*b +: DR] = d_from_a ? od_row[DR*b +: DR] : a_lrow[DR*b +: DR];
+        end
+      // Registered: each bank's row (inside the bank, where it becomes the block RAM's read
+      // address), and which bank and copy each lane and each word takes its word from.
+      logic [RB*LANES-1:0] a_lb_q, b_lb_q;
+      logic [LANES-1:0] b_rcopy_q;
+      logic [RB-1:0] d_off_q, c_off_q;
+      logic d_from_a_q;
+      always_ff @(posedge clk) begin
+        a_lb_q <= a_lb;
+        b_lb_q <= b_lb;
+        b_rcopy_q <= b_rcopy;
+        d_off_q <= d_rbase[RB-1:0];
+        c_off_q <= c_rbase[RB-1:0];
+        d_from_a_q <= d_from_a;
+      end
+      logic [32*NB-1:0] a_q, od_q, oc_q;
+      logic [32*NB*NC-1:0] b_q;
       // Each lane's word from its bank; the W-word reads, word w from bank (base + w) mod NB.
       logic [RB-1:0] dk, ck;
       always_comb begin
         for (int l = 0; l < LANES; l++) begin
-          a_rdata[32*l +: 32] = a_q[32*32'(a_lb[RB*l +: RB]) +: 32];
-          b_rdata[32*l +: 32] = b_q[32*(NB*(NC > 1 ? 32'(b_rcopy[l]) : 0) + 32'(b_lb[RB*l +: RB])) +: 32];
+          a_rdata[32*l +: 32] = a_q[32*32'(a_lb_q[RB*l +: RB]) +: 32];
+          b_rdata[32*l +: 32] = b_q[32*(NB*(NC > 1 ? 32'(b_rcopy_q[l]) : 0) + 32'(b_lb_q[RB*l +: RB])) +: 32];
         end
         dk = '0;
         ck = '0;
         for (int w = 0; w < W; w++) begin
-          dk = d_rbase[RB-1:0] + RB'(w);
-          ck = c_rbase[RB-1:0] + RB'(w);
-          d_rdata[32*w +: 32] = d_from_a ? a_q[32*32'(dk) +: 32] : od_q[32*32'(dk) +: 32];
+          dk = d_off_q + RB'(w);
+          ck = c_off_q + RB'(w);
+          d_rdata[32*w +: 32] = d_from_a_q ? a_q[32*32'(dk) +: 32] : od_q[32*32'(dk) +: 32];
           c_rdata[32*w +: 32] = oc_q[32*32'(ck) +: 32];
         end
       end
       /* verilator lint_off UNUSEDSIGNAL */
       logic unused;                   // one b copy (no bt): lanes never pick copy 1
-      assign unused = ^b_rcopy;
+      assign unused = ^{b_rcopy, b_rcopy_q};
       /* verilator lint_on UNUSEDSIGNAL */
 
       for (genvar b = 0; b < NB; b++) begin : g_bank
@@ -185,20 +207,28 @@ module sg_cu_mem #(
             o_wd = oc_wdata[32*32'(ow) +: 32];
           end
         end
+        // One block RAM per memory and bank: a registered read address, write-first.
         logic [31:0] ma [0:D-1];
         logic [31:0] mo [0:D-1];
+        logic [DR-1:0] a_ra, od_ra, oc_ra;
         always_ff @(posedge clk) begin
           if (a_we) ma[a_wr] <= a_wdata[32*32'(aw) +: 32];
           if (o_we) mo[o_wr] <= o_wd;
+          a_ra <= a_row[DR*b +: DR];
+          od_ra <= od_row[DR*b +: DR];
+          oc_ra <= oc_row[DR*b +: DR];
         end
-        assign a_q[32*b +: 32] = ma[a_row[DR*b +: DR]];
-        assign od_q[32*b +: 32] = mo[od_row[DR*b +: DR]];
-        assign oc_q[32*b +: 32] = mo[oc_row[DR*b +: DR]];
+        assign a_q[32*b +: 32] = ma[a_ra];
+        assign od_q[32*b +: 32] = mo[od_ra];
+        assign oc_q[32*b +: 32] = mo[oc_ra];
         for (genvar c = 0; c < NC; c++) begin : g_bcopy
           logic [31:0] mb [0:D-1];
-          always_ff @(posedge clk)
+          logic [DR-1:0] b_ra;
+          always_ff @(posedge clk) begin
             if (b_we) mb[b_wr] <= b_wdata[32*32'(bw) +: 32];
-          assign b_q[32*(NB*c + b) +: 32] = mb[b_row[DR*(NB*c + b) +: DR]];
+            b_ra <= b_row[DR*(NB*c + b) +: DR];
+          end
+          assign b_q[32*(NB*c + b) +: 32] = mb[b_ra];
         end
       end
     end

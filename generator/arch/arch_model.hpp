@@ -40,7 +40,7 @@ struct ComputeUnitParams {
   }
   NumberFormat format = NumberFormat::Bf16Fp32;
   int64_t bufferBytes = 16384;     ///< local operand memory, bytes
-  /// compute_unit.memory: `banked` (one bank per word of a beat, FPGA LUT-RAM; matmul rows K
+  /// compute_unit.memory: `banked` (one bank per word of a beat, FPGA block RAM; matmul rows K
   /// must be whole beats, M-305) or `flat` (one array with as many ports as the unit uses:
   /// any K, simulation only). rtl_templates/sg_cu_mem.sv; sg_cu parameter BANKED.
   bool banked = true;
