@@ -19,12 +19,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/yosys_reads.sh"
 script="$(yosys_reads "$dir" "$boxes") hierarchy -top $top$(yosys_chparam "$params");"
 case "$target" in
   xc7|xcup) script="$script synth_xilinx -family $target -flatten -noiopad -noclkbuf -top $top;"
-            path="t:LUT* t:MUXF* t:CARRY* t:RAM* t:DSP*" ;;
+            path="t:LUT* t:MUXF* t:CARRY* t:RAM* t:RAMB* %d t:DSP*" ;;
   ice40) script="$script synth_ice40 -dsp -top $top;"
          path="t:SB_LUT4 t:SB_CARRY t:SB_MAC16" ;;
   *) echo "unknown target $target" >&2; exit 2 ;;
 esac
 # The longest path counts the combinational cells only (flip-flops, block RAMs and the
-# black boxes cut it): LUTs, wide muxes, carry cells, LUT-RAM reads, DSP blocks.
+# black boxes cut it): LUTs, wide muxes, carry cells, LUT-RAM reads (RAM* without the RAMB*
+# block RAMs, whose read is registered), DSP blocks.
 script="$script tee -q -o $out.stat.json stat -json; tee -q -o $out.ltp.txt ltp -noff $path w:*"
 (ulimit -v "$mem"; exec timeout "$limit" yosys -q -l "$out.log" -p "$script") > /dev/null 2>&1
