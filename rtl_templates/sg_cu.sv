@@ -197,9 +197,9 @@
 // next values of the registers they depend on (k_d, p_d, pbase_d, cp_sel_d, dr_sel_d,
 // dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d, li_cn, lj_cn), and a read sees the writes of the
 // cycle before. With BANKED = 1 it is one bank per word of a beat; otherwise one flat array
-// (simulation only). Which banks a lane
-// reads follows from the rows it works on: the loader rotates row i of a (and row j of a
-// transposed b) by i mod W (la_rot_q, lb_rot_q), the MAC asks with the same rotation.
+// (simulation only). Which banks a lane reads follows from the rows it works on: the loader
+// rotates row i of a (and row j of a transposed b) by i mod W (la_rot_q, lb_rot_q), the MAC
+// asks with the same rotation.
 // acc[32*l +: 32] is lane l's running sum; acc_n is its value after this cycle's k step,
 // which at k = K-1 is also what the output bank stores. The bt lane state (dividers, per-lane
 // (i, j)) lives in packed vectors whose next values are computed in an always_comb loop and
@@ -704,8 +704,9 @@ module sg_cu #(
   endgenerate
 
   // ---------------------------------------------------------------- local memory
-  // Every access of this cycle as sg_cu_mem ports: reads return the words before this
-  // cycle's writes, as the stages expect (a bank is read only once it is full).
+  // sg_cu_mem's ports. Writes are this cycle's; read addresses are next cycle's (the *_d
+  // values), and the words a stage reads in a cycle include the previous cycle's writes
+  // (a bank is read only once it is full).
   logic [LANES-1:0] lane_act;           // MAC lane l works this cycle (o < mn)
   logic [MI*LANES-1:0] ma_addr, mb_addr;  // next cycle's operand addresses
   logic [RB*LANES-1:0] ma_rot, mb_rot;
