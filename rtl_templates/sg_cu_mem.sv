@@ -86,8 +86,8 @@ module sg_cu_mem #(
   generate
     if (BANKED == 0) begin : g_flat
       // Blocking writes in a loop (Verilator 5.006 rejects non-blocking array writes in a loop
-      // it does not unroll, BLKLOOPINIT; LANES can be 2048). The reads are combinational, so
-      // they see the words before this edge's writes either way.
+      // it does not unroll, BLKLOOPINIT; LANES can be 2048). The read addresses are registered
+      // and the array read after the edge, so a read sees the writes of the cycle before.
       logic [31:0] mem [0:BUF_WORDS-1];
       logic [MI*LANES-1:0] a_ra_q, b_ra_q;
       logic [MI-1:0] d_ra_q, c_ra_q;
