@@ -134,9 +134,12 @@ module sg_cu_mem #(
           for (int c = 0; c < NC; c++) b_row[DR*(NB*c + b) +: DR] = '0;
           for (int l = LANES - 1; l >= 0; l--)
             if (a_lb[RB*l +: RB] == RB'(b)) a_lrow[DR*b +: DR] = a_raddr[MI*l + RB +: DR];
-          for (int l = LANES - 1; l >= 0; l--)
-            if (b_lb[RB*l +: RB] == RB'(b))
-              b_row[DR*(NB*(NC > 1 ? 32'(b_rcopy[l]) : 0) + b) +: DR] = b_raddr[MI*l + RB +: DR];
+          // (constant slices only: a slice picked by b_rcopy would be a dynamic write into
+          // b_row for every bank and lane, which takes Yosys's proc_dlatch tens of minutes)
+          for (int c = 0; c < NC; c++)
+            for (int l = LANES - 1; l >= 0; l--)
+              if (b_lb[RB*l +: RB] == RB'(b) && 32'(b_rcopy[l]) == 32'(c))
+                b_row[DR*(NB*c + b) +: DR] = b_raddr[MI*l + RB +: DR];
         end
       end
       // The W-word reads (a separate block: the lanes' addresses above change once a cycle,
@@ -168,7 +171,8 @@ module sg_cu_mem #(
       always_comb begin
         for (int l = 0; l < LANES; l++) begin
           a_rdata[32*l +: 32] = a_q[32*32'(a_lb_q[RB*l +: RB]) +: 32];
-          b_rdata[32*l +: 32] = b_q[32*(NB*(NC > 1 ? 32'(b_rcopy_q[l]) : 0) + 32'(b_lb_q[RB*l +: RB])) +: 32];
+          b_rdata[32*l +: 32] = (NC > 1 && b_rcopy_q[l]) ? b_q[32*(NB + 32'(b_lb_q[RB*l +: RB])) +: 32]
+                                                          : b_q[32*32'(b_lb_q[RB*l +: RB]) +: 32];
         end
         dk = '0;
         ck = '0;
