@@ -3,33 +3,14 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <sstream>
 
+#include "support/csv.hpp"
 #include "support/diag.hpp"
 
 namespace stepgen {
 
 namespace {
-
 constexpr const char* kHeader = "source_file,batch,stdev_label,start_row_1based,end_row_1based,slot,context_tokens";
-
-struct Field {
-  std::string text;
-  int col;  // 1-based column of its first character
-};
-
-std::vector<Field> splitCsv(std::string line) {
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  std::vector<Field> f;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = line.find(',', start);
-    f.push_back({line.substr(start, comma == std::string::npos ? std::string::npos : comma - start), int(start) + 1});
-    if (comma == std::string::npos) return f;
-    start = comma + 1;
-  }
-}
-
 }  // namespace
 
 std::vector<KvBatch> readKvBatches(const std::string& path) {
@@ -39,25 +20,18 @@ std::vector<KvBatch> readKvBatches(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw fail(0, 0, "cannot read the KV-length file");
   std::string line;
-  if (!std::getline(in, line) || (line.size() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line) != kHeader)
+  if (!std::getline(in, line) || line.substr(0, line.find('\r')) != kHeader)
     throw fail(1, 1, fmt::format("header must be {}", kHeader));
   std::vector<KvBatch> out;
   int64_t expectSize = 0;
   for (int ln = 2; std::getline(in, line); ++ln) {
     if (line.empty() || line == "\r") continue;
-    const std::vector<Field> f = splitCsv(line);
+    const std::vector<CsvField> f = splitCsvLine(line);
     if (f.size() != 7) throw fail(ln, 1, fmt::format("{} fields, the header has 7", f.size()));
     auto number = [&](size_t i, const char* name) {
-      size_t used = 0;
-      int64_t v = 0;
-      try {
-        v = std::stoll(f[i].text, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != f[i].text.size())
-        throw fail(ln, f[i].col, fmt::format("{} '{}' is not a whole number", name, f[i].text));
-      return v;
+      const std::optional<int64_t> v = parseWholeNumber(f[i].text);
+      if (!v) throw fail(ln, f[i].col, fmt::format("{} '{}' is not a whole number", name, f[i].text));
+      return *v;
     };
     const int64_t batch = number(1, "batch"), stdev = number(2, "stdev_label"), slot = number(5, "slot"),
                   len = number(6, "context_tokens");

@@ -1,36 +1,28 @@
 #include "support/routing_trace.hpp"
 
+#include "support/csv.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 
 namespace stepgen {
 
 namespace {
-std::vector<std::string> splitCsv(std::string line) {
-  if (!line.empty() && line.back() == '\r') line.pop_back();  // the shipped files use CRLF
-  std::vector<std::string> f;
-  std::stringstream ss(line);
-  std::string x;
-  while (std::getline(ss, x, ',')) f.push_back(x);
-  return f;
+int parseInt(const std::string& path, int line, int field, const std::string& s) {
+  const std::optional<int64_t> v = parseWholeNumber(s);
+  if (!v || *v < INT32_MIN || *v > INT32_MAX)
+    throw std::runtime_error(fmt::format("{}:{}: field {} '{}' is not an integer", path, line, field + 1, s));
+  return int(*v);
 }
 
-int parseInt(const std::string& path, int line, int field, const std::string& s) {
-  size_t used = 0;
-  int v = 0;
-  try {
-    v = std::stoi(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size())
-    throw std::runtime_error(fmt::format("{}:{}: field {} '{}' is not an integer", path, line, field + 1, s));
-  return v;
+std::vector<std::string> fieldTexts(const std::string& line) {
+  std::vector<std::string> t;
+  for (CsvField& f : splitCsvLine(line)) t.push_back(std::move(f.text));
+  return t;
 }
 }  // namespace
 
@@ -48,7 +40,7 @@ RoutingTrace readRoutingTrace(const std::string& path, int numExperts) {
   t.numExperts = numExperts;
   std::string line;
   if (!std::getline(in, line)) throw std::runtime_error(fmt::format("{}:1: empty file", path));
-  auto head = splitCsv(line);
+  auto head = fieldTexts(line);
   if (head.size() < 2 || head[0] != "token")
     throw std::runtime_error(fmt::format("{}:1: header must be token,expert_0,...", path));
   for (size_t k = 1; k < head.size(); ++k)
@@ -57,7 +49,7 @@ RoutingTrace readRoutingTrace(const std::string& path, int numExperts) {
   t.topK = int(head.size()) - 1;
   for (int ln = 2; std::getline(in, line); ++ln) {
     if (line.empty() || line == "\r") continue;
-    auto f = splitCsv(line);
+    auto f = fieldTexts(line);
     if (int(f.size()) != t.topK + 1)
       throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", path, ln, f.size(), t.topK + 1));
     if (parseInt(path, ln, 0, f[0]) != int(t.experts.size()))
