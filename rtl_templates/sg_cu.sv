@@ -364,8 +364,8 @@ module sg_cu #(
   // ---------------------------------------------------------------- state
   logic [32*LANES-1:0] acc;           // lane accumulators, lane l at [32*l +: 32]
   logic [32*LANES-1:0] acc_n;         // ... after this cycle's k step
-  logic [15:0] la_w_q, lb_w_q;        // words of the a / b row being loaded (bank rotation)
-  logic [RB-1:0] la_rot_q, lb_rot_q;  // that row's index mod W (sg_cu_mem BANKED)
+  logic [15:0] lb_w_q;                // words of the b row being loaded (bank rotation)
+  logic [RB-1:0] la_rot_q, lb_rot_q;  // index mod W of the a / b row being loaded (sg_cu_mem BANKED)
   logic eos_q;                        // the input DONE has been taken
   logic [BW-1:0] out_q;
   logic ov_q;
@@ -377,7 +377,7 @@ module sg_cu #(
   logic [15:0] a_cnt_q, b_cnt_q;
   logic [2:0] a_stop_q;
   logic a_fin_q;                      // dyn_m: the loading bank's a tile is complete
-  logic [15:0] ld_rem_q;              // dyn_m: words of a's open row
+  logic [15:0] ld_rem_q;              // words of a's open row (dyn_m: M; banked: the row's rotation)
   logic [31:0] ld_mn_q;               // dyn_m: complete rows of a so far, times N
   logic [31:0] ib_mn_q [0:1];         // dyn_m: mn of each input bank
   logic cp_sel_q, cp_osel_q;
@@ -530,8 +530,8 @@ module sg_cu #(
   logic a_done_now;             // a's tile completes this cycle
   logic a_complete;             // a's tile is complete after this cycle
   logic [2:0] a_st;             // a's stop if its last beat comes now
-  logic [16:0] rem2;            // dyn_m: words of a's open row with this beat
-  logic row_done;               // dyn_m: ... which completes the row
+  logic [16:0] rem2;            // words of a's open row with this beat (dyn_m: M; banked: rotation)
+  logic row_done;               // ... which completes the row
   logic [15:0] rem_nxt;
   logic [31:0] mn_nxt;          // dyn_m: mn after this cycle's a beat
   logic [31:0] dr_words, dr_lim;  // drain: first word of this beat, valid words of the bank
@@ -865,7 +865,6 @@ module sg_cu #(
       pl_e_q <= 16'd0;
       rr_w_q <= 16'd0;
       rr_have_q <= 1'b0;
-      la_w_q <= 16'd0;
       lb_w_q <= 16'd0;
       la_rot_q <= '0;
       lb_rot_q <= '0;
@@ -876,15 +875,9 @@ module sg_cu #(
       {k_q, p_q, pbase_q, cp_sel_q, dr_sel_q, dr_cnt_q, acc_sel_q, acc_cnt_q, ex_oc_q} <=
           {k_d, p_d, pbase_d, cp_sel_d, dr_sel_d, dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d};
 
-      // ---- loader rows (bank rotation): a row is K words; a tile's last beat starts row 0
-      if (is_mm && fire0 && !mm_tok) begin
-        if (a_done_now || {1'b0, la_w_q} + 17'(W) >= {1'b0, cf_k}) begin
-          la_w_q <= 16'd0;
-          la_rot_q <= a_done_now ? '0 : la_rot_q + RB'(1);
-        end else begin
-          la_w_q <= la_w_q + 16'(W);
-        end
-      end
+      // ---- loader rows (bank rotation): a row is K words; a tile's last beat starts row 0.
+      // a's open row is the loader's own count (ld_rem_q, row_done); b has no such count.
+      if (is_mm && fire0 && !mm_tok) la_rot_q <= a_done_now ? '0 : la_rot_q + RB'(row_done);
       if (is_mm && fire1 && !mm_tok) begin
         if (b_nxt == cf_bbeats || {1'b0, lb_w_q} + 17'(W) >= {1'b0, cf_k}) begin
           lb_w_q <= 16'd0;
