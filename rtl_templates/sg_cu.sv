@@ -200,6 +200,9 @@
 // (simulation only). Which banks a lane reads follows from the rows it works on: the loader
 // rotates row i of a (and row j of a transposed b) by i mod W (la_rot_q, lb_rot_q), the MAC
 // asks with the same rotation.
+// silu's sigmoid table is block RAM too (sg_sigmoid_rom, a copy per two words): it is read
+// with in0_next, the beat the input FIFO will show next cycle, so that its word is ready in
+// the cycle the beat is at the head, and silu keeps its one-cycle timing.
 // acc[32*l +: 32] is lane l's running sum; acc_n is its value after this cycle's k step,
 // which at k = K-1 is also what the output bank stores. The bt lane state (dividers, per-lane
 // (i, j)) lives in packed vectors whose next values are computed in an always_comb loop and
@@ -230,6 +233,11 @@ module sg_cu #(
   input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in0_beat,
   input  logic in0_valid,
   output logic in0_ready,
+  // The beat at in0's head in the next cycle (the input FIFO's out_next): silu reads its
+  // sigmoid table, a block RAM, with it one cycle ahead. Only its data words are read.
+  /* verilator lint_off UNUSEDSIGNAL */
+  input  logic [32*W+sg_beat_pkg::HDR_W-1:0] in0_next,
+  /* verilator lint_on UNUSEDSIGNAL */
   // in1 carries b (matmul), the second operand (mul, add), the row scalars (rowscale) or the
   // ref (expand); its last bit and stop are used by expand only (Zip: in0's are
   // authoritative).
@@ -355,6 +363,23 @@ module sg_cu #(
     {k1, l1, s1} = sg_beat_pkg::map_stop(in1_beat[DW +: sg_beat_pkg::HDR_W], cf_map1);
     d1 = in1_beat[DW-1:0];
   end
+  // silu's sigmoid table, block RAM read a cycle ahead: one sg_sigmoid_rom (two read ports)
+  // per two words of a beat; sig_q word w is sigmoid(word w of the beat at in0's head).
+  localparam int NSIG = (W + 1) / 2;
+  localparam int SIW = sg_fp_pkg::SIG_IDX_W;
+  // Packed: an unpacked array on these ports made Yosys 0.23 re-derive sg_cu and abort.
+  logic [2*NSIG*SIW-1:0] sig_idx;
+  /* verilator lint_off UNUSEDSIGNAL */  // with W odd, the last copy's second port
+  logic [64*NSIG-1:0] sig_q;
+  /* verilator lint_on UNUSEDSIGNAL */
+  always_comb
+    for (int w = 0; w < 2 * NSIG; w++)
+      sig_idx[SIW*w +: SIW] = sg_fp_pkg::sigmoid_index(in0_next[32*((w < W) ? w : W - 1) +: 32]);
+  for (genvar c = 0; c < NSIG; c++) begin : g_sig
+    sg_sigmoid_rom u_rom (.clk(clk), .i0(sig_idx[SIW*2*c +: SIW]), .i1(sig_idx[SIW*(2*c+1) +: SIW]),
+                          .q0(sig_q[64*c +: 32]), .q1(sig_q[64*c+32 +: 32]));
+  end
+
   logic [31:0] rs_sc;           // rowscale: the scalar, word idx_word of in1
   always_comb begin
     rs_sc = 32'h0;
@@ -803,7 +828,7 @@ module sg_cu #(
         av = ((is_acc || is_sc) && acc_has_q) ? mc_q[32*w +: 32] : 32'h0;
         sm = sg_fp_pkg::fp32_add((is_acc || is_sc) ? av : x,
                                  (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
-        bv = (cf_func == F_SILU) ? sg_sigmoid_lut::sg_sigmoid_lut(sg_fp_pkg::sigmoid_index(x)) :
+        bv = (cf_func == F_SILU) ? sig_q[32*w +: 32] :
              (cf_func == F_ROWSCALE) ? rs_sc : (ATTN != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
         pr = sg_fp_pkg::fp32_mul(x, bv);
         if (ATTN != 0 && cf_func == F_RECIP) begin

@@ -3,6 +3,9 @@
 // * in_ready  = !full  and out_valid = !empty, both straight from registers (full_q,
 //   empty_q), so neither depends combinationally on the other side's valid or ready.
 // * out_data is the head entry (a mux of registers); it is meaningful while out_valid.
+// * out_next is the entry that will be at the head in the next cycle (after this cycle's
+//   push and pop; meaningful if the FIFO is not empty then). A consumer that reads a block
+//   RAM with the head's data addresses it with out_next one cycle ahead (sg_cu's sigmoid).
 // * A beat enters on a rising edge with in_valid && in_ready and leaves with
 //   out_valid && out_ready. A full FIFO does not accept even when it is popped in the same
 //   cycle (in_ready is the registered !full). Latency: a beat written at edge t is visible
@@ -19,7 +22,8 @@ module sg_fifo #(
   input  logic [WIDTH-1:0] in_data,
   output logic             out_valid,
   input  logic             out_ready,
-  output logic [WIDTH-1:0] out_data
+  output logic [WIDTH-1:0] out_data,
+  output logic [WIDTH-1:0] out_next
 );
   localparam int AW = (DEPTH > 1) ? $clog2(DEPTH) : 1;  // pointer bits
   localparam int CW = $clog2(DEPTH + 1);                // count bits (0..DEPTH)
@@ -30,12 +34,16 @@ module sg_fifo #(
   logic [CW-1:0] count, count_next;
   logic full_q, empty_q;
   logic push, pop;
+  logic [AW-1:0] rd_next;                               // rd_ptr after this cycle
 
   assign in_ready = !full_q;
   assign out_valid = !empty_q;
   assign out_data = mem[rd_ptr];
   assign push = in_valid && !full_q;
   assign pop = out_ready && !empty_q;
+  assign rd_next = (pop && rd_ptr != LAST) ? rd_ptr + AW'(1) : (pop ? '0 : rd_ptr);
+  // The only push that lands at rd_next is into an empty FIFO, or into one popped to empty.
+  assign out_next = (push && wr_ptr == rd_next) ? in_data : mem[rd_next];
 
   always_comb begin
     count_next = count;
@@ -52,7 +60,7 @@ module sg_fifo #(
       empty_q <= 1'b1;
     end else begin
       if (push) wr_ptr <= (wr_ptr == LAST) ? '0 : wr_ptr + AW'(1);
-      if (pop) rd_ptr <= (rd_ptr == LAST) ? '0 : rd_ptr + AW'(1);
+      rd_ptr <= rd_next;
       count <= count_next;
       full_q <= (count_next == CW'(DEPTH));
       empty_q <= (count_next == '0);

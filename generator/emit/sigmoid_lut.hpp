@@ -12,4 +12,10 @@ namespace stepgen {
 /// (tests/unit/test_fp.cpp; STEPGEN_REGEN_GOLDEN=1 rewrites it).
 std::string sigmoidLutSv();
 
+/// Text of sg_sigmoid_rom.sv: module sg_sigmoid_rom, the same table as a ROM with two
+/// synchronous read ports (clk; i0, i1 indices; q0, q1 the entries one cycle later), which
+/// synthesis maps to block RAM; sg_cu holds one per two words of a beat. Golden copy
+/// tests/rtl/sg_sigmoid_rom.sv, as for sigmoidLutSv.
+std::string sigmoidRomSv();
+
 }  // namespace stepgen

@@ -143,10 +143,20 @@ struct TopEmitter {
     line("    endcase");
     line("  end");
     line("  assign {0}_push = {0}_src_valid && {0}_src_ready;", pn);
+    // A compute unit's in0 reads its sigmoid table (block RAM) one cycle ahead of the head.
+    const bool next = a.units[u].kind == UnitKind::Compute && p == 0;
+    if (next) line("  logic [BEAT-1:0] {}_next;", pn);
     line("  sg_fifo #(.WIDTH(BEAT), .DEPTH({})) {}_fifo (", a.link.fifoDepth, pn);
     line("    .clk(clk), .rst_n(rst_n),");
     line("    .in_valid({0}_push), .in_ready({0}_fifo_ready), .in_data({0}_src_beat),", pn);
-    line("    .out_valid({0}_valid), .out_ready({0}_ready), .out_data({0}_beat));", pn);
+    line("    .out_valid({0}_valid), .out_ready({0}_ready), .out_data({0}_beat),", pn);
+    if (next) {
+      line("    .out_next({}_next));", pn);
+    } else {
+      line("    /* verilator lint_off PINCONNECTEMPTY */  // out_next: only a compute unit's in0 reads it");
+      line("    .out_next());");
+      line("    /* verilator lint_on PINCONNECTEMPTY */");
+    }
     line("  assign dbg_port_valid[{}] = {}_valid;", portIndex, pn);
     line("  assign dbg_port_full[{}] = !{}_fifo_ready;", portIndex, pn);
     line("  assign dbg_port_fire[{}] = {}_push;", portIndex, pn);
@@ -196,6 +206,7 @@ struct TopEmitter {
     line("    .cfg({}_cfg[sg_cfg_pkg::CONTEXTS * sg_cfg_pkg::{}_BITS - 1:0]),", n, k);
     for (int p = 0; p < l.kindLayout(s.kind).inPorts; ++p)
       line("    .in{0}_beat({1}_in{0}_beat), .in{0}_valid({1}_in{0}_valid), .in{0}_ready({1}_in{0}_ready),", p, n);
+    if (s.kind == UnitKind::Compute) line("    .in0_next({}_in0_next),", n);
     if (s.kind == UnitKind::AddressGen) {
       int i = kindIndex(u);
       line("    .req_valid(dram_req_valid[{0}]), .req_ready(dram_req_ready[{0}]), .req_write(dram_req_write[{0}]),", i);
@@ -220,6 +231,7 @@ std::vector<RtlFile> emitFabric(const ArchModel& a, const ConfigLayout& l, const
   std::vector<RtlFile> files;
   files.push_back({"sg_cfg_pkg.sv", emitConfigPackage(l)});
   files.push_back({"sg_sigmoid_lut.sv", sigmoidLutSv()});
+  files.push_back({"sg_sigmoid_rom.sv", sigmoidRomSv()});
   files.push_back({"sg_attn_lut.sv", attnLutSv()});
   for (const auto& t : templateFiles()) files.push_back({t, readFile(templateDir + "/" + t)});
   // sg_mu instantiates sg_route and sg_combine only with ROUTE = 1 (memory_unit.route).

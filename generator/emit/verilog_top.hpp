@@ -14,7 +14,7 @@ struct RtlFile {
   std::string text;
 };
 
-/// All files of the fabric, in compile order: sg_cfg_pkg.sv, sg_sigmoid_lut.sv and sg_attn_lut.sv (generated), the hand-written
+/// All files of the fabric, in compile order: sg_cfg_pkg.sv, sg_sigmoid_lut.sv, sg_sigmoid_rom.sv and sg_attn_lut.sv (generated), the hand-written
 /// templates copied from rtl_templates/ (read from `templateDir`), `sg_top.sv`
 /// (module sg_top, ports in docs/hardware.md section 6), then the AXI wrapper: sg_axi_master.sv,
 /// sg_axi_lite.sv and the generated `sg_axi_top.sv` (docs/axi.md). Deterministic.

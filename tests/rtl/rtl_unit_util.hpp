@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "arch/arch_model.hpp"
@@ -202,6 +203,12 @@ class CfgVec {
 };
 
 // ---------------------------------------------------------------- clocked driver
+/// True for a unit with an in0_next port (sg_cu: the next head of in0, for its block RAM).
+template <class V, class = void>
+struct HasIn0Next : std::false_type {};
+template <class V>
+struct HasIn0Next<V, std::void_t<decltype(std::declval<V&>().in0_next)>> : std::true_type {};
+
 /// Drives a verilated unit (ports clk, rst_n, cfg, start, done, in0.., out_*) cycle by cycle.
 /// Input queues present their head beat whenever inGate allows (default: always); the
 /// output is accepted whenever outGate allows (default: always). Cycle c is the c-th call
@@ -244,6 +251,9 @@ class StreamSim {
     top->clk = 0;
     bool v[2] = {false, false};
     for (int p = 0; p < NIN; ++p) v[p] = !in[p].empty() && (!inGate || inGate(p, cyc));
+    // A beat queued while in0 was empty was not announced on in0_next: like a FIFO's push,
+    // it shows the cycle after (sg_cu reads its sigmoid table a cycle ahead).
+    if constexpr (HasIn0Next<V>::value) v[0] = v[0] && announced_;
     top->in0_valid = v[0];
     if (v[0]) putBeat(top->in0_beat, in[0].front(), w_);
     if constexpr (NIN > 1) {
@@ -255,6 +265,12 @@ class StreamSim {
     top->eval();
     bool f[2] = {v[0] && top->in0_ready, false};
     if constexpr (NIN > 1) f[1] = v[1] && top->in1_ready;
+    if constexpr (HasIn0Next<V>::value) {
+      // What an input FIFO's out_next shows: the beat at in0's head after this edge.
+      const size_t h = f[0] ? 1 : 0;
+      announced_ = in[0].size() > h;
+      if (announced_) putBeat(top->in0_next, in[0][h], w_);
+    }
     const bool fo = top->out_valid && top->out_ready;
     Beat ob;
     if (fo) ob = getBeat(top->out_beat, w_);
@@ -296,6 +312,7 @@ class StreamSim {
 
  private:
   int w_;
+  bool announced_ = false;  ///< in0's head was on in0_next at the last edge
 
  public:
   std::unique_ptr<V> top;

@@ -7,7 +7,7 @@ set(SG_RTL_VFLAGS -O3 --x-assign fast --x-initial fast -Wall)
 # Generated files the tests verilate at configure time, committed as goldens of the emitter
 # (tests rtl_units_cfg_pkg and stepgen_tests "[golden]" keep them equal to its output).
 set(SG_UNITS_PKG ${STEPGEN_ROOT}/tests/rtl/sg_cfg_pkg.sv)
-set(SG_SIGMOID_LUT ${STEPGEN_ROOT}/tests/rtl/sg_sigmoid_lut.sv)
+set(SG_SIGMOID_LUT ${STEPGEN_ROOT}/tests/rtl/sg_sigmoid_lut.sv ${STEPGEN_ROOT}/tests/rtl/sg_sigmoid_rom.sv)
 set(SG_ATTN_LUT ${STEPGEN_ROOT}/tests/rtl/sg_attn_lut.sv)
 # What every unit template needs before itself (packages first).
 set(SG_UNIT_DEPS ${SG_UNITS_PKG} ${SG_RTL}/sg_beat_pkg.sv ${SG_RTL}/sg_ctx_seq.sv)

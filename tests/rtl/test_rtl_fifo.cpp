@@ -1,5 +1,6 @@
 // sg_fifo (rtl_templates/sg_fifo.sv) at depths 1, 2, 3: order, registered full / empty,
-// latency, and a random valid / ready soak against a C++ queue.
+// latency, and a random valid / ready soak against a C++ queue (with out_next: the head of
+// the next cycle).
 #include <catch2/catch.hpp>
 
 #include <deque>
@@ -93,6 +94,11 @@ void runFifo(int depth) {
     REQUIRE(bool(t.out_valid) == !model.empty());
     const bool push = iv && t.in_ready;
     const bool pop = orr && t.out_valid;
+    // The head after this edge: the queue's second entry if popped, else its first, or the
+    // beat pushed now if that leaves the queue with only it.
+    const size_t after = model.size() - (pop ? 1 : 0);
+    if (after > 0) REQUIRE(int(t.out_next) == (model[pop ? 1 : 0] & 0xFF));
+    else if (push) REQUIRE(int(t.out_next) == (next & 0xFF));
     if (pop) {
       REQUIRE(int(t.out_data) == (expect & 0xFF));
       ++expect;

@@ -346,6 +346,10 @@ TEST_CASE("tests/rtl/sg_sigmoid_lut.sv equals sigmoidLutSv()", "[fp][golden]") {
   checkGoldenFile("tests/rtl/sg_sigmoid_lut.sv", sigmoidLutSv());
 }
 
+TEST_CASE("tests/rtl/sg_sigmoid_rom.sv equals sigmoidRomSv()", "[fp][golden]") {
+  checkGoldenFile("tests/rtl/sg_sigmoid_rom.sv", sigmoidRomSv());
+}
+
 // exp (docs/hardware.md section 3): against exp in long double over the range where the
 // result is a normal binary32. Error budget: the table's half-bucket 2^(1/2048) - 1 = 3.39e-4,
 // plus t = x * log2(e) rounded to binary32 (|t| < 128: at most 2^-17 absolute in t, so
