@@ -11,7 +11,8 @@
 // the dynamic-tile datapath (dyn_m, bt, rowscale, scan, expand,
 // parallelize; the generator sets it only when the arch lists matmul_t or rowscale): with
 // DYN = 0 those fields read as 0 and funcs 7..10 are unknown functions, and the extra logic
-// folds away (it halves simulation speed). BANKED = 1 (compute_unit.memory: banked) builds
+// folds away (it halves simulation speed). SILU = 1 builds silu's sigmoid table (W/2 dual-port
+// block RAMs; the generator sets it when the arch lists silu); with SILU = 0 func 2 is unknown. BANKED = 1 (compute_unit.memory: banked) builds
 // the local memory as W banks an FPGA maps to block RAM, 0 as one flat array (sg_cu_mem.sv).
 // Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
 //
@@ -31,8 +32,8 @@
 // are the output's: in1 goes through in1_stopmap the same way.
 // func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
 // 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
-// 17 scan max; any other value (and 7..10 and 17 with DYN = 0, 12..16 with ATTN = 0) finishes
-// an enabled context at once.
+// 17 scan max; any other value (and 7..10 and 17 with DYN = 0, 12..16 with ATTN = 0, 2 with
+// SILU = 0) finishes an enabled context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -215,6 +216,7 @@ module sg_cu #(
   parameter int BF16 = 1,
   parameter int DYN = 1,
   parameter int ATTN = 0,
+  parameter int SILU = 1,
   parameter int BANKED = 0
 ) (
   input  logic clk,
@@ -340,7 +342,7 @@ module sg_cu #(
 
   logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_rr, bad_func;
   assign is_mm = run && (cf_func == F_MATMUL);
-  assign is_ew1 = run && (cf_func == F_SILU || (ATTN != 0 && (cf_func == F_EXP || cf_func == F_RECIP)));
+  assign is_ew1 = run && ((SILU != 0 && cf_func == F_SILU) || (ATTN != 0 && (cf_func == F_EXP || cf_func == F_RECIP)));
   assign is_ew2 = run && (cf_func == F_MUL || cf_func == F_ADD || cf_func == F_SUB);
   assign is_acc = run && (cf_func == F_ACCUM || (ATTN != 0 && cf_func == F_ACCMAX));
   assign is_rt = run && (cf_func == F_RETILE);
@@ -367,17 +369,21 @@ module sg_cu #(
   // per two words of a beat; sig_q word w is sigmoid(word w of the beat at in0's head).
   localparam int NSIG = (W + 1) / 2;
   localparam int SIW = sg_fp_pkg::SIG_IDX_W;
-  // Packed: an unpacked array on these ports made Yosys 0.23 re-derive sg_cu and abort.
-  logic [2*NSIG*SIW-1:0] sig_idx;
   /* verilator lint_off UNUSEDSIGNAL */  // with W odd, the last copy's second port
   logic [64*NSIG-1:0] sig_q;
   /* verilator lint_on UNUSEDSIGNAL */
-  always_comb
-    for (int w = 0; w < 2 * NSIG; w++)
-      sig_idx[SIW*w +: SIW] = sg_fp_pkg::sigmoid_index(in0_next[32*((w < W) ? w : W - 1) +: 32]);
-  for (genvar c = 0; c < NSIG; c++) begin : g_sig
-    sg_sigmoid_rom u_rom (.clk(clk), .i0(sig_idx[SIW*2*c +: SIW]), .i1(sig_idx[SIW*(2*c+1) +: SIW]),
-                          .q0(sig_q[64*c +: 32]), .q1(sig_q[64*c+32 +: 32]));
+  if (SILU != 0) begin : g_silu
+    // Packed: an unpacked array on these ports made Yosys 0.23 re-derive sg_cu and abort.
+    logic [2*NSIG*SIW-1:0] sig_idx;
+    always_comb
+      for (int w = 0; w < 2 * NSIG; w++)
+        sig_idx[SIW*w +: SIW] = sg_fp_pkg::sigmoid_index(in0_next[32*((w < W) ? w : W - 1) +: 32]);
+    for (genvar c = 0; c < NSIG; c++) begin : g_sig
+      sg_sigmoid_rom u_rom (.clk(clk), .i0(sig_idx[SIW*2*c +: SIW]), .i1(sig_idx[SIW*(2*c+1) +: SIW]),
+                            .q0(sig_q[64*c +: 32]), .q1(sig_q[64*c+32 +: 32]));
+    end
+  end else begin : g_no_silu
+    assign sig_q = '0;
   end
 
   logic [31:0] rs_sc;           // rowscale: the scalar, word idx_word of in1

@@ -1,6 +1,7 @@
 #pragma once
 // ArchModel: the fabric an architecture YAML describes (schema: arch/README.md).
 // Plain data; produced by loadArch, never mutated afterwards.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct ComputeUnitParams {
       if (f == "exp" || f == "recip" || f == "rowmax" || f == "rowsum" || f == "accum_max") return true;
     return false;
   }
+  /// The arch lists silu: the compute units carry its sigmoid table (W/2 dual-port block RAM
+  /// copies of 2,048 x 32 bits; sg_cu SILU = 1).
+  bool hasSilu() const { return std::find(functions.begin(), functions.end(), "silu") != functions.end(); }
   NumberFormat format = NumberFormat::Bf16Fp32;
   int64_t bufferBytes = 16384;     ///< local operand memory, bytes
   /// compute_unit.memory: `banked` (one bank per word of a beat, FPGA block RAM; matmul rows K

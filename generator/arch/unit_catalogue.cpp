@@ -53,6 +53,7 @@ std::vector<TemplateParam> UnitCatalogue::templateParams(UnitId u) const {
               {"BF16", i(a_.cu.format == NumberFormat::Bf16Fp32)},
               {"DYN", i(a_.cu.dynamicTiles())},
               {"ATTN", i(a_.cu.hasAttn())},
+              {"SILU", i(a_.cu.hasSilu())},
               {"BANKED", i(a_.cu.banked)}};
     case UnitKind::Memory:
       return {{"W", "W"}, {"WORDS", i(a_.mu.capacityBytes / 4)}, {"CPB", i(muCyclesPerBeat(a_))}, {"ROUTE", i(a_.mu.route)}};

@@ -15,6 +15,7 @@
 //     several stop levels, random back-pressure and the documented timing.
 //   * DYN = 0 (Vsg_cu_static): funcs 7..10 are unknown; the static functions are bit- and
 //     cycle-identical to the DYN = 1 unit.
+//   * SILU = 0 (Vsg_cu_bankbf): silu is an unknown function.
 //   * The banked local memory (Vsg_cu_bank / Vsg_cu_bankbf: LANES = W = 4, sg_cu_mem
 //     BANKED = 1): matmul with N below, equal to and above LANES, bt with rows wrapping
 //     past N inside a pass (both b copies), dyn_m, accum, scan and expand, against the same
@@ -1515,6 +1516,29 @@ TEST_CASE("sg_cu DYN = 0: scan, expand, parallelize and rowscale are unknown fun
     CHECK(sim.in[0].size() == 2);
     CHECK(sim.in[1].size() == 2);
   }
+}
+
+TEST_CASE("sg_cu SILU = 0: silu is an unknown function, mul still works", "[rtl][cu]") {
+  CfgVec c = newCfg();
+  setSimple(c, 0, 2, 1);  // silu
+  StreamSim<Vsg_cu_bankbf, 2> sim(W);
+  sim.config(c);
+  sim.in[0] = {dataBeat({1, 2, 3, 4}, true, 1), doneBeat(W)};
+  sim.start();
+  REQUIRE(sim.runUntilDone(3));
+  CHECK(sim.out.empty());
+  CHECK(sim.in[0].size() == 2);
+  // The same unit multiplies (fp32, as with SILU = 1): 3.0 * 0.5 = 1.5 word by word.
+  CfgVec m = newCfg();
+  setSimple(m, 0, 3);
+  StreamSim<Vsg_cu_bankbf, 2> sm(W);
+  sm.config(m);
+  sm.in[0] = {dataBeat({0x40400000u, 0x40400000u, 0x40400000u, 0x40400000u}, true, 1), doneBeat(W)};
+  sm.in[1] = {dataBeat({0x3F000000u, 0x3F000000u, 0x3F000000u, 0x3F000000u}, true, 1), doneBeat(W)};
+  sm.start();
+  REQUIRE(sm.runUntilDone(20));
+  REQUIRE(sm.out.size() == 2);
+  for (int w = 0; w < W; ++w) CHECK(sm.out[0].data[size_t(w)] == 0x3FC00000u);
 }
 
 TEST_CASE("sg_cu DYN = 0 and DYN = 1 agree bit and cycle on the static functions", "[rtl][cu][dyn]") {
