@@ -755,21 +755,32 @@ module sg_cu #(
     ai = 32'd0;
     abase_d = cp_sel_d ? 32'(cf_abase1) : 32'(cf_abase0);
     bbase_d = cp_sel_d ? 32'(cf_bbase1) : 32'(cf_bbase0);
+    lane_act = '0;
+    mb_copy = '0;
+    // Outside a matmul context nothing reads these: skipping them keeps a fabric's other
+    // units cheap to simulate (a matmul's first MAC cycle comes after its tiles load, so
+    // is_mm is already set in the cycle that computes its addresses).
     for (int l = 0; l < LANES; l++) begin
-      mo = pbase_q + 32'(l);
-      lane_act[l] = mm_go && mm_data && (mo < cur_mn);
-      // Next cycle's operands (whether or not the MAC works then: a read costs nothing).
-      // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
-      // them into a cell that feeds its own select.
-      mn_o = pbase_d + 32'(l);
-      ai = cf_bt ? 32'(li_cn[16*l +: 16]) : (mn_o >> cf_log2n);
-      ma_addr[MI*l +: MI] = MI'(abase_d + ai * 32'(cf_k) + 32'(k_d));
-      ma_rot[RB*l +: RB] = RB'(ai);
-      mb_addr[MI*l +: MI] = MI'(cf_bt ? (bbase_d + 32'(lj_cn[16*l +: 16]) * 32'(cf_k) + 32'(k_d)) :
-                                        (bbase_d + (32'(k_d) << cf_log2n) + (mn_o & nmask)));
-      mb_rot[RB*l +: RB] = cf_bt ? RB'(lj_cn[16*l +: 16]) : RB'(0);
-      // bt: j values below lane 0's have wrapped past N (the pass's second run of rows)
-      mb_copy[l] = cf_bt && (lj_cn[16*l +: 16] < lj_cn[15:0]);
+      ma_addr[MI*l +: MI] = '0;
+      mb_addr[MI*l +: MI] = '0;
+      ma_rot[RB*l +: RB] = '0;
+      mb_rot[RB*l +: RB] = '0;
+      if (is_mm) begin
+        mo = pbase_q + 32'(l);
+        lane_act[l] = mm_go && mm_data && (mo < cur_mn);
+        // Next cycle's operands (whether or not the MAC works then: a read costs nothing).
+        // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
+        // them into a cell that feeds its own select.
+        mn_o = pbase_d + 32'(l);
+        ai = cf_bt ? 32'(li_cn[16*l +: 16]) : (mn_o >> cf_log2n);
+        ma_addr[MI*l +: MI] = MI'(abase_d + ai * 32'(cf_k) + 32'(k_d));
+        ma_rot[RB*l +: RB] = RB'(ai);
+        mb_addr[MI*l +: MI] = MI'(cf_bt ? (bbase_d + 32'(lj_cn[16*l +: 16]) * 32'(cf_k) + 32'(k_d)) :
+                                          (bbase_d + (32'(k_d) << cf_log2n) + (mn_o & nmask)));
+        mb_rot[RB*l +: RB] = cf_bt ? RB'(lj_cn[16*l +: 16]) : RB'(0);
+        // bt: j values below lane 0's have wrapped past N (the pass's second run of rows)
+        mb_copy[l] = cf_bt && (lj_cn[16*l +: 16] < lj_cn[15:0]);
+      end
     end
   end
   always_comb begin
@@ -779,7 +790,7 @@ module sg_cu #(
     acc_base_d = (acc_sel_d ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(acc_cnt_d) * 32'(W);
   end
   sg_cu_mem #(.W(W), .LANES(LANES), .BUF_WORDS(BUF_WORDS), .BANKED(MEM_BANKED), .B_COPIES(DYN != 0 ? 2 : 1)) u_mem (
-    .clk,
+    .clk, .mac_on(is_mm),
     // loader: a beats (and Expand's data tile, not rotated), b beats
     .a_we((is_mm && fire0 && !mm_tok) || (is_ex && fire0 && k0 == K_DATA)), .a_wbase(MI'(ld_abase)),
     .a_wrot(is_ex ? RB'(0) : la_rot_q), .a_wdata(d0),

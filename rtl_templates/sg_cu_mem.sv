@@ -60,6 +60,7 @@ module sg_cu_mem #(
   input  logic oc_we,
   input  logic [MI-1:0] oc_wbase,
   input  logic [32*W-1:0] oc_wdata,
+  input  logic mac_on,                   // the unit runs a matmul: the lanes' reads matter
   input  logic [MI*LANES-1:0] a_raddr,
   input  logic [RB*LANES-1:0] a_rrot,
   output logic [32*LANES-1:0] a_rdata,
@@ -103,7 +104,7 @@ module sg_cu_mem #(
       end
       /* verilator lint_off UNUSEDSIGNAL */
       logic unused;                   // one memory: no rotations, copies or port choice
-      assign unused = ^{a_wrot, b_wrot, a_rrot, b_rrot, b_rcopy, d_from_a};
+      assign unused = ^{a_wrot, b_wrot, a_rrot, b_rrot, b_rcopy, d_from_a, mac_on};
       /* verilator lint_on UNUSEDSIGNAL */
       /* verilator lint_off BLKSEQ */
       always_ff @(posedge clk) begin
@@ -129,17 +130,21 @@ module sg_cu_mem #(
           a_lb[RB*l +: RB] = a_raddr[MI*l +: RB] + a_rrot[RB*l +: RB];
           b_lb[RB*l +: RB] = b_raddr[MI*l +: RB] + b_rrot[RB*l +: RB];
         end
+        // Off outside a matmul (mac_on = 0): the NB x LANES search costs a fabric simulation
+        // about a sixth of its speed, and only the MAC reads these ports.
         for (int b = 0; b < NB; b++) begin
           a_lrow[DR*b +: DR] = '0;
           for (int c = 0; c < NC; c++) b_row[DR*(NB*c + b) +: DR] = '0;
-          for (int l = LANES - 1; l >= 0; l--)
-            if (a_lb[RB*l +: RB] == RB'(b)) a_lrow[DR*b +: DR] = a_raddr[MI*l + RB +: DR];
-          // (constant slices only: a slice picked by b_rcopy would be a dynamic write into
-          // b_row for every bank and lane, which takes Yosys's proc_dlatch tens of minutes)
-          for (int c = 0; c < NC; c++)
+          if (mac_on) begin
             for (int l = LANES - 1; l >= 0; l--)
-              if (b_lb[RB*l +: RB] == RB'(b) && 32'(b_rcopy[l]) == 32'(c))
-                b_row[DR*(NB*c + b) +: DR] = b_raddr[MI*l + RB +: DR];
+              if (a_lb[RB*l +: RB] == RB'(b)) a_lrow[DR*b +: DR] = a_raddr[MI*l + RB +: DR];
+            // (constant slices only: a slice picked by b_rcopy would be a dynamic write into
+            // b_row for every bank and lane, which takes Yosys's proc_dlatch tens of minutes)
+            for (int c = 0; c < NC; c++)
+              for (int l = LANES - 1; l >= 0; l--)
+                if (b_lb[RB*l +: RB] == RB'(b) && 32'(b_rcopy[l]) == 32'(c))
+                  b_row[DR*(NB*c + b) +: DR] = b_raddr[MI*l + RB +: DR];
+          end
         end
       end
       // The W-word reads (a separate block: the lanes' addresses above change once a cycle,
