@@ -42,15 +42,15 @@ add_test(NAME fpga_synth_bad_input
              -o fpga_bad --timeout 600 > out2.txt 2> err2.txt
            rc=$?; cat err2.txt; [ $rc -eq 3 ] && grep -q 'does not fit part up5k' err2.txt"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-# Place and route (nextpnr-ice40, out of context): the memory unit at W = 4, 256 words on an
-# HX8K must be placed, with an Fmax above the 12 MHz constraint and no more logic cells and
-# block RAMs than the part has (7,680 and 32).
-add_test(NAME fpga_pnr_mu_ice40
+# Place and route (nextpnr-ice40, out of context): the memory unit at W = 4, 256 words and the
+# address generator at W = 4 on an HX8K must be placed, with an Fmax above the 12 MHz
+# constraint and no more logic cells and block RAMs than the part has (7,680 and 32).
+add_test(NAME fpga_pnr_ice40
          COMMAND bash -c "set -e
-           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target ice40 --part hx8k              --only mu --set mu.W=4,mu.WORDS=256 --pnr -o fpga_pnr --timeout 600 --csv fpga_pnr/fpga.csv > fpga_pnr.log
+           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target ice40 --part hx8k              --only ag,mu --set ag.W=4,mu.W=4,mu.WORDS=256 --pnr -o fpga_pnr --timeout 600 --csv fpga_pnr/fpga.csv > fpga_pnr.log
            cat fpga_pnr.log
-           awk -F, '\$3 == \"mu\" { n++; if (\$18 != \"placed\" || \$11 <= 12 || \$19 < 100 || \$19 > 7680 || \$20 > 32) bad = 1 }
-                    END { exit (n == 1 && !bad) ? 0 : 1 }' fpga_pnr/fpga.csv"
+           awk -F, '\$3 == \"mu\" || \$3 == \"ag\" { n++; if (\$18 != \"placed\" || \$11 <= 12 || \$19 < 100 || \$19 > 7680 || \$20 > 32) bad = 1 }
+                    END { exit (n == 2 && !bad) ? 0 : 1 }' fpga_pnr/fpga.csv"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 # Bad options: --pnr for xc7 (no open place and route here), an unknown --set parameter.
 add_test(NAME fpga_synth_bad_options
@@ -65,5 +65,5 @@ add_test(NAME fpga_synth_bad_options
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/unbounded.yaml --target xc7 -o fpga_bad3 2> e4.txt; then exit 1; fi
            grep -q 'unbounded.yaml:[0-9]*:[0-9]*: error.A-112' e4.txt && test ! -e fpga_bad3"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-set_tests_properties(fpga_synth_default_xc7 fpga_synth_cu_xc7 fpga_synth_bad_input fpga_pnr_mu_ice40 PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
+set_tests_properties(fpga_synth_default_xc7 fpga_synth_cu_xc7 fpga_synth_bad_input fpga_pnr_ice40 PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
 set_tests_properties(fpga_synth_bad_options PROPERTIES LABELS "fpga;cli")

@@ -154,10 +154,13 @@ void runPnr(const fs::path& rtl, const SynthOptions& o, const Part& part, SynthR
   const nlohmann::json rep = status == 0 ? nlohmann::json::parse(readText(prefix.string() + ".pnr.json"), nullptr, false)
                                          : nlohmann::json();
   if (status != 0 || rep.is_discarded() || !rep.contains("fmax")) {
-    // nextpnr says "no BELs remaining" when the wrapped unit needs more cells than the part has.
-    const bool full = fs::exists(prefix.string() + ".pnr.log") &&
-                      readText(prefix.string() + ".pnr.log").find("no BELs remaining") != std::string::npos;
+    // nextpnr says "no BELs remaining" when the wrapped unit needs more cells than the part
+    // has; its utilisation lines before that say how many ("ICESTORM_LC: 10338/ 7680").
+    const std::string log = fs::exists(prefix.string() + ".pnr.log") ? readText(prefix.string() + ".pnr.log") : "";
+    const bool full = log.find("no BELs remaining") != std::string::npos;
     row.pnrStatus = status == 124 ? "timeout" : full ? "does-not-fit" : "failed";
+    std::smatch m;
+    if (full && std::regex_search(log, m, std::regex(R"(ICESTORM_LC:\s*(\d+)\s*/)"))) row.pnrLcs = std::stoll(m[1]);
     return;
   }
   row.fmaxMhz = 0;
@@ -264,6 +267,8 @@ std::string synthTable(const SynthReport& r) {
     if (row.pnrStatus == "placed")
       s += fmt::format("{:<7} place and route ({}, out of context): Fmax {:.1f} MHz, {} logic cells, {} block RAMs, "
                        "{:.1f} s\n", "", r.part, row.fmaxMhz, row.pnrLcs, row.pnrRams, row.pnrSeconds);
+    else if (row.pnrLcs > 0)
+      s += fmt::format("{:<7} place and route ({}): {}, {} logic cells needed\n", "", r.part, row.pnrStatus, row.pnrLcs);
     else if (!row.pnrStatus.empty())
       s += fmt::format("{:<7} place and route ({}): {}\n", "", r.part, row.pnrStatus);
   }
@@ -290,7 +295,7 @@ std::string synthCsv(const SynthReport& r, bool header) {
     s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.1f},{},{},{},{},{},{},{},{},{}\n", r.arch, r.target, row.unit,
                      n(row.c.luts), n(row.c.ffs), n(row.c.carries), n(row.c.dsps), n(row.c.brams), n(row.c.lutrams),
                      n(row.c.logicLevels), placed ? fmt::format("{:.1f}", row.fmaxMhz) : "", row.seconds, row.count,
-                     row.module, row.params, row.status, r.part, row.pnrStatus, p(row.pnrLcs), p(row.pnrRams),
+                     row.module, row.params, row.status, r.part, row.pnrStatus, row.pnrLcs > 0 ? std::to_string(row.pnrLcs) : "", p(row.pnrRams),
                      row.pnrStatus.empty() ? "" : fmt::format("{:.1f}", row.pnrSeconds));
   }
   return s;

@@ -52,7 +52,8 @@ struct SynthRow {
   /// Place and route (--pnr): "" not asked, placed, too-big (the synthesized counts exceed
   /// the part), does-not-fit (nextpnr ran out of cells: the wrapper's registers count too),
   /// timeout or failed; then nextpnr's achieved Fmax (MHz, the slowest clock),
-  /// logic cells and block RAMs used, and the wall seconds of the whole job.
+  /// logic cells and block RAMs used (does-not-fit: the logic cells nextpnr needed), and the
+  /// wall seconds of the whole job.
   std::string pnrStatus;
   double fmaxMhz = 0;
   int64_t pnrLcs = 0, pnrRams = 0;
