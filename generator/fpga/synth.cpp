@@ -233,6 +233,12 @@ SynthReport runSynth(const SynthOptions& o) {
       row.status = "skipped", partial = true;
       continue;
     }
+    // A flat compute-unit memory has 2W + 2 LANES read ports: Yosys turns it into flip-flops
+    // and runs out of memory or time (docs/fpga.md), so it is not tried.
+    if (row.unit == "cu" && !a.cu.banked && row.params.find("BANKED=1") == std::string::npos) {
+      row.status = "flat-memory", partial = true;
+      continue;
+    }
     runJob(rtl, row.unit == "top" ? blackboxes : row.unit == "axi" ? "sg_top" : "", o, row);
     if (o.pnr && row.status == "ok" && row.unit != "top" && row.unit != "axi") runPnr(rtl, o, part, row);
   }
@@ -248,7 +254,7 @@ SynthReport runSynth(const SynthOptions& o) {
     t.luts += row.count * row.c.luts, t.ffs += row.count * row.c.ffs, t.carries += row.count * row.c.carries;
     t.dsps += row.count * row.c.dsps, t.brams += row.count * row.c.brams, t.lutrams += row.count * row.c.lutrams;
     t.logicLevels = std::max(t.logicLevels, row.c.logicLevels);
-    if (row.status != "ok" && row.status != "skipped") fabric.status = "incomplete";
+    if (row.status != "ok" && row.status != "skipped" && row.status != "flat-memory") fabric.status = "incomplete";
   }
   r.rows.push_back(fabric);
   return r;
@@ -264,6 +270,9 @@ std::string synthTable(const SynthReport& r) {
                      ok ? std::to_string(row.c.luts) : "-", ok ? std::to_string(row.c.ffs) : "-", row.c.carries,
                      row.c.dsps, row.c.brams, row.c.lutrams, row.c.logicLevels, row.seconds, row.status,
                      row.params.empty() ? "" : " " + row.params);
+    if (row.status == "flat-memory")
+      s += fmt::format("{:<7} not synthesized: compute_unit.memory is flat (2W + 2 lanes read ports; "
+                       "`memory: banked` needs lanes <= W and matmul rows of whole beats)\n", "");
     if (row.pnrStatus == "placed")
       s += fmt::format("{:<7} place and route ({}, out of context): Fmax {:.1f} MHz, {} logic cells, {} block RAMs, "
                        "{:.1f} s\n", "", r.part, row.fmaxMhz, row.pnrLcs, row.pnrRams, row.pnrSeconds);

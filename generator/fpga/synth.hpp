@@ -48,7 +48,9 @@ struct SynthRow {
   int count = 1;        ///< instances in the fabric
   SynthCounts c;        ///< per instance (the fabric row: totals)
   double seconds = 0;   ///< Yosys wall seconds (the fabric row: their sum)
-  std::string status;   ///< ok, timeout, failed, skipped (the fabric row: ok, partial, incomplete or overridden)
+  /// ok, timeout, failed, skipped, flat-memory (a compute unit with `memory: flat`, which no
+  /// FPGA memory can hold: not synthesized) (the fabric row: ok, partial, incomplete or overridden)
+  std::string status;
   /// Place and route (--pnr): "" not asked, placed, too-big (the synthesized counts exceed
   /// the part), does-not-fit (nextpnr ran out of cells: the wrapper's registers count too),
   /// timeout or failed; then nextpnr's achieved Fmax (MHz, the slowest clock),
