@@ -31,7 +31,10 @@ constexpr const char* kRomNotes = R"(// sg_sigmoid_rom: the same table as a ROM 
 // block RAM has (q0 / q1 = the entries at i0 / i1 of the last rising edge). sg_cu reads it
 // one cycle ahead, with the beat that will be at the head of in0 (sg_fifo's out_next), so
 // silu keeps its one-cycle timing and the table costs block RAM instead of logic: Yosys
-// maps one copy to two RAMB36E1 on xc7 (a copy per two words of a beat).
+// maps one copy to two RAMB36E1 on xc7 (a copy per two words of a beat). Verilator reads the
+// package's flat table instead (the same entries, checked against the model by
+// tests/rtl/sg_fp_check.sv): the array's initial block, built once per copy, doubled the
+// build time of a fabric.
 )";
 
 }  // namespace
@@ -92,15 +95,22 @@ std::string sigmoidRomSv() {
                   "// Regenerate: STEPGEN_REGEN_GOLDEN=1 stepgen_tests \"[golden]\" (from the build dir).\n//\n";
   s += kRomNotes;
   s += fmt::format("module sg_sigmoid_rom (\n  input  logic clk,\n  input  logic [{}:0] i0, i1,\n"
-                   "  output logic [31:0] q0, q1\n);\n  logic [31:0] rom [0:{}];\n  initial begin\n",
-                   kSigmoidIndexBits - 1, kSigmoidTableSize - 1);
+                   "  output logic [31:0] q0, q1\n);\n",
+                   kSigmoidIndexBits - 1);
+  s += "`ifdef VERILATOR\n"
+       "  always_ff @(posedge clk) begin\n"
+       "    q0 <= sg_sigmoid_lut::sigmoid_lut_flat(i0);\n"
+       "    q1 <= sg_sigmoid_lut::sigmoid_lut_flat(i1);\n"
+       "  end\n"
+       "`else\n";
+  s += fmt::format("  logic [31:0] rom [0:{}];\n  initial begin\n", kSigmoidTableSize - 1);
   constexpr int kRomPerLine = 4;
   for (int i = 0; i < kSigmoidTableSize; i += kRomPerLine) {
     s += "   ";
     for (int j = i; j < i + kRomPerLine; ++j) s += fmt::format(" rom['h{:03X}] = 32'h{:08X};", j, t[size_t(j)]);
     s += "\n";
   }
-  s += "  end\n  always_ff @(posedge clk) begin\n    q0 <= rom[i0];\n    q1 <= rom[i1];\n  end\nendmodule\n";
+  s += "  end\n  always_ff @(posedge clk) begin\n    q0 <= rom[i0];\n    q1 <= rom[i1];\n  end\n`endif\nendmodule\n";
   return s;
 }
 

@@ -5,12 +5,21 @@
 // block RAM has (q0 / q1 = the entries at i0 / i1 of the last rising edge). sg_cu reads it
 // one cycle ahead, with the beat that will be at the head of in0 (sg_fifo's out_next), so
 // silu keeps its one-cycle timing and the table costs block RAM instead of logic: Yosys
-// maps one copy to two RAMB36E1 on xc7 (a copy per two words of a beat).
+// maps one copy to two RAMB36E1 on xc7 (a copy per two words of a beat). Verilator reads the
+// package's flat table instead (the same entries, checked against the model by
+// tests/rtl/sg_fp_check.sv): the array's initial block, built once per copy, doubled the
+// build time of a fabric.
 module sg_sigmoid_rom (
   input  logic clk,
   input  logic [10:0] i0, i1,
   output logic [31:0] q0, q1
 );
+`ifdef VERILATOR
+  always_ff @(posedge clk) begin
+    q0 <= sg_sigmoid_lut::sigmoid_lut_flat(i0);
+    q1 <= sg_sigmoid_lut::sigmoid_lut_flat(i1);
+  end
+`else
   logic [31:0] rom [0:2047];
   initial begin
     rom['h000] = 32'h3F001020; rom['h001] = 32'h3F001060; rom['h002] = 32'h3F0010A0; rom['h003] = 32'h3F0010E0;
@@ -530,4 +539,5 @@ module sg_sigmoid_rom (
     q0 <= rom[i0];
     q1 <= rom[i1];
   end
+`endif
 endmodule
