@@ -12,8 +12,9 @@
 // parallelize; the generator sets it only when the arch lists matmul_t or rowscale): with
 // DYN = 0 those fields read as 0 and funcs 7..10 are unknown functions, and the extra logic
 // folds away (it halves simulation speed). SILU = 1 builds silu's sigmoid table (W/2 dual-port
-// block RAMs; the generator sets it when the arch lists silu); with SILU = 0 func 2 is unknown. BANKED = 1 (compute_unit.memory: banked) builds
-// the local memory as W banks an FPGA maps to block RAM, 0 as one flat array (sg_cu_mem.sv).
+// block RAMs; the generator sets it when the arch lists silu); with SILU = 0 func 2 is
+// unknown. BANKED = 1 (compute_unit.memory: banked) builds the local memory as W banks an
+// FPGA maps to block RAM, 0 as one flat array (sg_cu_mem.sv).
 // Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
 //
 // Tile packing: a tile of R x C words travels row-major, flattened, in ceil(R*C / W) DATA
