@@ -41,7 +41,11 @@ module sg_fifo #(
   assign out_data = mem[rd_ptr];
   assign push = in_valid && !full_q;
   assign pop = out_ready && !empty_q;
-  assign rd_next = (pop && rd_ptr != LAST) ? rd_ptr + AW'(1) : (pop ? '0 : rd_ptr);
+  // Pointers wrap at DEPTH (any depth, not only powers of two).
+  function automatic logic [AW-1:0] inc(input logic [AW-1:0] p);
+    inc = (p == LAST) ? '0 : p + AW'(1);
+  endfunction
+  assign rd_next = pop ? inc(rd_ptr) : rd_ptr;
   // The only push that lands at rd_next is into an empty FIFO, or into one popped to empty.
   assign out_next = (push && wr_ptr == rd_next) ? in_data : mem[rd_next];
 
@@ -59,7 +63,7 @@ module sg_fifo #(
       full_q <= 1'b0;
       empty_q <= 1'b1;
     end else begin
-      if (push) wr_ptr <= (wr_ptr == LAST) ? '0 : wr_ptr + AW'(1);
+      if (push) wr_ptr <= inc(wr_ptr);
       rd_ptr <= rd_next;
       count <= count_next;
       full_q <= (count_next == CW'(DEPTH));

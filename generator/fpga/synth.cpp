@@ -233,9 +233,10 @@ SynthReport runSynth(const SynthOptions& o) {
       row.status = "skipped", partial = true;
       continue;
     }
-    // A flat compute-unit memory has 2W + 2 LANES read ports: Yosys turns it into flip-flops
-    // and runs out of memory or time (docs/fpga.md), so it is not tried.
-    if (row.unit == "cu" && !a.cu.banked && row.params.find("BANKED=1") == std::string::npos) {
+    // A flat compute-unit memory (BANKED = 0: the arch's, or --set's) has 2W + 2 LANES read
+    // ports: Yosys turns it into flip-flops and runs out of memory or time (docs/fpga.md),
+    // so it is not tried.
+    if (row.unit == "cu" && row.params.find("BANKED=0") != std::string::npos) {
       row.status = "flat-memory", partial = true;
       continue;
     }
