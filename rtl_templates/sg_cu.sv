@@ -153,16 +153,17 @@
 // Timing (cycle 0 = the cycle the first beat of the tile is accepted, inputs and output
 // never stalled):
 //   matmul: a tile's beats come in cycles 0 .. La-1, La = max(a_beats, b_beats); MAC cycles
-//     La .. La+C-1 with C = passes*K; drain reads in cycles La+C .. La+C+o_beats-1; output
-//     beat t is valid in cycle La+C+1+t. Steady state max(a_beats, b_beats, C, o_beats)
-//     cycles per tile.
+//     La .. La+C-1 with C = passes*K (stage 1; stage 2 adds the last products in La+C);
+//     drain reads in cycles La+C+1 .. La+C+o_beats; output beat t is valid in cycle
+//     La+C+2+t. Steady state max(a_beats, b_beats, C, o_beats) cycles per tile. A token
+//     (STOP / DONE) tile takes one MAC cycle and no stage 2.
 //     dyn_m: the same formulas with a_beats = the beats of this a tile (up to `last`),
 //     passes = ceil(M*N / LANES), o_beats = ceil(M*N / W), M = floor(a_beats*W / K): no
 //     extra cycle (M and mn are counted while the tile loads).
 //     bt: the same formulas, except that the MAC stage of a context starts at the earliest
 //     in cycle R + SU, R = the context's first RUN cycle (start + 2 for context 0, the
 //     cycle after INIT otherwise), SU = $clog2(LANES + 1). When the first beats are
-//     accepted in cycle R, the first output beat is valid in max(La, SU) + C + 1.
+//     accepted in cycle R, the first output beat is valid in max(La, SU) + C + 2.
 //   rowmax / rowsum: the first beat of a row whose last beat is accepted in cycle c is valid
 //     in c+1, its others in c+2 .. c+n; with n = 1 as silu.
 //   silu / exp / recip / mul / add / sub / retile / rowscale / scan: a beat accepted in cycle c is
@@ -205,8 +206,9 @@
 // silu's sigmoid table is block RAM too (sg_sigmoid_rom, a copy per two words): it is read
 // with in0_next, the beat the input FIFO will show next cycle, so that its word is ready in
 // the cycle the beat is at the head, and silu keeps its one-cycle timing.
-// acc[32*l +: 32] is lane l's running sum; acc_n is its value after this cycle's k step,
-// which at k = K-1 is also what the output bank stores. The bt lane state (dividers, per-lane
+// acc[32*l +: 32] is lane l's running sum; acc_n is its value after the k step in MAC stage 2
+// (the product of the step stage 1 did the cycle before), which at k = K-1 is also what the
+// output bank stores. The bt lane state (dividers, per-lane
 // (i, j)) lives in packed vectors whose next values are computed in an always_comb loop and
 // registered whole (Verilator 5.006 rejects non-blocking writes to an array inside a loop it
 // does not unroll, BLKLOOPINIT, and LANES can be 2048).
@@ -395,7 +397,7 @@ module sg_cu #(
   end
   // ---------------------------------------------------------------- state
   logic [32*LANES-1:0] acc;           // lane accumulators, lane l at [32*l +: 32]
-  logic [32*LANES-1:0] acc_n;         // ... after this cycle's k step
+  logic [32*LANES-1:0] acc_n;         // ... after the k step in MAC stage 2
   logic [15:0] lb_w_q;                // words of the b row being loaded (bank rotation)
   logic [RB-1:0] la_rot_q, lb_rot_q;  // index mod W of the a / b row being loaded (sg_cu_mem BANKED)
   logic eos_q;                        // the input DONE has been taken
@@ -796,8 +798,8 @@ module sg_cu #(
     .a_we((is_mm && fire0 && !mm_tok) || (is_ex && fire0 && k0 == K_DATA)), .a_wbase(MI'(ld_abase)),
     .a_wrot(is_ex ? RB'(0) : la_rot_q), .a_wdata(d0),
     .b_we(is_mm && fire1 && !mm_tok), .b_wbase(MI'(ld_bbase)), .b_wrot(cf_bt ? lb_rot_q : RB'(0)), .b_wdata(d1),
-    // MAC results at the end of a pass: lane l -> word o of output bank cp_osel
-    .om_we(mm_go && mm_data && klast), .om_wmask(lane_act), .om_wbase(MI'(obase_y + pbase_q)), .om_wdata(acc_n),
+    // MAC results at the end of a pass (stage 2): lane l -> word o of its output bank
+    .om_we(m2_v && m2_klast), .om_wmask(m2_act), .om_wbase(m2_obase), .om_wdata(acc_n),
     // accum, scan: the running tile
     .oc_we((acc_go || (is_sc && fire0)) && k0 == K_DATA), .oc_wbase(MI'(acc_base)), .oc_wdata(wtmp),
     .a_raddr(ma_addr), .a_rrot(ma_rot), .a_rdata(ma_q),
@@ -805,18 +807,45 @@ module sg_cu #(
     .d_from_a(is_ex), .d_rbase(MI'(rd_base_d)), .d_rdata(md_q),
     .c_rbase(MI'(acc_base_d)), .c_rdata(mc_q));
 
-  // MAC array: one k step of one pass, every active lane
-  logic [31:0] mpr;
+  // MAC array, two stages (a register between the multiply and the add halves the unit's
+  // longest path: block RAM -> bf16 multiply -> fp32 add was 81 logic levels on xc7).
+  // Stage 1 (the k step's cycle): every active lane's product into mpr_q, with what stage 2
+  // needs to know of the step (m2_*). Stage 2 (the next cycle): the product is added into the
+  // lane's sum; at a pass's last k step the sums go to the output bank, and after a tile's
+  // last pass its bank is full. Stage 2 depends on registers only, so stage 1 runs the next
+  // step meanwhile: only a data tile's output is one cycle later.
+  logic [32*LANES-1:0] mpr_n, mpr_q;
+  logic m2_v, m2_kfirst, m2_klast, m2_fin, m2_osel;
+  logic [LANES-1:0] m2_act;
+  logic [MI-1:0] m2_obase;
+  logic [2:0] m2_stop;
+  logic [31:0] m2_words;
   always_comb begin
-    acc_n = acc;
-    mpr = 32'h0;
+    mpr_n = mpr_q;
     if (mm_go && mm_data)
       for (int l = 0; l < LANES; l++)
-        if (lane_act[l]) begin
-          if (BF16 != 0) mpr = sg_fp_pkg::bf16_mul(ma_q[32*l +: 32], mb_q[32*l +: 32]);
-          else mpr = sg_fp_pkg::fp32_mul(ma_q[32*l +: 32], mb_q[32*l +: 32]);
-          acc_n[32*l +: 32] = sg_fp_pkg::fp32_add(kfirst ? 32'h0 : acc[32*l +: 32], mpr);
-        end
+        if (lane_act[l])
+          mpr_n[32*l +: 32] = (BF16 != 0) ? sg_fp_pkg::bf16_mul(ma_q[32*l +: 32], mb_q[32*l +: 32])
+                                          : sg_fp_pkg::fp32_mul(ma_q[32*l +: 32], mb_q[32*l +: 32]);
+  end
+  always_comb begin
+    acc_n = acc;
+    if (m2_v)
+      for (int l = 0; l < LANES; l++)
+        if (m2_act[l]) acc_n[32*l +: 32] = sg_fp_pkg::fp32_add(m2_kfirst ? 32'h0 : acc[32*l +: 32], mpr_q[32*l +: 32]);
+  end
+  always_ff @(posedge clk) begin
+    mpr_q <= mpr_n;
+    if (m2_v) acc <= acc_n;
+    m2_v <= rst_n && run && mm_go && mm_data;
+    m2_fin <= rst_n && run && mm_go && mm_data && klast && plast;
+    m2_act <= lane_act;
+    m2_kfirst <= kfirst;
+    m2_klast <= klast;
+    m2_obase <= MI'(obase_y + pbase_q);
+    m2_osel <= cp_osel_q;
+    m2_stop <= ib_stop_q[cp_sel_q];
+    m2_words <= (cf_dyn || cf_bt) ? cur_mn : 32'hFFFF_FFFF;
   end
 
   // drain (and Expand's copy beats, read raw)
@@ -914,7 +943,6 @@ module sg_cu #(
     end else begin
       ld_out = 1'b0;
       nb = '0;
-      if (mm_go && mm_data) acc <= acc_n;
       {k_q, p_q, pbase_q, cp_sel_q, dr_sel_q, dr_cnt_q, acc_sel_q, acc_cnt_q, ex_oc_q} <=
           {k_d, p_d, pbase_d, cp_sel_d, dr_sel_d, dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d};
 
@@ -966,13 +994,24 @@ module sg_cu #(
       if (mm_go) begin
         if (!mm_data || (klast && plast)) begin
           ib_full_q[cp_sel_q] <= 1'b0;
-          ob_full_q[cp_osel_q] <= 1'b1;
-          ob_kind_q[cp_osel_q] <= ib_kind_q[cp_sel_q];
-          ob_stop_q[cp_osel_q] <= ib_stop_q[cp_sel_q];
-          ob_zero_q[cp_osel_q] <= 1'b0;
-          ob_words_q[cp_osel_q] <= (cf_dyn || cf_bt) ? cur_mn : 32'hFFFF_FFFF;
+          if (!mm_data) begin       // a token tile's output bank is full at once
+            ob_full_q[cp_osel_q] <= 1'b1;
+            ob_kind_q[cp_osel_q] <= ib_kind_q[cp_sel_q];
+            ob_stop_q[cp_osel_q] <= ib_stop_q[cp_sel_q];
+            ob_zero_q[cp_osel_q] <= 1'b0;
+            ob_words_q[cp_osel_q] <= (cf_dyn || cf_bt) ? cur_mn : 32'hFFFF_FFFF;
+          end
           cp_osel_q <= !cp_osel_q;
         end
+      end
+      // ... a data tile's once its last sums are written (MAC stage 2, the next cycle; the
+      // other bank's token, if one follows at once, is set in the same cycle)
+      if (m2_fin) begin
+        ob_full_q[m2_osel] <= 1'b1;
+        ob_kind_q[m2_osel] <= K_DATA;
+        ob_stop_q[m2_osel] <= m2_stop;
+        ob_zero_q[m2_osel] <= 1'b0;
+        ob_words_q[m2_osel] <= m2_words;
       end
 
       // ---- accum (acc_cnt_q / acc_sel_q: the read-address state above)

@@ -298,25 +298,26 @@ void matmulTimingCases() {
   // Cycle 0 = the cycle the first a / b beats are accepted; inputs always valid, output
   // always ready. La = max(a_beats, b_beats), C = passes*K, D = o_beats.
   // Tile 0: beats in cycles 0..La-1; bank full at the edge ending cycle La-1; MAC cycles
-  // La..La+C-1; drain reads beat 0 in cycle La+C; it is valid in cycle La+C+1.
+  // La..La+C-1 (stage 1), the last add in La+C (stage 2); drain reads beat 0 in cycle
+  // La+C+1; it is valid in cycle La+C+2.
   SECTION("compute bound") {
     // M=4 K=8 N=4: a_beats = 32/4 = 8, b_beats = 32/4 = 8, mn = 16, passes = 16/8 = 2,
-    // C = 2*8 = 16, D = 16/4 = 4. First beat at 8+16+1 = 25; period max(8,8,16,4) = 16.
+    // C = 2*8 = 16, D = 16/4 = 4. First beat at 8+16+2 = 26; period max(8,8,16,4) = 16.
     Timing t = matmulTiming<V>({4, 8, 4}, Bases(), 6);
-    CHECK(t.first == 25);
+    CHECK(t.first == 26);
     for (uint64_t p : t.period) CHECK(p == 16);
   }
   SECTION("load bound") {
     // M=8 K=4 N=1: a_beats = 32/4 = 8, b_beats = 4/4 = 1, mn = 8, passes = 1, C = 4,
-    // D = 8/4 = 2. First beat at 8+4+1 = 13; period max(8,1,4,2) = 8.
+    // D = 8/4 = 2. First beat at 8+4+2 = 14; period max(8,1,4,2) = 8.
     Timing t = matmulTiming<V>({8, 4, 1}, Bases(), 6);
-    CHECK(t.first == 13);
+    CHECK(t.first == 14);
     for (uint64_t p : t.period) CHECK(p == 8);
   }
   SECTION("drain bound") {
     // M=8 K=1 N=8: a_beats = 8/4 = 2, b_beats = 8/4 = 2, mn = 64, passes = 64/8 = 8,
     // C = 8*1 = 8, D = 64/4 = 16 (output banks of 64 words: o_base0 = 32, o_base1 = 96).
-    // First beat at 2+8+1 = 11; period max(2,2,8,16) = 16.
+    // First beat at 2+8+2 = 12; period max(2,2,8,16) = 16.
     Bases b;
     b.a0 = 0;
     b.a1 = 8;
@@ -325,15 +326,15 @@ void matmulTimingCases() {
     b.o0 = 32;
     b.o1 = 96;
     Timing t = matmulTiming<V>({8, 1, 8}, b, 6);
-    CHECK(t.first == 11);
+    CHECK(t.first == 12);
     for (uint64_t p : t.period) CHECK(p == 16);
   }
   SECTION("balanced, inactive lanes") {
     // M=3 K=4 N=4: a_beats = 12/4 = 3, b_beats = 16/4 = 4, mn = 12, passes = 2 (lanes 4..7
-    // idle in pass 1), C = 2*4 = 8, D = 12/4 = 3. First beat at 4+8+1 = 13; period
+    // idle in pass 1), C = 2*4 = 8, D = 12/4 = 3. First beat at 4+8+2 = 14; period
     // max(3,4,8,3) = 8.
     Timing t = matmulTiming<V>({3, 4, 4}, Bases(), 5);
-    CHECK(t.first == 13);
+    CHECK(t.first == 14);
     for (uint64_t p : t.period) CHECK(p == 8);
   }
 }
@@ -780,14 +781,14 @@ std::vector<uint64_t> mmDynFirsts(const MmCfg& m, int M, int tiles) {
   return firsts;
 }
 
-/// Checks the documented timing: first beat at max(La, setup) + C + 1, then one tile every
+/// Checks the documented timing: first beat at max(La, setup) + C + 2, then one tile every
 /// max(a_beats, b_beats, C, o_beats) cycles; setup = SU with bt, else 0.
 template <class V>
 void mmDynTimingCase(const MmCfg& m, int M) {
   const int aB = ceilDiv(M * m.K, W), bB = ceilDiv(m.K * m.N, W);
   const int mn = M * m.N, C = ceilDiv(mn, m.lanes) * m.K, oB = ceilDiv(mn, W);
   const int La = std::max(aB, bB);
-  const uint64_t first = uint64_t(std::max(La, m.bt ? setupCycles(m.lanes) : 0) + C + 1);
+  const uint64_t first = uint64_t(std::max(La, m.bt ? setupCycles(m.lanes) : 0) + C + 2);
   const uint64_t period = uint64_t(std::max({aB, bB, C, oB}));
   INFO("M=" << M << " K=" << m.K << " N=" << m.N << " dyn=" << m.dyn << " bt=" << m.bt << " La=" << La
             << " C=" << C << " o_beats=" << oB);
@@ -852,27 +853,27 @@ TEST_CASE("sg_cu dyn_m / bt matmul under random back-pressure", "[rtl][cu][dyn][
 }
 
 TEST_CASE("sg_cu dyn_m / bt matmul timing", "[rtl][cu][dyn][bt][timing]") {
-  // dyn_m, N = 2: M=3 K=8: a 6 beats, b 4, mn 6, C = 1*8, o 2 -> first 6+8+1 = 15, period 8.
+  // dyn_m, N = 2: M=3 K=8: a 6 beats, b 4, mn 6, C = 1*8, o 2 -> first 6+8+2 = 16, period 8.
   mmDynTimingCase<Vsg_cu_fp32>({8, 2, true, false}, 3);
-  // M=5 K=12: a 15, b 6, mn 10, C = 2*12 = 24, o 3 -> first 40, period 24 (compute bound).
+  // M=5 K=12: a 15, b 6, mn 10, C = 2*12 = 24, o 3 -> first 15+24+2 = 41, period 24 (compute bound).
   mmDynTimingCase<Vsg_cu_fp32>({12, 2, true, false}, 5);
-  // M=5 K=8 N=1: a 10, b 2, mn 5, C = 8, o 2 -> first 19, period 10 (load bound).
+  // M=5 K=8 N=1: a 10, b 2, mn 5, C = 8, o 2 -> first 10+8+2 = 20, period 10 (load bound).
   mmDynTimingCase<Vsg_cu_bf16>({8, 1, true, false}, 5);
-  // M=1 K=8 N=8: a 2, b 16, mn 8, C = 8, o 2 -> first 16+8+1 = 25, period 16 (b bound).
+  // M=1 K=8 N=8: a 2, b 16, mn 8, C = 8, o 2 -> first 16+8+2 = 26, period 16 (b bound).
   mmDynTimingCase<Vsg_cu_fp32>({8, 8, true, false}, 1);
-  // bt, static: M=4 K=4 N=3: a 4, b 3, La = 4 = SU, mn 12, C = 2*4 = 8, o 3 -> first 13.
+  // bt, static: M=4 K=4 N=3: a 4, b 3, La = 4 = SU, mn 12, C = 2*4 = 8, o 3 -> first 4+8+2 = 14.
   mmDynTimingCase<Vsg_cu_fp32>({4, 3, false, true}, 4);
   // bt: M=1 K=4 N=3: a 1, b 3, La = 3 < SU = 4: the MAC waits for the dividers:
-  // first = 4 + 4 + 1 = 9 (8 without the setup); period max(1, 3, 4, 1) = 4.
+  // first = 4 + 4 + 2 = 10 (9 without the setup); period max(1, 3, 4, 1) = 4.
   mmDynTimingCase<Vsg_cu_fp32>({4, 3, false, true}, 1);
-  // bt + dyn_m: M=3 K=8 N=6: a 6, b 12, mn 18, C = 3*8 = 24, o 5 -> first 37, period 24.
+  // bt + dyn_m: M=3 K=8 N=6: a 6, b 12, mn 18, C = 3*8 = 24, o 5 -> first 12+24+2 = 38, period 24.
   mmDynTimingCase<Vsg_cu_bf16>({8, 6, true, true}, 3);
 }
 
 TEST_CASE("sg_cu bt matmul in context 1: divider setup from the context's first RUN cycle", "[rtl][cu][bt][timing]") {
   // Context 0: add (one beat, DONE); context 1: bt matmul M=1 K=4 N=3 (La = 3 < SU = 4).
   // Context 1's first RUN cycle R is the cycle after INIT; its first a/b beats are accepted
-  // in R, the MAC starts in R + SU, the first output beat is valid in R + SU + C + 1.
+  // in R, the MAC starts in R + SU, the first output beat is valid in R + SU + C + 2.
   stepgen::enableFtzDaz();
   std::mt19937 g(31);
   const MmCfg m{4, 3, false, true};
@@ -895,7 +896,7 @@ TEST_CASE("sg_cu bt matmul in context 1: divider setup from the context's first 
   REQUIRE(sim.out.size() == 4);
   const uint64_t R = sim.outCyc[1] + 2;  // DONE of context 0 accepted, INIT, then RUN
   CHECK(sim.inCyc[0][2] == R);
-  CHECK(sim.outCyc[2] == R + uint64_t(SU) + 4 + 1);
+  CHECK(sim.outCyc[2] == R + uint64_t(SU) + 4 + 2);
   CHECK(sim.out[2].last);
   CHECK(sim.out[2].stop == 1);
   requireWords(sim.out[2].data, padBeats(refMm(a, b, 1, 4, 3, true, false)));
@@ -1588,9 +1589,9 @@ TEST_CASE("sg_cu banked memory: matmul bit-exact and on time", "[rtl][cu][banked
   matmulExact<Vsg_cu_bank>(false, {8, 4, 1, 4}, true, false);     // N = 1: four rows of a at one k
   matmulExact<Vsg_cu_bankbf>(true, {2, 8, 8, 4}, true, true);     // N > LANES
   matmulExact<Vsg_cu_bankbf>(true, {3, 4, 4, 4}, false, false);   // 12 outputs, 3 passes
-  // M=4 K=8 N=4 with 4 lanes: a 8 beats, b 8, mn 16, C = 4*8 = 32, o 4: first 8+32+1, period 32.
+  // M=4 K=8 N=4 with 4 lanes: a 8 beats, b 8, mn 16, C = 4*8 = 32, o 4: first 8+32+2, period 32.
   const Timing t = matmulTiming<Vsg_cu_bank>({4, 8, 4, 4}, Bases(), 4);
-  CHECK(t.first == 41);
+  CHECK(t.first == 42);
   for (uint64_t p : t.period) CHECK(p == 32);
 }
 

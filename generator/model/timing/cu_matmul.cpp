@@ -45,7 +45,8 @@ bool CuMatmul::step(TimingModel& m) {
     computeEnd[i] = t + (data ? computeCycles[i] : 1);
     ++nextCompute, progress = true;
   }
-  for (; nextOffer < nextCompute; ++nextOffer, progress = true) o.offer[nextOffer] = computeEnd[nextOffer] + kHop;
+  for (; nextOffer < nextCompute; ++nextOffer, progress = true)
+    o.offer[nextOffer] = computeEnd[nextOffer] + kHop + (a.kinds[nextOffer] == Kind::Data ? kMacAddStage : 0);
   return progress;
 }
 

@@ -33,6 +33,9 @@ constexpr int64_t kRespToTake = 3;
 constexpr int64_t kHop = 1;
 /// Extra cycles a matmul tile spends in the MAC array besides passes * K (start, write-back).
 constexpr int64_t kMatmulOverhead = 2;
+/// Cycles a data tile's output bank fills after its last MAC step: the MAC's add stage
+/// (sg_cu.sv, MAC stage 2). The next tile's MAC steps do not wait for it.
+constexpr int64_t kMacAddStage = 1;
 
 using Kind = Token::Kind;
 

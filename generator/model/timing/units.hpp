@@ -129,7 +129,7 @@ struct AgStore : AgUnit {
 /// once both operands are in and output bank i%2 has drained (cu_matmul.cpp).
 struct CuMatmul : Unit {
   std::vector<int64_t> computeCycles;  ///< per in tile: passes * K (dynamic M differs per tile)
-  std::vector<int64_t> computeEnd;     ///< per in tile: cycle its result is in the output bank
+  std::vector<int64_t> computeEnd;     ///< per in tile: cycle after its last MAC step (a data tile's result is in the output bank kMacAddStage later)
   size_t nextAccept = 0, nextCompute = 0, nextOffer = 0;
 
   bool step(TimingModel& m) override;
