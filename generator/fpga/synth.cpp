@@ -83,12 +83,19 @@ std::string paramText(const std::vector<TemplateParam>& ps) {
   return s;
 }
 
+// Yosys's resource sharing (`share`) as run for a row: "fast" for a compute unit with the
+// attention datapath (ATTN = 1), whose rowsum tree and elementwise unit hold many exclusive
+// fp32 adders: the full pass's SAT problems (218,000 variables) ran out of 20 GiB there.
+std::string shareMode(const SynthRow& row) {
+  return row.unit == "cu" && row.params.find("ATTN=1") != std::string::npos ? "fast" : "full";
+}
+
 // Runs one Yosys job; fills the row's counts, seconds and status.
 void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptions& o, SynthRow& row) {
   const fs::path prefix = fs::path(o.outDir) / row.unit;
-  const std::string cmd = fmt::format("bash '{}/flows/fpga_synth_one.sh' '{}' {} {} '{}' '{}' '{}' {} {}", stepgenRoot(),
-                                      rtl.string(), row.module, o.target, row.params, blackboxes, prefix.string(),
-                                      o.timeoutSeconds, o.memLimitKb);
+  const std::string cmd = fmt::format("SG_SHARE={} bash '{}/flows/fpga_synth_one.sh' '{}' {} {} '{}' '{}' '{}' {} {}",
+                                      shareMode(row), stepgenRoot(), rtl.string(), row.module, o.target, row.params,
+                                      blackboxes, prefix.string(), o.timeoutSeconds, o.memLimitKb);
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = std::system(cmd.c_str());
   row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
