@@ -82,7 +82,7 @@ TEST_CASE("timing: concurrent loads share the DRAM channels in request order, as
   // x, wg, wu and wd load at the same time (1024-beat weight tiles, one beat per cycle of
   // DRAM bandwidth in all), and the matmul loads one operand bank at a time, so the x and
   // wd loads stall until the other operand of their tile is in. The RTL (stepgen sweep,
-  // Verilator) runs it in 15509 cycles. A model that placed each load's tile on the
+  // Verilator) runs it in 15511 cycles. A model that placed each load's tile on the
   // channels whole, the first load resolved first, gave 14624 (-5.7 %).
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "stepgen_test_timing_dram";
@@ -93,7 +93,7 @@ TEST_CASE("timing: concurrent loads share the DRAM channels in request order, as
   r.in = loadInputs(r.c.graph, "", 1);
   const TimingResult t = timingOf(r, r.c.image);
   REQUIRE_FALSE(t.deadlock);
-  CHECK(std::abs(double(t.cycles) - 15509.0) <= 0.01 * 15509.0);
+  CHECK(std::abs(double(t.cycles) - 15511.0) <= 0.01 * 15511.0);
   fs::remove_all(dir);
 }
 
