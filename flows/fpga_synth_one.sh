@@ -12,9 +12,9 @@
 #   <out_prefix>  writes <out_prefix>.stat.json, .ltp.txt, .log
 # Yosys runs under `timeout` and a virtual-memory limit so that a design too big for this
 # machine fails instead of hanging it. Exit: Yosys's status (124 = timeout).
-# Environment: SG_SHARE=fast runs synth_xilinx's `coarse` step with `share -fast` (smaller
-# SAT problems, maybe fewer shared cells) instead of `share`; stepgen synth asks for it where
-# the full pass runs out of memory (generator/fpga/synth.cpp shareMode).
+# Environment: SG_SHARE=off runs synth_xilinx's `coarse` step without `share` (no SAT-based
+# resource sharing: more cells, far less memory); stepgen synth asks for it where the pass
+# runs out of memory (generator/fpga/synth.cpp shareMode).
 set -uo pipefail
 [ $# -eq 8 ] || { echo "usage: $0 <rtl_dir> <top> <target> <params> <blackboxes> <out_prefix> <timeout_s> <mem_kb>" >&2; exit 2; }
 dir="$(realpath "$1")"; top="$2"; target="$3"; params="$4"; boxes="$5"; out="$6"; limit="$7"; mem="$8"
@@ -22,10 +22,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/yosys_reads.sh"
 script="$(yosys_reads "$dir" "$boxes") hierarchy -top $top$(yosys_chparam "$params");"
 case "$target" in
   xc7|xcup) x="synth_xilinx -family $target -flatten -noiopad -noclkbuf -top $top"
-            if [ "${SG_SHARE:-full}" = fast ]; then
-              # synth_xilinx's own coarse step (Yosys 0.23, `help synth_xilinx`) with share -fast
+            if [ "${SG_SHARE:-full}" = off ]; then
+              # synth_xilinx's own coarse step (Yosys 0.23, `help synth_xilinx`) without share
               script="$script $x -run :coarse; techmap -map +/cmp2lut.v -map +/cmp2lcu.v -D LUT_WIDTH=6;"
-              script="$script alumacc; share -fast; opt; memory -nomap; opt_clean; $x -run map_memory:;"
+              script="$script alumacc; opt; memory -nomap; opt_clean; $x -run map_memory:;"
             else
               script="$script $x;"
             fi

@@ -83,11 +83,12 @@ std::string paramText(const std::vector<TemplateParam>& ps) {
   return s;
 }
 
-// Yosys's resource sharing (`share`) as run for a row: "fast" for a compute unit with the
+// Yosys's resource sharing (`share`) as run for a row: "off" for a compute unit with the
 // attention datapath (ATTN = 1), whose rowsum tree and elementwise unit hold many exclusive
-// fp32 adders: the full pass's SAT problems (218,000 variables) ran out of 20 GiB there.
+// fp32 adders: the pass's SAT problems (218,000 variables) ran out of 20 GiB there, with
+// and without -fast.
 std::string shareMode(const SynthRow& row) {
-  return row.unit == "cu" && row.params.find("ATTN=1") != std::string::npos ? "fast" : "full";
+  return row.unit == "cu" && row.params.find("ATTN=1") != std::string::npos ? "off" : "full";
 }
 
 // Runs one Yosys job; fills the row's counts, seconds and status.
