@@ -553,6 +553,7 @@ module sg_cu #(
   logic kfirst, klast, plast;
   logic [31:0] obase_y, nmask;
   logic [31:0] cur_mn;          // mn of the tile in the MAC stage
+  logic [31:0] mm_words;        // ... its output bank's valid words (all of it when static)
   logic acc_go;                 // accum takes an input beat
   logic wu_go;                  // the W-word unit (accum / scan / silu / mul / add) works
   logic dr_go;                  // the drain loads the output register
@@ -583,6 +584,7 @@ module sg_cu #(
     kfirst = (k_q == 16'd0);
     klast = ({1'b0, k_q} + 17'd1 >= {1'b0, cf_k});
     cur_mn = cf_dyn ? ib_mn_q[cp_sel_q] : cf_mn;
+    mm_words = (cf_dyn || cf_bt) ? cur_mn : 32'hFFFF_FFFF;
     if (cf_dyn) plast = ({1'b0, pbase_q} + 33'(LANES) >= {1'b0, cur_mn});
     else plast = ({1'b0, p_q} + 17'd1 >= {1'b0, cf_passes});
   end
@@ -845,7 +847,7 @@ module sg_cu #(
     m2_obase <= MI'(obase_y + pbase_q);
     m2_osel <= cp_osel_q;
     m2_stop <= ib_stop_q[cp_sel_q];
-    m2_words <= (cf_dyn || cf_bt) ? cur_mn : 32'hFFFF_FFFF;
+    m2_words <= mm_words;
   end
 
   // drain (and Expand's copy beats, read raw)
@@ -999,7 +1001,7 @@ module sg_cu #(
             ob_kind_q[cp_osel_q] <= ib_kind_q[cp_sel_q];
             ob_stop_q[cp_osel_q] <= ib_stop_q[cp_sel_q];
             ob_zero_q[cp_osel_q] <= 1'b0;
-            ob_words_q[cp_osel_q] <= (cf_dyn || cf_bt) ? cur_mn : 32'hFFFF_FFFF;
+            ob_words_q[cp_osel_q] <= mm_words;
           end
           cp_osel_q <= !cp_osel_q;
         end

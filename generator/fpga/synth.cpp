@@ -83,13 +83,17 @@ std::string paramText(const std::vector<TemplateParam>& ps) {
   return s;
 }
 
+// Whether compute-unit row `row` was given parameter `name` = `value` (its params text is
+// paramText's "NAME=VALUE ..."; whole words are compared).
+bool cuParamIs(const SynthRow& row, const std::string& name, const std::string& value) {
+  return row.unit == "cu" && (" " + row.params + " ").find(" " + name + "=" + value + " ") != std::string::npos;
+}
+
 // Yosys's resource sharing (`share`) as run for a row: "off" for a compute unit with the
 // attention datapath (ATTN = 1), whose rowsum tree and elementwise unit hold many exclusive
 // fp32 adders: the pass's SAT problems (218,000 variables) ran out of 20 GiB there, with
 // and without -fast.
-std::string shareMode(const SynthRow& row) {
-  return row.unit == "cu" && row.params.find("ATTN=1") != std::string::npos ? "off" : "full";
-}
+std::string shareMode(const SynthRow& row) { return cuParamIs(row, "ATTN", "1") ? "off" : "full"; }
 
 // Runs one Yosys job; fills the row's counts, seconds and status.
 void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptions& o, SynthRow& row) {
@@ -244,7 +248,7 @@ SynthReport runSynth(const SynthOptions& o) {
     // A flat compute-unit memory (BANKED = 0: the arch's, or --set's) has 2W + 2 LANES read
     // ports: Yosys turns it into flip-flops and runs out of memory or time (docs/fpga.md),
     // so it is not tried.
-    if (row.unit == "cu" && row.params.find("BANKED=0") != std::string::npos) {
+    if (cuParamIs(row, "BANKED", "0")) {
       row.status = "flat-memory", partial = true;
       continue;
     }
