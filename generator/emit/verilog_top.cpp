@@ -100,13 +100,13 @@ struct TopEmitter {
     line("  /* verilator lint_off UNUSEDSIGNAL */  // bits above CONTEXTS*{}_BITS pad to a whole word", k);
     line("  logic [{}:0] {}_cfg;", s.words * 32 - 1, n);
     line("  /* verilator lint_on UNUSEDSIGNAL */");
+    // One address compare per word: a write at a computed bit offset is a shifter as wide
+    // as the whole register (Yosys maps it to some 40,000 cells per unit).
     line("  always_ff @(posedge clk) begin");
     line("    if (!rst_n) {}_cfg <= '0;", n);
-    if (s.wordBase == 0)  // a ">= 0" test on an unsigned address is a lint error
-      line("    else if (cfg_we && cfg_addr < 24'd{})", s.words);
-    else
-      line("    else if (cfg_we && cfg_addr >= 24'd{} && cfg_addr < 24'd{})", s.wordBase, s.wordBase + s.words);
-    line("      {}_cfg[(cfg_addr - 24'd{}) * 32 +: 32] <= cfg_wdata;", n, s.wordBase);
+    line("    else if (cfg_we)");
+    line("      for (int w = 0; w < {}; w++)", s.words);
+    line("        if (cfg_addr == 24'(w + {})) {}_cfg[w * 32 +: 32] <= cfg_wdata;", s.wordBase, n);
     line("  end");
     line("  logic [CTXW-1:0] {}_ctx;", n);
     line("  logic {}_busy;", n);
@@ -122,10 +122,15 @@ struct TopEmitter {
     std::string pn = fmt::format("{}_in{}", n, p);
     line("  logic [sg_cfg_pkg::SRC_BITS-1:0] {}_sel;", pn);
     // An idle or waiting unit selects nothing: its last context's source may run on in a
-    // later section for other consumers (docs/hardware.md section 2, sections).
-    line("  assign {0}_sel = {1}_busy ? {1}_cfg[{1}_ctx * sg_cfg_pkg::{2}_BITS + sg_cfg_pkg::{2}_IN{3}_SRC_LSB +: "
-         "sg_cfg_pkg::SRC_BITS] : '0;",
+    // later section for other consumers (docs/hardware.md section 2, sections). A mux over
+    // the contexts at constant offsets, not a part-select at ctx * BITS (a wide shifter).
+    line("  always_comb begin");
+    line("    {}_sel = '0;", pn);
+    line("    for (int c = 0; c < sg_cfg_pkg::CONTEXTS; c++)");
+    line("      if ({1}_busy && {1}_ctx == CTXW'(c)) {0}_sel = {1}_cfg[c * sg_cfg_pkg::{2}_BITS + "
+         "sg_cfg_pkg::{2}_IN{3}_SRC_LSB +: sg_cfg_pkg::SRC_BITS];",
          pn, n, k, p);
+    line("  end");
     line("  logic {0}_src_valid, {0}_src_ready, {0}_push, {0}_fifo_ready, {0}_valid, {0}_ready;", pn);
     line("  logic [BEAT-1:0] {0}_src_beat, {0}_beat;", pn);
     line("  always_comb begin");
