@@ -33,8 +33,9 @@
 // are the output's: in1 goes through in1_stopmap the same way.
 // func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
 // 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
-// 17 scan max; any other value (and 7..10 and 17 with DYN = 0, 12..16 with ATTN = 0, 2 with
-// SILU = 0) finishes an enabled context at once.
+// 17 scan max, 18 accum rescale, 19 scan max exclusive; any other value (and 7..10, 17 and
+// 19 with DYN = 0, 12..16 and 18 with ATTN = 0, 2 with SILU = 0) finishes an enabled
+// context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -80,12 +81,13 @@
 //   section 3). They work word by word, so a partial final beat passes (its zero words give +0
 //   for silu(+0), +0 * +0, +0 + +0 and +0 - +0, 1.0 for exp(+0) and +inf for recip(+0)).
 // rowscale (Map(mul) with Expand: row r of each tile times a per-row scalar): in0 = a tile
-//   R x C, C = k (a multiple of W: k / W beats per row); in1 = one single-beat DATA element
-//   per row of in0, the scalar is its word idx_word (an fp32). Each in0 DATA beat needs the
-//   current row's in1 beat at in1's head and leaves as fp32_mul(x, scalar) word by word
-//   (fp32 even when BF16 = 1; one register stage, one beat per cycle, kind / last / stop
-//   from in0). The in1 beat is consumed together with the row's last beat (words of the
-//   row reach k, or in0's `last`). in0 STOP beats pass through (after the stop map) without
+//   R x C, C = k (a multiple of W: k / W beats per row); in1 = a tile R x C2 of n = C2 / W
+//   beats per row (n = 0 acts as 1), the scalar of row r is word idx_word of its first beat
+//   (an fp32). Each in0 DATA beat needs the current row's first in1 beat at in1's head and
+//   leaves as fp32_mul(x, scalar) word by word (fp32 even when BF16 = 1; one register stage,
+//   one beat per cycle, kind / last / stop from in0). That in1 beat is consumed together
+//   with the row's last beat (words of the row reach k, or in0's `last`); the row's other
+//   n - 1 in1 beats are then dropped one per cycle, in0 waiting (rs_drop_q). in0 STOP beats pass through (after the stop map) without
 //   touching in1; a STOP at in1's head is dropped in the cycle it is presented (in1's stops
 //   are ignored); in0's DONE waits for in1's DONE and both are consumed together.
 // rowmax / rowsum (ATTN = 1; k = words per row, n = k / W beats per row, W a power of two):
@@ -100,7 +102,10 @@
 // accum (b = accum_b; tile = o_beats beats; banks o_base0 / o_base1): beat t of a tile is
 //   added word-wise into beat t of the accumulating bank (first tile of a group: +0 + x).
 //   accum max (func 16, ATTN = 1): the same with sg_fp_pkg::fp32_max, the group's first
-//   tile taken as it is.
+//   tile taken as it is. accum rescale (func 18, ATTN = 1; the online-softmax rescale):
+//   in1 carries a tile of scales a like in0's, beat for beat in lockstep (both inputs'
+//   beats, STOP and DONE taken together); beat t becomes fp32_add(fp32_mul(old, a), x)
+//   (old = +0 for a group's first tile).
 //   A tile whose stop s >= b closes the group (output stop s - b); s < b is absorbed.
 //   STOP s < b is absorbed; STOP s >= b closes the group, or, if nothing was accumulated,
 //   emits a zero tile with stop s - b. The closed bank drains (as for matmul) while the
@@ -119,7 +124,9 @@
 //   keeps the input beat's `last` and stop (after in0's map). A tile with stop s >= b or a
 //   STOP s >= b ends the group: the next tile starts again from +0. STOP beats pass (s < b
 //   inside a group changes nothing); DONE passes. in1 is not read. scan max (func 17): the same
-//   with sg_fp_pkg::fp32_max, a group's first tile leaving as it is.
+//   with sg_fp_pkg::fp32_max, a group's first tile leaving as it is. scan max exclusive
+//   (func 19): the running tile is scan max's, but beat t leaves as the running beat before
+//   this tile (-inf words for a group's first tile).
 // expand (Expand(b), b = accum_b; in0 = data, in1 = ref, equal rank, data's inner b dims of
 //   size 1; the model's `expand`). The current data element is either a tile, loaded whole
 //   into bank a_base0 (its beats up to `last`, any length the bank holds, partial final beat
@@ -277,6 +284,8 @@ module sg_cu #(
   localparam logic [FW-1:0] F_ROWSUM = FW'(sg_cfg_pkg::CU_FUNC_ROWSUM);
   localparam logic [FW-1:0] F_ACCMAX = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_MAX);
   localparam logic [FW-1:0] F_SCANMAX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX);
+  localparam logic [FW-1:0] F_ACCRS = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_RESCALE);
+  localparam logic [FW-1:0] F_SCANMAXX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX_EXCL);
   // sg_cu_mem's banked layout needs at most W lanes, W a power of two and whole beats of
   // buffer (ArchModel::cuBankable, which the arch loader checks); without them the memory is
   // flat whatever BANKED says.
@@ -344,13 +353,15 @@ module sg_cu #(
   end
 
   logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_rr, bad_func;
+  logic acc_rs;                 // accum rescale: in1 (the scales) in lockstep with in0
   assign is_mm = run && (cf_func == F_MATMUL);
   assign is_ew1 = run && ((SILU != 0 && cf_func == F_SILU) || (ATTN != 0 && (cf_func == F_EXP || cf_func == F_RECIP)));
   assign is_ew2 = run && (cf_func == F_MUL || cf_func == F_ADD || cf_func == F_SUB);
-  assign is_acc = run && (cf_func == F_ACCUM || (ATTN != 0 && cf_func == F_ACCMAX));
+  assign acc_rs = run && ATTN != 0 && cf_func == F_ACCRS;
+  assign is_acc = run && (cf_func == F_ACCUM || (ATTN != 0 && (cf_func == F_ACCMAX || cf_func == F_ACCRS)));
   assign is_rt = run && (cf_func == F_RETILE);
   assign is_rs = run && DYN != 0 && (cf_func == F_ROWSCALE);
-  assign is_sc = run && DYN != 0 && (cf_func == F_SCAN || cf_func == F_SCANMAX);
+  assign is_sc = run && DYN != 0 && (cf_func == F_SCAN || cf_func == F_SCANMAX || cf_func == F_SCANMAXX);
   assign is_ex = run && DYN != 0 && (cf_func == F_EXPAND);
   assign is_pl = run && DYN != 0 && (cf_func == F_PARALLELIZE);
   assign is_rr = run && ATTN != 0 && (cf_func == F_ROWMAX || cf_func == F_ROWSUM);
@@ -433,6 +444,7 @@ module sg_cu #(
   // rowscale
   logic [15:0] rs_cnt_q;              // words of the open row already passed
   logic rs_rowend;                    // in0's beat ends its row (consumes the in1 beat)
+  logic [15:0] rs_drop_q;             // beats of the in1 row still to drop (its first is used)
   // Expand: the data tile in bank a_base0 (loaded with a_cnt_q as the beat counter)
   logic ex_have_q;                    // a whole data tile is in the bank
   logic [15:0] ex_len_q;              // its beats
@@ -512,14 +524,15 @@ module sg_cu #(
       in0_ready = !eos_q && can_out && in1_valid;
       in1_ready = !eos_q && can_out && in0_valid;
     end else if (is_acc) begin
-      in0_ready = !eos_q && !ob_full_q[acc_sel_q];
+      in0_ready = !eos_q && !ob_full_q[acc_sel_q] && (!acc_rs || in1_valid);
+      in1_ready = acc_rs && !eos_q && !ob_full_q[acc_sel_q] && in0_valid;
     end else if (is_rs) begin
       in0_ready = !eos_q && can_out &&
-                  ((k0 == K_STOP) || (in1_valid && (k0 == K_DATA) && (k1 == K_DATA)) ||
+                  ((k0 == K_STOP) || (in1_valid && (k0 == K_DATA) && (k1 == K_DATA) && (rs_drop_q == 16'd0)) ||
                    (in1_valid && (k0 == K_DONE) && (k1 == K_DONE)));
       in1_ready = !eos_q &&
-                  ((k1 == K_STOP) || (in0_valid && can_out &&
-                   (((k0 == K_DATA) && (k1 == K_DATA) && rs_rowend) ||
+                  ((k1 == K_STOP) || ((k1 == K_DATA) && (rs_drop_q != 16'd0)) || (in0_valid && can_out &&
+                   (((k0 == K_DATA) && (k1 == K_DATA) && rs_rowend && (rs_drop_q == 16'd0)) ||
                     ((k0 == K_DONE) && (k1 == K_DONE)))));
     end else if (is_ex) begin
       // A data beat loads while no tile is held or as the held one is released; a data
@@ -858,9 +871,11 @@ module sg_cu #(
                          32'h0 : md_q[32*w +: 32];
 
   // W-word unit: one fp32_add and one fp32_mul per word, shared by accum and scan (old +
-  // x, the first tile of a group +0 + x), add (x + y), sub (x + -y), mul (x * y), silu (x *
-  // sigmoid(x)), exp (x * log2 e, then the table) and rowscale (x * the row's scalar).
+  // x, the first tile of a group +0 + x), accum rescale (old * y + x: the multiplier, then
+  // the adder), add (x + y), sub (x + -y), mul (x * y), silu (x * sigmoid(x)), exp (x *
+  // log2 e, then the table) and rowscale (x * the row's scalar).
   logic [DW-1:0] wtmp;          // W-word unit results
+  logic [DW-1:0] xtmp;          // scan max exclusive: the running max before the beat (-inf first)
   logic [31:0] x, y, sm;        // word temporaries
   logic [31:0] av, bv, pr;      // operand / product temporaries
   localparam int EK_W = sg_fp_pkg::EXP_ROW_W + 10;
@@ -868,6 +883,7 @@ module sg_cu #(
   logic [31:0] r0, r1;          // recip: the seed; y * r0, then the Newton step
   always_comb begin
     wtmp = '0;
+    xtmp = '0;
     {x, y, sm, av, bv, pr, r0, r1} = '0;
     ek = '0;
     if (wu_go) begin
@@ -875,18 +891,19 @@ module sg_cu #(
         x = d0[32*w +: 32];
         y = d1[32*w +: 32];
         av = ((is_acc || is_sc) && acc_has_q) ? mc_q[32*w +: 32] : 32'h0;
-        sm = sg_fp_pkg::fp32_add((is_acc || is_sc) ? av : x,
-                                 (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
+        xtmp[32*w +: 32] = acc_has_q ? av : 32'hFF80_0000;
         bv = (cf_func == F_SILU) ? sig_q[32*w +: 32] :
              (cf_func == F_ROWSCALE) ? rs_sc : (ATTN != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
-        pr = sg_fp_pkg::fp32_mul(x, bv);
+        pr = sg_fp_pkg::fp32_mul(acc_rs ? av : x, bv);
+        sm = sg_fp_pkg::fp32_add((is_acc || is_sc) ? (acc_rs ? pr : av) : x,
+                                 (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
         if (ATTN != 0 && cf_func == F_RECIP) begin
           // the significand of x in [1, 2) times its seed, then r1 = r0 * (2 - that)
           r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
           r1 = sg_fp_pkg::fp32_mul({9'h07F, x[22:0]}, r0);  // positive, near 1: negated below
           r1 = sg_fp_pkg::fp32_mul(r0, sg_fp_pkg::fp32_add(32'h4000_0000, {1'b1, r1[30:0]}));
           wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
-        end else if ((ATTN != 0 && cf_func == F_ACCMAX) || cf_func == F_SCANMAX) begin
+        end else if ((ATTN != 0 && cf_func == F_ACCMAX) || cf_func == F_SCANMAX || cf_func == F_SCANMAXX) begin
           wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
         end else if (ATTN != 0 && cf_func == F_EXP) begin
           ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, pr);
@@ -934,6 +951,7 @@ module sg_cu #(
       ld_rem_q <= 16'd0;
       ld_mn_q <= 32'd0;
       rs_cnt_q <= 16'd0;
+      rs_drop_q <= 16'd0;
       ex_have_q <= 1'b0;
       ex_oc_q <= 16'd0;
       pl_e_q <= 16'd0;
@@ -1075,10 +1093,12 @@ module sg_cu #(
 
       // ---- elementwise: silu / mul / add / rowscale / scan (results from the W-word unit)
       if (is_rs && fire0 && k0 == K_DATA) rs_cnt_q <= rs_rowend ? 16'd0 : rs_cnt_q + 16'(W);
+      if (is_rs && fire1 && k1 == K_DATA)
+        rs_drop_q <= (rs_drop_q != 16'd0) ? rs_drop_q - 16'd1 : (cf_n > 16'd1) ? cf_n - 16'd1 : 16'd0;
       if ((is_ew1 || is_ew2 || is_rs || is_sc) && fire0) begin
         ld_out = 1'b1;
         if (k0 == K_DATA) begin
-          nb = {K_DATA, l0, l0 ? s0 : 3'd0, wtmp};
+          nb = {K_DATA, l0, l0 ? s0 : 3'd0, (DYN != 0 && cf_func == F_SCANMAXX) ? xtmp : wtmp};
         end else begin
           nb = {k0, 1'b0, (k0 == K_STOP) ? s0 : 3'd0, {DW{1'b0}}};
           if (k0 == K_DONE) eos_q <= 1'b1;

@@ -41,7 +41,24 @@ set_tests_properties(e2e_attention_gqa_real_length PROPERTIES TIMEOUT 900 PASS_R
 # Expand whose ref is Broadcast to a Map(sub) that also waits for the copies (the deadlock the
 # GQA graph found): bit-exact; a 237-cycle graph, so the cycle check allows 10 %.
 stepgen_verify_test(e2e_expand_broadcast arch/attention.yaml tests/data/graphs/expand_broadcast.yaml --max-cycle-error 10)
-set_tests_properties(e2e_attention_decode_1k e2e_attention_gqa_real_length e2e_expand_broadcast
+# Single pass with the online-softmax rescale (`stepgen graph attention --single-pass`: Scan(max),
+# Scan(max_exclusive), Accum(rescale_add)): 8 query rows, T = D = 64 (rows of 4 beats: the
+# reconvergent row max needs the arch's 8-beat link FIFOs), and the paper's KV tile T = 32
+# with D = 64 (the rescale widened by scale_rows of a ones tile), 4 rows; and the single pass
+# over the same real 376-token cache as above (T = 64, masked). Bit-exact, model within 5 %.
+stepgen_verify_test(e2e_attention_single_pass arch/attention.yaml tests/data/graphs/attention_single_pass.yaml --max-cycle-error 5)
+add_test(NAME e2e_attention_single_pass_t32
+         COMMAND bash -c "set -e; d=${E2E_DIR}/attention_sp_t32; rm -rf $d
+           $<TARGET_FILE:stepgen> graph attention --single-pass --kv 128 --head-dim 64 --kv-tile 32 --queries 4 --example $d/ex
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/attention.yaml --graph $d/ex/graph.yaml --inputs $d/ex/inputs              -o $d/v --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_attention_single_pass_t32 PROPERTIES TIMEOUT 900 PASS_REGULAR_EXPRESSION "verdict: PASS")
+add_test(NAME e2e_attention_single_pass_real_length
+         COMMAND bash -c "set -e; d=${E2E_DIR}/attention_sp_gqa; rm -rf $d
+           $<TARGET_FILE:stepgen> graph attention --single-pass --kv-tile 64 --kv-lengths ${STEPGEN_ROOT}/examples/attention/data/azure_kv_batches_b16_b64.csv              --batch-index 0 --slot 3 --queries 8 --example $d/ex
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/attention.yaml --graph $d/ex/graph.yaml --inputs $d/ex/inputs              -o $d/v --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_attention_single_pass_real_length PROPERTIES TIMEOUT 900 PASS_REGULAR_EXPRESSION "verdict: PASS")
+set_tests_properties(e2e_attention_decode_1k e2e_attention_gqa_real_length e2e_expand_broadcast e2e_attention_single_pass
+                     e2e_attention_single_pass_t32 e2e_attention_single_pass_real_length
                      PROPERTIES FIXTURES_REQUIRED attention_fabric)
 # The AXI wrapper (docs/axi.md): the SwiGLU example through sg_axi_top (AXI4 masters served by
 # the harness's AXI memory, configuration and start over AXI4-Lite), bit-exact with the model

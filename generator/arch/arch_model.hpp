@@ -21,22 +21,25 @@ struct ComputeUnitParams {
   int lanes = 16;                  ///< MAC lanes (multiply-accumulates per cycle)
   int flopsPerCycle = 32;          ///< must equal 2 * lanes
   /// subset of matmul, silu, mul, add, accum, retile, matmul_t, rowscale, scan, expand, parallelize, sub, exp, recip,
-  /// rowmax, rowsum, accum_max, scan_max
+  /// rowmax, rowsum, accum_max, scan_max, accum_rescale, scan_max_exclusive
   std::vector<std::string> functions;
   /// The dynamic-tile datapath (sg_cu DYN = 1: dyn_m, bt, rowscale, scan, expand,
   /// parallelize) is built only when one of its functions is listed: it halves the
   /// simulation speed of a fabric.
   bool dynamicTiles() const {
     for (const auto& f : functions)
-      if (f == "matmul_t" || f == "rowscale" || f == "scan" || f == "scan_max" || f == "expand" || f == "parallelize")
+      if (f == "matmul_t" || f == "rowscale" || f == "scan" || f == "scan_max" || f == "scan_max_exclusive" ||
+          f == "expand" || f == "parallelize")
         return true;
     return false;
   }
-  /// The arch lists exp, recip, rowmax, rowsum or accum_max: the compute units carry the
-  /// attention datapath (their tables, the row reductions, fp32 max; sg_cu ATTN = 1).
+  /// The arch lists exp, recip, rowmax, rowsum, accum_max or accum_rescale: the compute units
+  /// carry the attention datapath (their tables, the row reductions, fp32 max, the rescaling
+  /// accumulator; sg_cu ATTN = 1).
   bool hasAttn() const {
     for (const auto& f : functions)
-      if (f == "exp" || f == "recip" || f == "rowmax" || f == "rowsum" || f == "accum_max") return true;
+      if (f == "exp" || f == "recip" || f == "rowmax" || f == "rowsum" || f == "accum_max" || f == "accum_rescale")
+        return true;
     return false;
   }
   /// The arch lists silu: the compute units carry its sigmoid table (W/2 dual-port block RAM

@@ -202,6 +202,8 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_ROWSUM = {};\n", int(CuFunc::RowSum));
   s += fmt::format("  localparam int CU_FUNC_ACCUM_MAX = {};\n", int(CuFunc::AccumMax));
   s += fmt::format("  localparam int CU_FUNC_SCAN_MAX = {};\n", int(CuFunc::ScanMax));
+  s += fmt::format("  localparam int CU_FUNC_ACCUM_RESCALE = {};\n", int(CuFunc::AccumRescale));
+  s += fmt::format("  localparam int CU_FUNC_SCAN_MAX_EXCL = {};\n", int(CuFunc::ScanMaxExcl));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

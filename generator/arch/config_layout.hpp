@@ -73,7 +73,7 @@ std::string emitConfigPackage(const ConfigLayout& l);
 enum class CuFunc : int {
   None = 0, Matmul = 1, Silu = 2, Mul = 3, Add = 4, Accum = 5, Retile = 6, RowScale = 7,
   Scan = 8, Expand = 9, Parallelize = 10, Sub = 11, Exp = 12, Recip = 13, RowMax = 14, RowSum = 15, AccumMax = 16,
-  ScanMax = 17
+  ScanMax = 17, AccumRescale = 18, ScanMaxExcl = 19
 };
 
 }  // namespace stepgen

@@ -366,17 +366,24 @@ class ConfigBuilder {
                                                   opKindName(o.kind), attrString(o, "fn")));
     if (f->func == CuFunc::Parallelize) return configParallelize(o, p);
     set(p, "func", int(f->func));
-    if (f->func == CuFunc::Scan || f->func == CuFunc::ScanMax) return configScan(op, o, p);
+    if (f->func == CuFunc::Scan || f->func == CuFunc::ScanMax || f->func == CuFunc::ScanMaxExcl)
+      return configScan(op, o, p);
     if (f->func == CuFunc::Expand) return configExpand(op, o, p);
     if (f->func == CuFunc::Matmul) return configMatmul(op, o, p, f->transposedB);
     TileDims t = inputBound(op, 0);
     const bool dyn = inputDynamic(op, 0);
     if (!dyn) set(p, "o_beats", uint64_t(beats(o, t, "input")));
-    if (f->func == CuFunc::RowScale) {  // row r of in0 times word 0 of in1's r-th beat
-      if (dyn || t.cols % wordsPerBeat() != 0)
+    if (f->func == CuFunc::RowScale) {  // row r of in0 times word 0 of in1's row r (n beats)
+      // b's rows: one beat (C2 <= W, e.g. the MoE router weights' 64-byte pieces) or whole beats
+      const TileDims b = inputTile(op, 1);
+      const int64_t W = wordsPerBeat();
+      if (dyn || t.cols % W != 0 || (b.cols > W && b.cols % W != 0))
         throw DiagError("M-305", o.loc, fmt::format("operator '{}': scale_rows on the fabric takes static tiles of whole-beat "
-                                                    "rows", o.name));
+                                                    "rows ({} words; b may also have one beat or less per row), got {} and {} "
+                                                    "columns",
+                                                    o.name, W, t.cols, b.cols));
       set(p, "k", uint64_t(t.cols));
+      set(p, "n", uint64_t((b.cols + W - 1) / W));
       set(p, "idx_word", 0);
       return;
     }

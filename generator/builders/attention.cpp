@@ -4,11 +4,16 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "support/diag.hpp"
 
 namespace stepgen {
 
-std::string buildDecodeAttentionGraph(const AttentionParams& p) {
+namespace {
+
+// Throws G-120 for sizes the graphs cannot have.
+void checkParams(const AttentionParams& p) {
   auto bad = [](const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "attention: " + msg); };
   const std::pair<const char*, int64_t> sizes[] = {
       {"kv", p.kv}, {"head_dim", p.headDim}, {"kv_tile", p.kvTile}, {"queries", p.queries}};
@@ -16,14 +21,13 @@ std::string buildDecodeAttentionGraph(const AttentionParams& p) {
     if (v < 1) bad(fmt::format("{} must be >= 1, got {}", name, v));
   if (p.kv % p.kvTile != 0) bad(fmt::format("kv_tile {} does not divide kv {}", p.kvTile, p.kv));
   if (p.valid < 0 || p.valid > p.kv) bad(fmt::format("valid {} is outside 0 .. kv {}", p.valid, p.kv));
-  const bool masked = p.valid > 0 && p.valid < p.kv;
-  std::string y;
-  auto line = [&](const std::string& s) { y += s + "\n"; };
-  line("# Decode attention of one head: out = softmax(q K^T) V, q already scaled by 1/sqrt(D).");
-  line("# Written by stepgen (buildDecodeAttentionGraph). Two passes over the L/T score tiles:");
-  line("# the row max m first, then p = exp(s - m), its sum l, and out = sum_j (p_j / l) V_j;");
-  line("# the score and probability tiles wait in memory units (Bufferize) for m and l.");
-  line("stepgraph: decode_attention");
+}
+
+bool isMasked(const AttentionParams& p) { return p.valid > 0 && p.valid < p.kv; }
+
+// The lines both graphs share: symbols, tensors, and the scores s (q K^T, plus the mask).
+void head(const AttentionParams& p, const std::function<void(const std::string&)>& line, bool ones) {
+  const bool masked = isMasked(p);
   if (masked) line(fmt::format("# The cache holds {} real tokens of {}: the mask adds -inf to the scores of the rest.", p.valid, p.kv));
   line(fmt::format("symbols: {{L: {}, D: {}, G: {}}}", p.kv, p.headDim, p.queries));
   line(fmt::format("schedule: {{T: {}}}", p.kvTile));
@@ -32,6 +36,7 @@ std::string buildDecodeAttentionGraph(const AttentionParams& p) {
   line("  k:   {shape: [L, D], role: input}");
   line("  v:   {shape: [L, D], role: input}");
   if (masked) line("  mask: {shape: [G, L], role: input}");
+  if (ones) line("  ones: {shape: [G, D], role: input}");
   line("  out: {shape: [G, D], role: output}");
   line("ops:");
   line("  - {name: load_q, op: LinearOffChipLoad, tensor: q, tile: [G, D], iter: [1, L/T], strides: [[0, 0], [0, 0]], out: qs}");
@@ -45,6 +50,70 @@ std::string buildDecodeAttentionGraph(const AttentionParams& p) {
   } else {
     line("  - {name: scores, op: Map, fn: matmul_t, in: qk, out: s}");
   }
+}
+
+}  // namespace
+
+std::string buildSinglePassAttention(const AttentionParams& p) {
+  checkParams(p);
+  const bool ones = p.kvTile != p.headDim;
+  std::string y;
+  auto line = [&](const std::string& s) { y += s + "\n"; };
+  line("# Decode attention of one head: out = softmax(q K^T) V, q already scaled by 1/sqrt(D).");
+  line("# Written by stepgen (buildSinglePassAttention). One pass over the L/T score tiles with");
+  line("# the online-softmax rescale: running max m_j, p_j = exp(s_j - m_j), alpha_j =");
+  line("# exp(m_{j-1} - m_j); l and o accumulate as acc * alpha_j + new (Accum rescale_add);");
+  line("# out = o / l. The alpha tiles for o wait in a memory unit while p_j V_j is computed.");
+  line("stepgraph: decode_attention_single_pass");
+  head(p, line, ones);
+  line("  - {name: bcast_s, op: Broadcast, in: s, out: [s_max, s_p]}");
+  line("  - {name: row_max, op: Map, fn: rowmax, in: s_max, out: r}");
+  line("  - {name: bcast_r, op: Broadcast, in: r, out: [r_run, r_prev]}");
+  line("  - {name: run_max, op: Scan, fn: max, b: 1, in: r_run, out: m}");
+  line("  - {name: prev_max, op: Scan, fn: max_exclusive, b: 1, in: r_prev, out: mp}");
+  line("  - {name: bcast_m, op: Broadcast, in: m, out: [m_s, m_a]}");
+  line("  - {name: zip_sm, op: Zip, in: [s_p, m_s], out: sm}");
+  line("  - {name: shift, op: Map, fn: sub, in: sm, out: d}");
+  line("  - {name: expo, op: Map, fn: exp, in: d, out: p}");
+  line("  - {name: zip_mm, op: Zip, in: [mp, m_a], out: mm}");
+  line("  - {name: max_step, op: Map, fn: sub, in: mm, out: dm}");
+  line("  - {name: rescale, op: Map, fn: exp, in: dm, out: al}");
+  line("  - {name: bcast_al, op: Broadcast, in: al, out: [al_l, al_o]}");
+  line("  - {name: bcast_p, op: Broadcast, in: p, out: [p_l, p_v]}");
+  line("  - {name: row_sum, op: Map, fn: rowsum, in: p_l, out: ps}");
+  line("  - {name: zip_l, op: Zip, in: [ps, al_l], out: psa}");
+  line("  - {name: sum_l, op: Accum, fn: rescale_add, b: 1, in: psa, out: l}");
+  line("  - {name: inv_l, op: Map, fn: recip, in: l, out: rl}");
+  line("  - {name: buf_al, op: Bufferize, b: 0, in: al_o, out: al_ref}");
+  line("  - {name: replay_al, op: Streamify, repeat: 1, in: al_ref, out: al_rep}");
+  line("  - {name: flat_al, op: Flatten, lo: 0, hi: 1, in: al_rep, out: al_b}");
+  if (ones) {
+    line("  - {name: load_ones, op: LinearOffChipLoad, tensor: ones, tile: [G, D], iter: [1, L/T], strides: [[0, 0], [0, 0]], out: os}");
+    line("  - {name: zip_wide, op: Zip, in: [os, al_b], out: oal}");
+    line("  - {name: widen, op: Map, fn: scale_rows, in: oal, out: al_w}");
+  }
+  line("  - {name: load_v, op: LinearOffChipLoad, tensor: v, tile: [T, D], iter: [1, L/T], strides: [[0, 0], [1, 0]], out: vs}");
+  line("  - {name: zip_pv, op: Zip, in: [p_v, vs], out: pvs}");
+  line("  - {name: pv, op: Map, fn: matmul, in: pvs, out: o_t}");
+  line(fmt::format("  - {{name: zip_o, op: Zip, in: [o_t, {}], out: oa}}", ones ? "al_w" : "al_b"));
+  line("  - {name: acc_o, op: Accum, fn: rescale_add, b: 1, in: oa, out: o}");
+  line("  - {name: zip_out, op: Zip, in: [o, rl], out: orl}");
+  line("  - {name: normalize, op: Map, fn: scale_rows, in: orl, out: res}");
+  line("  - {name: store_out, op: LinearOffChipStore, in: res, tensor: out, iter: [1], strides: [[1, 0]]}");
+  return y;
+}
+
+std::string buildDecodeAttentionGraph(const AttentionParams& p) {
+  if (p.singlePass) return buildSinglePassAttention(p);
+  checkParams(p);
+  std::string y;
+  auto line = [&](const std::string& s) { y += s + "\n"; };
+  line("# Decode attention of one head: out = softmax(q K^T) V, q already scaled by 1/sqrt(D).");
+  line("# Written by stepgen (buildDecodeAttentionGraph). Two passes over the L/T score tiles:");
+  line("# the row max m first, then p = exp(s - m), its sum l, and out = sum_j (p_j / l) V_j;");
+  line("# the score and probability tiles wait in memory units (Bufferize) for m and l.");
+  line("stepgraph: decode_attention");
+  head(p, line, false);
   line("  - {name: bcast_s, op: Broadcast, in: s, out: [s_max, s_keep]}");
   line("  - {name: row_max, op: Map, fn: rowmax, in: s_max, out: sm}");
   line("  - {name: max_all, op: Accum, fn: max, b: 1, in: sm, out: m}");
@@ -75,6 +144,10 @@ std::string buildDecodeAttentionGraph(const AttentionParams& p) {
   line("  - {name: acc_o, op: Accum, fn: add, b: 1, in: o_t, out: o}");
   line("  - {name: store_out, op: LinearOffChipStore, in: o, tensor: out, iter: [1], strides: [[1, 0]]}");
   return y;
+}
+
+Matrix attentionOnes(const AttentionParams& p) {
+  return Matrix{p.queries, p.headDim, std::vector<uint32_t>(size_t(p.queries * p.headDim), 0x3F800000u)};
 }
 
 Matrix attentionMask(const AttentionParams& p) {

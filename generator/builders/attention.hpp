@@ -16,6 +16,7 @@ struct AttentionParams {
   int64_t kvTile = 32;    ///< T: KV rows per tile (must divide kv)
   int64_t queries = 1;    ///< G: query rows sharing the KV head (GQA: query heads per KV head)
   int64_t valid = 0;      ///< tokens of the cache that are real (1 .. kv); 0 = all kv. Fewer: masked
+  bool singlePass = false;  ///< one pass with the online-softmax rescale (buildSinglePassAttention)
 };
 
 /// Graph YAML text of out = softmax(q K^T) V for q [G, D] (already scaled by 1/sqrt(D)),
@@ -28,7 +29,23 @@ struct AttentionParams {
 ///   Expanded); out = sum over j of w_j V_j (Map(matmul), Accum(add)).
 /// Every stream has an outer dim of 1 (one query group). Deterministic. Throws DiagError
 /// G-120 for a size < 1, a KV tile that does not divide L, or valid outside 0 .. L.
+/// With p.singlePass the graph of buildSinglePassAttention instead.
 std::string buildDecodeAttentionGraph(const AttentionParams& p);
+
+/// Graph YAML text of the same attention in one pass over the score tiles, FlashAttention
+/// style (the online-softmax rescale): per tile j, r_j = rowmax(s_j), the running max
+/// m_j = Scan(max) of r and the previous one m_{j-1} = Scan(max_exclusive) of r (-inf for
+/// j = 0), p_j = exp(s_j - m_j), the rescale alpha_j = exp(m_{j-1} - m_j) (0 for j = 0);
+/// l = Accum(rescale_add) of (rowsum(p_j), alpha_j) (l_j = l_{j-1} alpha_j + rowsum(p_j)),
+/// o = Accum(rescale_add) of (p_j V_j, alpha_j) and out = scale_rows(o, recip(l)). The
+/// alpha tiles for o ([G, T], row-filled) wait in a memory unit (Bufferize b = 0, one tile
+/// per buffer) while p_j V_j is computed, else the Broadcast of alpha would deadlock. With
+/// T != D they are widened to [G, D] by scale_rows of an input tensor `ones` [G, D] (all
+/// 1.0: exact). Throws DiagError G-120 as buildDecodeAttentionGraph.
+std::string buildSinglePassAttention(const AttentionParams& p);
+
+/// The `ones` tensor of a single-pass graph with T != D: [queries, headDim] of 1.0f.
+Matrix attentionOnes(const AttentionParams& p);
 
 /// The mask tensor of a graph with valid < kv: [queries, kv] fp32 bit patterns, +0 in the
 /// first `valid` columns of every row and -inf in the rest.

@@ -108,6 +108,9 @@ int main(int argc, char** argv) {
   attnCmd->add_option("--head-dim", ap.headDim, "D: head dimension");
   attnCmd->add_option("--kv-tile", ap.kvTile, "T: KV rows per tile");
   attnCmd->add_option("--queries", ap.queries, "G: query rows sharing the KV head (GQA)");
+  attnCmd->add_flag("--single-pass", ap.singlePass,
+                    "one pass with the online-softmax rescale (running max, Accum rescale_add; needs scan_max, "
+                    "scan_max_exclusive, accum_rescale, rowscale in the arch's functions)");
   std::string aLengths, aInputs;
   int64_t aBatch = 0, aSlot = 0;
   uint32_t aSeed = 1;

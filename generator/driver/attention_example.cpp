@@ -13,6 +13,7 @@ void writeAttentionExample(const AttentionParams& p, const std::string& dir, uin
   writeFile(st.tmp / "graph.yaml", text);
   auto in = loadInputs(loadGraph((st.tmp / "graph.yaml").string()), "", seed);
   if (in.count("mask")) in["mask"] = attentionMask(p);
+  if (in.count("ones")) in["ones"] = attentionOnes(p);
   for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
   st.commit();
 }

@@ -55,8 +55,10 @@ const std::vector<CuFunctionRow> kCuFunctions = {
     {OpKind::Accum, "add", CuFunc::Accum, "accum", false},
     {OpKind::Accum, "retile", CuFunc::Retile, "retile", false},
     {OpKind::Accum, "max", CuFunc::AccumMax, "accum_max", false},
+    {OpKind::Accum, "rescale_add", CuFunc::AccumRescale, "accum_rescale", false},
     {OpKind::Scan, "add", CuFunc::Scan, "scan", false},
     {OpKind::Scan, "max", CuFunc::ScanMax, "scan_max", false},
+    {OpKind::Scan, "max_exclusive", CuFunc::ScanMaxExcl, "scan_max_exclusive", false},
     {OpKind::Expand, "", CuFunc::Expand, "expand", false},
     {OpKind::Parallelize, "", CuFunc::Parallelize, "parallelize", false},
 };

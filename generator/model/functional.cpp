@@ -273,7 +273,9 @@ class Runner {
   void accum(const Op& op) {
     int b = int(attrInt(g_, op, "b"));
     const bool retile = attrString(op, "fn") == "retile", max = attrString(op, "fn") == "max";
-    const ElemType& e = s_.types.at(op.inputs.at(0).v).elem;
+    const bool rescale = attrString(op, "fn") == "rescale_add";
+    const ElemType& in = s_.types.at(op.inputs.at(0).v).elem;
+    const ElemType& e = rescale ? in.parts.at(0) : in;  // rescale_add: the tuple (x, a)
     TokenStream& out = output(op);
     std::vector<uint32_t> acc;
     int64_t accRows = 0, rows = 0, cols = 0;
@@ -297,7 +299,8 @@ class Runner {
       }
       acc.clear(), accRows = 0, any = false, shapeOnly = false;
     };
-    untilDone(op, out, [&](const Token& t) {
+    untilDone(op, out, [&](const Token& tok) {
+      const Token& t = rescale && tok.kind == Kind::Data ? tok.parts.at(0) : tok;
       if (t.kind == Kind::Data) {
         rows = t.rows, cols = t.cols;
         shapeOnly = shapeOnly || !t.hasValues();
@@ -308,13 +311,18 @@ class Runner {
           accRows += t.rows;
         } else {
           if (!any) acc.assign(t.data->size(), 0);
-          // max: the group's first tile as it is (not max(+0, x)); add: +0 + x.
+          // max: the group's first tile as it is (not max(+0, x)); add: +0 + x; rescale_add
+          // (the online-softmax rescale): acc * a + x, two fp32 roundings, from +0.
+          const std::vector<uint32_t>* a = rescale ? tok.parts.at(1).data.get() : nullptr;
           for (size_t i = 0; i < acc.size(); ++i)
-            acc[i] = !max ? fp32Add(acc[i], (*t.data)[i]) : any ? fp32Max(acc[i], (*t.data)[i]) : (*t.data)[i];
+            acc[i] = a     ? fp32Add(fp32Mul(acc[i], (*a)[i]), (*t.data)[i])
+                     : !max ? fp32Add(acc[i], (*t.data)[i])
+                     : any  ? fp32Max(acc[i], (*t.data)[i])
+                            : (*t.data)[i];
         }
         any = true;
       }
-      close(t.stop);
+      close(tok.stop);
     });
   }
 

@@ -35,7 +35,9 @@ class DynamicOp {
       case OpKind::Reshape: reshapeOp(); return true;
       case OpKind::Expand: output(0) = expand(input(0), input(1), b()); return true;
       case OpKind::Scan:
-        output(0) = attrString(op_, "fn") == "max" ? scanMax(input(0), b()) : scanAdd(input(0), b());
+        output(0) = attrString(op_, "fn") == "max"             ? scanMax(input(0), b())
+                    : attrString(op_, "fn") == "max_exclusive" ? scanMaxExclusive(input(0), b())
+                                                               : scanAdd(input(0), b());
         return true;
       case OpKind::FlatMap:
         output(0) = attrString(op_, "fn") == "filter_rows" ? flatMapRows(input(0), true, input(1))

@@ -293,8 +293,8 @@ TokenStream expand(const TokenStream& in, const TokenStream& ref, int b) {
 
 namespace {
 // Scan(add) and Scan(max): the running tile starts as +0 + x (add) or as x itself (max).
-TokenStream scanTiles(const TokenStream& in, int b, bool max) {
-  const std::string who = max ? "Scan(max)" : "Scan(add)";
+TokenStream scanTiles(const TokenStream& in, int b, bool max, bool exclusive) {
+  const std::string who = exclusive ? "Scan(max_exclusive)" : max ? "Scan(max)" : "Scan(add)";
   if (b < 0) fail(who, "negative rank b");
   enableFtzDaz();
   size_t n = bodyLength(in, who);
@@ -314,6 +314,8 @@ TokenStream scanTiles(const TokenStream& in, int b, bool max) {
       } else if (t.rows != rows || t.cols != cols) {
         fail(who, fmt::format("token {}: a {}x{} tile in a group of {}x{} tiles", i, t.rows, t.cols, rows, cols));
       }
+      // exclusive: the running max before this tile (-inf for a group's first)
+      std::vector<uint32_t> before = exclusive ? (any ? acc : std::vector<uint32_t>(acc.size(), 0xFF800000u)) : std::vector<uint32_t>{};
       for (size_t w = 0; w < acc.size(); ++w)
         acc[w] = !max ? fp32Add(acc[w], (*t.data)[w]) : any ? fp32Max(acc[w], (*t.data)[w]) : (*t.data)[w];
       any = true;
@@ -321,7 +323,7 @@ TokenStream scanTiles(const TokenStream& in, int b, bool max) {
       o.rows = rows;
       o.cols = cols;
       o.stop = t.stop;
-      o.data = std::make_shared<const std::vector<uint32_t>>(acc);
+      o.data = std::make_shared<const std::vector<uint32_t>>(exclusive ? std::move(before) : acc);
       out.push_back(std::move(o));
     } else {
       out.push_back(t);
@@ -333,9 +335,11 @@ TokenStream scanTiles(const TokenStream& in, int b, bool max) {
 }
 }  // namespace
 
-TokenStream scanAdd(const TokenStream& in, int b) { return scanTiles(in, b, false); }
+TokenStream scanAdd(const TokenStream& in, int b) { return scanTiles(in, b, false, false); }
 
-TokenStream scanMax(const TokenStream& in, int b) { return scanTiles(in, b, true); }
+TokenStream scanMax(const TokenStream& in, int b) { return scanTiles(in, b, true, false); }
+
+TokenStream scanMaxExclusive(const TokenStream& in, int b) { return scanTiles(in, b, true, true); }
 
 TokenStream flatMapRows(const TokenStream& in, bool dropPadding, const TokenStream& isPadding) {
   const std::string who = "FlatMap(rows)";

@@ -125,6 +125,11 @@ TokenStream scanAdd(const TokenStream& in, int b);
 /// as it is (the running max of a group is its elements' max, not max(+0, ...)).
 TokenStream scanMax(const TokenStream& in, int b);
 
+/// Scan(max_exclusive, b): the exclusive form of scanMax: each element is replaced by the
+/// running max of the elements before it in its group, a group's first by a tile of -inf
+/// (0xFF800000). The single-pass softmax reads it as the previous running max m_{j-1}.
+TokenStream scanMaxExclusive(const TokenStream& in, int b);
+
 /// FlatMap(unpack rows, 1), docs/step_semantics.md#flatmap: each tile of R rows becomes a rank-1 group
 /// of R 1-row tiles (a new innermost, possibly ragged, dimension). Rows keep stop 0; the
 /// last emitted row of an element with stop s gets stop s + 1; a Stop token S_s becomes

@@ -310,7 +310,7 @@ void Checker::inferExpand(const Op& op) {
 }
 
 void Checker::inferScan(const Op& op) {
-  auto h = tileReduceHead(op, {"add", "max"});
+  auto h = tileReduceHead(op, {"add", "max", "max_exclusive"});
   if (h) setOutput(op, op.outputs[0], h->in);  // one running result per input element
 }
 

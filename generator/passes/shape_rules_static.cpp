@@ -84,8 +84,10 @@ bool Checker::sameShapes(const Op& op, const std::vector<StreamType>& in) {
   return true;
 }
 
-// The common head of Accum and Scan: one input stream of tiles, `fn` one of fn1/fn2, and
-// `b` within the input's rank. Reports what is wrong and returns nullopt then.
+// The common head of Accum and Scan: one input stream of tiles, `fn` one of fns, and `b`
+// within the input's rank. Accum(rescale_add) takes a zipped pair of equal tiles (x, a)
+// instead; `in` is then given with the element of x. Reports what is wrong and returns
+// nullopt then.
 std::optional<TileReduce> Checker::tileReduceHead(const Op& op, const std::vector<std::string>& fns) {
   if (!arity(op)) return std::nullopt;
   auto fn = stringAttr(op, "fn");
@@ -98,8 +100,26 @@ std::optional<TileReduce> Checker::tileReduceHead(const Op& op, const std::vecto
   auto b = intAttr(op, "b");
   auto in = inputTypes(op);
   if (!fn || !b || !in) return std::nullopt;
-  const StreamType& it = (*in)[0];
+  StreamType it = (*in)[0];
   if (!checkRankParam(op, "b", *b, it.rank(), op.inputs[0])) return std::nullopt;
+  if (*fn == "rescale_add") {
+    const ElemType& e = it.elem;
+    if (e.kind != ElemType::Kind::Tuple || e.parts.size() != 2 || !isTile2(e.parts[0]) || !isTile2(e.parts[1])) {
+      error("S-211", attrLoc(op, "in"),
+            opLabel(op) + ": rescale_add takes a zipped pair of tiles (x, a), got " + streamDesc(op.inputs[0]));
+      return std::nullopt;
+    }
+    const Proof p = combine(dimsEq(e.parts[0].tile, e.parts[1].tile), e.parts[0].dtype == e.parts[1].dtype ? Proof::Yes : Proof::No);
+    if (p != Proof::Yes) {
+      error("S-213", attrLoc(op, "in"),
+            opLabel(op) + ": rescale_add of different tiles: " + formatElemType(e.parts[0]) + " vs " +
+                formatElemType(e.parts[1]) + " (" + differWord(p) + "); input " + streamDesc(op.inputs[0]));
+      return std::nullopt;
+    }
+    ElemType x = e.parts[0];
+    it.elem = x;
+    return TileReduce{*fn, *b, it};
+  }
   if (!isTile2(it.elem)) {
     error("S-211", attrLoc(op, "in"), opLabel(op) + ": takes a stream of tiles, got " + streamDesc(op.inputs[0]));
     return std::nullopt;
@@ -304,7 +324,7 @@ void Checker::inferMap(const Op& op) {
 }
 
 void Checker::inferAccum(const Op& op) {
-  auto h = tileReduceHead(op, {"add", "max", "retile"});
+  auto h = tileReduceHead(op, {"add", "max", "retile", "rescale_add"});
   if (!h) return;
   const StreamType& it = h->in;
   StreamType out{outerDims(it, h->b), it.elem};

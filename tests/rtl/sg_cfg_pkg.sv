@@ -158,5 +158,7 @@ package sg_cfg_pkg;
   localparam int CU_FUNC_ROWSUM = 15;
   localparam int CU_FUNC_ACCUM_MAX = 16;
   localparam int CU_FUNC_SCAN_MAX = 17;
+  localparam int CU_FUNC_ACCUM_RESCALE = 18;
+  localparam int CU_FUNC_SCAN_MAX_EXCL = 19;
 endpackage
 /* verilator lint_on UNUSEDPARAM */

@@ -2,6 +2,7 @@
 // mode (Bufferize + Streamify, RepeatStatic): tiles collect into one of two banks; the tile
 // that closes a group (stop >= b, or DONE) makes its bank drain as the group's out tiles
 // at `rate` cycles per beat while the other bank fills. docs/hardware.md section 2.
+// Accum(rescale_add) reads a second input (the scale tiles) in lockstep with the first.
 #include <algorithm>
 
 #include "model/timing/units.hpp"
@@ -26,12 +27,21 @@ bool Banked::step(TimingModel& m) {
       if (f == kUnknown) break;
       t = std::max(t, f);
     }
-    l.accept[size_t(in[0].second)][i] = t;
+    if (in.size() > 1) {  // lockstep: each input waits for the other's tile
+      bool ready = true;
+      for (auto [li, c] : in) ready = ready && m.links[size_t(li)].offer[i] != kUnknown, t = std::max(t, m.links[size_t(li)].offer[i]);
+      if (!ready) break;
+    }
+    for (auto [li, c] : in) m.links[size_t(li)].accept[size_t(c)][i] = t;
     ++nextAccept, progress = true;
   }
   while (nextOffer < o.size()) {
     const size_t j = nextOffer;
-    const int64_t e = inEnd(m, 0, closer[size_t(outGroupOf[j])]);
+    int64_t e = 0;
+    for (size_t p = 0; p < in.size() && e != kUnknown; ++p) {
+      const int64_t ep = inEnd(m, int(p), closer[size_t(outGroupOf[j])]);
+      e = ep == kUnknown ? kUnknown : std::max(e, ep);
+    }
     if (e == kUnknown) break;
     o.offer[j] = e + kHop;
     ++nextOffer, progress = true;

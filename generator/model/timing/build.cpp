@@ -163,15 +163,22 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
     case UnitKind::Compute:
       switch (CuFunc(f("func"))) {
         case CuFunc::Matmul: return std::make_unique<CuMatmul>();
-        case CuFunc::Silu: case CuFunc::Mul: case CuFunc::Add: case CuFunc::RowScale: case CuFunc::Scan: case CuFunc::ScanMax:
-        case CuFunc::Sub: case CuFunc::Exp: case CuFunc::Recip:
+        case CuFunc::RowScale: {
+          auto x = std::make_unique<CuStream>();
+          x->rowscaleDrops = std::max<int64_t>(f("n"), 1) - 1;
+          x->rowscaleRowBeats = std::max<int64_t>(f("k") / a.wordsPerBeat(), 1);
+          return x;
+        }
+        case CuFunc::Silu: case CuFunc::Mul: case CuFunc::Add: case CuFunc::Scan: case CuFunc::ScanMax:
+        case CuFunc::ScanMaxExcl: case CuFunc::Sub: case CuFunc::Exp: case CuFunc::Recip:
           return std::make_unique<CuStream>();
         case CuFunc::RowMax: case CuFunc::RowSum: {
           auto x = std::make_unique<CuStream>();
           x->rowBeats = f("n");
           return x;
         }
-        case CuFunc::Accum: case CuFunc::AccumMax: case CuFunc::Retile: return std::make_unique<Banked>();
+        case CuFunc::Accum: case CuFunc::AccumMax: case CuFunc::AccumRescale: case CuFunc::Retile:
+          return std::make_unique<Banked>();
         case CuFunc::Expand: return std::make_unique<CuExpand>();
         case CuFunc::Parallelize: {
           auto x = std::make_unique<CuParallelize>();
@@ -343,7 +350,8 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       StreamId outS = o.outputs[0];
       if (o.kind == OpKind::Bufferize) outS = g.op(g.stream(o.outputs[0]).consumers.at(0)).outputs.at(0);
       buildGroups(*bk, streams.at(o.inputs[0].v), streams.at(outS.v), int(mu ? f("b") : f("accum_b")),
-                  !mu && (CuFunc(f("func")) == CuFunc::Accum || CuFunc(f("func")) == CuFunc::AccumMax));
+                  !mu && (CuFunc(f("func")) == CuFunc::Accum || CuFunc(f("func")) == CuFunc::AccumMax ||
+                          CuFunc(f("func")) == CuFunc::AccumRescale));
     }
   }
 

@@ -45,6 +45,7 @@ bool CuStream::step(TimingModel& m) {
 int64_t CuStream::endFor(TimingModel& m, size_t i, int64_t start) {
   const Link& o = m.links[size_t(out)];
   int64_t e = start + o.beats[i];
+  if (o.kinds[i] == Kind::Data) e += o.beats[i] / rowscaleRowBeats * rowscaleDrops;
   for (auto [li, c] : in) {
     const int64_t n = m.links[size_t(li)].natEnd[i];
     e = afterInput(e, n == kUnknown ? n : n + latency(o, i) - 1);

@@ -142,6 +142,9 @@ struct CuMatmul : Unit {
 struct CuStream : Unit {
   size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
   int64_t rowBeats = 1;
+  /// rowscale whose in1 rows have n > 1 beats: in0 waits n - 1 cycles after each row of
+  /// `rowscaleRowBeats` beats while in1 drops the rest of its row (0: no drops).
+  int64_t rowscaleDrops = 0, rowscaleRowBeats = 1;
   /// Cycles from a tile's first beat taken to its first beat valid at the output.
   int64_t latency(const Link& o, size_t i) const { return o.kinds[i] == Kind::Data ? rowBeats : 1; }
 
