@@ -133,20 +133,21 @@ struct TopEmitter {
     line("  end");
     line("  logic {0}_src_valid, {0}_src_ready, {0}_push, {0}_fifo_ready, {0}_valid, {0}_ready;", pn);
     line("  logic [BEAT-1:0] {0}_src_beat, {0}_beat;", pn);
-    line("  always_comb begin");
-    line("    {}_src_valid = 1'b0;", pn);
-    line("    {}_src_ready = 1'b0;", pn);
-    line("    {}_src_beat = '0;", pn);
-    line("    case ({}_sel)", pn);
+    // An AND-OR of the candidates, one compare each: Yosys turns a `case` on the select into a
+    // shifter over all candidates' beats (pmux2shiftx), which ran out of memory on large tops.
+    std::string valid, ready, beat;
     const auto& cands = cat.candidates({u});
     for (size_t c = 0; c < cands.size(); ++c) {
-      std::string s = inst(cands[c].v);
-      line("      {}: begin {}_src_valid = {}_out_valid; {}_src_ready = {}_out_ready; {}_src_beat = {}_out_beat; end",
-           fmt::format("{}'d{}", l.srcBits, c + 1), pn, s, pn, s, pn, s);
+      const std::string s = inst(cands[c].v), hit = fmt::format("({}_sel == {}'d{})", pn, l.srcBits, c + 1);
+      const char* sep = c == 0 ? "" : "\n      | ";
+      valid += fmt::format("{}({} && {}_out_valid)", sep, hit, s);
+      ready += fmt::format("{}({} && {}_out_ready)", sep, hit, s);
+      beat += fmt::format("{}({{BEAT{{{}}}}} & {}_out_beat)", sep, hit, s);
     }
-    line("      default: ;");
-    line("    endcase");
-    line("  end");
+    if (cands.empty()) valid = ready = "1'b0", beat = "'0";
+    line("  assign {}_src_valid = {};", pn, valid);
+    line("  assign {}_src_ready = {};", pn, ready);
+    line("  assign {}_src_beat = {};", pn, beat);
     line("  assign {0}_push = {0}_src_valid && {0}_src_ready;", pn);
     // A compute unit's in0 reads its sigmoid table (block RAM) one cycle ahead of the head.
     const bool next = a.units[u].kind == UnitKind::Compute && p == 0;
