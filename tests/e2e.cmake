@@ -104,3 +104,10 @@ add_test(NAME cli_determinism COMMAND bash ${STEPGEN_ROOT}/tests/rtl/cli_determi
 # A deadlocking graph is reported (model and RTL watchdog), never hangs.
 add_test(NAME e2e_deadlock_default COMMAND bash ${STEPGEN_ROOT}/tests/rtl/deadlock.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/deadlock ${E2E_CACHE})
 set_tests_properties(e2e_deadlock_default PROPERTIES TIMEOUT 900 FIXTURES_REQUIRED default_fabric)
+# The single-pass attention graph on 2-beat link FIFOs: the scores are Broadcast to the row
+# max (which needs a row of 4 beats before it emits) and to the subtraction that waits for
+# that max; the subtraction's FIFO holds 2 beats, so the scores stop (arch/attention.yaml
+# has 8-beat FIFOs for this graph).
+add_test(NAME e2e_deadlock_single_pass_fifo2 COMMAND bash ${STEPGEN_ROOT}/tests/rtl/deadlock.sh $<TARGET_FILE:stepgen>
+         ${E2E_DIR}/deadlock_sp ${E2E_CACHE} tests/data/arch_attention_fifo2.yaml tests/data/graphs/attention_single_pass.yaml s scores)
+set_tests_properties(e2e_deadlock_single_pass_fifo2 PROPERTIES TIMEOUT 900)

@@ -132,3 +132,17 @@ TEST_CASE("timing: a stream kept in a memory unit skips the DRAM round trip of t
   CHECK(std::abs(double(d.cycles) - 19752.0) <= 0.01 * 19752.0);
   fs::remove_all(dir);
 }
+
+TEST_CASE("timing: a row reduction whose Broadcast partner waits for it deadlocks on short FIFOs", "[model][timing]") {
+  // The single-pass attention graph: the scores go to rowmax (4 beats a row before it emits)
+  // and to the subtraction that waits for the running max; with 2-beat FIFOs the scores stop
+  // after 2 beats (the RTL's watchdog reports the same: tests/rtl/deadlock.sh via
+  // e2e_deadlock_single_pass_fifo2). With arch/attention.yaml's 8-beat FIFOs the graph runs.
+  const Run bad = compileOn("tests/data/arch_attention_fifo2.yaml", "tests/data/graphs/attention_single_pass.yaml");
+  const TimingResult t = timingOf(bad, bad.c.image);
+  REQUIRE(t.deadlock);
+  REQUIRE_FALSE(t.stuck.empty());
+  CHECK(t.stuck.front().rfind("s (scores -> row_max) (scores -> shift) at tile 0 of 3: offered, not taken by row_max, shift", 0) == 0);
+  const Run good = compileOn("arch/attention.yaml", "tests/data/graphs/attention_single_pass.yaml");
+  CHECK_FALSE(timingOf(good, good.c.image).deadlock);
+}

@@ -33,6 +33,24 @@ bool CuStream::step(TimingModel& m) {
       const int64_t s = inStart(m, int(p), i);
       ready = ready && s != kUnknown, t = std::max(t, s);
     }
+    // rowmax / rowsum emit a row once its rowBeats beats are in. When the input is
+    // Broadcast, beat rowBeats - 1 leaves the producer only once every other consumer has
+    // room for it: a consumer whose FIFO and chain absorb fewer beats must have started
+    // taking this tile (if it waits for this unit's output, that never happens: the RTL
+    // deadlocks, and so does the model).
+    if (ready && o.kinds[i] == Kind::Data && rowBeats > 1) {
+      const Link& l = m.links[size_t(in[0].first)];
+      for (size_t c = 0; c < l.cons.size(); ++c) {
+        if (int(c) == in[0].second) continue;
+        const int64_t lead = rowBeats - 1 - l.chain[c];
+        if (lead <= 0) continue;
+        if (l.cstart[c][i] == kUnknown) {
+          ready = false;
+          break;
+        }
+        t = std::max(t, l.cstart[c][i] + lead);
+      }
+    }
     if (!ready) break;
     o.offer[i] = t + latency(o, i);
     ++nextOffer, progress = true;
