@@ -1057,17 +1057,20 @@ struct RsTile {
 };
 
 /// rowscale over tiles of rows x C words (C = k); in1 carries one beat per row with the
-/// scalar in word idx (other words and in1's last / stop bits random: ignored). With
-/// in1Stops, in1 also carries STOP beats (after each tile's rows, and one for every in0
+/// scalar in word idx (other words and in1's last / stop bits random: ignored), or with
+/// n > 1 (field n) n beats per row, the scalar in the first and the others random (dropped).
+/// With in1Stops, in1 also carries STOP beats (after each tile's rows, and one for every in0
 /// STOP), which the unit drops.
 template <class V>
-void rowscaleCase(int C, int idx, const std::vector<RsTile>& seq, bool in1Stops, bool backpressure, bool checkTiming) {
+void rowscaleCase(int C, int idx, const std::vector<RsTile>& seq, bool in1Stops, bool backpressure, bool checkTiming,
+                  int n = 1) {
   stepgen::enableFtzDaz();
   std::mt19937 g(61u + unsigned(C * 10 + idx));
   CfgVec c = newCfg();
   setSimple(c, 0, 7);
   c.set(0, "k", uint64_t(C));
   c.set(0, "idx_word", uint64_t(idx));
+  if (n > 1) c.set(0, "n", uint64_t(n));
   StreamSim<V, 2> sim(W);
   sim.config(c);
   std::vector<Beat> want;
@@ -1090,6 +1093,7 @@ void rowscaleCase(int C, int idx, const std::vector<RsTile>& seq, bool in1Stops,
       const uint32_t sc = sb[size_t(idx)];
       for (int j = 0; j < C; ++j) y[size_t(r * C + j)] = fp32Mul(x[size_t(r * C + j)], sc);
       sim.in[1].push_back(dataBeat(sb, (g() & 1u) != 0, int(g() % 8)));
+      for (int k = 1; k < n; ++k) sim.in[1].push_back(dataBeat(randWords(g, W, -20, 20), (g() & 1u) != 0, int(g() % 8)));
     }
     if (in1Stops) sim.in[1].push_back(stopBeat(1, W));
     append(sim.in[0], tileBeats(x, W, t.stop));
@@ -1113,7 +1117,16 @@ void rowscaleCase(int C, int idx, const std::vector<RsTile>& seq, bool in1Stops,
   }
   CHECK(sim.in[0].empty());
   CHECK(sim.in[1].empty());
-  if (checkTiming) {
+  if (checkTiming && n > 1) {
+    // A row's last in0 beat takes the in1 row's first beat; the other n - 1 are dropped one
+    // per cycle after it, so the next row's first in0 beat comes n cycles after (no STOPs here).
+    size_t i0 = 0;
+    for (const RsTile& t : seq)
+      for (int r = 0; r < t.rows; ++r) {
+        i0 += size_t(C / W);
+        if (i0 < sim.inCyc[0].size() - 1) CHECK(sim.inCyc[0][i0] - sim.inCyc[0][i0 - 1] == uint64_t(n));
+      }
+  } else if (checkTiming) {
     // One register stage; with in1 ready with the row's scalar, one in0 beat per cycle.
     for (size_t i = 0; i < want.size(); ++i) CHECK(sim.outCyc[i] == sim.inCyc[0][i] + 1);
     if (!in1Stops) CHECK(sim.inCyc[0].back() - sim.inCyc[0].front() == want.size() - 1);
@@ -1147,6 +1160,10 @@ TEST_CASE("sg_cu rowscale: per-row fp32 scalar, STOP / DONE, in1 stops ignored",
   SECTION("C = 12, idx 3, STOP beats on in1 are dropped") { rowscaleCase<Vsg_cu_fp32>(12, 3, seq, true, false, true); }
   SECTION("back-pressure") { rowscaleCase<Vsg_cu_fp32>(8, 1, seq, true, true, false); }
   SECTION("back-pressure, bf16 unit") { rowscaleCase<Vsg_cu_bf16>(4, 3, seq, false, true, false); }
+  // b's rows of several beats (field n), as the single-pass attention graph's recip(l) rows
+  const std::vector<RsTile> tiles = {{false, 0, 3}, {false, 1, 2}, {false, 2, 1}};
+  SECTION("in1 rows of 3 beats, timing") { rowscaleCase<Vsg_cu_fp32>(8, 0, tiles, false, false, true, 3); }
+  SECTION("in1 rows of 2 beats, STOPs, back-pressure") { rowscaleCase<Vsg_cu_fp32>(4, 0, seq, true, true, false, 2); }
 }
 
 // ==================================================================== Scan, Expand, Parallelize
@@ -1626,4 +1643,128 @@ TEST_CASE("sg_cu banked memory: accum, scan and expand", "[rtl][cu][banked]") {
   const std::vector<int> ref = {0, 0, 1, -1, 0, 2, -2, 0, 1, -1, 0, 0, 3, -3, -1, 0, 2, 0, 1, 0, 3};
   expandCase<Vsg_cu_bank>({ref, 2, 3, 4, 2, 4}, 600u, 0);
   expandCase<Vsg_cu_bankbf>({ref, 3, 1, 4, 3, 3}, 601u, 602u);  // data 9 words: partial last beat
+}
+
+// ------------------------------------------------------------------ single-pass softmax
+// Scan(max_exclusive) (func 19) and Accum(rescale_add) (func 18), against plain loops over the
+// tokens (not the model's operators).
+namespace {
+
+// Per group (closed by a stop >= b): each tile becomes the running max of the tiles before it
+// (words of -inf for the first); STOP and DONE tokens pass.
+TokenStream refScanMaxExcl(const TokenStream& in, int b) {
+  TokenStream r;
+  std::vector<uint32_t> run;
+  bool has = false;
+  for (const Token& t : in) {
+    if (t.kind != Token::Kind::Data) {
+      r.push_back(t);
+    } else {
+      std::vector<uint32_t> o(t.data->size(), 0xFF800000u);
+      if (has) o = run;
+      if (!has) run = *t.data;
+      else
+        for (size_t i = 0; i < run.size(); ++i) run[i] = stepgen::fp32Max(run[i], (*t.data)[i]);
+      has = true;
+      r.push_back(Token::tile(t.rows, t.cols, o, t.stop));
+    }
+    if (t.kind != Token::Kind::Done && t.stop >= b) has = false;
+  }
+  return r;
+}
+
+// Accum(rescale_add, b) of x with scales a (same token structure): per group acc = +0, then
+// acc = acc * a + x word by word (fp32 multiply, fp32 add); the group's result leaves with
+// stop s - b (none if s = b); an empty group gives a zero tile.
+TokenStream refRescale(const TokenStream& x, const TokenStream& a, int b) {
+  TokenStream r;
+  std::vector<uint32_t> acc;
+  bool has = false;
+  for (size_t k = 0; k < x.size(); ++k) {
+    const Token& t = x[k];
+    if (t.kind == Token::Kind::Done) {
+      r.push_back(t);
+      break;
+    }
+    if (t.kind == Token::Kind::Data) {
+      if (!has) acc.assign(t.data->size(), 0u);
+      for (size_t i = 0; i < acc.size(); ++i) acc[i] = fp32Add(fp32Mul(acc[i], (*a[k].data)[i]), (*t.data)[i]);
+      has = true;
+    }
+    const stepgen::StopSplit sp = stepgen::accumStop(t.stop, b);
+    if (sp.emit) {
+      r.push_back(Token::tile(2, 4, has ? acc : std::vector<uint32_t>(8, 0u), sp.outStop));
+      has = false;
+    }
+  }
+  return r;
+}
+
+// Scales like the single-pass graph's (exp of a non-positive number: in [0, 1]), with +0 and
+// 1.0 among them, in the same token structure as x.
+TokenStream scalesLike(std::mt19937& g, const TokenStream& x) {
+  TokenStream r;
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (const Token& t : x) {
+    if (t.kind != Token::Kind::Data) {
+      r.push_back(t);
+      continue;
+    }
+    std::vector<uint32_t> w(t.data->size());
+    for (size_t i = 0; i < w.size(); ++i) w[i] = i == 0 ? 0u : i == 1 ? 0x3F800000u : stepgen::floatToBits(u(g));
+    r.push_back(Token::tile(t.rows, t.cols, w, t.stop));
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu scan max exclusive: the running max before each tile, -inf first", "[rtl][cu][scan]") {
+  stepgen::enableFtzDaz();
+  std::mt19937 g(94);
+  const TokenStream in = done(makeToks(g, {0, 0, 1, -1, 0, 2, -2, 0, 1, 0, 0, 3}, 2, 4));
+  for (int b : {0, 1, 2}) {
+    DYNAMIC_SECTION("b = " << b) {
+      CfgVec c = newCfg();
+      setSimple(c, 0, int(stepgen::CuFunc::ScanMaxExcl), b, 2, 100, 0);
+      const std::vector<Beat> want = beatsOf(refScanMaxExcl(in, b));
+      requireBeats(runCu<Vsg_cu_fp32>(c, beatsOf(in), {}, 0).out, want);
+      const RunOut r = runCu<Vsg_cu_fp32>(c, beatsOf(in), {}, 31u + unsigned(b));
+      requireBeats(r.out, want);
+      CHECK(r.rest0);
+    }
+  }
+  // Timing as scan: a beat accepted in cycle c is valid in c+1, one per cycle.
+  CfgVec c = newCfg();
+  setSimple(c, 0, int(stepgen::CuFunc::ScanMaxExcl), 1, 2, 100, 0);
+  const RunOut r = runCu<Vsg_cu_fp32>(c, beatsOf(in), {}, 0);
+  REQUIRE(r.inCyc[0].size() == r.out.size());
+  for (size_t i = 0; i < r.out.size(); ++i) CHECK(r.outCyc[i] == r.inCyc[0][i] + 1);
+}
+
+TEST_CASE("sg_cu accum rescale: acc * a + x in lockstep, stop rules, empty groups, timing", "[rtl][cu]") {
+  stepgen::enableFtzDaz();
+  std::mt19937 g(95);
+  // Tiles of 2 x 4 words (2 beats); groups closed at level 1 and 2, an absorbed STOP(1) at
+  // b = 2, empty groups (STOP(1), STOP(2) with nothing accumulated).
+  const TokenStream x = done(makeToks(g, {0, 0, 1, -1, 0, 2, -2, 0, 1, 0, 0, 3}, 2, 4));
+  const TokenStream a = scalesLike(g, x);
+  for (int b : {1, 2}) {
+    DYNAMIC_SECTION("b = " << b) {
+      CfgVec c = newCfg();
+      setSimple(c, 0, int(stepgen::CuFunc::AccumRescale), b, 2, 200, 208);
+      const std::vector<Beat> want = beatsOf(refRescale(x, a, b));
+      const RunOut r = runCu<Vsg_cu_fp32>(c, beatsOf(x), beatsOf(a), 0);
+      requireBeats(r.out, want);
+      CHECK((r.rest0 && r.rest1));
+      // Both inputs are taken in the same cycles; a group closed by the beat taken in cycle
+      // t has its first output beat valid in t + 2 (as accum).
+      REQUIRE(r.inCyc[0].size() == r.inCyc[1].size());
+      for (size_t i = 0; i < r.inCyc[0].size(); ++i) CHECK(r.inCyc[0][i] == r.inCyc[1][i]);
+      // the first group ends with beat 5 (tile 2's 2nd) at b = 1, beat 10 (the tile with stop 2) at b = 2
+      CHECK(r.outCyc[0] == r.inCyc[0][b == 1 ? 5 : 10] + 2);
+      const RunOut bp = runCu<Vsg_cu_fp32>(c, beatsOf(x), beatsOf(a), 41u + unsigned(b));
+      requireBeats(bp.out, want);
+    }
+  }
 }
