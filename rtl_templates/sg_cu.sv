@@ -891,7 +891,7 @@ module sg_cu #(
         x = d0[32*w +: 32];
         y = d1[32*w +: 32];
         av = ((is_acc || is_sc) && acc_has_q) ? mc_q[32*w +: 32] : 32'h0;
-        xtmp[32*w +: 32] = acc_has_q ? av : 32'hFF80_0000;
+        if (DYN != 0 && cf_func == F_SCANMAXX) xtmp[32*w +: 32] = acc_has_q ? av : 32'hFF80_0000;
         bv = (cf_func == F_SILU) ? sig_q[32*w +: 32] :
              (cf_func == F_ROWSCALE) ? rs_sc : (ATTN != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
         pr = sg_fp_pkg::fp32_mul(acc_rs ? av : x, bv);

@@ -315,7 +315,8 @@ TokenStream scanTiles(const TokenStream& in, int b, bool max, bool exclusive) {
         fail(who, fmt::format("token {}: a {}x{} tile in a group of {}x{} tiles", i, t.rows, t.cols, rows, cols));
       }
       // exclusive: the running max before this tile (-inf for a group's first)
-      std::vector<uint32_t> before = exclusive ? (any ? acc : std::vector<uint32_t>(acc.size(), 0xFF800000u)) : std::vector<uint32_t>{};
+      std::vector<uint32_t> before;
+      if (exclusive) before = any ? acc : std::vector<uint32_t>(acc.size(), 0xFF800000u);
       for (size_t w = 0; w < acc.size(); ++w)
         acc[w] = !max ? fp32Add(acc[w], (*t.data)[w]) : any ? fp32Max(acc[w], (*t.data)[w]) : (*t.data)[w];
       any = true;

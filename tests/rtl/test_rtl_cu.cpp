@@ -1678,7 +1678,7 @@ TokenStream refScanMaxExcl(const TokenStream& in, int b) {
 // stop s - b (none if s = b); an empty group gives a zero tile.
 TokenStream refRescale(const TokenStream& x, const TokenStream& a, int b) {
   TokenStream r;
-  std::vector<uint32_t> acc;
+  std::vector<uint32_t> acc(8, 0u);  // the tiles are 2 x 4 words; an empty group gives +0
   bool has = false;
   for (size_t k = 0; k < x.size(); ++k) {
     const Token& t = x[k];
@@ -1687,13 +1687,13 @@ TokenStream refRescale(const TokenStream& x, const TokenStream& a, int b) {
       break;
     }
     if (t.kind == Token::Kind::Data) {
-      if (!has) acc.assign(t.data->size(), 0u);
+      if (!has) acc.assign(acc.size(), 0u);
       for (size_t i = 0; i < acc.size(); ++i) acc[i] = fp32Add(fp32Mul(acc[i], (*a[k].data)[i]), (*t.data)[i]);
       has = true;
     }
     const stepgen::StopSplit sp = stepgen::accumStop(t.stop, b);
     if (sp.emit) {
-      r.push_back(Token::tile(2, 4, has ? acc : std::vector<uint32_t>(8, 0u), sp.outStop));
+      r.push_back(Token::tile(2, 4, has ? acc : std::vector<uint32_t>(acc.size(), 0u), sp.outStop));
       has = false;
     }
   }
