@@ -6,7 +6,7 @@
 // AB address bits, OUTSTANDING beats in flight (response FIFO depth).
 //
 // Per-context configuration (sg_cfg_pkg AG_*): enable, store, rank, base, n0..n3, s0..s3,
-// rows, ppr, row_stride, random, per_group, idx_word, idx_stride, in0_stopmap (read by a
+// rows, ppr, row_stride, random, per_group, idx_word, idx_stride, count, cnt_word, in0_stopmap (read by a
 // random load), in1_stopmap (read by a random store); a linear store consumes stops, a
 // linear load has no input; in0_src / in1_src belong to the generated top.
 // random = per_group = idx_word = idx_stride = 0 is the linear unit (in1 unused).
@@ -55,6 +55,9 @@
 //     stop rank + s - 1 (s = the closing stop). A STOP beat of level s while no group is
 //     open is an empty group: nothing for s = 1, an output STOP of level rank + s - 1 for
 //     s >= 2.
+//   count = 1 (a run load, with per_group = 0): each element also gives its walk's level-0
+//     count n0, the low 16 bits of word cnt_word (the configured n0 is not used); an element
+//     with count 0 produces nothing (the mapper's graphs never have one).
 //   STOP beats mapped to level 0 are consumed without effect. Output stop levels saturate
 //   at 7 (the mapper keeps them <= 7). DONE on in0 is consumed (in0_ready = 0 afterwards
 //   until the context finishes); the output DONE follows everything else, and the context
@@ -175,6 +178,8 @@ module sg_ag #(
   logic cf_random, cf_pgroup;
   logic [5:0] cf_iword;
   logic [AB-1:0] cf_istride;
+  logic cf_count;             // run load: level 0's count from the address element
+  logic [5:0] cf_cword;
   logic [23:0] cf_map;
 
   assign cc = cfg[32'(ctx) * CB +: CB];
@@ -197,6 +202,8 @@ module sg_ag #(
     cf_pgroup = cc[sg_cfg_pkg::AG_PER_GROUP_LSB];
     cf_iword = cc[sg_cfg_pkg::AG_IDX_WORD_LSB +: 6];
     cf_istride = AB'(cc[sg_cfg_pkg::AG_IDX_STRIDE_LSB +: sg_cfg_pkg::AG_IDX_STRIDE_W]);
+    cf_count = cc[sg_cfg_pkg::AG_COUNT_LSB];
+    cf_cword = cc[sg_cfg_pkg::AG_CNT_WORD_LSB +: 6];
     cf_map = cf_store ? cc[sg_cfg_pkg::AG_IN1_STOPMAP_LSB +: 24] : cc[sg_cfg_pkg::AG_IN0_STOPMAP_LSB +: 24];
     cf_empty = (cf_rows == 16'd0) || (cf_ppr == 16'd0);
     for (int k = 0; k < 4; k++)
@@ -210,6 +217,9 @@ module sg_ag #(
   logic [AB-1:0] row_q;       // address of row r_q of the tile
   logic [AB-1:0] pa_q;        // address of the next piece
   logic wdone_q;              // no piece left
+  logic [15:0] n0_q;          // run load: level 0's count of the running walk
+  logic [4*16-1:0] w_neff;    // the running walk's counts
+  assign w_neff = {cf_neff[16 +: 48], cf_count ? n0_q : cf_neff[0 +: 16]};
 
   // Pieces of the next beat (combinational chain of P steps) and the state after it.
   logic [P*AB-1:0] c_addr;
@@ -258,7 +268,7 @@ module sg_ag #(
     n_lvl = 3'd4;
     for (int k = 0; k < 4; k++) begin
       if (carry) begin
-        if (idx_q[16*k +: 16] + 16'd1 >= cf_neff[16*k +: 16]) begin
+        if (idx_q[16*k +: 16] + 16'd1 >= w_neff[16*k +: 16]) begin
           n_wraps = n_wraps + 3'd1;
         end else begin
           carry = 1'b0;
@@ -291,13 +301,17 @@ module sg_ag #(
   logic i_last;
   logic [2:0] i_stop;
   logic [31:0] i_idx;
+  logic [15:0] i_cnt;         // run load: the element's count (low 16 bits of word cf_cword)
   always_comb begin
     a_beat = cf_store ? in1_beat : in0_beat;
     a_valid = cf_store ? in1_valid : in0_valid;
     {i_kind, i_last, i_stop} = sg_beat_pkg::map_stop(a_beat[DW +: sg_beat_pkg::HDR_W], cf_map);
     i_idx = a_beat[31:0];
-    for (int k = 0; k < W; k++)
+    i_cnt = a_beat[15:0];
+    for (int k = 0; k < W; k++) begin
       if (32'(cf_iword) == k) i_idx = a_beat[32*k +: 32];
+      if (32'(cf_cword) == k) i_cnt = a_beat[32*k +: 16];
+    end
   end
 
   function automatic logic [2:0] sat3(input logic [3:0] v);
@@ -309,6 +323,7 @@ module sg_ag #(
   logic jq_kind_q [0:1];
   logic [31:0] jq_idx_q [0:1];
   logic [2:0] jq_s_q [0:1];
+  logic [15:0] jq_n_q [0:1];  // run load: the walk's level-0 count
   logic jq_rd_q, jq_wr_q;
   logic [1:0] jq_cnt_q;
   logic in_done_q;            // in0 DONE accepted
@@ -330,6 +345,7 @@ module sg_ag #(
   logic jq_head_kind;
   logic [31:0] jq_head_idx;
   logic [2:0] jq_head_s;
+  logic [15:0] jq_head_n;
   logic [AB-1:0] jq_base;     // base of the head job's walk
   logic pad_fire;             // a padding beat issues
   logic walk_fire;            // a request or a padding beat issues
@@ -381,6 +397,7 @@ module sg_ag #(
   assign jq_head_kind = jq_kind_q[jq_rd_q];
   assign jq_head_idx = jq_idx_q[jq_rd_q];
   assign jq_head_s = jq_s_q[jq_rd_q];
+  assign jq_head_n = jq_n_q[jq_rd_q];
   assign jq_base = cf_base + AB'(jq_head_idx) * cf_istride;
 
   // ---------------------------------------------------------------- load: FIFOs, output
@@ -491,6 +508,7 @@ module sg_ag #(
       grp_open_q <= 1'b0;
       cur_pad_q <= 1'b0;
       cur_add_q <= 3'd0;
+      n0_q <= 16'd1;
     end else begin
       // ---- walk
       if (take_walk) begin
@@ -501,7 +519,8 @@ module sg_ag #(
         q_q <= 16'd0;
         row_q <= jq_base;
         pa_q <= jq_base;
-        wdone_q <= cf_empty;
+        wdone_q <= cf_empty || (cf_count && jq_head_n == 16'd0);
+        n0_q <= jq_head_n;
         cur_pad_q <= (jq_head_idx == 32'hFFFF_FFFF);
         cur_add_q <= jq_head_s;
       end else if (walk_fire) begin
@@ -537,6 +556,7 @@ module sg_ag #(
           jq_kind_q[jq_wr_q] <= i_push_kind;
           jq_idx_q[jq_wr_q] <= i_push_idx;
           jq_s_q[jq_wr_q] <= i_push_s;
+          jq_n_q[jq_wr_q] <= i_cnt;
           jq_wr_q <= !jq_wr_q;
         end
       end

@@ -98,6 +98,8 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   ag.add("per_group", 1);   // one walk per group of in0 (stop >= 1), index from its first beat
   ag.add("idx_word", a.unbounded ? 32 : 6);  // word of the address beat that holds the uint32 index
   ag.add("idx_stride", ab); // bytes per index step
+  ag.add("count", 1);       // a run load: level 0's count is word cnt_word of each address element
+  ag.add("cnt_word", a.unbounded ? 32 : 6);
   ag.ports(UnitCatalogue::inPorts(UnitKind::AddressGen), l.srcBits);   // in1: the address stream of a random store (in0 = data)
   l.ag = ag.k;
 

@@ -180,8 +180,51 @@ class ConfigBuilder {
     set(p, "idx_stride", uint64_t(T * tileBytes));
   }
 
+  // RandomOffChipLoad with `count` (map/clusters.hpp RunLoad): per meta row on in0 the AG
+  // walks `count` tiles from tile `index` on, `step` tiles apart (sg_ag.sv count mode). Tile
+  // a must sit at base + a * idx_stride: tiles spanning whole tensor rows, or one row of tiles.
+  void configRunLoad(const Op& o, const OpPlacement& p) {
+    const Tensor& t = g_.tensors.at(*g_.findTensor(attrString(o, "tensor")));
+    const int64_t rows = dimValue(g_, t.shape.at(0)), cols = dimValue(g_, t.shape.at(1));
+    const std::vector<int64_t> tile = attrIntList(g_, o, "tile");
+    if ((tile.at(1) * 4) % 64 != 0)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': tile rows of {} bytes are not whole 64-byte DRAM pieces",
+                                                  o.name, tile[1] * 4));
+    int64_t stride = 0;
+    if (tile[1] == cols) stride = tile[0] * cols * 4;
+    else if (tile[0] == rows) stride = tile[1] * 4;
+    else
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': on a fabric a run load's tiles span whole rows of the "
+                                                  "tensor or all its rows ({}x{} tiles of {}x{})", o.name, tile[0],
+                                                  tile[1], rows, cols));
+    const int64_t ppr = tile[1] * 4 / 64;
+    if ((tile[0] * ppr) % (a_.linkBytes() / 64) != 0)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': a tile of {} pieces is not a whole number of beats", o.name,
+                                                  tile[0] * ppr));
+    const TileDims meta = tileOf(g_, s_.types.at(o.inputs.at(0).v).elem);
+    if (meta.rows != 1 || meta.cols != wordsPerBeat())
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': a run load's meta rows are one {}-word beat, got [{}, {}]",
+                                                  o.name, wordsPerBeat(), meta.rows, meta.cols));
+    const int64_t step = attrIntOr(g_, o, "step", 1);
+    limit(o, "tile stride", stride, (int64_t(1) << a_.offchip.addressBits) - 1);
+    limit(o, "step", step * stride, (int64_t(1) << a_.offchip.addressBits) - 1);
+    set(p, "rank", 1);
+    set(p, "base", uint64_t(t.baseAddress));
+    for (int lv = 0; lv < 4; ++lv) set(p, fmt::format("n{}", lv), 1);  // n0: from each meta row
+    set(p, "s0", uint64_t(step * stride));
+    set(p, "rows", uint64_t(tile[0]));
+    set(p, "ppr", uint64_t(ppr));
+    set(p, "row_stride", uint64_t(cols * 4));
+    set(p, "random", 1);
+    set(p, "idx_word", uint64_t(attrIntOr(g_, o, "index", 0)));
+    set(p, "idx_stride", uint64_t(stride));
+    set(p, "count", 1);
+    set(p, "cnt_word", uint64_t(attrInt(g_, o, "count")));
+  }
+
   void configAg(const Op& o, const OpPlacement& p) {
-    if (o.kind == OpKind::RandomOffChipLoad) return configWeightLoad(o, p);
+    if (o.kind == OpKind::RandomOffChipLoad)
+      return o.attrs.count("count") ? configRunLoad(o, p) : configWeightLoad(o, p);
     bool store = o.kind == OpKind::LinearOffChipStore;
     if (!o.attrs.count("tensor"))
       throw DiagError("M-306", o.loc, fmt::format("operator '{}': SelectGen runs on the fabric only with a routing "

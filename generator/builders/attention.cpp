@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <vector>
 
 #include "support/diag.hpp"
 
@@ -54,6 +55,53 @@ void head(const AttentionParams& p, const std::function<void(const std::string&)
 
 }  // namespace
 
+std::string singlePassCore(const std::string& sfx, const std::string& loadOnes, const std::string& loadV) {
+  // Every op and stream name ends in `$`, the region suffix.
+  std::vector<std::string> ls = {
+      "  - {name: bcast_s$, op: Broadcast, in: s$, out: [s_max$, s_p$]}",
+      "  - {name: row_max$, op: Map, fn: rowmax, in: s_max$, out: r$}",
+      "  - {name: bcast_r$, op: Broadcast, in: r$, out: [r_run$, r_prev$]}",
+      "  - {name: run_max$, op: Scan, fn: max, b: 1, in: r_run$, out: m$}",
+      "  - {name: prev_max$, op: Scan, fn: max_exclusive, b: 1, in: r_prev$, out: mp$}",
+      "  - {name: bcast_m$, op: Broadcast, in: m$, out: [m_s$, m_a$]}",
+      "  - {name: zip_sm$, op: Zip, in: [s_p$, m_s$], out: sm$}",
+      "  - {name: shift$, op: Map, fn: sub, in: sm$, out: d$}",
+      "  - {name: expo$, op: Map, fn: exp, in: d$, out: p$}",
+      "  - {name: zip_mm$, op: Zip, in: [mp$, m_a$], out: mm$}",
+      "  - {name: max_step$, op: Map, fn: sub, in: mm$, out: dm$}",
+      "  - {name: rescale$, op: Map, fn: exp, in: dm$, out: al$}",
+      "  - {name: bcast_al$, op: Broadcast, in: al$, out: [al_l$, al_o$]}",
+      "  - {name: bcast_p$, op: Broadcast, in: p$, out: [p_l$, p_v$]}",
+      "  - {name: row_sum$, op: Map, fn: rowsum, in: p_l$, out: ps$}",
+      "  - {name: zip_l$, op: Zip, in: [ps$, al_l$], out: psa$}",
+      "  - {name: sum_l$, op: Accum, fn: rescale_add, b: 1, in: psa$, out: l$}",
+      "  - {name: inv_l$, op: Map, fn: recip, in: l$, out: rl$}",
+      "  - {name: buf_al$, op: Bufferize, b: 0, in: al_o$, out: al_ref$}",
+      "  - {name: replay_al$, op: Streamify, repeat: 1, in: al_ref$, out: al_rep$}",
+      "  - {name: flat_al$, op: Flatten, lo: 0, hi: 1, in: al_rep$, out: al_b$}"};
+  const bool ones = !loadOnes.empty();
+  if (ones) {
+    ls.push_back(loadOnes);
+    ls.push_back("  - {name: zip_wide$, op: Zip, in: [os$, al_b$], out: oal$}");
+    ls.push_back("  - {name: widen$, op: Map, fn: scale_rows, in: oal$, out: al_w$}");
+  }
+  ls.push_back(loadV);
+  for (const char* l : {"  - {name: zip_pv$, op: Zip, in: [p_v$, vs$], out: pvs$}",
+                        "  - {name: pv$, op: Map, fn: matmul, in: pvs$, out: o_t$}",
+                        ones ? "  - {name: zip_o$, op: Zip, in: [o_t$, al_w$], out: oa$}"
+                             : "  - {name: zip_o$, op: Zip, in: [o_t$, al_b$], out: oa$}",
+                        "  - {name: acc_o$, op: Accum, fn: rescale_add, b: 1, in: oa$, out: o$}",
+                        "  - {name: zip_out$, op: Zip, in: [o$, rl$], out: orl$}",
+                        "  - {name: normalize$, op: Map, fn: scale_rows, in: orl$, out: res$}"})
+    ls.push_back(l);
+  std::string y;
+  for (std::string l : ls) {
+    for (size_t at = l.find('$'); at != std::string::npos; at = l.find('$', at + sfx.size())) l.replace(at, 1, sfx);
+    y += l + "\n";
+  }
+  return y;
+}
+
 std::string buildSinglePassAttention(const AttentionParams& p) {
   checkParams(p);
   const bool ones = p.kvTile != p.headDim;
@@ -66,39 +114,11 @@ std::string buildSinglePassAttention(const AttentionParams& p) {
   line("# out = o / l. The alpha tiles for o wait in a memory unit while p_j V_j is computed.");
   line("stepgraph: decode_attention_single_pass");
   head(p, line, ones);
-  line("  - {name: bcast_s, op: Broadcast, in: s, out: [s_max, s_p]}");
-  line("  - {name: row_max, op: Map, fn: rowmax, in: s_max, out: r}");
-  line("  - {name: bcast_r, op: Broadcast, in: r, out: [r_run, r_prev]}");
-  line("  - {name: run_max, op: Scan, fn: max, b: 1, in: r_run, out: m}");
-  line("  - {name: prev_max, op: Scan, fn: max_exclusive, b: 1, in: r_prev, out: mp}");
-  line("  - {name: bcast_m, op: Broadcast, in: m, out: [m_s, m_a]}");
-  line("  - {name: zip_sm, op: Zip, in: [s_p, m_s], out: sm}");
-  line("  - {name: shift, op: Map, fn: sub, in: sm, out: d}");
-  line("  - {name: expo, op: Map, fn: exp, in: d, out: p}");
-  line("  - {name: zip_mm, op: Zip, in: [mp, m_a], out: mm}");
-  line("  - {name: max_step, op: Map, fn: sub, in: mm, out: dm}");
-  line("  - {name: rescale, op: Map, fn: exp, in: dm, out: al}");
-  line("  - {name: bcast_al, op: Broadcast, in: al, out: [al_l, al_o]}");
-  line("  - {name: bcast_p, op: Broadcast, in: p, out: [p_l, p_v]}");
-  line("  - {name: row_sum, op: Map, fn: rowsum, in: p_l, out: ps}");
-  line("  - {name: zip_l, op: Zip, in: [ps, al_l], out: psa}");
-  line("  - {name: sum_l, op: Accum, fn: rescale_add, b: 1, in: psa, out: l}");
-  line("  - {name: inv_l, op: Map, fn: recip, in: l, out: rl}");
-  line("  - {name: buf_al, op: Bufferize, b: 0, in: al_o, out: al_ref}");
-  line("  - {name: replay_al, op: Streamify, repeat: 1, in: al_ref, out: al_rep}");
-  line("  - {name: flat_al, op: Flatten, lo: 0, hi: 1, in: al_rep, out: al_b}");
-  if (ones) {
-    line("  - {name: load_ones, op: LinearOffChipLoad, tensor: ones, tile: [G, D], iter: [1, L/T], strides: [[0, 0], [0, 0]], out: os}");
-    line("  - {name: zip_wide, op: Zip, in: [os, al_b], out: oal}");
-    line("  - {name: widen, op: Map, fn: scale_rows, in: oal, out: al_w}");
-  }
-  line("  - {name: load_v, op: LinearOffChipLoad, tensor: v, tile: [T, D], iter: [1, L/T], strides: [[0, 0], [1, 0]], out: vs}");
-  line("  - {name: zip_pv, op: Zip, in: [p_v, vs], out: pvs}");
-  line("  - {name: pv, op: Map, fn: matmul, in: pvs, out: o_t}");
-  line(fmt::format("  - {{name: zip_o, op: Zip, in: [o_t, {}], out: oa}}", ones ? "al_w" : "al_b"));
-  line("  - {name: acc_o, op: Accum, fn: rescale_add, b: 1, in: oa, out: o}");
-  line("  - {name: zip_out, op: Zip, in: [o, rl], out: orl}");
-  line("  - {name: normalize, op: Map, fn: scale_rows, in: orl, out: res}");
+  const std::string loadOnes =
+      "  - {name: load_ones, op: LinearOffChipLoad, tensor: ones, tile: [G, D], iter: [1, L/T], strides: [[0, 0], [0, 0]], out: os}";
+  const std::string loadV =
+      "  - {name: load_v, op: LinearOffChipLoad, tensor: v, tile: [T, D], iter: [1, L/T], strides: [[0, 0], [1, 0]], out: vs}";
+  y += singlePassCore("", ones ? loadOnes : "", loadV);
   line("  - {name: store_out, op: LinearOffChipStore, in: res, tensor: out, iter: [1], strides: [[1, 0]]}");
   return y;
 }

@@ -44,6 +44,13 @@ std::string buildDecodeAttentionGraph(const AttentionParams& p);
 /// 1.0: exact). Throws DiagError G-120 as buildDecodeAttentionGraph.
 std::string buildSinglePassAttention(const AttentionParams& p);
 
+/// The ops of the single-pass graph from the scores `s<sfx>` ([.., n] tiles [G, T], n KV
+/// tiles per group) to the result `res<sfx>` ([..] tiles [G, D]): every op and stream name
+/// ends in `sfx`. `loadV` is the op line that makes `vs<sfx>` (V tiles [T, D], one per score
+/// tile); `loadOnes` the one that makes `os<sfx>` (ones [G, D] per score tile) when T != D,
+/// empty when T = D. YAML lines, one per op, in a fixed order.
+std::string singlePassCore(const std::string& sfx, const std::string& loadOnes, const std::string& loadV);
+
 /// The `ones` tensor of a single-pass graph with T != D: [queries, headDim] of 1.0f.
 Matrix attentionOnes(const AttentionParams& p);
 

@@ -13,6 +13,7 @@
 #include "support/kv_lengths.hpp"
 #include "studies/tiling.hpp"
 #include "studies/tiling_full.hpp"
+#include "studies/dynpar_study.hpp"
 #include "studies/regions_study.hpp"
 #include "studies/sections_study.hpp"
 #include "studies/bench.hpp"
@@ -124,6 +125,32 @@ int main(int argc, char** argv) {
   attnCmd->add_option("--seed", aSeed, "seed of the written inputs");
   attnCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
 
+  GqaParams gp;
+  std::string qLengths, qExample, qStrategy = "coarse";
+  int64_t qBatch = 0, qRequests = 0, qScale = 1;
+  uint32_t qSeed = 1;
+  auto* gqaCmd = graphCmd->add_subcommand(
+      "gqa-decode", "GQA decode attention of one KV head for a batch of requests with their own KV lengths, split over R "
+                    "parallel regions (single-pass attention per region, run loads of each request's KV tiles)");
+  auto* qCsv = gqaCmd->add_option("--kv-lengths", qLengths, "KV-length CSV (examples/attention/data format)")
+                   ->check(CLI::ExistingFile);
+  gqaCmd->add_option("--lengths", gp.kvLengths, "the KV lengths themselves (tokens), instead of --kv-lengths")
+      ->delimiter(',')
+      ->excludes(qCsv);
+  gqaCmd->add_option("--batch-index", qBatch, "with --kv-lengths: the batch (0-based, in file order)");
+  gqaCmd->add_option("--requests", qRequests, "keep the batch's first N requests (0: all)")->check(CLI::NonNegativeNumber);
+  gqaCmd->add_option("--kv-scale", qScale, "divide every KV length by this (rounding up): a smaller run for RTL")
+      ->check(CLI::PositiveNumber);
+  gqaCmd->add_option("--regions", gp.regions, "R: parallel regions");
+  gqaCmd->add_option("--strategy", qStrategy, "request assignment: coarse (contiguous blocks) or interleave (round robin)");
+  gqaCmd->add_option("--head-dim", gp.headDim, "D: head dimension");
+  gqaCmd->add_option("--kv-tile", gp.kvTile, "T: KV rows per tile");
+  gqaCmd->add_option("--queries", gp.queries, "G: query heads per KV head");
+  gqaCmd->add_option("--example", qExample, "write a folder: <dir>/graph.yaml and <dir>/inputs/ (q, k, v seeded random; "
+                                            "mask, ones, meta rows)");
+  gqaCmd->add_option("--seed", qSeed, "seed of the written inputs");
+  gqaCmd->add_option("-o,--out", gOut, "graph output file (default: stdout)");
+
   MoeParams mp;
   std::string mTrace, mOut;
   uint32_t mSeed = 1;
@@ -209,6 +236,20 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "dram"}));
   sectionsCmd->add_flag("--rtl", sso.rtl, "also verify every point in Verilator");
   RegionsStudyOptions rso;
+  DynparStudyOptions dpo;
+  auto* dynparCmd = studyCmd->add_subcommand(
+      "dynpar", "dynamic parallelization: GQA decode of the Azure KV-length batches on R regions, each assignment "
+                "strategy, model (and RTL for small batches)");
+  dynparCmd->add_option("--arch", dpo.archPath, "architecture YAML")->check(CLI::ExistingFile);
+  dynparCmd->add_option("--kv-lengths", dpo.lengthsPath, "KV-length CSV")->check(CLI::ExistingFile);
+  dynparCmd->add_option("--batches", dpo.batches, "batch indices (file order; default: all)");
+  dynparCmd->add_option("--strategies", dpo.strategies, "strategies, the first is the reference of the ratios");
+  dynparCmd->add_option("--regions", dpo.regions, "R");
+  dynparCmd->add_option("--kv-scale", dpo.kvScale, "divide every KV length by this")->check(CLI::PositiveNumber);
+  dynparCmd->add_option("--rtl-max-batch", dpo.rtlMaxBatch, "also run Verilator for batches of at most this many requests");
+  dynparCmd->add_option("-o,--out", dpo.workDir, "work folder");
+  dynparCmd->add_option("--csv", dpo.csvPath, "CSV file to write");
+  dynparCmd->add_option("--md", dpo.mdPath, "markdown tables to write");
   auto* regionsCmd = studyCmd->add_subcommand(
       "regions", "configuration time-multiplexing: the Qwen3 MoE experts on R = 128 .. 4 regions, each serving 128/R "
                  "experts one after another (static token tile 16 and dynamic tiling)");
@@ -300,8 +341,29 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ (L {1}, {2} valid)\n", aInputs, ap.kv, ap.valid ? ap.valid : ap.kv);
       return 0;
     }
-    if (*swigluCmd || *mlpCmd || *attnCmd) {
-      std::string text = *swigluCmd ? buildSwigluGraph(sp) : *mlpCmd ? buildSwigluStack(sp, layers) : buildDecodeAttentionGraph(ap);
+    if (*gqaCmd) {
+      if (!qLengths.empty()) {
+        const std::vector<KvBatch> batches = readKvBatches(qLengths);
+        if (qBatch < 0 || qBatch >= int64_t(batches.size()))
+          throw DiagError("G-120", {qLengths}, fmt::format("--batch-index {} is outside 0 .. {}", qBatch, batches.size() - 1));
+        gp.kvLengths = batches[size_t(qBatch)].lengths;
+      }
+      if (gp.kvLengths.empty()) throw DiagError("G-120", {}, "gqa-decode: give --kv-lengths CSV or --lengths");
+      if (qRequests > 0 && qRequests < int64_t(gp.kvLengths.size())) gp.kvLengths.resize(size_t(qRequests));
+      for (int64_t& l : gp.kvLengths) l = (l + qScale - 1) / qScale;
+      gp.strategy = parseGqaStrategy(qStrategy);
+      if (!qExample.empty()) {
+        writeGqaExample(gp, qExample, qSeed);
+        std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ ({1} requests, {2} regions, {3})\n", qExample,
+                                 gp.kvLengths.size(), gp.regions, qStrategy);
+        return 0;
+      }
+    }
+    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd) {
+      std::string text = *swigluCmd ? buildSwigluGraph(sp)
+                         : *mlpCmd  ? buildSwigluStack(sp, layers)
+                         : *gqaCmd  ? buildGqaDecodeGraph(gp)
+                                    : buildDecodeAttentionGraph(ap);
       if (gOut.empty()) {
         std::cout << text;
       } else {
@@ -335,6 +397,7 @@ int main(int argc, char** argv) {
     if (*tilingFullCmd) return runTilingFullStudy(tfo);
     if (*sectionsCmd) return runSectionsStudy(sso);
     if (*regionsCmd) return runRegionsStudy(rso);
+    if (*dynparCmd) return runDynparStudy(dpo);
     if (*decodeCmd) {
       ArchModel a = loadArch(dArch);
       ConfigLayout l = buildConfigLayout(a);

@@ -18,4 +18,14 @@ void writeAttentionExample(const AttentionParams& p, const std::string& dir, uin
   st.commit();
 }
 
+void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed) {
+  const std::string text = buildGqaDecodeGraph(p);
+  StagingDir st(dir);
+  writeFile(st.tmp / "graph.yaml", text);
+  auto in = loadInputs(loadGraph((st.tmp / "graph.yaml").string()), "", seed);
+  for (auto& [name, m] : gqaFixedInputs(p)) in[name] = std::move(m);
+  for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+  st.commit();
+}
+
 }  // namespace stepgen

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "builders/attention.hpp"
+#include "builders/gqa_decode.hpp"
 
 namespace stepgen {
 
@@ -12,5 +13,10 @@ namespace stepgen {
 /// (attentionMask). The folder appears only when complete. Errors: DiagError G-120 from the
 /// builder, std::runtime_error when a file cannot be written.
 void writeAttentionExample(const AttentionParams& p, const std::string& dir, uint32_t seed);
+
+/// Writes `dir`/graph.yaml (buildGqaDecodeGraph) and `dir`/inputs/<tensor>.npy: q, k, v
+/// seeded random (`seed`), mask, ones and the meta rows from gqaFixedInputs. The folder
+/// appears only when complete. Errors as writeAttentionExample (G-120 from the builder).
+void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed);
 
 }  // namespace stepgen

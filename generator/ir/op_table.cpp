@@ -15,8 +15,9 @@ using U = UnitKind;
 const std::vector<OpRow> kTable = {
     {OpKind::LinearOffChipLoad, "LinearOffChipLoad", {"tensor", "tile", "iter", "strides", "origin"}, {0, 0, 1, 1}, H::Unit, U::AddressGen},
     {OpKind::LinearOffChipStore, "LinearOffChipStore", {"tensor", "iter", "strides", "tile", "origin"}, {1, 1, 0, 0}, H::Unit, U::AddressGen},
-    // The expert weight load of a MoE layer (AddrGen -> RandomOffChipLoad) is a cluster on an AG.
-    {OpKind::RandomOffChipLoad, "RandomOffChipLoad", {"tensor", "tile"}, {1, 1, 1, 1}, H::Cluster, U::AddressGen},
+    // The expert weight load of a MoE layer (AddrGen -> RandomOffChipLoad) and a load of runs of
+    // tiles (`count`: a meta row per address element) are clusters on an AG.
+    {OpKind::RandomOffChipLoad, "RandomOffChipLoad", {"tensor", "tile", "index", "count", "step"}, {1, 1, 1, 1}, H::Cluster, U::AddressGen},
     {OpKind::RandomOffChipStore, "RandomOffChipStore", {"tensor"}, {2, 2, 0, 1}, H::None, U::Empty},  // [addr, data] -> acks
     {OpKind::Bufferize, "Bufferize", {"b"}, {1, 1, 1, 1}, H::Unit, U::Memory},
     {OpKind::Streamify, "Streamify", {"repeat"}, {1, 1, 1, 1}, H::Absorbed, U::Empty},  // run by its Bufferize's MU

@@ -13,6 +13,7 @@ enum class ClusterKind {
   Route,       ///< EagerMerge host: Partition -> Reshape|Promote -> retile -> EagerMerge (MU route mode)
   Combine,     ///< Reassemble host: Partition -> FlatMap -> Flatten -> Reassemble (MU combine mode)
   WeightLoad,  ///< RandomOffChipLoad host: AddrGen -> RandomOffChipLoad (AG random, per group)
+  RunLoad,     ///< RandomOffChipLoad with `count` alone: a run of tiles per meta row (AG random, count)
 };
 
 /// The clusters of a graph.

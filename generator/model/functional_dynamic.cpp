@@ -179,7 +179,51 @@ class DynamicOp {
     fail(fmt::format("no tensor '{}'", name));
   }
 
+  // RandomOffChipLoad with `count`: per meta row, `count` tiles from tile `index` on, `step`
+  // tiles apart; the run's last tile closes the new inner dim (address stop + 1). A meta row
+  // is data even in the timing-only model: the run lengths are the shape.
+  void runLoad() {
+    const int64_t index = attrIntOr(g_, op_, "index", 0), count = attrInt(g_, op_, "count");
+    const int64_t step = attrIntOr(g_, op_, "step", 1);
+    const std::vector<int64_t> tile = attrIntList(g_, op_, "tile");
+    const std::string name = attrString(op_, "tensor");
+    const Matrix shape = shapeOf(name);
+    const Matrix* m = &shape;
+    if (values_) {
+      auto it = in_.find(name);
+      if (it == in_.end()) fail(fmt::format("input tensor '{}' was not given", name));
+      m = &it->second;
+    }
+    TokenStream& out = output(0);
+    for (const Token& a : input(0)) {
+      if (a.kind != Kind::Data) {
+        Token t = a;
+        if (t.kind == Kind::Stop) ++t.stop;
+        out.push_back(t);
+        continue;
+      }
+      if (!a.hasValues()) fail("the meta rows have no values (a run load needs them, also in the timing-only model)");
+      const int64_t first = int64_t(a.data->at(size_t(index))), n = int64_t(a.data->at(size_t(count)));
+      if (n < 1) fail(fmt::format("a meta row asks for a run of {} tiles (at least 1)", n));
+      for (int64_t j = 0; j < n; ++j) {
+        Token addr;
+        addr.sel = {int(first + j * step)};
+        TileAt t = tileAt(*m, addr, tile);
+        const int stop = j + 1 == n ? a.stop + 1 : 0;
+        if (!values_) {
+          out.push_back(Token::shapeOnly(t.r, t.c, stop));
+          continue;
+        }
+        std::vector<uint32_t> d(size_t(t.r * t.c));
+        for (int64_t r = 0; r < t.r; ++r)
+          std::copy_n(t.m->data.begin() + (t.tr * t.r + r) * t.m->cols + t.tc * t.c, t.c, d.begin() + r * t.c);
+        out.push_back(Token::tile(t.r, t.c, std::move(d), stop));
+      }
+    }
+  }
+
   void randomLoad() {
+    if (op_.attrs.count("count")) return runLoad();
     if (!values_) {
       const Matrix m = shapeOf(attrString(op_, "tensor"));
       for (const Token& a : input(0)) {

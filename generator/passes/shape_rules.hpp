@@ -185,6 +185,7 @@ class Checker {
   void inferFlatMap(const Op& op);
   void inferParallelize(const Op& op);
   void inferRandomLoad(const Op& op);
+  void inferRunLoad(const Op& op, const Tensor& t, const std::vector<SymExpr>& tile, const StreamType& addr);
   void inferRandomStore(const Op& op);
 };
 

@@ -379,9 +379,48 @@ void Checker::inferRandomLoad(const Op& op) {
   auto in = inputTypes(op);
   if (!t || !tile || !in) return;
   const StreamType& addr = (*in)[0];
+  if (op.attrs.count("count")) return inferRunLoad(op, *t, *tile, addr);
   if (!checkSelector(op, op.inputs[0], addr, std::nullopt, "address")) return;
   checkTensorWalk(op, *t, *tile, WalkSpec{});
   setOutput(op, op.outputs[0], StreamType{addr.shape, tileElem(t->dtype, *tile)});
+}
+
+/// RandomOffChipLoad with `count`: each address element is a meta row [1, c] (uint32 words:
+/// the first tile in word `index`, the run length in word `count`); the output adds one
+/// ragged dim, the run (docs/step_semantics.md#randomoffchipload).
+void Checker::inferRunLoad(const Op& op, const Tensor& t, const std::vector<SymExpr>& tile, const StreamType& addr) {
+  auto count = intAttr(op, "count");
+  const int64_t index = op.attrs.count("index") ? intAttr(op, "index").value_or(-1) : 0;
+  const int64_t step = op.attrs.count("step") ? intAttr(op, "step").value_or(-1) : 1;
+  if (!count) return;
+  if (!isTile2(addr.elem) || dimEq(addr.elem.tile[0], SymExpr::constant(1)) != Proof::Yes) {
+    error("S-248", attrLoc(op, "in"),
+          opLabel(op) + ": with `count` the address stream " + streamDesc(op.inputs[0]) +
+              " must carry meta rows (tiles [1, c] of uint32 words), not " + formatElemType(addr.elem));
+    return;
+  }
+  const auto words = addr.elem.tile[1].evaluate(g_.symbols);
+  for (auto [key, w] : {std::pair<const char*, int64_t>{"index", index}, {"count", *count}})
+    if (w < 0 || (words && w >= *words)) {
+      error("S-248", attrLoc(op, key),
+            opLabel(op) + ": `" + key + "` = " + std::to_string(w) + " is not a word of the meta rows [1, " +
+                addr.elem.tile[1].toString() + "]");
+      return;
+    }
+  if (step < 0) {
+    error("S-248", attrLoc(op, "step"), opLabel(op) + ": `step` (tiles between a run's tiles) must be >= 0");
+    return;
+  }
+  checkTensorWalk(op, t, tile, WalkSpec{});
+  // Runs read from the same meta rows (through Broadcasts) by the same count word have the
+  // same lengths: one tag, so that their streams Zip.
+  StreamId root = op.inputs[0];
+  for (const Stream* st = &g_.stream(root); st->producer.valid() && g_.op(st->producer).kind == OpKind::Broadcast;
+       st = &g_.stream(root))
+    root = g_.op(st->producer).inputs.at(0);
+  StreamType out{addr.shape, tileElem(t.dtype, tile)};
+  out.shape.push_back(SymExpr::ragged("run_" + g_.stream(root).name + "_w" + std::to_string(*count)));
+  setOutput(op, op.outputs[0], std::move(out));
 }
 
 void Checker::inferRandomStore(const Op& op) {

@@ -1,6 +1,6 @@
 // estimateTiming: builds the timing model from what the bitstream configures. Every enabled
 // (unit, context) of the ConfigImage becomes the unit model its configuration fields select
-// (AG: store, random, per_group; CU: func, dyn_m, bt; MU: route, combine, out_meta, keep,
+// (AG: store, random, per_group, count; CU: func, dyn_m, bt; MU: route, combine, out_meta, keep,
 // replay, b, repeat), with the numbers the RTL reads from the same fields (passes, k, n, log2n,
 // accum_b, idx_word, the AG walk). The functional model's token streams give what the
 // configuration cannot: tile sizes, data-dependent groups and random addresses.
@@ -78,6 +78,29 @@ void randomPieces(AgUnit& u, const Fields& f, const TokenStream& addr) {
   }
 }
 
+// A run load (sg_ag.sv count = 1): per meta row on in0, cnt_word's count of tiles from
+// base + index * idx_stride, s0 apart; each out tile's group is the meta token that made it.
+// A STOP on in0 would be a STOP job, which AgRandomLoad's hold rule does not model.
+void runPieces(AgRandomLoad& u, const Fields& f, const TokenStream& meta) {
+  u.walk = walkOf(f);
+  u.random = true;
+  const size_t iw = size_t(f("idx_word")), cw = size_t(f("cnt_word"));
+  const int64_t stride = f("idx_stride");
+  for (size_t k = 0; k < meta.size(); ++k) {
+    const Token& a = meta[k];
+    if (a.kind == Kind::Stop) throw std::logic_error("internal error: the timing model has no STOP job of a run load");
+    const int64_t n = a.kind == Kind::Data ? int64_t(a.data->at(cw)) : 1;
+    for (int64_t j = 0; j < n; ++j) {
+      const bool data = a.kind == Kind::Data;
+      u.tileStart.push_back(data ? u.walk.base + int64_t(a.data->at(iw)) * stride + j * u.walk.s[0] : 0);
+      u.tilePieces.push_back(data ? u.walk.piecesPerTile() : 0);
+      u.groupOf.push_back(k);
+    }
+  }
+  u.groupFirst.assign(meta.size(), SIZE_MAX);
+  for (size_t j = u.groupOf.size(); j-- > 0;) u.groupFirst[u.groupOf[j]] = j;
+}
+
 // Groups of a banked unit from its input and output token sequences.
 void buildGroups(Banked& u, const TokenStream& in, const TokenStream& out, int b, bool accum) {
   int k = 0;
@@ -151,8 +174,8 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
         x = std::make_unique<AgStore>();
       } else {
         std::unique_ptr<AgLoad> ld;
-        if (f("random") && f("per_group")) ld = std::make_unique<AgRandomLoad>();
-        else if (f("random")) throw std::logic_error("internal error: the timing model has no random load without per_group");
+        if (f("random") && (f("per_group") || f("count"))) ld = std::make_unique<AgRandomLoad>();
+        else if (f("random")) throw std::logic_error("internal error: the timing model has no random load without per_group or count");
         else ld = std::make_unique<AgLoad>();
         ld->outstanding = a.offchip.outstanding;
         x = std::move(ld);
@@ -324,7 +347,9 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       const Link& l = m.links[size_t(ag->out)];
       ag->pop.reset(ag->outstanding + 2);
       ag->firstIssue.assign(l.size(), 0), ag->lastPop.assign(l.size(), 0);
-      if (auto* rl = dynamic_cast<AgRandomLoad*>(u)) {
+      if (auto* rl = dynamic_cast<AgRandomLoad*>(u); rl && f("count")) {
+        runPieces(*rl, f, streams.at(o.inputs[0].v));
+      } else if (rl) {
         randomPieces(*rl, f, streams.at(o.inputs[0].v));
         buildWalkGroups(*rl, streams.at(o.outputs[0].v), f("n0"), m.links[size_t(rl->in[0].first)].size() - 1);
       } else {

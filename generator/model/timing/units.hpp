@@ -105,7 +105,8 @@ struct AgLoad : AgUnit {
 /// route unit's meta groups (one link tile per group); each group runs one walk. A group's
 /// beats are taken as they come, its closing beat needs one of the two job-queue entries
 /// (group k closes once walk k-2 has been taken); a group closed in cycle a has its first
-/// request in a+2 (ag_load.cpp).
+/// request in a+2 (ag_load.cpp). A run load (count = 1) is the same unit with one meta row
+/// per group and that row's count of tiles per walk.
 struct AgRandomLoad : AgLoad {
   std::vector<size_t> groupOf;     ///< per out tile: its meta group (DONE: the input DONE)
   std::vector<size_t> groupFirst;  ///< per meta group: its first out tile, or SIZE_MAX if empty

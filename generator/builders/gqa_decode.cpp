@@ -1,0 +1,146 @@
+// buildGqaDecodeGraph: the text is assembled line by line in a fixed order so the output is
+// byte-for-byte reproducible.
+#include "builders/gqa_decode.hpp"
+
+#include <fmt/format.h>
+
+#include "builders/attention.hpp"
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "gqa-decode: " + msg); }
+
+void checkParams(const GqaParams& p) {
+  const std::pair<const char*, int64_t> sizes[] = {
+      {"head_dim", p.headDim}, {"kv_tile", p.kvTile}, {"queries", p.queries}, {"regions", p.regions}};
+  for (const auto& [name, v] : sizes)
+    if (v < 1) bad(fmt::format("{} must be >= 1, got {}", name, v));
+  if (p.kvLengths.empty()) bad("the batch has no request");
+  for (size_t b = 0; b < p.kvLengths.size(); ++b)
+    if (p.kvLengths[b] < 1) bad(fmt::format("request {} has KV length {} (at least 1 token)", b, p.kvLengths[b]));
+}
+
+// First KV tile of every request, and the total.
+std::vector<int64_t> tileStarts(const GqaParams& p, int64_t* total) {
+  std::vector<int64_t> t;
+  int64_t n = 0;
+  for (size_t b = 0; b < p.kvLengths.size(); ++b) t.push_back(n), n += gqaTiles(p, b);
+  *total = n;
+  return t;
+}
+
+}  // namespace
+
+GqaStrategy parseGqaStrategy(const std::string& s) {
+  if (s == "coarse") return GqaStrategy::Coarse;
+  if (s == "interleave") return GqaStrategy::Interleave;
+  bad(fmt::format("unknown strategy '{}' (coarse, interleave)", s));
+}
+
+std::string gqaStrategyName(GqaStrategy s) { return s == GqaStrategy::Coarse ? "coarse" : "interleave"; }
+
+int64_t gqaTiles(const GqaParams& p, size_t b) { return (p.kvLengths.at(b) + p.kvTile - 1) / p.kvTile; }
+
+std::vector<std::vector<int64_t>> gqaAssignment(const GqaParams& p) {
+  checkParams(p);
+  const int64_t B = int64_t(p.kvLengths.size()), block = (B + p.regions - 1) / p.regions;
+  std::vector<std::vector<int64_t>> r(size_t(p.regions));
+  for (int64_t b = 0; b < B; ++b)
+    r[size_t(p.strategy == GqaStrategy::Coarse ? b / block : b % p.regions)].push_back(b);
+  return r;
+}
+
+std::string buildGqaDecodeGraph(const GqaParams& p) {
+  const auto regions = gqaAssignment(p);
+  int64_t nt = 0;
+  tileStarts(p, &nt);
+  const bool ones = p.kvTile != p.headDim;
+  std::string y;
+  auto line = [&](const std::string& s) { y += s + "\n"; };
+  line("# GQA decode attention of one KV head: per request b, out_b = softmax(q_b K_b^T) V_b over its");
+  line(fmt::format("# own KV cache. Written by stepgen (buildGqaDecodeGraph): {} requests on {} regions, strategy {}.",
+                   p.kvLengths.size(), p.regions, gqaStrategyName(p.strategy)));
+  line("# A region loads one meta row per request (first KV tile, tile count, request id); run loads");
+  line("# (RandomOffChipLoad with count) read that request's q, K, mask and V tiles, and the");
+  line("# single-pass (online-softmax) attention runs over them. Requests' KV lengths, in tokens:");
+  std::string ls;
+  for (size_t b = 0; b < p.kvLengths.size(); ++b) ls += (b ? ", " : "") + std::to_string(p.kvLengths[b]);
+  line("#   " + ls);
+  line("stepgraph: gqa_decode");
+  line(fmt::format("symbols: {{B: {}, NT: {}, D: {}, G: {}}}", p.kvLengths.size(), nt, p.headDim, p.queries));
+  line(fmt::format("schedule: {{T: {}}}", p.kvTile));
+  line("tensors:");
+  line("  q:    {shape: [B*G, D], role: input}");
+  line("  k:    {shape: [NT*T, D], role: input}");
+  line("  v:    {shape: [NT*T, D], role: input}");
+  line("  mask: {shape: [G, NT*T], role: input}");
+  if (ones) line("  ones: {shape: [G, D], role: input}");
+  for (size_t r = 0; r < regions.size(); ++r) {
+    if (regions[r].empty()) continue;
+    line(fmt::format("  meta_r{}: {{shape: [{}, 16], role: input}}", r, regions[r].size()));
+    line(fmt::format("  out_r{}: {{shape: [{}, D], role: output}}", r, int64_t(regions[r].size()) * p.queries));
+  }
+  line("ops:");
+  for (size_t r = 0; r < regions.size(); ++r) {
+    if (regions[r].empty()) continue;
+    const std::string x = fmt::format("_r{}", r);
+    const size_t n = regions[r].size();
+    line(fmt::format("  # region {}: requests {}", r, fmt::join(regions[r], ", ")));
+    line(fmt::format("  - {{name: load_meta{0}, op: LinearOffChipLoad, tensor: meta{0}, tile: [1, 16], iter: [{1}], "
+                     "strides: [[1, 0]], out: meta{0}}}", x, n));
+    line(fmt::format("  - {{name: bcast_meta{0}, op: Broadcast, in: meta{0}, out: [meta_q{0}, meta_k{0}, meta_mask{0}, meta_v{0}{1}]}}", x,
+                     ones ? fmt::format(", meta_ones{}", x) : ""));
+    line(fmt::format("  - {{name: load_q{0}, op: RandomOffChipLoad, in: meta_q{0}, tensor: q, tile: [G, D], index: 2, count: 1, "
+                     "step: 0, out: qs{0}}}", x));
+    line(fmt::format("  - {{name: load_k{0}, op: RandomOffChipLoad, in: meta_k{0}, tensor: k, tile: [T, D], index: 0, count: 1, "
+                     "out: ks{0}}}", x));
+    line(fmt::format("  - {{name: zip_qk{0}, op: Zip, in: [qs{0}, ks{0}], out: qk{0}}}", x));
+    line(fmt::format("  - {{name: scores{0}, op: Map, fn: matmul_t, in: qk{0}, out: s_raw{0}}}", x));
+    line(fmt::format("  - {{name: load_mask{0}, op: RandomOffChipLoad, in: meta_mask{0}, tensor: mask, tile: [G, T], index: 0, "
+                     "count: 1, out: masks{0}}}", x));
+    line(fmt::format("  - {{name: zip_mask{0}, op: Zip, in: [s_raw{0}, masks{0}], out: smask{0}}}", x));
+    line(fmt::format("  - {{name: apply_mask{0}, op: Map, fn: add, in: smask{0}, out: s{0}}}", x));
+    const std::string loadOnes = ones ? fmt::format("  - {{name: load_ones{0}, op: RandomOffChipLoad, in: meta_ones{0}, tensor: "
+                                                    "ones, tile: [G, D], index: 3, count: 1, step: 0, out: os{0}}}", x)
+                                      : "";
+    y += singlePassCore(x, loadOnes,
+                        fmt::format("  - {{name: load_v{0}, op: RandomOffChipLoad, in: meta_v{0}, tensor: v, tile: [T, D], "
+                                    "index: 0, count: 1, out: vs{0}}}", x));
+    line(fmt::format("  - {{name: store_out{0}, op: LinearOffChipStore, in: res{0}, tensor: out{0}, iter: [{1}], "
+                     "strides: [[1, 0]]}}", x, n));
+  }
+  return y;
+}
+
+std::map<std::string, Matrix> gqaFixedInputs(const GqaParams& p) {
+  const auto regions = gqaAssignment(p);
+  int64_t nt = 0;
+  const std::vector<int64_t> start = tileStarts(p, &nt);
+  std::map<std::string, Matrix> m;
+  Matrix mask{p.queries, nt * p.kvTile, {}};
+  for (int64_t g = 0; g < p.queries; ++g)
+    for (size_t b = 0; b < p.kvLengths.size(); ++b)
+      for (int64_t c = 0; c < gqaTiles(p, b) * p.kvTile; ++c) mask.data.push_back(c < p.kvLengths[b] ? 0u : 0xFF800000u);
+  m["mask"] = std::move(mask);
+  if (p.kvTile != p.headDim) {
+    AttentionParams a;
+    a.queries = p.queries, a.headDim = p.headDim;
+    m["ones"] = attentionOnes(a);
+  }
+  for (size_t r = 0; r < regions.size(); ++r) {
+    if (regions[r].empty()) continue;
+    Matrix meta{int64_t(regions[r].size()), 16, {}};
+    for (int64_t b : regions[r]) {
+      std::vector<uint32_t> row(16, 0);
+      row[0] = uint32_t(start[size_t(b)]), row[1] = uint32_t(gqaTiles(p, size_t(b))), row[2] = uint32_t(b);
+      meta.data.insert(meta.data.end(), row.begin(), row.end());
+    }
+    m[fmt::format("meta_r{}", r)] = std::move(meta);
+  }
+  return m;
+}
+
+}  // namespace stepgen

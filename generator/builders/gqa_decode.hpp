@@ -1,0 +1,58 @@
+#pragma once
+// buildGqaDecodeGraph: GQA decode attention of one KV head for a batch of requests with
+// their own KV lengths, the batch split over R parallel regions (the dynamic-parallelization
+// study of docs/step_semantics.md#dynamic-parallelization). Each region runs the single-pass
+// attention graph (builders/attention.hpp singlePassCore) over its requests one after the
+// other; the KV tiles of a request are a run load (RandomOffChipLoad with `count`) driven by
+// one meta row per request.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/tokens.hpp"
+
+namespace stepgen {
+
+/// How requests are assigned to regions.
+enum class GqaStrategy {
+  Coarse,      ///< region r takes the r-th contiguous block of ceil(B/R) requests
+  Interleave,  ///< request b goes to region b mod R
+};
+
+/// Sizes of one GQA decode batch (elements; fp32 tensors).
+struct GqaParams {
+  std::vector<int64_t> kvLengths;  ///< per request: its KV-cache length (tokens, >= 1)
+  int64_t headDim = 64;            ///< D
+  int64_t kvTile = 32;             ///< T: KV rows per tile
+  int64_t queries = 8;             ///< G: query heads per KV head
+  int64_t regions = 4;             ///< R
+  GqaStrategy strategy = GqaStrategy::Coarse;
+};
+
+/// Parses "coarse" / "interleave". Throws DiagError G-120 for any other name.
+GqaStrategy parseGqaStrategy(const std::string& s);
+/// "coarse" / "interleave".
+std::string gqaStrategyName(GqaStrategy s);
+
+/// The requests of each region, in the order it serves them (a region may get none).
+/// Throws DiagError G-120 for a size < 1, an empty batch or a KV length < 1.
+std::vector<std::vector<int64_t>> gqaAssignment(const GqaParams& p);
+
+/// KV tiles of request b: ceil(L_b / T).
+int64_t gqaTiles(const GqaParams& p, size_t b);
+
+/// Graph YAML text. Tensors: q [B*G, D] (request b's G query rows at b*G, already scaled by
+/// 1/sqrt(D)); k, v [NT*T, D] (request b's ceil(L_b/T) tiles from tile t_b = sum of the
+/// earlier requests' tiles, rows past L_b padding); mask [G, NT*T] (0 on real tokens, -inf
+/// on padding); ones [G, D] when T != D; per region r with requests: meta_r<r> [B_r, 16]
+/// (one row per request: word 0 = t_b, 1 = its tile count, 2 = b, 3 = 0) and the output
+/// out_r<r> [B_r*G, D] (its requests' rows in serving order). Region r's ops end in _r<r>.
+/// Deterministic. Throws DiagError G-120 as gqaAssignment.
+std::string buildGqaDecodeGraph(const GqaParams& p);
+
+/// The tensors of that graph that are not seeded random: mask, ones, meta_r<r> (words as
+/// uint32 bit patterns).
+std::map<std::string, Matrix> gqaFixedInputs(const GqaParams& p);
+
+}  // namespace stepgen

@@ -1,0 +1,32 @@
+#pragma once
+// The dynamic-parallelization study (`stepgen study dynpar`): GQA decode attention of one
+// KV head (Qwen3-30B-A3B: 8 query heads per KV head, head_dim 64, KV tile 32) for the real
+// Azure batches of 16 and 64 requests, split over R regions by each strategy
+// (docs/results/dynpar.md).
+#include <string>
+#include <vector>
+
+namespace stepgen {
+
+/// Options of `stepgen study dynpar`.
+struct DynparStudyOptions {
+  std::string archPath = "arch/gqa.yaml";
+  std::string lengthsPath = "examples/attention/data/azure_kv_batches_b16_b64.csv";
+  std::string workDir = "out/dynpar_study";
+  std::string csvPath, mdPath;           ///< files to write ("" = print only)
+  std::vector<int> batches;              ///< batch indices (file order); empty = all
+  std::vector<std::string> strategies{"coarse", "interleave"};
+  int regions = 4;
+  int64_t kvScale = 1;                   ///< divide every KV length by this (rounding up)
+  int rtlMaxBatch = 0;                   ///< run Verilator for batches of at most this many requests (0: none)
+};
+
+/// For every batch and strategy: buildGqaDecodeGraph (G 8, D 64, T 32, R regions) through
+/// `verify` on the arch (model only unless the batch size is <= rtlMaxBatch). Per point:
+/// model and RTL cycles, bit-exactness, the KV tiles of the busiest region (the static
+/// load balance) and off-chip bytes. Prints the table; writes CSV and markdown (with the
+/// geometric-mean ratio of the strategies per batch size) when asked. Returns 0, or 2 if a
+/// point does not verify. Throws DiagError R-407 for a bad KV-length file.
+int runDynparStudy(const DynparStudyOptions& o);
+
+}  // namespace stepgen
