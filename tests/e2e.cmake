@@ -30,22 +30,22 @@ stepgen_verify_test(e2e_diamond_default arch/default.yaml tests/data/graphs/diam
 stepgen_verify_test(e2e_attention_decode arch/attention.yaml examples/attention/graph.yaml --max-cycle-error 5)
 set_tests_properties(e2e_attention_decode PROPERTIES FIXTURES_SETUP attention_fabric)
 stepgen_verify_test(e2e_attention_decode_1k arch/attention.yaml tests/data/graphs/attention_decode_1k.yaml --max-cycle-error 5)
-# An attention example written at test time (`stepgen graph attention ARGN --example`), then
-# verified on arch/attention.yaml: bit-exact, model within 5 %.
-function(attention_example_test name)
+# An example written at test time (`stepgen graph CMD ARGN --example`), then verified on
+# `arch`: bit-exact, model within 5 %.
+function(graph_example_test name arch cmd)
   string(REPLACE ";" " " args "${ARGN}")
   add_test(NAME ${name}
            COMMAND bash -c "set -e; d=${E2E_DIR}/${name}; rm -rf $d
-             $<TARGET_FILE:stepgen> graph attention ${args} --example $d/ex
-             $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/attention.yaml --graph $d/ex/graph.yaml \
+             $<TARGET_FILE:stepgen> graph ${cmd} ${args} --example $d/ex
+             $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/${arch} --graph $d/ex/graph.yaml \
                --inputs $d/ex/inputs -o $d/v --build-cache ${E2E_CACHE} --max-cycle-error 5")
-  set_tests_properties(${name} PROPERTIES TIMEOUT 900 PASS_REGULAR_EXPRESSION "verdict: PASS")
+  set_tests_properties(${name} PROPERTIES TIMEOUT 1800 PASS_REGULAR_EXPRESSION "verdict: PASS")
 endfunction()
 set(AZURE_KV ${STEPGEN_ROOT}/examples/attention/data/azure_kv_batches_b16_b64.csv)
 # GQA: 8 query rows per KV head over a real KV-cache length from the Azure trace (batch 0,
 # request 3: 376 tokens, stored as 12 tiles of 32, the last 8 rows masked with -inf), the
 # example written at test time (`stepgen graph attention --kv-lengths ... --example`).
-attention_example_test(e2e_attention_gqa_real_length --kv-lengths ${AZURE_KV} --batch-index 0 --slot 3 --queries 8)
+graph_example_test(e2e_attention_gqa_real_length arch/attention.yaml attention --kv-lengths ${AZURE_KV} --batch-index 0 --slot 3 --queries 8)
 # Expand whose ref is Broadcast to a Map(sub) that also waits for the copies (the deadlock the
 # GQA graph found): bit-exact; a 237-cycle graph, so the cycle check allows 10 %.
 stepgen_verify_test(e2e_expand_broadcast arch/attention.yaml tests/data/graphs/expand_broadcast.yaml --max-cycle-error 10)
@@ -55,12 +55,24 @@ stepgen_verify_test(e2e_expand_broadcast arch/attention.yaml tests/data/graphs/e
 # with D = 64 (the rescale widened by scale_rows of a ones tile), 4 rows; and the single pass
 # over the same real 376-token cache as above (T = 64, masked). Bit-exact, model within 5 %.
 stepgen_verify_test(e2e_attention_single_pass arch/attention.yaml tests/data/graphs/attention_single_pass.yaml --max-cycle-error 5)
-attention_example_test(e2e_attention_single_pass_t32 --single-pass --kv 128 --head-dim 64 --kv-tile 32 --queries 4)
-attention_example_test(e2e_attention_single_pass_real_length --single-pass --kv-tile 64 --kv-lengths ${AZURE_KV}
+graph_example_test(e2e_attention_single_pass_t32 arch/attention.yaml attention --single-pass --kv 128 --head-dim 64 --kv-tile 32 --queries 4)
+graph_example_test(e2e_attention_single_pass_real_length arch/attention.yaml attention --single-pass --kv-tile 64 --kv-lengths ${AZURE_KV}
                        --batch-index 0 --slot 3 --queries 8)
 set_tests_properties(e2e_attention_decode_1k e2e_attention_gqa_real_length e2e_expand_broadcast e2e_attention_single_pass
                      e2e_attention_single_pass_t32 e2e_attention_single_pass_real_length
                      PROPERTIES FIXTURES_REQUIRED attention_fabric)
+# GQA decode over requests of their own KV lengths on 4 parallel regions (arch/gqa.yaml,
+# `stepgen graph gqa-decode`): the first 8 requests of Azure batch 0 with their KV lengths
+# divided by 8 (138, 132, 130, 47, 131, 128, 139, 137 tokens: 5 KV tiles of 32 or fewer,
+# every last tile masked), each region a single-pass attention over its requests' run loads;
+# both static strategies. Bit-exact, model within 5 %. The expected values in double:
+# tests/unit/test_gqa_decode.cpp.
+graph_example_test(e2e_gqa_decode_coarse arch/gqa.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 0 --requests 8
+                   --kv-scale 8 --regions 4 --strategy coarse)
+graph_example_test(e2e_gqa_decode_interleave arch/gqa.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 0 --requests 8
+                   --kv-scale 8 --regions 4 --strategy interleave)
+set_tests_properties(e2e_gqa_decode_coarse PROPERTIES FIXTURES_SETUP gqa_fabric)
+set_tests_properties(e2e_gqa_decode_interleave PROPERTIES FIXTURES_REQUIRED gqa_fabric)
 # The AXI wrapper (docs/axi.md): the SwiGLU example through sg_axi_top (AXI4 masters served by
 # the harness's AXI memory, configuration and start over AXI4-Lite), bit-exact with the model
 # and with the flat run's off-chip bytes; its cycles are reported beside the flat run's.

@@ -25,7 +25,8 @@ namespace {
 struct Point {
   std::string batch, strategy;
   int64_t size = 0, stdev = 0, tiles = 0, busiest = 0;
-  bool rtl = false;
+  double estimate = 0;  ///< the service-model estimate of the cycles
+  bool rtl = false, modeled = true;
   VerifyReport v;
 };
 
@@ -40,6 +41,67 @@ int64_t busiestRegion(const GqaParams& p) {
   return most;
 }
 
+// A region's cost per request, from the model of one region: startup + sum of marginal(n)
+// over its requests (n = KV tiles), marginal(n) = alpha + beta * n.
+struct ServiceModel {
+  double startup = 0, alpha = 0, beta = 0;
+  double marginal(int64_t n) const { return alpha + beta * double(n); }
+};
+
+// Model cycles of one region serving requests of these KV lengths.
+int64_t oneRegion(const DynparStudyOptions& o, const std::vector<int64_t>& lengths, const std::string& tag) {
+  GqaParams p;
+  p.kvLengths = lengths;
+  p.regions = 1;
+  const fs::path dir = fs::path(o.workDir) / ("service_" + tag);
+  writeGqaExample(p, (dir / "g").string(), 1);
+  VerifyOptions vo;
+  vo.archPath = o.archPath;
+  vo.graphPath = (dir / "g" / "graph.yaml").string();
+  vo.inputsDir = (dir / "g" / "inputs").string();
+  vo.outDir = (dir / "v").string();
+  vo.skipRtl = true;
+  return verify(vo).model.timing.cycles;
+}
+
+// Marginal costs of a request of 1 and of 32 KV tiles (one region serving two equal
+// requests minus one) and the startup of the first.
+ServiceModel measureService(const DynparStudyOptions& o) {
+  const int64_t T = GqaParams{}.kvTile, small = 1, big = 32;
+  const double c1 = double(oneRegion(o, {small * T}, "1")), c11 = double(oneRegion(o, {small * T, small * T}, "1_1"));
+  const double c2 = double(oneRegion(o, {big * T}, "32")), c22 = double(oneRegion(o, {big * T, big * T}, "32_32"));
+  ServiceModel m;
+  m.beta = ((c22 - c2) - (c11 - c1)) / double(big - small);
+  m.alpha = (c11 - c1) - m.beta * double(small);
+  m.startup = c1 - m.marginal(small);
+  return m;
+}
+
+// Estimated cycles of an assignment: the busiest region's startup + marginal costs.
+double estimate(const ServiceModel& m, const GqaParams& p, const std::vector<std::vector<int64_t>>& regions) {
+  double most = 0;
+  for (const auto& reqs : regions) {
+    double t = reqs.empty() ? 0 : m.startup;
+    for (int64_t b : reqs) t += m.marginal(gqaTiles(p, size_t(b)));
+    most = std::max(most, t);
+  }
+  return most;
+}
+
+// Dynamic assignment in the estimate: requests in batch order, each to the region that
+// frees first (ties: the lowest region), as a Partition by an EagerMerge of region-free
+// signals would do with free dispatch.
+std::vector<std::vector<int64_t>> listSchedule(const ServiceModel& m, const GqaParams& p) {
+  std::vector<std::vector<int64_t>> r(size_t(p.regions));
+  std::vector<double> freeAt(size_t(p.regions), m.startup);
+  for (size_t b = 0; b < p.kvLengths.size(); ++b) {
+    const size_t k = size_t(std::min_element(freeAt.begin(), freeAt.end()) - freeAt.begin());
+    r[k].push_back(int64_t(b));
+    freeAt[k] += m.marginal(gqaTiles(p, b));
+  }
+  return r;
+}
+
 }  // namespace
 
 int runDynparStudy(const DynparStudyOptions& o) {
@@ -47,6 +109,9 @@ int runDynparStudy(const DynparStudyOptions& o) {
   std::vector<int> which = o.batches;
   if (which.empty())
     for (size_t i = 0; i < all.size(); ++i) which.push_back(int(i));
+  const ServiceModel svc = measureService(o);
+  std::cout << fmt::format("service model (one region, model cycles): startup {:.0f}, per request {:.1f} + {:.1f} per KV tile\n",
+                           svc.startup, svc.alpha, svc.beta);
   std::vector<Point> points;
   bool ok = true;
   for (int bi : which) {
@@ -58,7 +123,8 @@ int runDynparStudy(const DynparStudyOptions& o) {
       for (int64_t& l : p.kvLengths) l = (l + o.kvScale - 1) / o.kvScale;
       p.regions = o.regions;
       p.strategy = parseGqaStrategy(st);
-      Point pt{kb.id, st, int64_t(kb.lengths.size()), kb.stdevLabel, 0, busiestRegion(p), false, {}};
+      Point pt{kb.id, st, int64_t(kb.lengths.size()), kb.stdevLabel, 0, busiestRegion(p), estimate(svc, p, gqaAssignment(p)),
+               false, true, {}};
       for (size_t b = 0; b < p.kvLengths.size(); ++b) pt.tiles += gqaTiles(p, b);
       const fs::path dir = fs::path(o.workDir) / fmt::format("b{}_{}", bi, st);
       writeGqaExample(p, (dir / "g").string(), 1);
@@ -77,38 +143,74 @@ int runDynparStudy(const DynparStudyOptions& o) {
                                pt.rtl ? fmt::format(", rtl {} ({:+.2f} %)", pt.v.rtl.cycles, pt.v.cycleErrorPercent) : "");
       points.push_back(std::move(pt));
     }
+    GqaParams p;  // the dynamic strategy as the estimate sees it (no fabric run)
+    p.kvLengths = kb.lengths;
+    for (int64_t& l : p.kvLengths) l = (l + o.kvScale - 1) / o.kvScale;
+    p.regions = o.regions;
+    Point dyn{kb.id, "dynamic_estimate", int64_t(kb.lengths.size()), kb.stdevLabel, points.back().tiles, 0,
+              estimate(svc, p, listSchedule(svc, p)), false, false, {}};
+    for (const auto& reqs : listSchedule(svc, p)) {
+      int64_t t = 0;
+      for (int64_t b : reqs) t += gqaTiles(p, size_t(b));
+      dyn.busiest = std::max(dyn.busiest, t);
+    }
+    std::cout << fmt::format("batch {} dynamic (list-scheduling estimate): busiest region {} tiles, {:.0f} cycles\n", bi,
+                             dyn.busiest, dyn.estimate);
+    points.push_back(std::move(dyn));
   }
+  auto modelCol = [](const Point& p) { return p.modeled ? fmt::format("{}", p.v.model.timing.cycles) : std::string(); };
+  auto estErr = [](const Point& p) {
+    return p.modeled ? fmt::format("{:.2f}", 100.0 * (p.estimate - double(p.v.model.timing.cycles)) / double(p.v.model.timing.cycles))
+                     : std::string();
+  };
   std::string csv =
       "batch_id,batch_size,stdev_label,strategy,regions,kv_tiles,busiest_region_tiles,model_cycles,rtl_cycles,error_pct,"
-      "outputs_bit_exact,offchip_bytes\n";
+      "outputs_bit_exact,estimate_cycles,estimate_error_pct,offchip_bytes\n";
   for (const Point& p : points)
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", p.batch, p.size, p.stdev, p.strategy, o.regions, p.tiles,
-                       p.busiest, p.v.model.timing.cycles, p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.0f},{},{}\n", p.batch, p.size, p.stdev, p.strategy, o.regions,
+                       p.tiles, p.busiest, modelCol(p), p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
                        p.rtl ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
-                       p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "", p.v.model.offchipBytes);
+                       p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "", p.estimate, estErr(p),
+                       p.modeled ? fmt::format("{}", p.v.model.offchipBytes) : "");
   std::cout << csv;
   if (!o.csvPath.empty()) writeFile(o.csvPath, csv);
   if (!o.mdPath.empty()) {
-    // Geometric mean over the batches of a size of cycles(strategy) / cycles(first strategy).
-    std::map<std::pair<int64_t, std::string>, double> logSum;
-    std::map<std::pair<int64_t, std::string>, int> n;
-    std::map<std::string, int64_t> firstCycles;  // per batch: the first strategy's model cycles
+    // Per batch size, the geometric mean over its batches of best static / dynamic estimate:
+    // the model's best static cycles, and the estimate's own best static (like with like).
+    struct Acc {
+      double logModel = 0, logEst = 0;
+      int n = 0;
+    };
+    std::map<int64_t, Acc> acc;
+    std::map<std::string, std::pair<double, double>> bestStatic;  // per batch: model, estimate
     for (const Point& p : points) {
-      if (!firstCycles.count(p.batch)) firstCycles[p.batch] = p.v.model.timing.cycles;
-      logSum[{p.size, p.strategy}] += std::log(double(p.v.model.timing.cycles) / double(firstCycles[p.batch]));
-      ++n[{p.size, p.strategy}];
+      if (!p.modeled) continue;
+      auto [it, fresh] = bestStatic.try_emplace(p.batch, double(p.v.model.timing.cycles), p.estimate);
+      if (!fresh)
+        it->second = {std::min(it->second.first, double(p.v.model.timing.cycles)), std::min(it->second.second, p.estimate)};
     }
-    std::string md = fmt::format("| batch size | strategy | batches | geometric mean of model cycles / {} |\n|---|---|---|---|\n",
-                                 o.strategies.at(0));
-    for (const auto& [k, s] : logSum)
-      md += fmt::format("| {} | {} | {} | {:.3f} |\n", k.first, k.second, n[k], std::exp(s / n[k]));
-    md += "\n| batch | size | stdev | strategy | KV tiles | busiest region tiles | model cycles | RTL cycles | error | "
-          "bit-exact |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const Point& p : points) {
+      if (p.modeled) continue;
+      Acc& a = acc[p.size];
+      a.logModel += std::log(bestStatic.at(p.batch).first / p.estimate);
+      a.logEst += std::log(bestStatic.at(p.batch).second / p.estimate);
+      ++a.n;
+    }
+    std::string md = "| batch size | batches | best static (model) / dynamic (estimate) | best static / dynamic (both estimate) |\n"
+                     "|---|---|---|---|\n";
+    for (const auto& [size, a] : acc)
+      md += fmt::format("| {} | {} | {:.3f}x | {:.3f}x |\n", size, a.n, std::exp(a.logModel / a.n), std::exp(a.logEst / a.n));
+    md += fmt::format("\nService model (one region of {}, model cycles): startup {:.0f}, per request {:.1f} + {:.1f} per KV "
+                      "tile.\n\n", o.archPath, svc.startup, svc.alpha, svc.beta);
+    md += "| batch | size | stdev | strategy | KV tiles | busiest region tiles | model cycles | RTL cycles | error | "
+          "bit-exact | estimate | estimate vs model |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Point& p : points)
-      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", p.batch, p.size, p.stdev, p.strategy,
-                        p.tiles, p.busiest, p.v.model.timing.cycles, p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "-",
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0f} | {} |\n", p.batch, p.size, p.stdev,
+                        p.strategy, p.tiles, p.busiest, p.modeled ? modelCol(p) : "-",
+                        p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "-",
                         p.rtl ? fmt::format("{:+.2f} %", p.v.cycleErrorPercent) : "-",
-                        p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "-");
+                        p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "-", p.estimate,
+                        p.modeled ? estErr(p) + " %" : "-");
     writeFile(o.mdPath, md);
   }
   return ok ? 0 : 2;
