@@ -342,6 +342,7 @@ struct Rnd {
   bool perGroup = false;
   int idxWord = 0;
   uint32_t idxStride = 0;
+  int countWord = -1;  ///< a run load: level 0's count from this word of each element (-1: off)
 };
 
 CfgVec rndCfg(int ctx, const Walk& w, const Rnd& r, CfgVec c = CfgVec(layout(), stepgen::UnitKind::AddressGen)) {
@@ -350,6 +351,8 @@ CfgVec rndCfg(int ctx, const Walk& w, const Rnd& r, CfgVec c = CfgVec(layout(), 
   c.set(ctx, "per_group", r.perGroup ? 1 : 0);
   c.set(ctx, "idx_word", uint64_t(r.idxWord));
   c.set(ctx, "idx_stride", r.idxStride);
+  c.set(ctx, "count", r.countWord >= 0 ? 1 : 0);
+  c.set(ctx, "cnt_word", uint64_t(std::max(r.countWord, 0)));
   c.identityMap(ctx, 1);  // a random store reads its addresses on in1
   return c;
 }
@@ -370,11 +373,12 @@ struct Expect {
 /// One walk at base + idx*stride: tiles in loop-nest order, walk stops of the tiles (levels
 /// among 0..rank-1 that end, counted from level 0), the last beat of the last tile with
 /// stop rank + add.
-void refWalk(Expect& e, const Walk& w, const Rnd& r, uint32_t idx, int add) {
+void refWalk(Expect& e, const Walk& w, const Rnd& r, uint32_t idx, int add, int n0 = -1) {
   const bool pad = idx == PAD;
   const uint32_t base = w.base + idx * r.idxStride;
   int n[4];
   for (int k = 0; k < 4; ++k) n[k] = k <= w.rank ? w.n[k] : 1;
+  if (n0 >= 0) n[0] = n0;
   std::vector<std::pair<uint32_t, int>> tiles;
   for (int i3 = 0; i3 < n[3]; ++i3)
     for (int i2 = 0; i2 < n[2]; ++i2)
@@ -413,7 +417,8 @@ Expect refRandom(const Walk& w, const Rnd& r, const std::vector<Beat>& in) {
   for (const Beat& b : in) {
     if (b.kind == DONE) break;
     if (!r.perGroup) {
-      if (b.kind == DATA && b.last) refWalk(e, w, r, b.data[size_t(r.idxWord)], b.stop);
+      if (b.kind == DATA && b.last)
+        refWalk(e, w, r, b.data[size_t(r.idxWord)], b.stop, r.countWord >= 0 ? int(b.data[size_t(r.countWord)] & 0xFFFF) : -1);
       if (b.kind == STOP) e.out.push_back(stopBeat(std::min(7, w.rank + b.stop), W));
       continue;
     }
@@ -497,6 +502,39 @@ TEST_CASE("sg_ag random load: gather rows by index, padding, groups, empty group
     }
     checkRandom(a, e);
   }
+}
+
+TEST_CASE("sg_ag run load: each element's count of tiles from its index (count = 1)", "[rtl][ag][random]") {
+  // Meta rows: first tile in word 0, run length in word 5 (the configured n0 = 9 is not
+  // used). Runs of 3, 1 and 2 tiles of one row of 4 pieces (2 beats), tile k at base +
+  // k*0x100 (idx_stride) and a run's tiles 0x100 apart (s0); the last element closes the
+  // stream (stop 1 -> its run's last beat stop 2), then an empty group (STOP 1 -> STOP 2).
+  const Rnd r{false, 0, 0x100, 5};
+  Walk w = Walk().ranked(1).from(0x40000).level(0, 9, 0x100).tile(1, 4, 0);
+  auto meta = [](uint32_t first, uint32_t n, int stop) {
+    std::vector<uint32_t> d(W, 0xDEAD0000u);
+    d[0] = first, d[5] = n;
+    return dataBeat(d, true, stop);
+  };
+  const std::vector<Beat> in = {meta(4, 3, 0), meta(0, 1, 0), meta(10, 2, 1), stopBeat(1, W), doneBeat(W)};
+  AgSim a;
+  a.latency = [] { return uint64_t(5); };
+  a.s.config(rndCfg(0, w, r));
+  a.s.in[0] = {in.begin(), in.end()};
+  a.s.start();
+  REQUIRE(a.s.runUntilDone(2000));
+  const Expect e = refRandom(w, r, in);
+  // hand check of the reference: 6 tiles of 2 beats + STOP + DONE; tile 0 of the first run
+  // at 0x40400, its third at 0x40600 (stop 1 on its last beat), the last run ends with stop 2.
+  REQUIRE(e.out.size() == 6 * 2 + 2);
+  CHECK(e.reqs.size() == 12);
+  CHECK(e.reqs[0] == std::vector<uint32_t>{0x40400, 0x40440});
+  CHECK(e.reqs[4] == std::vector<uint32_t>{0x40600, 0x40640});
+  CHECK(e.out[5].stop == 1);
+  CHECK(e.reqs[6] == std::vector<uint32_t>{0x40000, 0x40040});
+  CHECK(e.out[11].stop == 2);
+  CHECK(e.out[12] == stopBeat(2, W));
+  checkRandom(a, e);
 }
 
 TEST_CASE("sg_ag random load per group: expert weight tiles, stop levels, empty groups", "[rtl][ag][random]") {
