@@ -28,4 +28,11 @@ sed '/name: load_wu/s/tile: \[D, tf\]/tile: [D, 2*tf]/' "$g" > "$out/shape_misma
 grep -q '2\*tf' "$out/shape_mismatch.yaml" || { echo "FAIL: could not build the shape-mismatch graph"; exit 1; }
 check shape_mismatch S-213 compile --arch "$a" --graph "$out/shape_mismatch.yaml"
 check missing_input R-401 verify --arch "$a" --graph "$g" --inputs "$out/no_such_folder" --model-only
+# A KV-length file with a negative and with a non-numeric length (gqa-decode --example).
+hdr="source_file,batch,stdev_label,start_row_1based,end_row_1based,slot,context_tokens"
+printf '%s\nb2.npy,2,1,1,2,0,100\nb2.npy,2,1,1,2,1,-5\n' "$hdr" > "$out/kv_negative.csv"
+printf '%s\nb2.npy,2,1,1,2,0,100\nb2.npy,2,1,1,2,1,12x\n' "$hdr" > "$out/kv_text.csv"
+check kv_negative R-407 graph gqa-decode --kv-lengths "$out/kv_negative.csv" --example "$out/kv_negative_ex"
+check kv_text R-407 graph gqa-decode --kv-lengths "$out/kv_text.csv" --example "$out/kv_text_ex"
+for d in kv_negative_ex kv_text_ex; do [ -e "$out/$d" ] && { echo "FAIL $d: example folder left behind"; fail=1; }; done
 exit $fail
