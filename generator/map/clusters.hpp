@@ -14,6 +14,7 @@ enum class ClusterKind {
   Combine,     ///< Reassemble host: Partition -> FlatMap -> Flatten -> Reassemble (MU combine mode)
   WeightLoad,  ///< RandomOffChipLoad host: AddrGen -> RandomOffChipLoad (AG random, per group)
   RunLoad,     ///< RandomOffChipLoad with `count` alone: a run of tiles per meta row (AG random, count)
+  Dispatch,    ///< Partition(b 0) alone: one CU per output (func partition), each reading data and selector
 };
 
 /// The clusters of a graph.

@@ -204,7 +204,7 @@ class DynamicOp {
       }
       if (!a.hasValues()) fail("the meta rows have no values (a run load needs them, also in the timing-only model)");
       const int64_t first = int64_t(a.data->at(size_t(index))), n = int64_t(a.data->at(size_t(count)));
-      if (n < 1) fail(fmt::format("a meta row asks for a run of {} tiles (at least 1)", n));
+      if (n < 1 || n > 65535) fail(fmt::format("a meta row asks for a run of {} tiles (1 .. 65535: the AG counts 16 bits)", n));
       for (int64_t j = 0; j < n; ++j) {
         Token addr;
         addr.sel = {int(first + j * step)};

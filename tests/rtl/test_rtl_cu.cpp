@@ -1517,10 +1517,83 @@ TEST_CASE("sg_cu parallelize timing: c -> c+1, dropped beats never wait for the 
   }
 }
 
+// ------------------------------------------------------------------ Partition
+namespace {
+
+CfgVec ptCfg(int n, int i) {
+  CfgVec c = newCfg();
+  setSimple(c, 0, int(stepgen::CuFunc::Partition), 0);
+  c.set(0, "n", uint64_t(n));
+  c.set(0, "idx_word", uint64_t(i));
+  return c;
+}
+
+/// The selector as the model sees it (one-hot selector tokens, the last at stop `lastStop`)
+/// and as the fabric carries it (one routing-row beat per element, the output in word 0).
+struct Sel {
+  TokenStream toks;
+  std::vector<Beat> beats;
+};
+Sel selectorOf(const std::vector<int>& pick, int lastStop) {
+  Sel s;
+  for (size_t j = 0; j < pick.size(); ++j) {
+    const int stop = j + 1 == pick.size() ? lastStop : 0;
+    s.toks.push_back(stepgen::selectorToken({pick[j]}, stop));
+    s.beats.push_back(dataBeat({uint32_t(pick[j]), 0xAAu, 0xBBu, 0xCCu}, true, stop));
+  }
+  s.toks.push_back(Token::done());
+  s.beats.push_back(doneBeat(W));
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu partition: each data element to the output its selector names", "[rtl][cu][partition]") {
+  std::mt19937 g(97);
+  // 7 elements of 2-beat tiles (a rank-1 stream: the last at stop 1) and a STOP 2 of an outer
+  // dim (dropped); selectors 1 0 2 1 1 0 2.
+  const TokenStream data = done(makeToks(g, {0, 0, 0, 0, 0, 0, 1, -2}, 2, 4));
+  const Sel sel = selectorOf({1, 0, 2, 1, 1, 0, 2}, 1);
+  const std::vector<TokenStream> want = stepgen::partition(data, sel.toks, 3, 0);
+  REQUIRE(want[1].size() == 4);  // by hand: elements 0, 3, 4 and DONE
+  for (int i = 0; i < 3; ++i) {
+    for (unsigned seed : {0u, 70u + unsigned(i)}) {
+      INFO("output " << i << ", back-pressure seed " << seed);
+      const RunOut r = runCu<Vsg_cu_fp32>(ptCfg(3, i), beatsOf(data), sel.beats, seed);
+      requireBeats(r.out, beatsOf(want[size_t(i)]));
+      CHECK(r.rest0);
+      CHECK(r.rest1);
+    }
+  }
+}
+
+TEST_CASE("sg_cu partition timing: selector j after element j-1, its element the cycle after",
+          "[rtl][cu][partition][timing]") {
+  std::mt19937 g(98);
+  const TokenStream data = done(makeToks(g, {0, 0, 0, 1}, 2, 4));  // 4 elements of 2 beats
+  const Sel sel = selectorOf({0, 1, 1, 0}, 1);
+  const RunOut r = runCu<Vsg_cu_fp32>(ptCfg(2, 1), beatsOf(data), sel.beats, 0);
+  requireBeats(r.out, beatsOf(stepgen::partition(data, sel.toks, 2, 0)[1]));
+  // Selector j is taken the cycle after element j-1's last beat (beat 2j-1); the element's
+  // first beat the cycle after its selector, its second the next: 3 cycles per element.
+  for (size_t j = 0; j < 4; ++j) {
+    INFO("element " << j);
+    if (j > 0) CHECK(r.inCyc[1][j] == r.inCyc[0][2 * j - 1] + 1);
+    CHECK(r.inCyc[0][2 * j] == r.inCyc[1][j] + 1);
+    CHECK(r.inCyc[0][2 * j + 1] == r.inCyc[0][2 * j] + 1);
+  }
+  // Output 1 passes elements 1 and 2: each beat valid the cycle after it was taken; the
+  // DONEs are taken together, the output DONE valid the cycle after.
+  REQUIRE(r.out.size() == 5);
+  for (size_t k = 0; k < 4; ++k) CHECK(r.outCyc[k] == r.inCyc[0][2 + k] + 1);
+  CHECK(r.inCyc[0].back() == r.inCyc[1].back());
+  CHECK(r.outCyc[4] == r.inCyc[0].back() + 1);
+}
+
 // ------------------------------------------------------------------ DYN = 0
-TEST_CASE("sg_cu DYN = 0: scan, expand, parallelize and rowscale are unknown functions", "[rtl][cu][dyn]") {
+TEST_CASE("sg_cu DYN = 0: scan, expand, parallelize, partition and rowscale are unknown functions", "[rtl][cu][dyn]") {
   for (stepgen::CuFunc f : {stepgen::CuFunc::RowScale, stepgen::CuFunc::Scan, stepgen::CuFunc::Expand,
-                            stepgen::CuFunc::Parallelize}) {
+                            stepgen::CuFunc::Parallelize, stepgen::CuFunc::Partition}) {
     CfgVec c = newCfg();
     setSimple(c, 0, int(f), 1);
     StreamSim<Vsg_cu_static, 2> sim(W);

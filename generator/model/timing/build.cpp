@@ -153,6 +153,30 @@ void buildParallelOutput(CuParallelize& u, const TokenStream& in, size_t n, int 
   if (u.inOf.size() != outTokens) throw std::logic_error("internal error: Parallelize output tokens disagree");
 }
 
+// Output `index` of a Partition(b 0): data element j (a DATA tile) passes iff selector
+// element j names it; data STOPs are dropped; DONE passes. A selector STOP would be dropped
+// by the unit, which this model does not follow.
+void buildPartitionOutput(CuParallelize& u, const TokenStream& data, const TokenStream& sel, size_t outTokens) {
+  std::vector<size_t> selTile;  // selector DATA tiles in order
+  for (size_t j = 0; j < sel.size(); ++j) {
+    if (sel[j].kind == Kind::Stop) throw std::logic_error("internal error: the timing model has no selector STOP of a partition");
+    if (sel[j].kind == Kind::Data) selTile.push_back(j);
+  }
+  size_t e = 0;
+  u.afterData.assign(sel.size(), SIZE_MAX);
+  for (size_t i = 0; i < data.size(); ++i) {
+    const bool isData = data[i].kind == Kind::Data;
+    if (isData && e >= selTile.size()) throw std::logic_error("internal error: partition data without a selector");
+    const bool pass = data[i].kind == Kind::Done || (isData && sel[selTile[e]].sel.size() == 1 && sel[selTile[e]].sel[0] == u.index);
+    u.selOf.push_back(isData ? selTile[e] : SIZE_MAX);
+    if (isData && e + 1 < selTile.size()) u.afterData[selTile[e + 1]] = i;
+    u.outOf.push_back(pass ? int64_t(u.inOf.size()) : -1);
+    if (pass) u.inOf.push_back(i);
+    if (isData) ++e;
+  }
+  if (u.inOf.size() != outTokens) throw std::logic_error("internal error: Partition output tokens disagree");
+}
+
 // Meta group of every out tile of a weight load: T tiles per group, DONE with the input's
 // DONE (meta tile `groups`).
 void buildWalkGroups(AgRandomLoad& u, const TokenStream& out, int64_t T, size_t groups) {
@@ -203,9 +227,10 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
         case CuFunc::Accum: case CuFunc::AccumMax: case CuFunc::AccumRescale: case CuFunc::Retile:
           return std::make_unique<Banked>();
         case CuFunc::Expand: return std::make_unique<CuExpand>();
-        case CuFunc::Parallelize: {
+        case CuFunc::Parallelize: case CuFunc::Partition: {
           auto x = std::make_unique<CuParallelize>();
           x->index = int(f("idx_word"));
+          x->partition = CuFunc(f("func")) == CuFunc::Partition;
           return x;
         }
         default: throw std::logic_error(fmt::format("internal error: CU func {} has no timing model", f("func")));
@@ -359,7 +384,9 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       linearPieces(*st, f, streams.at(o.inputs[0].v));
     } else if (auto* ex = dynamic_cast<CuExpand*>(u)) {
       buildExpandGroups(*ex, streams.at(o.inputs[1].v), int(f("accum_b")), m.links[size_t(ex->in[0].first)].size());
-    } else if (auto* pz = dynamic_cast<CuParallelize*>(u)) {
+    } else if (auto* pz = dynamic_cast<CuParallelize*>(u); pz && pz->partition) {
+      buildPartitionOutput(*pz, streams.at(o.inputs[0].v), streams.at(o.inputs[1].v), m.links[size_t(pz->out)].size());
+    } else if (pz) {
       buildParallelOutput(*pz, streams.at(o.inputs[0].v), size_t(f("n")), int(f("accum_b")), m.links[size_t(pz->out)].size());
     } else if (auto* cb = dynamic_cast<MuCombine*>(u)) {
       const Link &rows = m.links[size_t(cb->in[0].first)], &meta = m.links[size_t(cb->in[1].first)];

@@ -168,16 +168,21 @@ struct CuExpand : Unit {
   bool streams(int port) const override { return port == 1; }
 };
 
-/// sg_cu.sv func parallelize: one output of Parallelize(n) (cu_parallelize.cpp).
+/// sg_cu.sv func parallelize: one output of Parallelize(n); func partition: one output of a
+/// Partition(b 0), which also reads the selector on in1 (cu_parallelize.cpp).
 struct CuParallelize : Unit {
   int index = 0;               ///< this unit's output (field idx_word)
   std::vector<int64_t> outOf;  ///< per in tile: its out tile, or -1 (dropped)
   std::vector<size_t> inOf;    ///< per out tile: its in tile
-  size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
+  /// Partition: per data tile, its selector tile (SIZE_MAX for a data STOP); per selector
+  /// tile, the data tile that closes the element before it (SIZE_MAX: none, the first).
+  std::vector<size_t> selOf, afterData;
+  bool partition = false;
+  size_t nextAccept = 0, nextOffer = 0, nextHold = 0, nextSel = 0;
 
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t j, int64_t start) override;
-  bool streams(int) const override { return true; }
+  bool streams(int port) const override { return port == 0; }
 };
 
 /// sg_cu.sv accum / retile and sg_mu.sv buffer mode: tiles collect into one of two banks; a
