@@ -33,8 +33,8 @@
 // are the output's: in1 goes through in1_stopmap the same way.
 // func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
 // 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
-// 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition; any other value (and 7..10, 17,
-// 19 and 20 with DYN = 0, 12..16 and 18 with ATTN = 0, 2 with SILU = 0) finishes an enabled
+// 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge; any other value (and
+// 7..10, 17, 19, 20 and 21 with DYN = 0, 12..16 and 18 with ATTN = 0, 2 with SILU = 0) finishes an enabled
 // context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
@@ -162,6 +162,10 @@
 //   the output. Data STOPs (outer stops) and selector STOPs are dropped. The data DONE and
 //   the selector DONE leave together as the output DONE. Output i is the model's
 //   partition(data, sel, n, 0)[i].
+// merge (EagerMerge(b 0) of two inputs, data output only): whole tiles of in0 and in1 in the
+//   order they come: while no tile is open, in0's DATA beat at the head goes first, else
+//   in1's; the chosen tile's beats pass (stop 0) up to its last. STOPs on either input are
+//   dropped; the two DONEs leave together as the output DONE once no tile is open.
 // Every function ends the context when its DONE beat is accepted at the output.
 //
 // Timing (cycle 0 = the cycle the first beat of the tile is accepted, inputs and output
@@ -191,6 +195,10 @@
 //     j-1's last beat was taken (s_0 from the first RUN cycle); element j's first beat is
 //     taken in s_j + 1 at the earliest, then one beat per cycle; a passed beat taken in
 //     cycle c is valid at the output in c+1.
+//   merge: a tile's first beat is taken in the first cycle its input's head is valid with
+//     no tile open and (for in1) no in0 DATA beat at the head, at the earliest the cycle
+//     after the previous tile's last beat; one beat per cycle; a beat taken in cycle c is
+//     valid at the output in c+1.
 //     A data tile's beats are accepted one per cycle whenever no tile is held or the held
 //     one is released in that cycle; the tile is held from the cycle after its last beat.
 //     A copy beat is sent in every cycle in which a tile is held, in1's head is a DATA beat
@@ -298,6 +306,7 @@ module sg_cu #(
   localparam logic [FW-1:0] F_ACCRS = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_RESCALE);
   localparam logic [FW-1:0] F_SCANMAXX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX_EXCL);
   localparam logic [FW-1:0] F_PARTITION = FW'(sg_cfg_pkg::CU_FUNC_PARTITION);
+  localparam logic [FW-1:0] F_MERGE = FW'(sg_cfg_pkg::CU_FUNC_MERGE);
   // sg_cu_mem's banked layout needs at most W lanes, W a power of two and whole beats of
   // buffer (ArchModel::cuBankable, which the arch loader checks); without them the memory is
   // flat whatever BANKED says.
@@ -364,7 +373,7 @@ module sg_cu #(
     n_eff = cf_bt ? 32'(cf_n) : (32'd1 << cf_log2n);
   end
 
-  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_pt, is_rr, bad_func;
+  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_pt, is_mg, is_rr, bad_func;
   logic acc_rs;                 // accum rescale: in1 (the scales) in lockstep with in0
   assign is_mm = run && (cf_func == F_MATMUL);
   assign is_ew1 = run && ((SILU != 0 && cf_func == F_SILU) || (ATTN != 0 && (cf_func == F_EXP || cf_func == F_RECIP)));
@@ -377,9 +386,10 @@ module sg_cu #(
   assign is_ex = run && DYN != 0 && (cf_func == F_EXPAND);
   assign is_pl = run && DYN != 0 && (cf_func == F_PARALLELIZE);
   assign is_pt = run && DYN != 0 && (cf_func == F_PARTITION);
+  assign is_mg = run && DYN != 0 && (cf_func == F_MERGE);
   assign is_rr = run && ATTN != 0 && (cf_func == F_ROWMAX || cf_func == F_ROWSUM);
   assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs ||
-                             is_sc || is_ex || is_pl || is_pt || is_rr);
+                             is_sc || is_ex || is_pl || is_pt || is_mg || is_rr);
 
   // ---------------------------------------------------------------- inputs (stop maps)
   logic [1:0] k0, k1;
@@ -466,6 +476,8 @@ module sg_cu #(
   logic [15:0] pl_e_q;                // outermost element index mod n
   // Partition: the open data element's selector was taken, and it names this output
   logic pt_have_q, pt_pass_q;
+  // EagerMerge: a tile is being forwarded (from input mg_src_q)
+  logic mg_open_q, mg_src_q;
   // rowmax / rowsum: the open input row (words so far, value so far) and the row still
   // leaving (its value, beats left, whether it ends the tile and the tile's stop)
   logic [15:0] rr_w_q, rr_left_q;
@@ -509,6 +521,12 @@ module sg_cu #(
   // Partition: the data DONE leaves with the selector DONE.
   logic pt_done;
   assign pt_done = is_pt && !eos_q && in0_valid && (k0 == K_DONE) && in1_valid && (k1 == K_DONE) && can_out;
+  // EagerMerge: the input whose tile goes next (the open one, else in0's DATA, else in1's),
+  // and the two DONEs, which leave together once no tile is open.
+  logic mg_src, mg_go, mg_done;
+  assign mg_src = mg_open_q ? mg_src_q : !(in0_valid && (k0 == K_DATA));
+  assign mg_go = is_mg && !eos_q && can_out && (mg_src ? (in1_valid && (k1 == K_DATA)) : (in0_valid && (k0 == K_DATA)));
+  assign mg_done = is_mg && !eos_q && !mg_open_q && in0_valid && (k0 == K_DONE) && in1_valid && (k1 == K_DONE) && can_out;
 
   // rowmax / rowsum: the beat's W words by a pairwise tree (heap order), then this row's value
   // Node n of the heap at [32*n +: 32] (a packed vector: an unpacked array here would make
@@ -571,6 +589,10 @@ module sg_cu #(
       // (or drop, never waiting for the output); data STOPs (outer stops) are dropped.
       in0_ready = !eos_q && (((k0 == K_DATA) && pt_have_q && (can_out || !pt_pass_q)) || (k0 == K_STOP) || pt_done);
       in1_ready = !eos_q && (((k1 == K_DATA) && !pt_have_q) || (k1 == K_STOP) || pt_done);
+    end else if (is_mg) begin
+      // STOPs (outer stops) are dropped whenever they are at the head.
+      in0_ready = !eos_q && ((k0 == K_STOP) || (mg_go && !mg_src) || mg_done);
+      in1_ready = !eos_q && ((k1 == K_STOP) || (mg_go && mg_src) || mg_done);
     end else if (is_rr) begin
       // A row's last beat, a STOP or a DONE needs the output register and no row still leaving.
       in0_ready = !eos_q && (((k0 == K_DATA) && !rr_done) || (!rr_have_q && can_out));
@@ -980,6 +1002,8 @@ module sg_cu #(
       pl_e_q <= 16'd0;
       pt_have_q <= 1'b0;
       pt_pass_q <= 1'b0;
+      mg_open_q <= 1'b0;
+      mg_src_q <= 1'b0;
       rr_w_q <= 16'd0;
       rr_have_q <= 1'b0;
       lb_w_q <= 16'd0;
@@ -1199,6 +1223,19 @@ module sg_cu #(
         if (l0) pt_have_q <= 1'b0;
       end
       if (pt_done) begin
+        ld_out = 1'b1;
+        nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
+        eos_q <= 1'b1;
+      end
+
+      // ---- EagerMerge: whole tiles in the order they come, stop 0
+      if (mg_go) begin
+        ld_out = 1'b1;
+        nb = mg_src ? {K_DATA, l1, 3'd0, d1} : {K_DATA, l0, 3'd0, d0};
+        mg_open_q <= !(mg_src ? l1 : l0);
+        mg_src_q <= mg_src;
+      end
+      if (mg_done) begin
         ld_out = 1'b1;
         nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
         eos_q <= 1'b1;

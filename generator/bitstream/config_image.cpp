@@ -429,6 +429,7 @@ class ConfigBuilder {
   // The function comes from the operator table (ir/op_table.hpp), as the mapper's check does.
   void configCu(int op, const Op& o, const OpPlacement& p) {
     const int64_t bufWords = a_.cu.bufferBytes / 4;
+    if (o.kind == OpKind::EagerMerge) return set(p, "func", int(CuFunc::Merge));  // map/clusters.hpp Merge
     const CuFunctionRow* f = cuFunctionOf(o);
     if (!f)
       throw DiagError("M-304", o.loc, fmt::format("operator '{}' ({}): function '{}' has no hardware", o.name,
