@@ -1193,7 +1193,8 @@ module sg_cu #(
         ld_out = 1'b1;
         nb = {K_STOP, 1'b0, s1, {DW{1'b0}}};
       end
-      if (ex_done) begin
+      // expand, partition, merge: the paired input DONEs leave as the output DONE
+      if (ex_done || pt_done || mg_done) begin
         ld_out = 1'b1;
         nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
         eos_q <= 1'b1;
@@ -1222,11 +1223,6 @@ module sg_cu #(
         end
         if (l0) pt_have_q <= 1'b0;
       end
-      if (pt_done) begin
-        ld_out = 1'b1;
-        nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
-        eos_q <= 1'b1;
-      end
 
       // ---- EagerMerge: whole tiles in the order they come, stop 0
       if (mg_go) begin
@@ -1234,11 +1230,6 @@ module sg_cu #(
         nb = mg_src ? {K_DATA, l1, 3'd0, d1} : {K_DATA, l0, 3'd0, d0};
         mg_open_q <= !(mg_src ? l1 : l0);
         mg_src_q <= mg_src;
-      end
-      if (mg_done) begin
-        ld_out = 1'b1;
-        nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
-        eos_q <= 1'b1;
       end
 
       // ---- rowmax / rowsum: a row's first beat leaves with its last input beat, the rest
