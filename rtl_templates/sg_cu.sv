@@ -33,8 +33,8 @@
 // are the output's: in1 goes through in1_stopmap the same way.
 // func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
 // 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
-// 17 scan max, 18 accum rescale, 19 scan max exclusive; any other value (and 7..10, 17 and
-// 19 with DYN = 0, 12..16 and 18 with ATTN = 0, 2 with SILU = 0) finishes an enabled
+// 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge; any other value (and
+// 7..10, 17, 19, 20 and 21 with DYN = 0, 12..16 and 18 with ATTN = 0, 2 with SILU = 0) finishes an enabled
 // context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
@@ -155,6 +155,17 @@
 //   DONE passes. Output i is the model's parallelize(x, n)[i]: the same stops, shape
 //   [ceil((D-i)/n), inner dims]. n = 0 acts as n = 1; i >= n passes only DONE. One fabric
 //   output = one CU (the fabric Broadcasts the input to n units). in1 is not read.
+// partition (Partition(b 0), one CU per output, this unit's output i = field idx_word; in0 =
+//   data, in1 = selector: one-hot routing rows, the output in word 0): a selector DATA beat
+//   (one beat) is taken while no element is open (it opens one); the next data element's beats (up to
+//   its last) then pass with stop 0 iff word 0 == i, else are dropped without waiting for
+//   the output. Data STOPs (outer stops) and selector STOPs are dropped. The data DONE and
+//   the selector DONE leave together as the output DONE. Output i is the model's
+//   partition(data, sel, n, 0)[i].
+// merge (EagerMerge(b 0) of two inputs, data output only): whole tiles of in0 and in1 in the
+//   order they come: while no tile is open, in0's DATA beat at the head goes first, else
+//   in1's; the chosen tile's beats pass (stop 0) up to its last. STOPs on either input are
+//   dropped; the two DONEs leave together as the output DONE once no tile is open.
 // Every function ends the context when its DONE beat is accepted at the output.
 //
 // Timing (cycle 0 = the cycle the first beat of the tile is accepted, inputs and output
@@ -180,6 +191,14 @@
 //     per cycle; a dropped beat is accepted in the cycle it is presented even while the
 //     output is blocked.
 //   expand: an output beat (copy beat, STOP, DONE) sent in cycle c is valid in c+1.
+//   partition: selector element j is taken in cycle s_j >= the cycle after data element
+//     j-1's last beat was taken (s_0 from the first RUN cycle); element j's first beat is
+//     taken in s_j + 1 at the earliest, then one beat per cycle; a passed beat taken in
+//     cycle c is valid at the output in c+1.
+//   merge: a tile's first beat is taken in the first cycle its input's head is valid with
+//     no tile open and (for in1) no in0 DATA beat at the head, at the earliest the cycle
+//     after the previous tile's last beat; one beat per cycle; a beat taken in cycle c is
+//     valid at the output in c+1.
 //     A data tile's beats are accepted one per cycle whenever no tile is held or the held
 //     one is released in that cycle; the tile is held from the cycle after its last beat.
 //     A copy beat is sent in every cycle in which a tile is held, in1's head is a DATA beat
@@ -286,6 +305,8 @@ module sg_cu #(
   localparam logic [FW-1:0] F_SCANMAX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX);
   localparam logic [FW-1:0] F_ACCRS = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_RESCALE);
   localparam logic [FW-1:0] F_SCANMAXX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX_EXCL);
+  localparam logic [FW-1:0] F_PARTITION = FW'(sg_cfg_pkg::CU_FUNC_PARTITION);
+  localparam logic [FW-1:0] F_MERGE = FW'(sg_cfg_pkg::CU_FUNC_MERGE);
   // sg_cu_mem's banked layout needs at most W lanes, W a power of two and whole beats of
   // buffer (ArchModel::cuBankable, which the arch loader checks); without them the memory is
   // flat whatever BANKED says.
@@ -352,7 +373,7 @@ module sg_cu #(
     n_eff = cf_bt ? 32'(cf_n) : (32'd1 << cf_log2n);
   end
 
-  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_rr, bad_func;
+  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_pt, is_mg, is_rr, bad_func;
   logic acc_rs;                 // accum rescale: in1 (the scales) in lockstep with in0
   assign is_mm = run && (cf_func == F_MATMUL);
   assign is_ew1 = run && ((SILU != 0 && cf_func == F_SILU) || (ATTN != 0 && (cf_func == F_EXP || cf_func == F_RECIP)));
@@ -364,9 +385,11 @@ module sg_cu #(
   assign is_sc = run && DYN != 0 && (cf_func == F_SCAN || cf_func == F_SCANMAX || cf_func == F_SCANMAXX);
   assign is_ex = run && DYN != 0 && (cf_func == F_EXPAND);
   assign is_pl = run && DYN != 0 && (cf_func == F_PARALLELIZE);
+  assign is_pt = run && DYN != 0 && (cf_func == F_PARTITION);
+  assign is_mg = run && DYN != 0 && (cf_func == F_MERGE);
   assign is_rr = run && ATTN != 0 && (cf_func == F_ROWMAX || cf_func == F_ROWSUM);
   assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs ||
-                             is_sc || is_ex || is_pl || is_rr);
+                             is_sc || is_ex || is_pl || is_pt || is_mg || is_rr);
 
   // ---------------------------------------------------------------- inputs (stop maps)
   logic [1:0] k0, k1;
@@ -451,6 +474,10 @@ module sg_cu #(
   logic [15:0] ex_oc_q;               // beat of the copy being sent
   // Parallelize
   logic [15:0] pl_e_q;                // outermost element index mod n
+  // Partition: the open data element's selector was taken, and it names this output
+  logic pt_have_q, pt_pass_q;
+  // EagerMerge: a tile is being forwarded (from input mg_src_q)
+  logic mg_open_q, mg_src_q;
   // rowmax / rowsum: the open input row (words so far, value so far) and the row still
   // leaving (its value, beats left, whether it ends the tile and the tile's stop)
   logic [15:0] rr_w_q, rr_left_q;
@@ -491,6 +518,15 @@ module sg_cu #(
   logic pl_pass, pl_close;
   assign pl_pass = (k0 == K_DONE) || (pl_e_q == 16'(cf_idx));
   assign pl_close = ((k0 == K_STOP) || ((k0 == K_DATA) && l0)) && (s0 >= cf_b);
+  // Partition: the data DONE leaves with the selector DONE.
+  logic pt_done;
+  assign pt_done = is_pt && !eos_q && in0_valid && (k0 == K_DONE) && in1_valid && (k1 == K_DONE) && can_out;
+  // EagerMerge: the input whose tile goes next (the open one, else in0's DATA, else in1's),
+  // and the two DONEs, which leave together once no tile is open.
+  logic mg_src, mg_go, mg_done;
+  assign mg_src = mg_open_q ? mg_src_q : !(in0_valid && (k0 == K_DATA));
+  assign mg_go = is_mg && !eos_q && can_out && (mg_src ? (in1_valid && (k1 == K_DATA)) : (in0_valid && (k0 == K_DATA)));
+  assign mg_done = is_mg && !eos_q && !mg_open_q && in0_valid && (k0 == K_DONE) && in1_valid && (k1 == K_DONE) && can_out;
 
   // rowmax / rowsum: the beat's W words by a pairwise tree (heap order), then this row's value
   // Node n of the heap at [32*n +: 32] (a packed vector: an unpacked array here would make
@@ -548,6 +584,15 @@ module sg_cu #(
                              ex_stop || ex_done);
     end else if (is_pl) begin
       in0_ready = !eos_q && (can_out || !pl_pass);  // a dropped beat never waits for out
+    end else if (is_pt) begin
+      // A selector element is taken while none is open; the element's data beats then pass
+      // (or drop, never waiting for the output); data STOPs (outer stops) are dropped.
+      in0_ready = !eos_q && (((k0 == K_DATA) && pt_have_q && (can_out || !pt_pass_q)) || (k0 == K_STOP) || pt_done);
+      in1_ready = !eos_q && (((k1 == K_DATA) && !pt_have_q) || (k1 == K_STOP) || pt_done);
+    end else if (is_mg) begin
+      // STOPs (outer stops) are dropped whenever they are at the head.
+      in0_ready = !eos_q && ((k0 == K_STOP) || (mg_go && !mg_src) || mg_done);
+      in1_ready = !eos_q && ((k1 == K_STOP) || (mg_go && mg_src) || mg_done);
     end else if (is_rr) begin
       // A row's last beat, a STOP or a DONE needs the output register and no row still leaving.
       in0_ready = !eos_q && (((k0 == K_DATA) && !rr_done) || (!rr_have_q && can_out));
@@ -955,6 +1000,10 @@ module sg_cu #(
       ex_have_q <= 1'b0;
       ex_oc_q <= 16'd0;
       pl_e_q <= 16'd0;
+      pt_have_q <= 1'b0;
+      pt_pass_q <= 1'b0;
+      mg_open_q <= 1'b0;
+      mg_src_q <= 1'b0;
       rr_w_q <= 16'd0;
       rr_have_q <= 1'b0;
       lb_w_q <= 16'd0;
@@ -1144,7 +1193,8 @@ module sg_cu #(
         ld_out = 1'b1;
         nb = {K_STOP, 1'b0, s1, {DW{1'b0}}};
       end
-      if (ex_done) begin
+      // expand, partition, merge: the paired input DONEs leave as the output DONE
+      if (ex_done || pt_done || mg_done) begin
         ld_out = 1'b1;
         nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
         eos_q <= 1'b1;
@@ -1159,6 +1209,27 @@ module sg_cu #(
           else nb = {k0, 1'b0, (k0 == K_STOP) ? s0 : 3'd0, {DW{1'b0}}};
           if (k0 == K_DONE) eos_q <= 1'b1;
         end
+      end
+
+      // ---- partition: the selector's word 0 names the output of the element
+      if (is_pt && fire1 && (k1 == K_DATA)) begin
+        pt_have_q <= 1'b1;
+        pt_pass_q <= (d1[31:0] == 32'(cf_idx));
+      end
+      if (is_pt && fire0 && (k0 == K_DATA)) begin
+        if (pt_pass_q) begin
+          ld_out = 1'b1;
+          nb = {K_DATA, l0, 3'd0, d0};
+        end
+        if (l0) pt_have_q <= 1'b0;
+      end
+
+      // ---- EagerMerge: whole tiles in the order they come, stop 0
+      if (mg_go) begin
+        ld_out = 1'b1;
+        nb = mg_src ? {K_DATA, l1, 3'd0, d1} : {K_DATA, l0, 3'd0, d0};
+        mg_open_q <= !(mg_src ? l1 : l0);
+        mg_src_q <= mg_src;
       end
 
       // ---- rowmax / rowsum: a row's first beat leaves with its last input beat, the rest

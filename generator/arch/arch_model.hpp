@@ -21,15 +21,15 @@ struct ComputeUnitParams {
   int lanes = 16;                  ///< MAC lanes (multiply-accumulates per cycle)
   int flopsPerCycle = 32;          ///< must equal 2 * lanes
   /// subset of matmul, silu, mul, add, accum, retile, matmul_t, rowscale, scan, expand, parallelize, sub, exp, recip,
-  /// rowmax, rowsum, accum_max, scan_max, accum_rescale, scan_max_exclusive
+  /// rowmax, rowsum, accum_max, scan_max, accum_rescale, scan_max_exclusive, partition, merge
   std::vector<std::string> functions;
   /// The dynamic-tile datapath (sg_cu DYN = 1: dyn_m, bt, rowscale, scan, expand,
-  /// parallelize) is built only when one of its functions is listed: it halves the
+  /// parallelize, partition, merge) is built only when one of its functions is listed: it halves the
   /// simulation speed of a fabric.
   bool dynamicTiles() const {
     for (const auto& f : functions)
       if (f == "matmul_t" || f == "rowscale" || f == "scan" || f == "scan_max" || f == "scan_max_exclusive" ||
-          f == "expand" || f == "parallelize")
+          f == "expand" || f == "parallelize" || f == "partition" || f == "merge")
         return true;
     return false;
   }

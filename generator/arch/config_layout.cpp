@@ -206,6 +206,8 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_SCAN_MAX = {};\n", int(CuFunc::ScanMax));
   s += fmt::format("  localparam int CU_FUNC_ACCUM_RESCALE = {};\n", int(CuFunc::AccumRescale));
   s += fmt::format("  localparam int CU_FUNC_SCAN_MAX_EXCL = {};\n", int(CuFunc::ScanMaxExcl));
+  s += fmt::format("  localparam int CU_FUNC_PARTITION = {};\n", int(CuFunc::Partition));
+  s += fmt::format("  localparam int CU_FUNC_MERGE = {};\n", int(CuFunc::Merge));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

@@ -400,14 +400,42 @@ class ConfigBuilder {
     }
   }
 
+  // Partition(b 0) of its own (map/clusters.hpp Dispatch; sg_cu.sv func partition): one CU
+  // per output, output k's unit passes the data elements whose one-hot selector (a routing
+  // row, the output in word 0) names k.
+  void configPartition(const Op& o, const OpPlacement& p) {
+    const int64_t n = int64_t(o.outputs.size());
+    if (attrInt(g_, o, "b") != 0)
+      throw DiagError("M-306", o.attrs.at("b").loc, fmt::format("operator '{}': a Partition of its own runs on the fabric "
+                                                                "with b = 0 only", o.name));
+    const ElemType& sel = s_.types.at(o.inputs.at(1).v).elem;
+    if (sel.tile.size() != 2 || sel.tile[1].evaluate(g_.symbols) != std::optional<int64_t>(1))
+      throw DiagError("M-306", o.loc, fmt::format("operator '{}': a Partition of its own runs on the fabric with a one-hot "
+                                                  "selector (k = 1)", o.name));
+    if (wordsPerBeat() < kRoutingRowWords)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': the partition unit reads a selector routing row of {} "
+                                                  "words as one beat; the links carry {}", o.name, kRoutingRowWords,
+                                                  wordsPerBeat()));
+    capacity(o, "outputs", n, 64);  // idx_word is 6 bits
+    for (int64_t k = 0; k < n; ++k) {
+      const OpPlacement q = at(p.unitOfOutput(size_t(k)), p.ctx);
+      set(q, "enable", 1);
+      set(q, "func", int(CuFunc::Partition));
+      set(q, "n", uint64_t(n));
+      set(q, "idx_word", uint64_t(k));
+    }
+  }
+
   // The function comes from the operator table (ir/op_table.hpp), as the mapper's check does.
   void configCu(int op, const Op& o, const OpPlacement& p) {
     const int64_t bufWords = a_.cu.bufferBytes / 4;
+    if (o.kind == OpKind::EagerMerge) return set(p, "func", int(CuFunc::Merge));  // map/clusters.hpp Merge
     const CuFunctionRow* f = cuFunctionOf(o);
     if (!f)
       throw DiagError("M-304", o.loc, fmt::format("operator '{}' ({}): function '{}' has no hardware", o.name,
                                                   opKindName(o.kind), attrString(o, "fn")));
     if (f->func == CuFunc::Parallelize) return configParallelize(o, p);
+    if (f->func == CuFunc::Partition) return configPartition(o, p);
     set(p, "func", int(f->func));
     if (f->func == CuFunc::Scan || f->func == CuFunc::ScanMax || f->func == CuFunc::ScanMaxExcl)
       return configScan(op, o, p);

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -12,7 +13,9 @@
 
 #include "common/fp.hpp"
 #include "common/npy.hpp"
+#include "ir/attrs.hpp"
 #include "passes/shape_check.hpp"
+#include "support/routing_trace.hpp"
 #include "support/diag.hpp"
 
 namespace fs = std::filesystem;
@@ -91,6 +94,38 @@ void checkStreamMemory(const StepGraph& g, const ShapeResult& s) {
                                 double(avail)));
 }
 
+namespace {
+
+// Random routing rows would disagree with the trace the model's SelectGen replays: each
+// SelectGen's `tensor` gets the trace's decisions instead (rows from `skip`, per token its
+// experts in first .. first+n-1 ascending as local ids in words 0.., 0xFFFFFFFF up to word
+// k-1, the rest 0), as the MoE builders write it.
+void fillRoutingTensors(const StepGraph& g, std::map<std::string, Matrix>& in) {
+  for (const Op& o : g.ops) {
+    if (o.kind != OpKind::SelectGen || !o.attrs.count("tensor")) continue;
+    auto it = in.find(attrString(o, "tensor"));
+    if (it == in.end()) continue;
+    fs::path trace(attrString(o, "trace"));
+    if (trace.is_relative() && !o.loc.file.empty()) trace = fs::path(o.loc.file).parent_path() / trace;
+    const int n = int(attrInt(g, o, "n")), first = int(attrIntOr(g, o, "first", 0));
+    const int of = int(attrIntOr(g, o, "of", n));
+    const int64_t k = attrIntOr(g, o, "k", 1), skip = attrIntOr(g, o, "skip", 0);
+    const RoutingTrace tr = readRoutingTrace(trace.string(), of);
+    Matrix& m = it->second;
+    std::fill(m.data.begin(), m.data.end(), 0u);
+    for (int64_t r = 0; r < m.rows && skip + r < int64_t(tr.experts.size()); ++r) {
+      std::vector<int> local;
+      for (int e : tr.experts[size_t(skip + r)])
+        if (e >= first && e < first + n) local.push_back(e - first);
+      std::sort(local.begin(), local.end());
+      for (int64_t j = 0; j < k && j < m.cols; ++j)
+        m.data[size_t(r * m.cols + j)] = j < int64_t(local.size()) ? uint32_t(local[size_t(j)]) : 0xFFFFFFFFu;
+    }
+  }
+}
+
+}  // namespace
+
 std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& dir, uint32_t seed) {
   checkTensorMemory(g);
   std::map<std::string, Matrix> in;
@@ -119,6 +154,7 @@ std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& 
     }
     in[t.name] = std::move(m);
   }
+  if (dir.empty()) fillRoutingTensors(g, in);
   return in;
 }
 

@@ -29,8 +29,9 @@ void checkStreamMemory(const StepGraph& g, const ShapeResult& s);
 constexpr long double kStreamElementBytes = 256;
 
 /// Input tensors: read `<dir>/<tensor>.npy` for every input tensor, or, when dir is empty,
-/// seeded uniform random values (x in [-1, 1), weights scaled by 1/sqrt(rows)).
-/// Throws DiagError R-401 naming a missing or malformed file, R-402 a wrong shape, R-406
+/// seeded uniform random values (x in [-1, 1), weights scaled by 1/sqrt(rows)), except a
+/// SelectGen's routing tensor, which gets its trace's decisions (as the MoE builders write
+/// them). Throws DiagError R-401 naming a missing or malformed file, R-402 a wrong shape, R-406
 /// (checkTensorMemory) tensors too large for this machine, before anything is allocated.
 std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& dir, uint32_t seed);
 

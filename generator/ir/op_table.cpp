@@ -32,7 +32,8 @@ const std::vector<OpRow> kTable = {
     {OpKind::Reshape, "Reshape", {"chunk", "b", "pad"}, {1, 1, 1, 2}, H::Cluster, U::Empty},  // data, optional is-padding
     {OpKind::Expand, "Expand", {"b"}, {2, 2, 1, 1}, H::Unit, U::Compute},  // [data, ref]
     {OpKind::Zip, "Zip", {}, {2, 2, 1, 1}, H::Absorbed, U::Empty},         // two input ports of the consumer
-    {OpKind::Partition, "Partition", {"n", "b"}, {2, 2, 1, -1}, H::Cluster, U::Empty},      // [data, selector]
+    // Inside a route or combine cluster, or alone (b 0): one CU per output (func partition).
+    {OpKind::Partition, "Partition", {"n", "b"}, {2, 2, 1, -1}, H::Cluster, U::Compute},    // [data, selector]
     // The hosts of the combine and route clusters run on a memory unit in route mode.
     {OpKind::Reassemble, "Reassemble", {"n", "b"}, {2, -1, 1, 1}, H::Cluster, U::Memory},  // [i_0..i_{n-1}, selector]
     {OpKind::EagerMerge, "EagerMerge", {"b"}, {1, -1, 1, 2}, H::Cluster, U::Memory},        // -> data [, selector]
@@ -62,6 +63,7 @@ const std::vector<CuFunctionRow> kCuFunctions = {
     {OpKind::Scan, "max_exclusive", CuFunc::ScanMaxExcl, "scan_max_exclusive", false},
     {OpKind::Expand, "", CuFunc::Expand, "expand", false},
     {OpKind::Parallelize, "", CuFunc::Parallelize, "parallelize", false},
+    {OpKind::Partition, "", CuFunc::Partition, "partition", false},
 };
 
 std::string fnOf(const Op& op) { return op.attrs.count("fn") ? attrString(op, "fn") : ""; }

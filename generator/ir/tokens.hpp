@@ -4,6 +4,7 @@
 // A Data token is one tile (or a tuple of tiles made by Zip) with the stop level that
 // follows it; Stop closes a (possibly empty) group; Done ends the stream.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -41,6 +42,10 @@ struct Token {
 };
 
 using TokenStream = std::vector<Token>;
+
+/// Per EagerMerge op index: the input of each chunk in arrival order (an EagerMerge on a
+/// compute unit merges in the order its tiles arrive, which only the timing model knows).
+using MergeOrders = std::map<int, std::vector<int>>;
 
 /// The value of an off-chip tensor: a row-major fp32 matrix (bit patterns), rows x cols.
 struct Matrix {

@@ -18,6 +18,12 @@ class Finder {
       if (o.kind == OpKind::Reassemble) combine(int(i));
       if (o.kind == OpKind::RandomOffChipLoad) weightLoad(int(i));
     }
+    // A Partition that no route or combine cluster took runs on CUs of its own.
+    for (size_t i = 0; i < g_.ops.size(); ++i)
+      if (g_.ops[i].kind == OpKind::Partition && c_.host[i] < 0) add(int(i), ClusterKind::Dispatch, {}, g_.ops[i].inputs);
+    // So does an EagerMerge that no route cluster took.
+    for (size_t i = 0; i < g_.ops.size(); ++i)
+      if (g_.ops[i].kind == OpKind::EagerMerge && c_.host[i] < 0) add(int(i), ClusterKind::Merge, {}, g_.ops[i].inputs);
     return c_;
   }
 

@@ -14,6 +14,8 @@ enum class ClusterKind {
   Combine,     ///< Reassemble host: Partition -> FlatMap -> Flatten -> Reassemble (MU combine mode)
   WeightLoad,  ///< RandomOffChipLoad host: AddrGen -> RandomOffChipLoad (AG random, per group)
   RunLoad,     ///< RandomOffChipLoad with `count` alone: a run of tiles per meta row (AG random, count)
+  Dispatch,    ///< Partition(b 0) alone: one CU per output (func partition), each reading data and selector
+  Merge,       ///< EagerMerge(b 0) of two inputs alone, data output only: one CU (func merge, arrival order)
 };
 
 /// The clusters of a graph.

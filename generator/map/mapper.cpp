@@ -70,14 +70,14 @@ class Mapper {
   }
 
   /// Units of each kind the graph takes in one section (wantFor, plus route meta units and
-  /// Parallelize outputs beyond the first).
+  /// Parallelize / Partition outputs beyond the first).
   std::map<UnitKind, int> demand() const {
     std::map<UnitKind, int> n;
     for (int op : placedOrder()) {
       const UnitKind k = wantFor(op);
       if (k == UnitKind::Empty) continue;
       const Op& o = g_.ops[size_t(op)];
-      n[k] += 1 + (hasMeta(op) ? 1 : 0) + (o.kind == OpKind::Parallelize ? int(o.outputs.size()) - 1 : 0);
+      n[k] += 1 + (hasMeta(op) ? 1 : 0) + (perOutput(op) ? int(o.outputs.size()) - 1 : 0);
     }
     return n;
   }
@@ -185,6 +185,8 @@ class Mapper {
 
   bool isKind(int op, ClusterKind k) const { return cl_.isHost(op) && cl_.kind.at(op) == k; }
   // A route EagerMerge whose selector output is read: a second MU emits it (meta mode).
+  // Ops with one unit per output: Parallelize, and a Partition of its own (ClusterKind::Dispatch).
+  bool perOutput(int op) const { return g_.ops[size_t(op)].kind == OpKind::Parallelize || isKind(op, ClusterKind::Dispatch); }
   bool hasMeta(int op) const { return isKind(op, ClusterKind::Route) && g_.ops[size_t(op)].outputs.size() == 2; }
 
   // The streams a placed op reads, port by port (a cluster host reads its cluster's inputs).
@@ -246,6 +248,7 @@ class Mapper {
   // The unit kind of the operator table's row: for ops of their own, and for cluster hosts.
   UnitKind wantFor(int op) const {
     if (carriedStreamify(op)) return UnitKind::Memory;
+    if (isKind(op, ClusterKind::Merge)) return UnitKind::Compute;  // the row's unit is the route cluster's
     const OpRow& r = opRow(g_.ops[size_t(op)].kind);
     return r.hardware == OpHardware::Unit || cl_.isHost(op) ? r.unit : UnitKind::Empty;
   }
@@ -273,10 +276,11 @@ class Mapper {
     if (want == UnitKind::Empty)
       throw DiagError("M-306", o.loc, fmt::format("operator '{}' ({}) has no unit to run on", o.name, opKindName(o.kind)));
     checkFunction(o);
+    if (isKind(op, ClusterKind::Merge)) checkMerge(o);
     m_.ops[op].unit = takeUnit(o, want, placedNeighbours(op), taken);
     m_.ops[op].ctx = sectionOf(op);
     if (hasMeta(op)) m_.ops[op].auxUnit = takeUnit(o, want, placedNeighbours(op), taken);
-    if (o.kind == OpKind::Parallelize)  // output k > 0 runs on a CU of its own
+    if (perOutput(op))  // output k > 0 runs on a CU of its own
       for (size_t k = 1; k < o.outputs.size(); ++k)
         m_.ops[op].extraUnits.push_back(takeUnit(o, want, placedNeighbours(op), taken));
   }
@@ -315,6 +319,18 @@ class Mapper {
                       fmt::format("operator '{}': the compute units of '{}' have no function '{}'", o.name, a_.name, fn));
   }
 
+  // An EagerMerge on a compute unit: b 0, two inputs, the data output only, the arch's
+  // `merge` function. Throws M-306 / M-304.
+  void checkMerge(const Op& o) const {
+    if (attrInt(g_, o, "b") != 0 || o.inputs.size() != 2 || o.outputs.size() != 1)
+      throw DiagError("M-306", o.loc, fmt::format("operator '{}': an EagerMerge outside a route cluster runs on a compute "
+                                                  "unit with b = 0, two inputs and no selector output", o.name));
+    const auto& fs = a_.cu.functions;
+    if (std::find(fs.begin(), fs.end(), "merge") == fs.end())
+      throw DiagError("M-304", o.loc, fmt::format("operator '{}': the compute units of '{}' have no function 'merge'", o.name,
+                                                  a_.name));
+  }
+
   // The links of every placed op, port by port. Throws M-306 for a weight load whose
   // selector is not a route EagerMerge's meta output.
   std::vector<Wire> wires(const std::vector<int>& order) const {
@@ -329,8 +345,10 @@ class Mapper {
                                     "comes from '{}'",
                                     g_.ops[size_t(op)].name, g_.ops[size_t(src[0].op)].name));
       for (size_t p = 0; p < src.size(); ++p) w.push_back({src[p], op, int(p), -1});
-      // Parallelize: every output's CU reads the input; the meta unit reads the routing rows only.
-      for (int u : m_.ops[size_t(op)].extraUnits) w.push_back({src.at(0), op, 0, u});
+      // Parallelize / Partition: every output's CU reads the inputs; the meta unit reads the
+      // routing rows only.
+      for (int u : m_.ops[size_t(op)].extraUnits)
+        for (size_t p = 0; p < src.size(); ++p) w.push_back({src[p], op, int(p), u});
       if (hasMeta(op)) w.push_back({src.at(1), op, 1, m_.ops[size_t(op)].auxUnit});
     }
     return w;

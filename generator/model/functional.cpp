@@ -67,8 +67,8 @@ bool lacksValues(const Token& t) {
 class Runner {
  public:
   Runner(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::map<std::string, Matrix>& in,
-         bool values)
-      : g_(g), s_(s), a_(a), in_(in), values_(values) {
+         bool values, const MergeOrders& orders)
+      : g_(g), s_(s), a_(a), in_(in), values_(values), orders_(orders) {
     r_.streams.resize(g.streams.size());
   }
 
@@ -94,13 +94,16 @@ class Runner {
   const ArchModel& a_;
   const std::map<std::string, Matrix>& in_;
   const bool values_;  // false: the timing-only model, every tile shape-only
+  const MergeOrders& orders_;
   FunctionalResult r_;
 
   const TokenStream& input(const Op& op, size_t i) const { return r_.streams.at(op.inputs.at(i).v); }
   TokenStream& output(const Op& op, size_t i = 0) { return r_.streams.at(op.outputs.at(i).v); }
 
   void runOp(const Op& op) {
-    if (runDynamicOp(g_, s_, op, in_, r_.streams, r_.outputs, values_)) return;
+    const auto order = orders_.find(int(&op - g_.ops.data()));
+    if (runDynamicOp(g_, s_, op, in_, r_.streams, r_.outputs, values_, order == orders_.end() ? nullptr : &order->second))
+      return;
     switch (op.kind) {
       case OpKind::LinearOffChipLoad: return load(op);
       case OpKind::LinearOffChipStore: return store(op);
@@ -408,8 +411,8 @@ int walkStop(const std::vector<int64_t>& dims, const std::vector<int64_t>& idx) 
 }
 
 FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
-                               const std::map<std::string, Matrix>& inputs, bool values) {
-  return Runner(g, s, a, inputs, values).run();
+                               const std::map<std::string, Matrix>& inputs, bool values, const MergeOrders& orders) {
+  return Runner(g, s, a, inputs, values, orders).run();
 }
 
 }  // namespace stepgen

@@ -23,9 +23,11 @@ struct FunctionalResult {
 /// `a.cu.format`. Stops follow docs/step_semantics.md#stops (ir/stops.hpp).
 /// With `values` false (the timing-only model) `inputs` is not read: loads emit shape-only
 /// tiles (Token::shapeOnly), every operator passes shapes, stops and selectors on as it
-/// would with values, stores write nothing and `outputs` stays empty.
+/// would with values, stores write nothing and `outputs` stays empty. An EagerMerge listed in
+/// `orders` merges in that order (std::runtime_error if it does not fit its inputs).
 FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
-                               const std::map<std::string, Matrix>& inputs, bool values = true);
+                               const std::map<std::string, Matrix>& inputs, bool values = true,
+                               const MergeOrders& orders = {});
 
 /// Stop level of the element at loop index `idx` of a walk over `dims` (outermost first):
 /// the number of inner dimensions (all but the outermost) that end at it, counted from the

@@ -21,8 +21,9 @@ using Kind = Token::Kind;
 class DynamicOp {
  public:
   DynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& in,
-            std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values)
-      : g_(g), s_(s), op_(op), in_(in), streams_(streams), outputs_(outputs), values_(values) {}
+            std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values,
+            const std::vector<int>* mergeOrder)
+      : g_(g), s_(s), op_(op), in_(in), streams_(streams), outputs_(outputs), values_(values), mergeOrder_(mergeOrder) {}
 
   bool run() {
     const int n = int(op_.outputs.size());
@@ -62,6 +63,7 @@ class DynamicOp {
   std::vector<TokenStream>& streams_;
   std::map<std::string, Matrix>& outputs_;
   const bool values_;  // false: timing-only, tensors neither read nor written
+  const std::vector<int>* mergeOrder_;  // EagerMerge: the chunks' inputs in arrival order, or null
 
   [[noreturn]] void fail(const std::string& why) const {
     throw std::runtime_error(fmt::format("{} '{}': {}", opKindName(op_.kind), op_.name, why));
@@ -138,7 +140,7 @@ class DynamicOp {
       data.push_back(input(i));
       order.insert(order.end(), size_t(countChunks(data.back(), b())), int(i));
     }
-    auto [d, sel] = eagerMerge(data, b(), order);
+    auto [d, sel] = eagerMerge(data, b(), mergeOrder_ ? *mergeOrder_ : order);
     output(0) = std::move(d);
     if (op_.outputs.size() == 2) output(1) = std::move(sel);
   }
@@ -277,9 +279,10 @@ class DynamicOp {
 }  // namespace
 
 bool runDynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& inputs,
-                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values) {
+                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values,
+                  const std::vector<int>* mergeOrder) {
   try {
-    return DynamicOp(g, s, op, inputs, streams, outputs, values).run();
+    return DynamicOp(g, s, op, inputs, streams, outputs, values, mergeOrder).run();
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(fmt::format("{} '{}': {}", opKindName(op.kind), op.name, e.what()));
   }

@@ -15,11 +15,14 @@ namespace stepgen {
 /// RandomOffChipLoad/Store) and returns true; false for any other operator.
 /// Reads its inputs from `streams` (indexed by StreamId) and writes its outputs there.
 /// EagerMerge forwards in ascending input order (every chunk of input 0, then of input 1,
-/// ...): the order of the fabric's route unit, which merges once all tokens are in.
+/// ...): the order of the fabric's route unit, which merges once all tokens are in; or, when
+/// `mergeOrder` is given, in that order (the input of each chunk, in arrival order: the
+/// timing model's for an EagerMerge on a compute unit).
 /// Errors: std::runtime_error naming the op (bad trace file, address outside the tensor,
 /// inconsistent streams). With `values` false (timing-only) tensors are neither read nor
 /// written: random loads emit shape-only tiles of the addressed tile's shape.
 bool runDynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& inputs,
-                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values);
+                  std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values,
+                  const std::vector<int>* mergeOrder = nullptr);
 
 }  // namespace stepgen

@@ -1,13 +1,19 @@
 #include "model/model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "ir/attrs.hpp"
 
 namespace stepgen {
 
 namespace {
+
+// Rounds of the EagerMerge arrival-order fixed point before the model gives up (runModel).
+constexpr int kMergeRounds = 20;
 
 int64_t staticBytes(const StepGraph& g, const ElemType& e) {
   if (e.kind == ElemType::Kind::Tuple) {
@@ -119,8 +125,23 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
                      bool values) {
   auto t0 = std::chrono::steady_clock::now();
   ModelResult r;
-  FunctionalResult f = runFunctional(g, s, a, inputs, values);
-  r.timing = estimateTiming(g, m, a, layout, img, f.streams);
+  // An EagerMerge on a compute unit merges in arrival order, which only the timing knows:
+  // time the streams, replay each merge's arbitration on its tiles' arrival cycles, and run
+  // again with that order until it no longer changes.
+  MergeOrders orders;
+  FunctionalResult f;
+  for (int round = 0;; ++round) {
+    f = runFunctional(g, s, a, inputs, values, orders);
+    r.timing = estimateTiming(g, m, a, layout, img, f.streams, orders);
+    if (r.timing.deadlock || r.timing.mergeOrders == orders) break;
+    if (round == kMergeRounds) {
+      auto it = r.timing.mergeOrders.begin();
+      while (orders.count(it->first) && orders.at(it->first) == it->second) ++it;
+      throw std::runtime_error(fmt::format("model: the arrival order of the EagerMerge '{}' did not settle in {} rounds",
+                                           g.ops.at(size_t(it->first)).name, kMergeRounds));
+    }
+    orders = r.timing.mergeOrders;
+  }
   addCostFigures(g, s, a, f.streams, &m, r);
   r.outputs = std::move(f.outputs);
   r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

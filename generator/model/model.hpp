@@ -33,7 +33,10 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
 /// timing-only model (docs/step_semantics.md#timing-only): no tensor is read or computed
 /// (`inputs` may be empty, `outputs` stays empty), and cycles, off-chip and on-chip bytes
 /// and FLOPs are those of the full model, which reads only shapes, stops and selectors for
-/// them. Errors: std::runtime_error for a missing input tensor or inconsistent streams.
+/// them. An EagerMerge on a compute unit merges in the order its tiles arrive: the model
+/// repeats both runs with the order the timing found until it is stable (at most 20 rounds).
+/// Errors: std::runtime_error for a missing input tensor, inconsistent streams, or a merge
+/// order that does not settle.
 ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
                      const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs,
                      bool values = true);

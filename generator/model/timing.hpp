@@ -35,6 +35,10 @@ struct TimingResult {
   /// consumer idles that long; its data is not needed earlier); 0 on every graph of fewer
   /// than 2^20 II-cycle slots.
   int64_t dramLate = 0;
+  /// Per EagerMerge on a compute unit: the order in which the unit, as timed, would take its
+  /// inputs' tiles (sg_cu.sv merge arbitration replayed on the tiles' arrival cycles). When
+  /// it differs from the order the streams were computed with, runModel runs again with it.
+  MergeOrders mergeOrders;
 };
 
 /// Cycles from the end of a section (every unit idle, every DRAM write complete) to the
@@ -47,7 +51,9 @@ constexpr int64_t kSectionSwitch = 1;
 /// each enabled unit runs the unit model its configuration fields select. Sections run one
 /// after the other, each timed alone from its start (kSectionSwitch after the previous
 /// one's end). Never hangs: returns deadlock = true when stuck (and stops at that section).
+/// `orders`: the merge orders the streams were computed with (runFunctional's).
 TimingResult estimateTiming(const StepGraph& g, const Mapping& m, const ArchModel& a, const ConfigLayout& layout,
-                            const ConfigImage& img, const std::vector<TokenStream>& streams);
+                            const ConfigImage& img, const std::vector<TokenStream>& streams,
+                            const MergeOrders& orders = {});
 
 }  // namespace stepgen

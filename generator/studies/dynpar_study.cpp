@@ -48,20 +48,26 @@ struct ServiceModel {
   double marginal(int64_t n) const { return alpha + beta * double(n); }
 };
 
-// Model cycles of one region serving requests of these KV lengths.
-int64_t oneRegion(const DynparStudyOptions& o, const std::vector<int64_t>& lengths, const std::string& tag) {
-  GqaParams p;
-  p.kvLengths = lengths;
-  p.regions = 1;
-  const fs::path dir = fs::path(o.workDir) / ("service_" + tag);
+// writeGqaExample into <work>/<name>/g, then verify it (model only unless `rtl`).
+VerifyReport runPoint(const DynparStudyOptions& o, const GqaParams& p, const std::string& name, bool rtl) {
+  const fs::path dir = fs::path(o.workDir) / name;
   writeGqaExample(p, (dir / "g").string(), 1);
   VerifyOptions vo;
   vo.archPath = o.archPath;
   vo.graphPath = (dir / "g" / "graph.yaml").string();
   vo.inputsDir = (dir / "g" / "inputs").string();
   vo.outDir = (dir / "v").string();
-  vo.skipRtl = true;
-  return verify(vo).model.timing.cycles;
+  vo.skipRtl = !rtl;
+  vo.buildCache = (fs::path(o.workDir) / "build").string();
+  return verify(vo);
+}
+
+// Model cycles of one region serving requests of these KV lengths.
+int64_t oneRegion(const DynparStudyOptions& o, const std::vector<int64_t>& lengths, const std::string& tag) {
+  GqaParams p;
+  p.kvLengths = lengths;
+  p.regions = 1;
+  return runPoint(o, p, "service_" + tag, false).model.timing.cycles;
 }
 
 // Marginal costs of a request of 1 and of 32 KV tiles (one region serving two equal
@@ -126,17 +132,8 @@ int runDynparStudy(const DynparStudyOptions& o) {
       Point pt{kb.id, st, int64_t(kb.lengths.size()), kb.stdevLabel, 0, busiestRegion(p), estimate(svc, p, gqaAssignment(p)),
                false, true, {}};
       for (size_t b = 0; b < p.kvLengths.size(); ++b) pt.tiles += gqaTiles(p, b);
-      const fs::path dir = fs::path(o.workDir) / fmt::format("b{}_{}", bi, st);
-      writeGqaExample(p, (dir / "g").string(), 1);
-      VerifyOptions vo;
-      vo.archPath = o.archPath;
-      vo.graphPath = (dir / "g" / "graph.yaml").string();
-      vo.inputsDir = (dir / "g" / "inputs").string();
-      vo.outDir = (dir / "v").string();
       pt.rtl = pt.size <= o.rtlMaxBatch;
-      vo.skipRtl = !pt.rtl;
-      vo.buildCache = (fs::path(o.workDir) / "build").string();
-      pt.v = verify(vo);
+      pt.v = runPoint(o, p, fmt::format("b{}_{}", bi, st), pt.rtl);
       ok = ok && passed(pt.v);
       std::cout << fmt::format("batch {} ({} requests, {} KV tiles) {}: busiest region {} tiles, model {} cycles{}\n", bi,
                                pt.size, pt.tiles, st, pt.busiest, pt.v.model.timing.cycles,

@@ -164,5 +164,7 @@ package sg_cfg_pkg;
   localparam int CU_FUNC_SCAN_MAX = 17;
   localparam int CU_FUNC_ACCUM_RESCALE = 18;
   localparam int CU_FUNC_SCAN_MAX_EXCL = 19;
+  localparam int CU_FUNC_PARTITION = 20;
+  localparam int CU_FUNC_MERGE = 21;
 endpackage
 /* verilator lint_on UNUSEDPARAM */

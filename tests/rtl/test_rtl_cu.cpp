@@ -1517,10 +1517,159 @@ TEST_CASE("sg_cu parallelize timing: c -> c+1, dropped beats never wait for the 
   }
 }
 
+// ------------------------------------------------------------------ Partition
+namespace {
+
+CfgVec ptCfg(int n, int i) {
+  CfgVec c = newCfg();
+  setSimple(c, 0, int(stepgen::CuFunc::Partition), 0);
+  c.set(0, "n", uint64_t(n));
+  c.set(0, "idx_word", uint64_t(i));
+  return c;
+}
+
+/// The selector as the model sees it (one-hot selector tokens, the last at stop `lastStop`)
+/// and as the fabric carries it (one routing-row beat per element, the output in word 0).
+struct Sel {
+  TokenStream toks;
+  std::vector<Beat> beats;
+};
+Sel selectorOf(const std::vector<int>& pick, int lastStop) {
+  Sel s;
+  for (size_t j = 0; j < pick.size(); ++j) {
+    const int stop = j + 1 == pick.size() ? lastStop : 0;
+    s.toks.push_back(stepgen::selectorToken({pick[j]}, stop));
+    s.beats.push_back(dataBeat({uint32_t(pick[j]), 0xAAu, 0xBBu, 0xCCu}, true, stop));
+  }
+  s.toks.push_back(Token::done());
+  s.beats.push_back(doneBeat(W));
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu partition: each data element to the output its selector names", "[rtl][cu][partition]") {
+  std::mt19937 g(97);
+  // 7 elements of 2-beat tiles (a rank-1 stream: the last at stop 1) and a STOP 2 of an outer
+  // dim (dropped); selectors 1 0 2 1 1 0 2.
+  const TokenStream data = done(makeToks(g, {0, 0, 0, 0, 0, 0, 1, -2}, 2, 4));
+  const Sel sel = selectorOf({1, 0, 2, 1, 1, 0, 2}, 1);
+  const std::vector<TokenStream> want = stepgen::partition(data, sel.toks, 3, 0);
+  REQUIRE(want[1].size() == 4);  // by hand: elements 0, 3, 4 and DONE
+  for (int i = 0; i < 3; ++i) {
+    for (unsigned seed : {0u, 70u + unsigned(i)}) {
+      INFO("output " << i << ", back-pressure seed " << seed);
+      const RunOut r = runCu<Vsg_cu_fp32>(ptCfg(3, i), beatsOf(data), sel.beats, seed);
+      requireBeats(r.out, beatsOf(want[size_t(i)]));
+      CHECK(r.rest0);
+      CHECK(r.rest1);
+    }
+  }
+}
+
+TEST_CASE("sg_cu partition timing: selector j after element j-1, its element the cycle after",
+          "[rtl][cu][partition][timing]") {
+  std::mt19937 g(98);
+  const TokenStream data = done(makeToks(g, {0, 0, 0, 1}, 2, 4));  // 4 elements of 2 beats
+  const Sel sel = selectorOf({0, 1, 1, 0}, 1);
+  const RunOut r = runCu<Vsg_cu_fp32>(ptCfg(2, 1), beatsOf(data), sel.beats, 0);
+  requireBeats(r.out, beatsOf(stepgen::partition(data, sel.toks, 2, 0)[1]));
+  // Selector j is taken the cycle after element j-1's last beat (beat 2j-1); the element's
+  // first beat the cycle after its selector, its second the next: 3 cycles per element.
+  for (size_t j = 0; j < 4; ++j) {
+    INFO("element " << j);
+    if (j > 0) CHECK(r.inCyc[1][j] == r.inCyc[0][2 * j - 1] + 1);
+    CHECK(r.inCyc[0][2 * j] == r.inCyc[1][j] + 1);
+    CHECK(r.inCyc[0][2 * j + 1] == r.inCyc[0][2 * j] + 1);
+  }
+  // Output 1 passes elements 1 and 2: each beat valid the cycle after it was taken; the
+  // DONEs are taken together, the output DONE valid the cycle after.
+  REQUIRE(r.out.size() == 5);
+  for (size_t k = 0; k < 4; ++k) CHECK(r.outCyc[k] == r.inCyc[0][2 + k] + 1);
+  CHECK(r.inCyc[0].back() == r.inCyc[1].back());
+  CHECK(r.outCyc[4] == r.inCyc[0].back() + 1);
+}
+
+// ------------------------------------------------------------------ EagerMerge
+namespace {
+
+CfgVec mergeCfg() {
+  CfgVec c = newCfg();
+  setSimple(c, 0, int(stepgen::CuFunc::Merge), 0);
+  return c;
+}
+
+/// A merge run with in0 held back until cycle `in0From` (in1 from cycle 0).
+RunOut runMerge(const std::vector<Beat>& in0, const std::vector<Beat>& in1, uint64_t in0From) {
+  StreamSim<Vsg_cu_fp32, 2> sim(W);
+  sim.config(mergeCfg());
+  sim.in[0].assign(in0.begin(), in0.end());
+  sim.in[1].assign(in1.begin(), in1.end());
+  sim.inGate = [in0From](int port, uint64_t cy) { return port != 0 || cy >= in0From; };
+  sim.start();
+  REQUIRE(sim.runUntilDone(2000));
+  RunOut o;
+  o.out = sim.out, o.outCyc = sim.outCyc, o.inCyc[0] = sim.inCyc[0], o.inCyc[1] = sim.inCyc[1];
+  o.rest0 = sim.in[0].empty(), o.rest1 = sim.in[1].empty();
+  return o;
+}
+
+/// Beats of tiles taken whole in `order` (input of each tile), stops cleared, then DONE.
+std::vector<Beat> merged(const std::vector<std::vector<Beat>>& tiles0, const std::vector<std::vector<Beat>>& tiles1,
+                         const std::vector<int>& order) {
+  std::vector<Beat> r;
+  size_t next[2] = {0, 0};
+  for (int p : order)
+    for (Beat b : (p == 0 ? tiles0 : tiles1)[next[p]++]) {
+      b.stop = 0;
+      r.push_back(b);
+    }
+  r.push_back(doneBeat(W));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu merge: whole tiles in the order they arrive, in0 first on a tie", "[rtl][cu][merge]") {
+  std::mt19937 g(99);
+  auto tile = [&](int beats, int stop) {  // a tile of `beats` beats with random words
+    std::vector<Beat> t;
+    for (int k = 0; k < beats; ++k) t.push_back(dataBeat(randWords(g, W, -4, 4), k + 1 == beats, k + 1 == beats ? stop : 0));
+    return t;
+  };
+  const std::vector<std::vector<Beat>> t0 = {tile(2, 0), tile(3, 1)}, t1 = {tile(2, 0), tile(1, 0), tile(2, 1)};
+  std::vector<Beat> in0, in1;
+  for (const auto& t : t0) in0.insert(in0.end(), t.begin(), t.end());
+  in0.push_back(stopBeat(2, W));  // an outer stop: dropped
+  for (const auto& t : t1) in1.insert(in1.end(), t.begin(), t.end());
+  in0.push_back(doneBeat(W)), in1.push_back(doneBeat(W));
+  SECTION("both there from the start: in0's tiles, then in1's") {
+    const RunOut r = runMerge(in0, in1, 0);
+    requireBeats(r.out, merged(t0, t1, {0, 0, 1, 1, 1}));
+    // back to back: a tile's first beat the cycle after the previous tile's last, each beat
+    // valid at the output the cycle after it was taken
+    CHECK(r.inCyc[0][2] == r.inCyc[0][1] + 1);
+    CHECK(r.inCyc[1][0] == r.inCyc[0][4] + 1);
+    for (size_t k = 0; k < 5; ++k) CHECK(r.outCyc[k] == r.inCyc[0][k] + 1);
+    CHECK(r.rest0);
+    CHECK(r.rest1);
+  }
+  SECTION("in0 held back to cycle 5: in1's first tiles go first, in0 wins the tie at 5") {
+    const RunOut r = runMerge(in0, in1, 5);
+    // in1's tile 0 (2 beats) and tile 1 (1 beat) run from the first RUN cycle (2); in cycle 5
+    // both heads are valid with no tile open: in0 goes, in1's last tile waits for it.
+    REQUIRE(r.inCyc[1][0] == 2);
+    REQUIRE(r.inCyc[1][2] == 4);
+    requireBeats(r.out, merged(t0, t1, {1, 1, 0, 0, 1}));
+    CHECK(r.inCyc[0][0] == 5);
+    CHECK(r.inCyc[1][3] == r.inCyc[0][4] + 1);
+  }
+}
+
 // ------------------------------------------------------------------ DYN = 0
-TEST_CASE("sg_cu DYN = 0: scan, expand, parallelize and rowscale are unknown functions", "[rtl][cu][dyn]") {
+TEST_CASE("sg_cu DYN = 0: scan, expand, parallelize, partition, merge and rowscale are unknown functions", "[rtl][cu][dyn]") {
   for (stepgen::CuFunc f : {stepgen::CuFunc::RowScale, stepgen::CuFunc::Scan, stepgen::CuFunc::Expand,
-                            stepgen::CuFunc::Parallelize}) {
+                            stepgen::CuFunc::Parallelize, stepgen::CuFunc::Partition, stepgen::CuFunc::Merge}) {
     CfgVec c = newCfg();
     setSimple(c, 0, int(f), 1);
     StreamSim<Vsg_cu_static, 2> sim(W);

@@ -1,5 +1,5 @@
-// Scan(add), Expand and Parallelize on a fabric (tests/data/arch_dyn_ops.yaml and the graphs
-// tests/data/graphs/scan.yaml, expand.yaml, parallelize.yaml, parallelize_scan.yaml, which
+// Scan(add), Expand, Parallelize and Partition on a fabric (tests/data/arch_dyn_ops.yaml and the
+// graphs tests/data/graphs/scan.yaml, expand.yaml, parallelize.yaml, parallelize_scan.yaml, partition.yaml, which
 // tests/e2e.cmake also runs through `stepgen verify`): the units and configuration fields the
 // mapper and bitstream give them, the model's outputs against plain loops over the inputs
 // `verify` uses, and the timing model on streams with empty groups.
@@ -157,6 +157,24 @@ TEST_CASE("dyn ops: Parallelize takes one compute unit per output, each with its
   }
 }
 
+TEST_CASE("dyn ops: a Partition of its own takes one compute unit per output, data and selector on each", "[mapper][dynops]") {
+  CompileResult c = compileGraph(arch(), graph("partition"));
+  const OpPlacement& p = placed(c, "part");
+  REQUIRE(p.extraUnits.size() == 1);
+  for (int k = 0; k < 2; ++k) {
+    const int u = p.unitOfOutput(size_t(k));
+    INFO("output " << k);
+    REQUIRE(isCu(c, u));
+    CHECK(field(c, u, "func") == uint64_t(CuFunc::Partition));
+    CHECK(field(c, u, "n") == 2);
+    CHECK(field(c, u, "idx_word") == uint64_t(k));
+    CHECK(sourceOf(c, u, 0) == placed(c, "load_x").unit);  // data and selector broadcast to both
+    CHECK(sourceOf(c, u, 1) == placed(c, "route").unit);
+  }
+  CHECK(sourceOf(c, placed(c, "store1").unit, 0) == p.extraUnits[0]);
+  CHECK(c.mapping.unitsUsed == 6);
+}
+
 TEST_CASE("dyn ops: model outputs equal plain loops over verify's inputs", "[model][dynops]") {
   enableFtzDaz();
   SECTION("Scan(add, 1): running sums of groups of 3 tiles of 2 rows") {
@@ -188,6 +206,18 @@ TEST_CASE("dyn ops: model outputs equal plain loops over verify's inputs", "[mod
     const Matrix& a = r.in.at("a");
     checkRows(r.model.outputs.at("p0"), {rowOf(a, 0), rowOf(a, 2), rowOf(a, 4)});
     checkRows(r.model.outputs.at("p1"), {rowOf(a, 1), rowOf(a, 3)});
+    CHECK_FALSE(r.model.timing.deadlock);
+  }
+  SECTION("Partition(2, b 0) of 12 rows by the trace partition_route.csv") {
+    Run r = runModelOn("partition");
+    const Matrix& x = r.in.at("x");
+    const int route[12] = {1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 1};  // the trace, by hand
+    std::vector<std::vector<uint32_t>> y[2];
+    for (int t = 0; t < 12; ++t) y[route[t]].push_back(rowOf(x, t));
+    for (auto& rows : y) rows.resize(12, std::vector<uint32_t>(16, 0u));  // rows past the stream stay 0
+    for (int t = 0; t < 12; ++t) CHECK(r.in.at("routing").data.at(size_t(t * 16)) == uint32_t(route[t]));  // what the fabric reads
+    checkRows(r.model.outputs.at("y0"), y[0]);
+    checkRows(r.model.outputs.at("y1"), y[1]);
     CHECK_FALSE(r.model.timing.deadlock);
   }
   SECTION("Parallelize(3) of 7 elements of 2 tiles, Scan(add, 1) on output 0") {

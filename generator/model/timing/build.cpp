@@ -153,6 +153,49 @@ void buildParallelOutput(CuParallelize& u, const TokenStream& in, size_t n, int 
   if (u.inOf.size() != outTokens) throw std::logic_error("internal error: Parallelize output tokens disagree");
 }
 
+// Output `index` of a Partition(b 0): data element j (a DATA tile) passes iff selector
+// element j names it; data STOPs are dropped; DONE passes. A selector STOP would be dropped
+// by the unit, which this model does not follow.
+void buildPartitionOutput(CuParallelize& u, const TokenStream& data, const TokenStream& sel, size_t outTokens) {
+  std::vector<size_t> selTile;  // selector DATA tiles in order
+  for (size_t j = 0; j < sel.size(); ++j) {
+    if (sel[j].kind == Kind::Stop) throw std::logic_error("internal error: the timing model has no selector STOP of a partition");
+    if (sel[j].kind == Kind::Data) selTile.push_back(j);
+  }
+  size_t e = 0;
+  u.afterData.assign(sel.size(), SIZE_MAX);
+  for (size_t i = 0; i < data.size(); ++i) {
+    const bool isData = data[i].kind == Kind::Data;
+    if (isData && e >= selTile.size()) throw std::logic_error("internal error: partition data without a selector");
+    const bool pass = data[i].kind == Kind::Done || (isData && sel[selTile[e]].sel.size() == 1 && sel[selTile[e]].sel[0] == u.index);
+    u.selOf.push_back(isData ? selTile[e] : SIZE_MAX);
+    if (isData && e + 1 < selTile.size()) u.afterData[selTile[e + 1]] = i;
+    u.outOf.push_back(pass ? int64_t(u.inOf.size()) : -1);
+    if (pass) u.inOf.push_back(i);
+    if (isData) ++e;
+  }
+  if (u.inOf.size() != outTokens) throw std::logic_error("internal error: Partition output tokens disagree");
+}
+
+// The input tile of every out tile of an EagerMerge on a CU, from the order the functional
+// streams were merged in (`order`, or every chunk of input 0 then of input 1).
+void buildMergeSources(CuMerge& u, const TokenStream& in0, const TokenStream& in1, const std::vector<int>* order) {
+  const TokenStream* in[2] = {&in0, &in1};
+  std::vector<int> def;
+  if (!order) {
+    for (int p = 0; p < 2; ++p)
+      for (const Token& t : *in[p])
+        if (t.kind == Kind::Data) def.push_back(p);
+    order = &def;
+  }
+  size_t next[2] = {0, 0};
+  for (int p : *order) {
+    while (next[p] < in[p]->size() && (*in[p])[next[p]].kind != Kind::Data) ++next[p];
+    u.from.push_back({p, next[p]++});
+  }
+  u.from.push_back({0, in0.size() - 1});
+}
+
 // Meta group of every out tile of a weight load: T tiles per group, DONE with the input's
 // DONE (meta tile `groups`).
 void buildWalkGroups(AgRandomLoad& u, const TokenStream& out, int64_t T, size_t groups) {
@@ -203,9 +246,11 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
         case CuFunc::Accum: case CuFunc::AccumMax: case CuFunc::AccumRescale: case CuFunc::Retile:
           return std::make_unique<Banked>();
         case CuFunc::Expand: return std::make_unique<CuExpand>();
-        case CuFunc::Parallelize: {
+        case CuFunc::Merge: return std::make_unique<CuMerge>();
+        case CuFunc::Parallelize: case CuFunc::Partition: {
           auto x = std::make_unique<CuParallelize>();
           x->index = int(f("idx_word"));
+          x->partition = CuFunc(f("func")) == CuFunc::Partition;
           return x;
         }
         default: throw std::logic_error(fmt::format("internal error: CU func {} has no timing model", f("func")));
@@ -237,6 +282,7 @@ namespace {
 
 // The units configured in context `ctx` (one section), timed from that section's start.
 TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchModel& a, const ConfigLayout& layout,
+                             const MergeOrders& orders,
                              const ConfigImage& img, const std::vector<TokenStream>& streams, int ctx) {
   TimingModel m(a);
   if (ctx > 0) m.startup = 0;
@@ -359,7 +405,12 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       linearPieces(*st, f, streams.at(o.inputs[0].v));
     } else if (auto* ex = dynamic_cast<CuExpand*>(u)) {
       buildExpandGroups(*ex, streams.at(o.inputs[1].v), int(f("accum_b")), m.links[size_t(ex->in[0].first)].size());
-    } else if (auto* pz = dynamic_cast<CuParallelize*>(u)) {
+    } else if (auto* mg = dynamic_cast<CuMerge*>(u)) {
+      const auto it = orders.find(s.op);
+      buildMergeSources(*mg, streams.at(o.inputs[0].v), streams.at(o.inputs[1].v), it == orders.end() ? nullptr : &it->second);
+    } else if (auto* pz = dynamic_cast<CuParallelize*>(u); pz && pz->partition) {
+      buildPartitionOutput(*pz, streams.at(o.inputs[0].v), streams.at(o.inputs[1].v), m.links[size_t(pz->out)].size());
+    } else if (pz) {
       buildParallelOutput(*pz, streams.at(o.inputs[0].v), size_t(f("n")), int(f("accum_b")), m.links[size_t(pz->out)].size());
     } else if (auto* cb = dynamic_cast<MuCombine*>(u)) {
       const Link &rows = m.links[size_t(cb->in[0].first)], &meta = m.links[size_t(cb->in[1].first)];
@@ -430,13 +481,16 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
     r.cycles = std::max(r.cycles, u->doneAt);
   }
   r.cycles = std::max(r.cycles, m.lastWrite);
+  if (!r.deadlock)
+    for (size_t ui = 0; ui < sites.size(); ++ui)
+      if (const auto* mg = dynamic_cast<const CuMerge*>(m.units[ui].get())) r.mergeOrders[sites[ui].op] = mg->arrivalOrder(m);
   return r;
 }
 
 }  // namespace
 
 TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchModel& a, const ConfigLayout& layout,
-                            const ConfigImage& img, const std::vector<TokenStream>& streams) {
+                            const ConfigImage& img, const std::vector<TokenStream>& streams, const MergeOrders& orders) {
   TimingResult total;
   // Sections beyond the contexts are written by the host while the fabric runs
   // (foldSections; sim/harness): one word per cycle, from 2 cycles after section k - C + 1
@@ -447,7 +501,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     for (const SectionReload& r : foldSections(img, layout, buildConfigLayout(a)).reloads)
       words[size_t(r.section)] = int64_t(r.writes.size());
   for (int s = 0; s < mp.sections; ++s) {
-    TimingResult r = estimateSection(g, mp, a, layout, img, streams, s);
+    TimingResult r = estimateSection(g, mp, a, layout, orders, img, streams, s);
     // Section s+1 starts kSectionSwitch cycles after section s has finished everywhere
     // (every unit idle, every DRAM write complete): sg_sec_seq.sv.
     int64_t origin = s == 0 ? 0 : total.cycles + kSectionSwitch;
@@ -465,6 +519,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     total.offchipReadBytes += r.offchipReadBytes;
     total.dramLate += r.dramLate;
     total.offchipWriteBytes += r.offchipWriteBytes;
+    total.mergeOrders.insert(r.mergeOrders.begin(), r.mergeOrders.end());
     for (auto& x : r.stuck) total.stuck.push_back(s == 0 && mp.sections == 1 ? x : fmt::format("section {}: {}", s, x));
     if (r.deadlock) {
       total.deadlock = true;

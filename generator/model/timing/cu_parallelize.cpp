@@ -1,7 +1,8 @@
 // CuParallelize: rtl_templates/sg_cu.sv func parallelize, one output of Parallelize(n) (one
 // CU per output, the input broadcast to all): every input tile is taken; a tile of this
 // output's elements passes as in CuStream, any other is dropped at one beat per cycle
-// without waiting for the output.
+// without waiting for the output. func partition adds the selector on in1: element j's
+// selector is taken once element j-1 has been taken, and the element only after it.
 #include <algorithm>
 
 #include "model/timing/units.hpp"
@@ -13,12 +14,40 @@ bool CuParallelize::step(TimingModel& m) {
   Link& o = m.links[size_t(out)];
   const size_t c = size_t(in[0].second);
   bool progress = false;
+  // Partition: selector tile j once data element j-1 is taken (its DONE: once the data DONE
+  // is at in0's head and the output register is free, taken with it).
+  while (partition && nextSel < m.links[size_t(in[1].first)].size()) {
+    Link& s = m.links[size_t(in[1].first)];
+    const size_t j = nextSel, d = afterData[j];
+    int64_t t = 1;
+    if (s.kinds[j] == Kind::Done) {
+      const size_t doneIn = l.size() - 1;
+      const int64_t prevOut = outOf[doneIn] > 0 ? o.end[size_t(outOf[doneIn]) - 1] : 1;
+      const int64_t prevIn = doneIn > 0 ? inEnd(m, 0, doneIn - 1) : 1;
+      if (prevOut == kUnknown || prevIn == kUnknown || l.offer[doneIn] == kUnknown) break;
+      t = std::max({prevOut - 1, prevIn, l.offer[doneIn]});
+    } else if (d != SIZE_MAX) {
+      t = inEnd(m, 0, d);
+      if (t == kUnknown) break;
+    }
+    s.accept[size_t(in[1].second)][j] = t;
+    ++nextSel, progress = true;
+  }
   while (nextAccept < l.size()) {
     const size_t i = nextAccept;
     int64_t t = 1;
     if (outOf[i] > 0) {
       if (o.end[size_t(outOf[i]) - 1] == kUnknown) break;
       t = o.end[size_t(outOf[i]) - 1] - 1;
+    }
+    if (partition && l.kinds[i] == Kind::Done) {  // taken with the selector DONE
+      const int64_t sd = inStart(m, 1, m.links[size_t(in[1].first)].size() - 1);
+      if (sd == kUnknown) break;
+      t = std::max(t, sd);
+    } else if (partition && selOf[i] != SIZE_MAX) {  // the element opens the cycle after its selector
+      const int64_t se = inEnd(m, 1, selOf[i]);
+      if (se == kUnknown) break;
+      t = std::max(t, se);
     }
     l.accept[c][i] = t;
     ++nextAccept, progress = true;

@@ -168,16 +168,37 @@ struct CuExpand : Unit {
   bool streams(int port) const override { return port == 1; }
 };
 
-/// sg_cu.sv func parallelize: one output of Parallelize(n) (cu_parallelize.cpp).
+/// sg_cu.sv func parallelize: one output of Parallelize(n); func partition: one output of a
+/// Partition(b 0), which also reads the selector on in1 (cu_parallelize.cpp).
 struct CuParallelize : Unit {
   int index = 0;               ///< this unit's output (field idx_word)
   std::vector<int64_t> outOf;  ///< per in tile: its out tile, or -1 (dropped)
   std::vector<size_t> inOf;    ///< per out tile: its in tile
-  size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
+  /// Partition: per data tile, its selector tile (SIZE_MAX for a data STOP); per selector
+  /// tile, the data tile that closes the element before it (SIZE_MAX: none, the first).
+  std::vector<size_t> selOf, afterData;
+  bool partition = false;
+  size_t nextAccept = 0, nextOffer = 0, nextHold = 0, nextSel = 0;
 
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t j, int64_t start) override;
+  bool streams(int port) const override { return port == 0; }
+};
+
+/// sg_cu.sv func merge: EagerMerge(b 0) of two inputs in a given order (cu_merge.cpp). Each
+/// out tile is a whole input tile, taken the cycle after the previous one's last beat at the
+/// earliest; STOPs are dropped as they come; the DONEs leave together. arrivalOrder()
+/// replays the RTL's arbitration on the cycles the tiles reached the unit.
+struct CuMerge : Unit {
+  std::vector<std::pair<int, size_t>> from;  ///< per out tile: input port and tile (DONE: port 0's DONE)
+  size_t nextOut = 0, nextIn[2] = {0, 0}, nextOffer = 0, nextHold = 0, nextStopHold[2] = {0, 0};
+
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t k, int64_t start) override;
   bool streams(int) const override { return true; }
+  /// The input of each DATA out tile as the RTL would choose them given the tiles' arrival
+  /// cycles in this run: while no tile is open, in0's if it has arrived, else in1's.
+  std::vector<int> arrivalOrder(const TimingModel& m) const;
 };
 
 /// sg_cu.sv accum / retile and sg_mu.sv buffer mode: tiles collect into one of two banks; a

@@ -1,0 +1,100 @@
+// CuMerge: rtl_templates/sg_cu.sv func merge, an EagerMerge(b 0) of two inputs on a compute
+// unit. The order of the tiles comes from the functional streams (the fixed point runModel
+// finds, model/model.cpp); this unit times it: out tile k is the input tile from[k], taken
+// once the previous out tile's last beat was taken and the output register is free.
+#include <algorithm>
+
+#include "model/timing/units.hpp"
+
+namespace stepgen::timing {
+
+bool CuMerge::step(TimingModel& m) {
+  Link& o = m.links[size_t(out)];
+  bool progress = false;
+  // A STOP before the next tile taken from its input is dropped the cycle it arrives.
+  auto dropStops = [&](int p, size_t upTo) {
+    Link& l = m.links[size_t(in[size_t(p)].first)];
+    for (; nextIn[p] < std::min(upTo, l.size()) && l.kinds[nextIn[p]] == Kind::Stop; ++nextIn[p], progress = true)
+      l.accept[size_t(in[size_t(p)].second)][nextIn[p]] = 1;
+  };
+  dropStops(0, SIZE_MAX), dropStops(1, SIZE_MAX);
+  while (nextOut < from.size()) {
+    const size_t k = nextOut;
+    int64_t t = 1;
+    if (k > 0) {
+      const auto [pp, pi] = from[k - 1];
+      const int64_t prevIn = inEnd(m, pp, pi), room = o.end[k - 1];
+      if (prevIn == kUnknown || room == kUnknown) break;
+      t = std::max(prevIn, room - 1);
+    }
+    const auto [p, i] = from[k];
+    if (o.kinds[k] == Kind::Done) {  // both DONEs, taken together once both are at the heads
+      const size_t i1 = m.links[size_t(in[1].first)].size() - 1;
+      dropStops(0, i), dropStops(1, i1);
+      if (nextIn[0] < i || nextIn[1] < i1) break;
+      const Link &l0 = m.links[size_t(in[0].first)], &l1 = m.links[size_t(in[1].first)];
+      if (l0.start[i] == kUnknown || l1.start[i1] == kUnknown) break;
+      t = std::max({t, l0.start[i], l1.start[i1]});
+      m.links[size_t(in[0].first)].accept[size_t(in[0].second)][i] = t;
+      m.links[size_t(in[1].first)].accept[size_t(in[1].second)][i1] = t;
+      ++nextIn[0], ++nextIn[1];
+    } else {
+      dropStops(p, i);
+      if (nextIn[p] < i) break;
+      m.links[size_t(in[size_t(p)].first)].accept[size_t(in[size_t(p)].second)][i] = t;
+      ++nextIn[p];
+    }
+    ++nextOut, progress = true;
+  }
+  for (; nextOffer < nextOut && inStart(m, from[nextOffer].first, from[nextOffer].second) != kUnknown;
+       ++nextOffer, progress = true)
+    o.offer[nextOffer] = inStart(m, from[nextOffer].first, from[nextOffer].second) + kHop;
+  for (; nextHold < o.nextEnd; ++nextHold, progress = true) {
+    const auto [p, i] = from[nextHold];
+    m.links[size_t(in[size_t(p)].first)].hold[size_t(in[size_t(p)].second)][i] = o.end[nextHold] - 1;
+    if (o.kinds[nextHold] == Kind::Done)
+      m.links[size_t(in[1].first)].hold[size_t(in[1].second)][m.links[size_t(in[1].first)].size() - 1] = o.end[nextHold] - 1;
+  }
+  // Dropped STOPs are held for their one beat.
+  for (int p = 0; p < 2; ++p) {
+    Link& l = m.links[size_t(in[size_t(p)].first)];
+    const size_t c = size_t(in[size_t(p)].second);
+    for (; nextStopHold[p] < l.size() && l.cstart[c][nextStopHold[p]] != kUnknown; ++nextStopHold[p]) {
+      const size_t i = nextStopHold[p];
+      if (l.kinds[i] == Kind::Stop) l.hold[c][i] = l.cstart[c][i] + 1, progress = true;
+      else if (l.hold[c][i] == kUnknown) break;
+    }
+  }
+  return progress;
+}
+
+int64_t CuMerge::endFor(TimingModel& m, size_t k, int64_t start) {
+  const auto [p, i] = from[k];
+  return afterInput(start + m.links[size_t(out)].beats[k], m.links[size_t(in[size_t(p)].first)].natEnd[i]);
+}
+
+std::vector<int> CuMerge::arrivalOrder(const TimingModel& m) const {
+  const Link& o = m.links[size_t(out)];
+  const Link* l[2] = {&m.links[size_t(in[0].first)], &m.links[size_t(in[1].first)]};
+  size_t next[2] = {0, 0};
+  auto skip = [&](int p) {
+    while (next[p] < l[p]->size() && l[p]->kinds[next[p]] == Kind::Stop) ++next[p];
+  };
+  std::vector<int> order;
+  for (size_t k = 0; k < from.size() && o.kinds[k] != Kind::Done; ++k) {
+    skip(0), skip(1);
+    // The unit is free for tile k once tile k-1 was taken whole and the output has room.
+    int64_t t = 1;
+    if (k > 0) t = std::max(inEnd(m, from[k - 1].first, from[k - 1].second), o.end[k - 1] - 1);
+    int64_t a[2];
+    for (int p = 0; p < 2; ++p)
+      a[p] = next[p] < l[p]->size() && l[p]->kinds[next[p]] == Kind::Data ? l[p]->start[next[p]] : INT64_MAX;
+    const int64_t go = std::max(t, std::min(a[0], a[1]));
+    const int p = a[0] <= go ? 0 : 1;
+    order.push_back(p);
+    ++next[p];
+  }
+  return order;
+}
+
+}  // namespace stepgen::timing
