@@ -33,9 +33,9 @@
 // are the output's: in1 goes through in1_stopmap the same way.
 // func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
 // 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
-// 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge; any other value (and
-// 7..10, 17, 19, 20 and 21 with DYN = 0, 12..16 and 18 with ATTN = 0, 2 with SILU = 0) finishes an enabled
-// context at once.
+// 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge; any other
+// value (and 7..10, 17, 19, 20 and 21 with DYN = 0, 12..16 and 18 with ATTN = 0, 2 with
+// SILU = 0) finishes an enabled context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -156,12 +156,12 @@
 //   [ceil((D-i)/n), inner dims]. n = 0 acts as n = 1; i >= n passes only DONE. One fabric
 //   output = one CU (the fabric Broadcasts the input to n units). in1 is not read.
 // partition (Partition(b 0), one CU per output, this unit's output i = field idx_word; in0 =
-//   data, in1 = selector: one-hot routing rows, the output in word 0): a selector DATA beat
-//   (one beat) is taken while no element is open (it opens one); the next data element's beats (up to
-//   its last) then pass with stop 0 iff word 0 == i, else are dropped without waiting for
-//   the output. Data STOPs (outer stops) and selector STOPs are dropped. The data DONE and
-//   the selector DONE leave together as the output DONE. Output i is the model's
-//   partition(data, sel, n, 0)[i].
+//   data, in1 = selector: one-hot routing rows of one beat, the output in word 0): a
+//   selector DATA beat is taken while no element is open (it opens one); the next data
+//   element's beats (up to its last) then pass with stop 0 iff word 0 == i, else are dropped
+//   without waiting for the output. Data STOPs (outer stops) and selector STOPs are
+//   dropped. The data DONE and the selector DONE leave together as the output DONE. Output
+//   i is the model's partition(data, sel, n, 0)[i].
 // merge (EagerMerge(b 0) of two inputs, data output only): whole tiles of in0 and in1 in the
 //   order they come: while no tile is open, in0's DATA beat at the head goes first, else
 //   in1's; the chosen tile's beats pass (stop 0) up to its last. STOPs on either input are
@@ -191,14 +191,6 @@
 //     per cycle; a dropped beat is accepted in the cycle it is presented even while the
 //     output is blocked.
 //   expand: an output beat (copy beat, STOP, DONE) sent in cycle c is valid in c+1.
-//   partition: selector element j is taken in cycle s_j >= the cycle after data element
-//     j-1's last beat was taken (s_0 from the first RUN cycle); element j's first beat is
-//     taken in s_j + 1 at the earliest, then one beat per cycle; a passed beat taken in
-//     cycle c is valid at the output in c+1.
-//   merge: a tile's first beat is taken in the first cycle its input's head is valid with
-//     no tile open and (for in1) no in0 DATA beat at the head, at the earliest the cycle
-//     after the previous tile's last beat; one beat per cycle; a beat taken in cycle c is
-//     valid at the output in c+1.
 //     A data tile's beats are accepted one per cycle whenever no tile is held or the held
 //     one is released in that cycle; the tile is held from the cycle after its last beat.
 //     A copy beat is sent in every cycle in which a tile is held, in1's head is a DATA beat
@@ -209,6 +201,14 @@
 //     beat is accepted; a ref tile of R beats against a held tile of D beats takes max(R, D)
 //     cycles; the first copy of a tile whose last beat is accepted in c is valid from c+2
 //     (a D-beat tile after a release: D - 1 cycles without output).
+//   partition: selector element j is taken in cycle s_j >= the cycle after data element
+//     j-1's last beat was taken (s_0 from the first RUN cycle); element j's first beat is
+//     taken in s_j + 1 at the earliest, then one beat per cycle; a passed beat taken in
+//     cycle c is valid at the output in c+1.
+//   merge: a tile's first beat is taken in the first cycle its input's head is valid with
+//     no tile open and (for in1) no in0 DATA beat at the head, at the earliest the cycle
+//     after the previous tile's last beat; one beat per cycle; a beat taken in cycle c is
+//     valid at the output in c+1.
 //   accum: a group closed by the beat accepted in cycle c drains from cycle c+1, its first
 //     beat valid in c+2, one beat per cycle; one input beat per cycle (stalls only when the
 //     other bank still drains, e.g. groups of one tile with a blocked output). dyn_m: the
