@@ -426,16 +426,25 @@ class ConfigBuilder {
     }
   }
 
+  // EagerMerge of its own (map/clusters.hpp Merge; sg_cu.sv func merge): b 0, two inputs,
+  // the data output only.
+  void configMerge(const Op& o, const OpPlacement& p) {
+    if (attrInt(g_, o, "b") != 0 || o.inputs.size() != 2 || o.outputs.size() != 1)
+      throw DiagError("M-306", o.loc, fmt::format("operator '{}': an EagerMerge outside a route cluster runs on a compute "
+                                                  "unit with b = 0, two inputs and no selector output", o.name));
+    set(p, "func", int(CuFunc::Merge));
+  }
+
   // The function comes from the operator table (ir/op_table.hpp), as the mapper's check does.
   void configCu(int op, const Op& o, const OpPlacement& p) {
     const int64_t bufWords = a_.cu.bufferBytes / 4;
-    if (o.kind == OpKind::EagerMerge) return set(p, "func", int(CuFunc::Merge));  // map/clusters.hpp Merge
     const CuFunctionRow* f = cuFunctionOf(o);
     if (!f)
       throw DiagError("M-304", o.loc, fmt::format("operator '{}' ({}): function '{}' has no hardware", o.name,
                                                   opKindName(o.kind), attrString(o, "fn")));
     if (f->func == CuFunc::Parallelize) return configParallelize(o, p);
     if (f->func == CuFunc::Partition) return configPartition(o, p);
+    if (f->func == CuFunc::Merge) return configMerge(o, p);
     set(p, "func", int(f->func));
     if (f->func == CuFunc::Scan || f->func == CuFunc::ScanMax || f->func == CuFunc::ScanMaxExcl)
       return configScan(op, o, p);

@@ -16,8 +16,8 @@ const std::vector<OpRow> kTable = {
     {OpKind::LinearOffChipLoad, "LinearOffChipLoad", {"tensor", "tile", "iter", "strides", "origin"}, {0, 0, 1, 1}, H::Unit, U::AddressGen},
     {OpKind::LinearOffChipStore, "LinearOffChipStore", {"tensor", "iter", "strides", "tile", "origin"}, {1, 1, 0, 0}, H::Unit, U::AddressGen},
     // The expert weight load of a MoE layer (AddrGen -> RandomOffChipLoad) and a load of runs of
-    // tiles (`count`: a meta row per address element) are clusters on an AG.
-    {OpKind::RandomOffChipLoad, "RandomOffChipLoad", {"tensor", "tile", "index", "count", "step"}, {1, 1, 1, 1}, H::Cluster, U::AddressGen},
+    // tiles (`count`: a meta row per address element) are clusters (map/clusters.hpp).
+    {OpKind::RandomOffChipLoad, "RandomOffChipLoad", {"tensor", "tile", "index", "count", "step"}, {1, 1, 1, 1}, H::Cluster, U::Empty},
     {OpKind::RandomOffChipStore, "RandomOffChipStore", {"tensor"}, {2, 2, 0, 1}, H::None, U::Empty},  // [addr, data] -> acks
     {OpKind::Bufferize, "Bufferize", {"b"}, {1, 1, 1, 1}, H::Unit, U::Memory},
     {OpKind::Streamify, "Streamify", {"repeat"}, {1, 1, 1, 1}, H::Absorbed, U::Empty},  // run by its Bufferize's MU
@@ -32,11 +32,10 @@ const std::vector<OpRow> kTable = {
     {OpKind::Reshape, "Reshape", {"chunk", "b", "pad"}, {1, 1, 1, 2}, H::Cluster, U::Empty},  // data, optional is-padding
     {OpKind::Expand, "Expand", {"b"}, {2, 2, 1, 1}, H::Unit, U::Compute},  // [data, ref]
     {OpKind::Zip, "Zip", {}, {2, 2, 1, 1}, H::Absorbed, U::Empty},         // two input ports of the consumer
-    // Inside a route or combine cluster, or alone (b 0): one CU per output (func partition).
-    {OpKind::Partition, "Partition", {"n", "b"}, {2, 2, 1, -1}, H::Cluster, U::Compute},    // [data, selector]
-    // The hosts of the combine and route clusters run on a memory unit in route mode.
-    {OpKind::Reassemble, "Reassemble", {"n", "b"}, {2, -1, 1, 1}, H::Cluster, U::Memory},  // [i_0..i_{n-1}, selector]
-    {OpKind::EagerMerge, "EagerMerge", {"b"}, {1, -1, 1, 2}, H::Cluster, U::Memory},        // -> data [, selector]
+    {OpKind::Partition, "Partition", {"n", "b"}, {2, 2, 1, -1}, H::Cluster, U::Empty},      // [data, selector]
+    // Hosts of clusters; where each kind runs: map/clusters.hpp clusterUnit.
+    {OpKind::Reassemble, "Reassemble", {"n", "b"}, {2, -1, 1, 1}, H::Cluster, U::Empty},   // [i_0..i_{n-1}, selector]
+    {OpKind::EagerMerge, "EagerMerge", {"b"}, {1, -1, 1, 2}, H::Cluster, U::Empty},        // -> data [, selector]
     {OpKind::Parallelize, "Parallelize", {}, {1, 1, 1, -1}, H::Unit, U::Compute},           // one CU per output
     {OpKind::SelectGen, "SelectGen", {"trace", "n", "k", "iter", "tensor", "first", "of", "skip"}, {0, 0, 1, 1}, H::Unit, U::AddressGen},
     {OpKind::AddrGen, "AddrGen", {"tiles"}, {1, 1, 1, 1}, H::Cluster, U::Empty},
@@ -64,6 +63,7 @@ const std::vector<CuFunctionRow> kCuFunctions = {
     {OpKind::Expand, "", CuFunc::Expand, "expand", false},
     {OpKind::Parallelize, "", CuFunc::Parallelize, "parallelize", false},
     {OpKind::Partition, "", CuFunc::Partition, "partition", false},
+    {OpKind::EagerMerge, "", CuFunc::Merge, "merge", false},  // on a CU only (map/clusters.hpp Merge)
 };
 
 std::string fnOf(const Op& op) { return op.attrs.count("fn") ? attrString(op, "fn") : ""; }

@@ -18,7 +18,7 @@ namespace stepgen {
 enum class OpHardware {
   Unit,      ///< placed on a unit of OpRow::unit (one per output for Parallelize)
   Absorbed,  ///< realised by links: fan-out, second input port, per-port stop-level map
-  Cluster,   ///< only inside a fixed MoE cluster hosted by another op (map/clusters.hpp)
+  Cluster,   ///< only inside a fixed cluster (map/clusters.hpp), as its host or a member
   None,      ///< model only: mapping stops with M-306
 };
 
@@ -34,7 +34,7 @@ struct OpRow {
   std::vector<std::string> keys;  ///< operator-specific YAML keys besides name, op, in, out
   OpArity arity;
   OpHardware hardware;
-  UnitKind unit;                  ///< the unit kind it runs on (Empty unless hardware = Unit/Cluster host)
+  UnitKind unit;                  ///< the unit kind it runs on (Empty unless hardware = Unit; a cluster host's: clusterUnit)
 };
 
 /// Every row, in OpKind order.

@@ -123,4 +123,13 @@ class Finder {
 
 Clusters findClusters(const StepGraph& g) { return Finder(g).run(); }
 
+UnitKind clusterUnit(ClusterKind k) {
+  switch (k) {
+    case ClusterKind::Route: case ClusterKind::Combine: return UnitKind::Memory;
+    case ClusterKind::WeightLoad: case ClusterKind::RunLoad: return UnitKind::AddressGen;
+    case ClusterKind::Dispatch: case ClusterKind::Merge: return UnitKind::Compute;
+  }
+  return UnitKind::Empty;
+}
+
 }  // namespace stepgen

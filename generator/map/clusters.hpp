@@ -4,6 +4,7 @@
 #include <map>
 #include <vector>
 
+#include "arch/arch_model.hpp"
 #include "ir/graph.hpp"
 
 namespace stepgen {
@@ -17,6 +18,11 @@ enum class ClusterKind {
   Dispatch,    ///< Partition(b 0) alone: one CU per output (func partition), each reading data and selector
   Merge,       ///< EagerMerge(b 0) of two inputs alone, data output only: one CU (func merge, arrival order)
 };
+
+/// The unit kind a cluster host runs on (a route or combine host on a memory unit, a
+/// weight or run load on an address generator, a Partition or EagerMerge alone on compute
+/// units).
+UnitKind clusterUnit(ClusterKind k);
 
 /// The clusters of a graph.
 struct Clusters {

@@ -245,12 +245,12 @@ class Mapper {
   int distance(int u, int v) const { return cat_.distance({u}, {v}); }
   bool reachable(int u, int v) const { return cat_.reaches({u}, {v}); }
 
-  // The unit kind of the operator table's row: for ops of their own, and for cluster hosts.
+  // The unit kind of an op of its own (its operator table row) or of a cluster host (its cluster's).
   UnitKind wantFor(int op) const {
     if (carriedStreamify(op)) return UnitKind::Memory;
-    if (isKind(op, ClusterKind::Merge)) return UnitKind::Compute;  // the row's unit is the route cluster's
+    if (cl_.isHost(op)) return clusterUnit(cl_.kind.at(op));
     const OpRow& r = opRow(g_.ops[size_t(op)].kind);
-    return r.hardware == OpHardware::Unit || cl_.isHost(op) ? r.unit : UnitKind::Empty;
+    return r.hardware == OpHardware::Unit ? r.unit : UnitKind::Empty;
   }
 
   void place(int op) {
@@ -275,8 +275,7 @@ class Mapper {
                                   a_.name));
     if (want == UnitKind::Empty)
       throw DiagError("M-306", o.loc, fmt::format("operator '{}' ({}) has no unit to run on", o.name, opKindName(o.kind)));
-    checkFunction(o);
-    if (isKind(op, ClusterKind::Merge)) checkMerge(o);
+    if (want == UnitKind::Compute) checkFunction(o);
     m_.ops[op].unit = takeUnit(o, want, placedNeighbours(op), taken);
     m_.ops[op].ctx = sectionOf(op);
     if (hasMeta(op)) m_.ops[op].auxUnit = takeUnit(o, want, placedNeighbours(op), taken);
@@ -317,18 +316,6 @@ class Mapper {
     if (std::find(fs.begin(), fs.end(), fn) == fs.end())
       throw DiagError("M-304", o.attrs.count("fn") ? o.attrs.at("fn").loc : o.loc,
                       fmt::format("operator '{}': the compute units of '{}' have no function '{}'", o.name, a_.name, fn));
-  }
-
-  // An EagerMerge on a compute unit: b 0, two inputs, the data output only, the arch's
-  // `merge` function. Throws M-306 / M-304.
-  void checkMerge(const Op& o) const {
-    if (attrInt(g_, o, "b") != 0 || o.inputs.size() != 2 || o.outputs.size() != 1)
-      throw DiagError("M-306", o.loc, fmt::format("operator '{}': an EagerMerge outside a route cluster runs on a compute "
-                                                  "unit with b = 0, two inputs and no selector output", o.name));
-    const auto& fs = a_.cu.functions;
-    if (std::find(fs.begin(), fs.end(), "merge") == fs.end())
-      throw DiagError("M-304", o.loc, fmt::format("operator '{}': the compute units of '{}' have no function 'merge'", o.name,
-                                                  a_.name));
   }
 
   // The links of every placed op, port by port. Throws M-306 for a weight load whose
