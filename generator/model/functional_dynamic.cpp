@@ -165,13 +165,17 @@ class DynamicOp {
     const Matrix* m;
     int64_t r, c, tr, tc;  // tile shape, tile row / column index
   };
-  // Tile `a` of m in row-major tile order; `tile` = [rows, cols].
-  TileAt tileAt(const Matrix& m, const Token& a, const std::vector<int64_t>& tile) const {
-    if (a.sel.size() != 1) fail("an address must name one tile");
-    const int64_t perRow = m.cols / tile[1], idx = a.sel[0];
+  // Tile `idx` of m in row-major tile order; `tile` = [rows, cols].
+  TileAt tileAt(const Matrix& m, int64_t idx, const std::vector<int64_t>& tile) const {
+    const int64_t perRow = m.cols / tile[1];
     TileAt t{&m, tile[0], tile[1], idx / perRow, idx % perRow};
     if ((t.tr + 1) * t.r > m.rows) fail(fmt::format("address {} leaves tensor '{}'", idx, attrString(op_, "tensor")));
     return t;
+  }
+  // The tile an address element names.
+  int64_t addressOf(const Token& a) const {
+    if (a.sel.size() != 1) fail("an address must name one tile");
+    return a.sel[0];
   }
 
   // The declared shape of a tensor, as a Matrix without values (timing-only addressing).
@@ -181,6 +185,23 @@ class DynamicOp {
     fail(fmt::format("no tensor '{}'", name));
   }
 
+  // What a load reads tiles from: the input tensor, or (timing-only) `shape` set to its shape.
+  const Matrix& loadSource(Matrix& shape) const {
+    const std::string name = attrString(op_, "tensor");
+    if (!values_) return shape = shapeOf(name);
+    auto it = in_.find(name);
+    if (it == in_.end()) fail(fmt::format("input tensor '{}' was not given", name));
+    return it->second;
+  }
+  // The loaded tile as a token with stop `stop` (shape-only in the timing-only model).
+  Token loadTile(const TileAt& t, int stop) const {
+    if (!values_) return Token::shapeOnly(t.r, t.c, stop);
+    std::vector<uint32_t> d(size_t(t.r * t.c));
+    for (int64_t r = 0; r < t.r; ++r)
+      std::copy_n(t.m->data.begin() + (t.tr * t.r + r) * t.m->cols + t.tc * t.c, t.c, d.begin() + r * t.c);
+    return Token::tile(t.r, t.c, std::move(d), stop);
+  }
+
   // RandomOffChipLoad with `count`: per meta row, `count` tiles from tile `index` on, `step`
   // tiles apart; the run's last tile closes the new inner dim (address stop + 1). A meta row
   // is data even in the timing-only model: the run lengths are the shape.
@@ -188,14 +209,8 @@ class DynamicOp {
     const int64_t index = attrIntOr(g_, op_, "index", 0), count = attrInt(g_, op_, "count");
     const int64_t step = attrIntOr(g_, op_, "step", 1);
     const std::vector<int64_t> tile = attrIntList(g_, op_, "tile");
-    const std::string name = attrString(op_, "tensor");
-    const Matrix shape = shapeOf(name);
-    const Matrix* m = &shape;
-    if (values_) {
-      auto it = in_.find(name);
-      if (it == in_.end()) fail(fmt::format("input tensor '{}' was not given", name));
-      m = &it->second;
-    }
+    Matrix shape;
+    const Matrix& m = loadSource(shape);
     TokenStream& out = output(0);
     for (const Token& a : input(0)) {
       if (a.kind != Kind::Data) {
@@ -207,51 +222,17 @@ class DynamicOp {
       if (!a.hasValues()) fail("the meta rows have no values (a run load needs them, also in the timing-only model)");
       const int64_t first = int64_t(a.data->at(size_t(index))), n = int64_t(a.data->at(size_t(count)));
       if (n < 1 || n > 65535) fail(fmt::format("a meta row asks for a run of {} tiles (1 .. 65535: the AG counts 16 bits)", n));
-      for (int64_t j = 0; j < n; ++j) {
-        Token addr;
-        addr.sel = {int(first + j * step)};
-        TileAt t = tileAt(*m, addr, tile);
-        const int stop = j + 1 == n ? a.stop + 1 : 0;
-        if (!values_) {
-          out.push_back(Token::shapeOnly(t.r, t.c, stop));
-          continue;
-        }
-        std::vector<uint32_t> d(size_t(t.r * t.c));
-        for (int64_t r = 0; r < t.r; ++r)
-          std::copy_n(t.m->data.begin() + (t.tr * t.r + r) * t.m->cols + t.tc * t.c, t.c, d.begin() + r * t.c);
-        out.push_back(Token::tile(t.r, t.c, std::move(d), stop));
-      }
+      for (int64_t j = 0; j < n; ++j) out.push_back(loadTile(tileAt(m, first + j * step, tile), j + 1 == n ? a.stop + 1 : 0));
     }
   }
 
   void randomLoad() {
     if (op_.attrs.count("count")) return runLoad();
-    if (!values_) {
-      const Matrix m = shapeOf(attrString(op_, "tensor"));
-      for (const Token& a : input(0)) {
-        if (a.kind != Kind::Data) {
-          output(0).push_back(a);
-          continue;
-        }
-        TileAt t = tileAt(m, a, attrIntList(g_, op_, "tile"));
-        output(0).push_back(Token::shapeOnly(t.r, t.c, a.stop));
-      }
-      return;
-    }
-    auto it = in_.find(attrString(op_, "tensor"));
-    if (it == in_.end()) fail(fmt::format("input tensor '{}' was not given", attrString(op_, "tensor")));
+    const std::vector<int64_t> tile = attrIntList(g_, op_, "tile");
+    Matrix shape;
+    const Matrix& m = loadSource(shape);
     TokenStream& out = output(0);
-    for (const Token& a : input(0)) {
-      if (a.kind != Kind::Data) {
-        out.push_back(a);
-        continue;
-      }
-      TileAt t = tileAt(it->second, a, attrIntList(g_, op_, "tile"));
-      std::vector<uint32_t> d(size_t(t.r * t.c));
-      for (int64_t r = 0; r < t.r; ++r)
-        std::copy_n(t.m->data.begin() + (t.tr * t.r + r) * t.m->cols + t.tc * t.c, t.c, d.begin() + r * t.c);
-      out.push_back(Token::tile(t.r, t.c, std::move(d), a.stop));
-    }
+    for (const Token& a : input(0)) out.push_back(a.kind == Kind::Data ? loadTile(tileAt(m, addressOf(a), tile), a.stop) : a);
   }
 
   void randomStore() {
@@ -266,7 +247,7 @@ class DynamicOp {
         acks.push_back(addr[i]);
         continue;
       }
-      TileAt t = tileAt(m, addr[i], {data[i].rows, data[i].cols});  // a store writes tiles of its data
+      TileAt t = tileAt(m, addressOf(addr[i]), {data[i].rows, data[i].cols});  // a store writes tiles of its data
       for (int64_t r = 0; r < t.r; ++r)
         for (int64_t c = 0; c < t.c && values_; ++c)
           m.data.at((t.tr * t.r + r) * m.cols + t.tc * t.c + c) = data[i].data->at(r * t.c + c);

@@ -10,14 +10,15 @@ namespace stepgen::timing {
 
 bool CuMerge::step(TimingModel& m) {
   Link& o = m.links[size_t(out)];
+  Link* l[2] = {&m.links[size_t(in[0].first)], &m.links[size_t(in[1].first)]};
+  const size_t c[2] = {size_t(in[0].second), size_t(in[1].second)};
   bool progress = false;
-  // A STOP before the next tile taken from its input is dropped the cycle it arrives.
-  auto dropStops = [&](int p, size_t upTo) {
-    Link& l = m.links[size_t(in[size_t(p)].first)];
-    for (; nextIn[p] < std::min(upTo, l.size()) && l.kinds[nextIn[p]] == Kind::Stop; ++nextIn[p], progress = true)
-      l.accept[size_t(in[size_t(p)].second)][nextIn[p]] = 1;
+  // A STOP at the head of an input is dropped the cycle it arrives.
+  auto dropStops = [&](int p) {
+    for (; nextIn[p] < l[p]->size() && l[p]->kinds[nextIn[p]] == Kind::Stop; ++nextIn[p], progress = true)
+      l[p]->accept[c[p]][nextIn[p]] = 1;
   };
-  dropStops(0, SIZE_MAX), dropStops(1, SIZE_MAX);
+  dropStops(0), dropStops(1);
   while (nextOut < from.size()) {
     const size_t k = nextOut;
     int64_t t = 1;
@@ -29,20 +30,15 @@ bool CuMerge::step(TimingModel& m) {
     }
     const auto [p, i] = from[k];
     if (o.kinds[k] == Kind::Done) {  // both DONEs, taken together once both are at the heads
-      const size_t i1 = m.links[size_t(in[1].first)].size() - 1;
-      dropStops(0, i), dropStops(1, i1);
-      if (nextIn[0] < i || nextIn[1] < i1) break;
-      const Link &l0 = m.links[size_t(in[0].first)], &l1 = m.links[size_t(in[1].first)];
-      if (l0.start[i] == kUnknown || l1.start[i1] == kUnknown) break;
-      t = std::max({t, l0.start[i], l1.start[i1]});
-      m.links[size_t(in[0].first)].accept[size_t(in[0].second)][i] = t;
-      m.links[size_t(in[1].first)].accept[size_t(in[1].second)][i1] = t;
+      const size_t i1 = l[1]->size() - 1;
+      if (l[0]->start[i] == kUnknown || l[1]->start[i1] == kUnknown) break;
+      t = std::max({t, l[0]->start[i], l[1]->start[i1]});
+      l[0]->accept[c[0]][i] = l[1]->accept[c[1]][i1] = t;
       ++nextIn[0], ++nextIn[1];
     } else {
-      dropStops(p, i);
-      if (nextIn[p] < i) break;
-      m.links[size_t(in[size_t(p)].first)].accept[size_t(in[size_t(p)].second)][i] = t;
+      l[p]->accept[c[p]][i] = t;
       ++nextIn[p];
+      dropStops(p);
     }
     ++nextOut, progress = true;
   }
@@ -51,20 +47,16 @@ bool CuMerge::step(TimingModel& m) {
     o.offer[nextOffer] = inStart(m, from[nextOffer].first, from[nextOffer].second) + kHop;
   for (; nextHold < o.nextEnd; ++nextHold, progress = true) {
     const auto [p, i] = from[nextHold];
-    m.links[size_t(in[size_t(p)].first)].hold[size_t(in[size_t(p)].second)][i] = o.end[nextHold] - 1;
-    if (o.kinds[nextHold] == Kind::Done)
-      m.links[size_t(in[1].first)].hold[size_t(in[1].second)][m.links[size_t(in[1].first)].size() - 1] = o.end[nextHold] - 1;
+    l[p]->hold[c[p]][i] = o.end[nextHold] - 1;
+    if (o.kinds[nextHold] == Kind::Done) l[1]->hold[c[1]][l[1]->size() - 1] = o.end[nextHold] - 1;
   }
   // Dropped STOPs are held for their one beat.
-  for (int p = 0; p < 2; ++p) {
-    Link& l = m.links[size_t(in[size_t(p)].first)];
-    const size_t c = size_t(in[size_t(p)].second);
-    for (; nextStopHold[p] < l.size() && l.cstart[c][nextStopHold[p]] != kUnknown; ++nextStopHold[p]) {
+  for (int p = 0; p < 2; ++p)
+    for (; nextStopHold[p] < l[p]->size() && l[p]->cstart[c[p]][nextStopHold[p]] != kUnknown; ++nextStopHold[p]) {
       const size_t i = nextStopHold[p];
-      if (l.kinds[i] == Kind::Stop) l.hold[c][i] = l.cstart[c][i] + 1, progress = true;
-      else if (l.hold[c][i] == kUnknown) break;
+      if (l[p]->kinds[i] == Kind::Stop) l[p]->hold[c[p]][i] = l[p]->cstart[c[p]][i] + 1, progress = true;
+      else if (l[p]->hold[c[p]][i] == kUnknown) break;
     }
-  }
   return progress;
 }
 
