@@ -23,12 +23,11 @@ void checkParams(const GqaParams& p) {
     if (p.kvLengths[b] < 1) bad(fmt::format("request {} has KV length {} (at least 1 token)", b, p.kvLengths[b]));
 }
 
-// First KV tile of every request, and the total.
-std::vector<int64_t> tileStarts(const GqaParams& p, int64_t* total) {
+// First KV tile of every request.
+std::vector<int64_t> tileStarts(const GqaParams& p) {
   std::vector<int64_t> t;
   int64_t n = 0;
   for (size_t b = 0; b < p.kvLengths.size(); ++b) t.push_back(n), n += gqaTiles(p, b);
-  *total = n;
   return t;
 }
 
@@ -44,6 +43,12 @@ std::string gqaStrategyName(GqaStrategy s) { return s == GqaStrategy::Coarse ? "
 
 int64_t gqaTiles(const GqaParams& p, size_t b) { return (p.kvLengths.at(b) + p.kvTile - 1) / p.kvTile; }
 
+int64_t gqaTotalTiles(const GqaParams& p) {
+  int64_t n = 0;
+  for (size_t b = 0; b < p.kvLengths.size(); ++b) n += gqaTiles(p, b);
+  return n;
+}
+
 std::vector<std::vector<int64_t>> gqaAssignment(const GqaParams& p) {
   checkParams(p);
   const int64_t B = int64_t(p.kvLengths.size()), block = (B + p.regions - 1) / p.regions;
@@ -55,8 +60,7 @@ std::vector<std::vector<int64_t>> gqaAssignment(const GqaParams& p) {
 
 std::string buildGqaDecodeGraph(const GqaParams& p) {
   const auto regions = gqaAssignment(p);
-  int64_t nt = 0;
-  tileStarts(p, &nt);
+  const int64_t nt = gqaTotalTiles(p);
   const bool ones = p.kvTile != p.headDim;
   std::string y;
   auto line = [&](const std::string& s) { y += s + "\n"; };
@@ -117,8 +121,8 @@ std::string buildGqaDecodeGraph(const GqaParams& p) {
 
 std::map<std::string, Matrix> gqaFixedInputs(const GqaParams& p) {
   const auto regions = gqaAssignment(p);
-  int64_t nt = 0;
-  const std::vector<int64_t> start = tileStarts(p, &nt);
+  const int64_t nt = gqaTotalTiles(p);
+  const std::vector<int64_t> start = tileStarts(p);
   std::map<std::string, Matrix> m;
   Matrix mask{p.queries, nt * p.kvTile, {}};
   for (int64_t g = 0; g < p.queries; ++g)

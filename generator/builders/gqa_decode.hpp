@@ -41,6 +41,8 @@ std::vector<std::vector<int64_t>> gqaAssignment(const GqaParams& p);
 
 /// KV tiles of request b: ceil(L_b / T).
 int64_t gqaTiles(const GqaParams& p, size_t b);
+/// KV tiles of the whole batch: NT, the sum of gqaTiles.
+int64_t gqaTotalTiles(const GqaParams& p);
 
 /// Graph YAML text. Tensors: q [B*G, D] (request b's G query rows at b*G, already scaled by
 /// 1/sqrt(D)); k, v [NT*T, D] (request b's ceil(L_b/T) tiles from tile t_b = sum of the

@@ -326,10 +326,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*attnCmd && !aLengths.empty()) {
-      const std::vector<KvBatch> batches = readKvBatches(aLengths);
-      if (aBatch < 0 || aBatch >= int64_t(batches.size()))
-        throw DiagError("G-120", {aLengths}, fmt::format("--batch-index {} is outside 0 .. {}", aBatch, batches.size() - 1));
-      const KvBatch& b = batches[size_t(aBatch)];
+      const KvBatch b = readKvBatch(aLengths, aBatch);
       if (aSlot < 0 || aSlot >= int64_t(b.lengths.size()))
         throw DiagError("G-120", {aLengths}, fmt::format("--slot {} is outside 0 .. {} of batch '{}'", aSlot, b.lengths.size() - 1, b.id));
       ap.valid = b.lengths[size_t(aSlot)];
@@ -342,15 +339,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*gqaCmd) {
-      if (!qLengths.empty()) {
-        const std::vector<KvBatch> batches = readKvBatches(qLengths);
-        if (qBatch < 0 || qBatch >= int64_t(batches.size()))
-          throw DiagError("G-120", {qLengths}, fmt::format("--batch-index {} is outside 0 .. {}", qBatch, batches.size() - 1));
-        gp.kvLengths = batches[size_t(qBatch)].lengths;
-      }
+      if (!qLengths.empty()) gp.kvLengths = readKvBatch(qLengths, qBatch).lengths;
       if (gp.kvLengths.empty()) throw DiagError("G-120", {}, "gqa-decode: give --kv-lengths CSV or --lengths");
       if (qRequests > 0 && qRequests < int64_t(gp.kvLengths.size())) gp.kvLengths.resize(size_t(qRequests));
-      for (int64_t& l : gp.kvLengths) l = (l + qScale - 1) / qScale;
+      gp.kvLengths = scaledKvLengths(gp.kvLengths, qScale);
       gp.strategy = parseGqaStrategy(qStrategy);
       if (!qExample.empty()) {
         writeGqaExample(gp, qExample, qSeed);

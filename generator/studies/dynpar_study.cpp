@@ -30,10 +30,10 @@ struct Point {
   VerifyReport v;
 };
 
-// KV tiles of the region with the most.
-int64_t busiestRegion(const GqaParams& p) {
+// KV tiles of the region with the most under an assignment of requests to regions.
+int64_t busiestTiles(const GqaParams& p, const std::vector<std::vector<int64_t>>& regions) {
   int64_t most = 0;
-  for (const auto& reqs : gqaAssignment(p)) {
+  for (const auto& reqs : regions) {
     int64_t t = 0;
     for (int64_t b : reqs) t += gqaTiles(p, size_t(b));
     most = std::max(most, t);
@@ -123,16 +123,15 @@ int runDynparStudy(const DynparStudyOptions& o) {
   for (int bi : which) {
     if (bi < 0 || bi >= int(all.size())) throw std::runtime_error(fmt::format("batch {} is not in {}", bi, o.lengthsPath));
     const KvBatch& kb = all[size_t(bi)];
+    GqaParams p;
+    p.kvLengths = scaledKvLengths(kb.lengths, o.kvScale);
+    p.regions = o.regions;
+    const int64_t size = int64_t(kb.lengths.size()), tiles = gqaTotalTiles(p);
     for (const std::string& st : o.strategies) {
-      GqaParams p;
-      p.kvLengths = kb.lengths;
-      for (int64_t& l : p.kvLengths) l = (l + o.kvScale - 1) / o.kvScale;
-      p.regions = o.regions;
       p.strategy = parseGqaStrategy(st);
-      Point pt{kb.id, st, int64_t(kb.lengths.size()), kb.stdevLabel, 0, busiestRegion(p), estimate(svc, p, gqaAssignment(p)),
-               false, true, {}};
-      for (size_t b = 0; b < p.kvLengths.size(); ++b) pt.tiles += gqaTiles(p, b);
-      pt.rtl = pt.size <= o.rtlMaxBatch;
+      const auto assignment = gqaAssignment(p);
+      Point pt{kb.id, st, size, kb.stdevLabel, tiles, busiestTiles(p, assignment), estimate(svc, p, assignment),
+               size <= o.rtlMaxBatch, true, {}};
       pt.v = runPoint(o, p, fmt::format("b{}_{}", bi, st), pt.rtl);
       ok = ok && passed(pt.v);
       std::cout << fmt::format("batch {} ({} requests, {} KV tiles) {}: busiest region {} tiles, model {} cycles{}\n", bi,
@@ -140,17 +139,9 @@ int runDynparStudy(const DynparStudyOptions& o) {
                                pt.rtl ? fmt::format(", rtl {} ({:+.2f} %)", pt.v.rtl.cycles, pt.v.cycleErrorPercent) : "");
       points.push_back(std::move(pt));
     }
-    GqaParams p;  // the dynamic strategy as the estimate sees it (no fabric run)
-    p.kvLengths = kb.lengths;
-    for (int64_t& l : p.kvLengths) l = (l + o.kvScale - 1) / o.kvScale;
-    p.regions = o.regions;
-    Point dyn{kb.id, "dynamic_estimate", int64_t(kb.lengths.size()), kb.stdevLabel, points.back().tiles, 0,
-              estimate(svc, p, listSchedule(svc, p)), false, false, {}};
-    for (const auto& reqs : listSchedule(svc, p)) {
-      int64_t t = 0;
-      for (int64_t b : reqs) t += gqaTiles(p, size_t(b));
-      dyn.busiest = std::max(dyn.busiest, t);
-    }
+    const auto dynamic = listSchedule(svc, p);  // the dynamic strategy as the estimate sees it (no fabric run)
+    Point dyn{kb.id, "dynamic_estimate", size, kb.stdevLabel, tiles, busiestTiles(p, dynamic), estimate(svc, p, dynamic),
+              false, false, {}};
     std::cout << fmt::format("batch {} dynamic (list-scheduling estimate): busiest region {} tiles, {:.0f} cycles\n", bi,
                              dyn.busiest, dyn.estimate);
     points.push_back(std::move(dyn));

@@ -55,4 +55,16 @@ std::vector<KvBatch> readKvBatches(const std::string& path) {
   return out;
 }
 
+KvBatch readKvBatch(const std::string& path, int64_t index) {
+  std::vector<KvBatch> all = readKvBatches(path);
+  if (index < 0 || index >= int64_t(all.size()))
+    throw DiagError("G-120", {path}, fmt::format("batch index {} is outside 0 .. {}", index, int64_t(all.size()) - 1));
+  return std::move(all[size_t(index)]);
+}
+
+std::vector<int64_t> scaledKvLengths(std::vector<int64_t> lengths, int64_t divisor) {
+  for (int64_t& l : lengths) l = (l + divisor - 1) / divisor;
+  return lengths;
+}
+
 }  // namespace stepgen

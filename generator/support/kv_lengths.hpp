@@ -22,4 +22,11 @@ struct KvBatch {
 /// batch size that disagrees with the batch's rows, slots out of order.
 std::vector<KvBatch> readKvBatches(const std::string& path);
 
+/// Batch `index` (0-based, file order) of a KV-length CSV. Throws as readKvBatches, and
+/// DiagError G-120 naming the file when there is no such batch.
+KvBatch readKvBatch(const std::string& path, int64_t index);
+
+/// Every length divided by `divisor` (>= 1), rounding up: a smaller run for RTL.
+std::vector<int64_t> scaledKvLengths(std::vector<int64_t> lengths, int64_t divisor);
+
 }  // namespace stepgen
