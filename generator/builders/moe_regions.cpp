@@ -9,6 +9,7 @@
 #include "builders/swiglu.hpp"
 #include "ir/graph.hpp"
 #include "support/diag.hpp"
+#include "support/routing_trace.hpp"
 
 namespace stepgen {
 
@@ -116,12 +117,8 @@ std::map<std::string, Matrix> moeRegionsInputs(const MoeParams& p, int64_t regio
     }
     Matrix routing{p.batch, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * kRoutingRowWords), 0)};
     for (int64_t t = 0; t < p.batch; ++t) {
-      std::vector<int> ex = experts.at(size_t(t));
-      std::sort(ex.begin(), ex.end());
-      size_t j = 0;
-      for (int e : ex)
-        if (e >= g.first && e < g.first + g.n) routing.data[size_t(t * kRoutingRowWords) + j++] = uint32_t(e - g.first);
-      for (; j < size_t(g.k); ++j) routing.data[size_t(t * kRoutingRowWords) + j] = 0xFFFFFFFFu;
+      const std::vector<uint32_t> w = routingIdWords(localExperts(experts.at(size_t(t)), int(g.first), int(g.n)), g.k);
+      std::copy(w.begin(), w.end(), routing.data.begin() + t * kRoutingRowWords);
     }
     in[fmt::format("routing_r{}", r)] = std::move(routing);
   }

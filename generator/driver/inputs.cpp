@@ -105,21 +105,15 @@ void fillRoutingTensors(const StepGraph& g, std::map<std::string, Matrix>& in) {
     if (o.kind != OpKind::SelectGen || !o.attrs.count("tensor")) continue;
     auto it = in.find(attrString(o, "tensor"));
     if (it == in.end()) continue;
-    fs::path trace(attrString(o, "trace"));
-    if (trace.is_relative() && !o.loc.file.empty()) trace = fs::path(o.loc.file).parent_path() / trace;
     const int n = int(attrInt(g, o, "n")), first = int(attrIntOr(g, o, "first", 0));
     const int of = int(attrIntOr(g, o, "of", n));
     const int64_t k = attrIntOr(g, o, "k", 1), skip = attrIntOr(g, o, "skip", 0);
-    const RoutingTrace tr = readRoutingTrace(trace.string(), of);
+    const RoutingTrace tr = readRoutingTrace(tracePathFrom(attrString(o, "trace"), o.loc.file), of);
     Matrix& m = it->second;
     std::fill(m.data.begin(), m.data.end(), 0u);
     for (int64_t r = 0; r < m.rows && skip + r < int64_t(tr.experts.size()); ++r) {
-      std::vector<int> local;
-      for (int e : tr.experts[size_t(skip + r)])
-        if (e >= first && e < first + n) local.push_back(e - first);
-      std::sort(local.begin(), local.end());
-      for (int64_t j = 0; j < k && j < m.cols; ++j)
-        m.data[size_t(r * m.cols + j)] = j < int64_t(local.size()) ? uint32_t(local[size_t(j)]) : 0xFFFFFFFFu;
+      const std::vector<uint32_t> w = routingIdWords(localExperts(tr.experts[size_t(skip + r)], first, n), std::min(k, m.cols));
+      std::copy(w.begin(), w.end(), m.data.begin() + r * m.cols);
     }
   }
 }

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <stdexcept>
 
 #include "support/routing_trace.hpp"
@@ -76,19 +75,12 @@ class DynamicOp {
     for (size_t i = 0; i < v.size(); ++i) output(i) = std::move(v[i]);
   }
 
-  // The trace path is relative to the graph file that names it.
-  std::string tracePath() const {
-    std::filesystem::path p(attrString(op_, "trace"));
-    if (p.is_relative() && !op_.loc.file.empty()) p = std::filesystem::path(op_.loc.file).parent_path() / p;
-    return p.string();
-  }
-
   void selectGen() {
     const int n = int(attrInt(g_, op_, "n"));
     const int64_t k = attrIntOr(g_, op_, "k", 1);
     const int first = int(attrIntOr(g_, op_, "first", 0)), of = int(attrIntOr(g_, op_, "of", n));
     const int64_t skip = attrIntOr(g_, op_, "skip", 0);  // the trace's tokens before this selector's first
-    RoutingTrace tr = readRoutingTrace(tracePath(), of);
+    RoutingTrace tr = readRoutingTrace(tracePathFrom(attrString(op_, "trace"), op_.loc.file), of);
     if (of == n && tr.topK != k)
       fail(fmt::format("the trace routes each token to {} experts, the graph says k = {}", tr.topK, k));
     std::vector<int64_t> iter = attrIntList(g_, op_, "iter"), idx(iter.size(), 0);
@@ -98,12 +90,10 @@ class DynamicOp {
       fail(fmt::format("needs routed tokens {} .. {}, the trace has {}", skip, skip + total - 1, tr.experts.size()));
     TokenStream& out = output(0);
     for (int64_t t = 0; t < total; ++t) {
-      std::vector<int> sel;  // a region (of > n) keeps its experts only, renumbered from 0
-      for (int e : tr.experts[size_t(skip + t)])
-        if (e >= first && e < first + n) sel.push_back(e - first);
+      // a region (of > n) keeps its experts only, renumbered from 0
+      const std::vector<int> sel = localExperts(tr.experts[size_t(skip + t)], first, n);
       if (int64_t(sel.size()) > k)
         fail(fmt::format("token {} has {} experts among {} .. {}, more than k = {}", t, sel.size(), first, first + n - 1, k));
-      std::sort(sel.begin(), sel.end());
       out.push_back(selectorToken(sel, walkStop(iter, idx)));
       for (int l = int(idx.size()) - 1; l >= 0; --l) {
         if (++idx[l] < iter[size_t(l)]) break;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <stdexcept>
@@ -104,6 +105,26 @@ RoutingTrace syntheticRoutingTrace(const RoutingTrace& like, int64_t tokens, uin
     t.experts.push_back(std::move(pick));
   }
   return t;
+}
+
+std::vector<int> localExperts(const std::vector<int>& experts, int first, int n) {
+  std::vector<int> local;
+  for (int e : experts)
+    if (e >= first && e < first + n) local.push_back(e - first);
+  std::sort(local.begin(), local.end());
+  return local;
+}
+
+std::vector<uint32_t> routingIdWords(const std::vector<int>& local, int64_t k) {
+  std::vector<uint32_t> w(size_t(k), 0xFFFFFFFFu);
+  for (size_t j = 0; j < local.size() && j < w.size(); ++j) w[j] = uint32_t(local[j]);
+  return w;
+}
+
+std::string tracePathFrom(const std::string& trace, const std::string& graphFile) {
+  std::filesystem::path p(trace);
+  if (p.is_relative() && !graphFile.empty()) p = std::filesystem::path(graphFile).parent_path() / p;
+  return p.string();
 }
 
 }  // namespace stepgen

@@ -33,4 +33,15 @@ std::string routingTraceCsv(const RoutingTrace& t);
 /// larger than any real trace the project has (docs/results/moe_tiling_full.md).
 RoutingTrace syntheticRoutingTrace(const RoutingTrace& like, int64_t tokens, uint32_t seed);
 
+/// A token's experts among first .. first+n-1, renumbered from 0, ascending: the selector a
+/// region's SelectGen (`first`, n) emits for it.
+std::vector<int> localExperts(const std::vector<int>& experts, int first, int n);
+
+/// The first k words of that token's routing row as the fabric reads it: the local ids,
+/// then 0xFFFFFFFF (no expert) up to k.
+std::vector<uint32_t> routingIdWords(const std::vector<int>& local, int64_t k);
+
+/// A trace path as a graph names it: a relative path is relative to the graph file's folder.
+std::string tracePathFrom(const std::string& trace, const std::string& graphFile);
+
 }  // namespace stepgen
