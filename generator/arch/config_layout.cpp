@@ -208,6 +208,7 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_SCAN_MAX_EXCL = {};\n", int(CuFunc::ScanMaxExcl));
   s += fmt::format("  localparam int CU_FUNC_PARTITION = {};\n", int(CuFunc::Partition));
   s += fmt::format("  localparam int CU_FUNC_MERGE = {};\n", int(CuFunc::Merge));
+  s += fmt::format("  localparam int CU_FUNC_SELECT = {};\n", int(CuFunc::Select));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

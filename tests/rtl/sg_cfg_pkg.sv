@@ -166,5 +166,6 @@ package sg_cfg_pkg;
   localparam int CU_FUNC_SCAN_MAX_EXCL = 19;
   localparam int CU_FUNC_PARTITION = 20;
   localparam int CU_FUNC_MERGE = 21;
+  localparam int CU_FUNC_SELECT = 22;
 endpackage
 /* verilator lint_on UNUSEDPARAM */
