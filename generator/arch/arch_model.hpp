@@ -29,7 +29,7 @@ struct ComputeUnitParams {
   bool dynamicTiles() const {
     for (const auto& f : functions)
       if (f == "matmul_t" || f == "rowscale" || f == "scan" || f == "scan_max" || f == "scan_max_exclusive" ||
-          f == "expand" || f == "parallelize" || f == "partition" || f == "merge")
+          f == "expand" || f == "parallelize" || f == "partition" || f == "merge" || f == "select")
         return true;
     return false;
   }

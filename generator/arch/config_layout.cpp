@@ -120,8 +120,8 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
   cu.add("dyn_m", 1);     // matmul: M from the a tile's beats; accum: tile length from `last`
   cu.add("bt", 1);        // matmul: in1 carries b transposed (N x K), N = field n
   cu.add("n", cnt);        // N for bt (and for dyn_m with bt); need not be a power of two.
-                          // Parallelize: the number of outputs n
-  cu.add("idx_word", a.unbounded ? 32 : 6);  // rowscale: word of the in1 beat that holds the row's scalar.
+                          // Parallelize: the number of outputs n; select: its initial tokens
+  cu.add("idx_word", a.unbounded ? 32 : 6);  // rowscale: word of the in1 beat that holds the row's scalar; select: the value.
                           // Parallelize: this unit's output index i (< 64)
   cu.ports(UnitCatalogue::inPorts(UnitKind::Compute), l.srcBits);
   l.cu = cu.k;

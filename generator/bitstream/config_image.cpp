@@ -435,6 +435,20 @@ class ConfigBuilder {
     set(p, "func", int(CuFunc::Merge));
   }
 
+  // Map(fn: select) (sg_cu.sv func select): the region-free signal of a feedback cycle, a
+  // routing row with `value` in word 0 per input tile, after `initial` such rows.
+  void configSelect(const Op& o, const OpPlacement& p) {
+    const int64_t v = attrInt(g_, o, "value"), c = attrIntOr(g_, o, "initial", 0);
+    if (wordsPerBeat() < kRoutingRowWords)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': select sends a routing row of {} words as one beat; "
+                                                  "the links carry {}", o.name, kRoutingRowWords, wordsPerBeat()));
+    capacity(o, "value", v, 63);  // idx_word is 6 bits
+    capacity(o, "initial tokens", c, 65535);
+    set(p, "func", int(CuFunc::Select));
+    set(p, "idx_word", uint64_t(v));
+    set(p, "n", uint64_t(c));
+  }
+
   // The function comes from the operator table (ir/op_table.hpp), as the mapper's check does.
   void configCu(int op, const Op& o, const OpPlacement& p) {
     const int64_t bufWords = a_.cu.bufferBytes / 4;
@@ -445,6 +459,7 @@ class ConfigBuilder {
     if (f->func == CuFunc::Parallelize) return configParallelize(o, p);
     if (f->func == CuFunc::Partition) return configPartition(o, p);
     if (f->func == CuFunc::Merge) return configMerge(o, p);
+    if (f->func == CuFunc::Select) return configSelect(o, p);
     set(p, "func", int(f->func));
     if (f->func == CuFunc::Scan || f->func == CuFunc::ScanMax || f->func == CuFunc::ScanMaxExcl)
       return configScan(op, o, p);

@@ -23,7 +23,7 @@ const std::vector<OpRow> kTable = {
     {OpKind::Streamify, "Streamify", {"repeat"}, {1, 1, 1, 1}, H::Absorbed, U::Empty},  // run by its Bufferize's MU
     {OpKind::RepeatStatic, "RepeatStatic", {"n"}, {1, 1, 1, 1}, H::Unit, U::Memory},
     {OpKind::Broadcast, "Broadcast", {}, {1, 1, 1, -1}, H::Absorbed, U::Empty},  // link fan-out
-    {OpKind::Map, "Map", {"fn"}, {1, 1, 1, 1}, H::Unit, U::Compute},
+    {OpKind::Map, "Map", {"fn", "value", "n", "initial"}, {1, 1, 1, 1}, H::Unit, U::Compute},  // value, n, initial: fn select
     {OpKind::Accum, "Accum", {"fn", "b"}, {1, 1, 1, 1}, H::Unit, U::Compute},
     {OpKind::Scan, "Scan", {"fn", "b"}, {1, 1, 1, 1}, H::Unit, U::Compute},
     {OpKind::FlatMap, "FlatMap", {"fn", "b"}, {1, 2, 1, 1}, H::Cluster, U::Empty},  // data, optional is-padding
@@ -53,6 +53,7 @@ const std::vector<CuFunctionRow> kCuFunctions = {
     {OpKind::Map, "rowmax", CuFunc::RowMax, "rowmax", false},
     {OpKind::Map, "rowsum", CuFunc::RowSum, "rowsum", false},
     {OpKind::Map, "scale_rows", CuFunc::RowScale, "rowscale", false},
+    {OpKind::Map, "select", CuFunc::Select, "select", false},
     {OpKind::Accum, "add", CuFunc::Accum, "accum", false},
     {OpKind::Accum, "retile", CuFunc::Retile, "retile", false},
     {OpKind::Accum, "max", CuFunc::AccumMax, "accum_max", false},

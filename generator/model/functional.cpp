@@ -11,6 +11,8 @@
 #include "ir/stops.hpp"
 #include "ir/attrs.hpp"
 #include "model/functional_dynamic.hpp"
+#include "model/routing_ops.hpp"
+#include "support/diag.hpp"
 #include "passes/graph_order.hpp"
 
 namespace stepgen {
@@ -64,6 +66,10 @@ bool lacksValues(const Token& t) {
   return std::any_of(t.parts.begin(), t.parts.end(), [](const Token& p) { return !p.hasValues(); });
 }
 
+// Rounds a graph with feedback streams may take to settle (Runner::runRounds): each round
+// returns at least one more token round a cycle, so this bounds the tokens a cycle carries.
+constexpr int64_t kFeedbackRounds = 4096;
+
 class Runner {
  public:
   Runner(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::map<std::string, Matrix>& in,
@@ -74,15 +80,12 @@ class Runner {
 
   FunctionalResult run() {
     enableFtzDaz();
-    for (const Tensor& t : g_.tensors) {
-      if (!values_ || (!t.isOutput && !t.isScratch)) continue;
-      Matrix m;
-      m.rows = evalDim(t.shape.at(0), g_.symbols);
-      m.cols = evalDim(t.shape.at(1), g_.symbols);
-      m.data.assign(size_t(m.rows * m.cols), 0);
-      r_.outputs[t.name] = std::move(m);
+    const OpOrder order = orderOps(g_);
+    if (order.feedback.empty()) {
+      runRound(order, nullptr);
+    } else {
+      runRounds(order);
     }
-    for (int op : orderOps(g_).order) runOp(g_.ops[size_t(op)]);
     for (const Tensor& t : g_.tensors)  // scratch lives in DRAM only; it is not a result
       if (t.isScratch) r_.outputs.erase(t.name);
     return std::move(r_);
@@ -97,12 +100,68 @@ class Runner {
   const MergeOrders& orders_;
   FunctionalResult r_;
 
+  // One pass over the ops in dependency order, the output tensors zeroed first.
+  void runRound(const OpOrder& order, FeedbackRound* round) {
+    for (const Tensor& t : g_.tensors) {
+      if (!values_ || (!t.isOutput && !t.isScratch)) continue;
+      Matrix m;
+      m.rows = evalDim(t.shape.at(0), g_.symbols);
+      m.cols = evalDim(t.shape.at(1), g_.symbols);
+      m.data.assign(size_t(m.rows * m.cols), 0);
+      r_.outputs[t.name] = std::move(m);
+    }
+    for (size_t i = 0; i < r_.streams.size(); ++i)  // ops append to their outputs; a feedback stream carries over
+      if (!std::count_if(order.feedback.begin(), order.feedback.end(), [&](StreamId f) { return size_t(f.v) == i; }))
+        r_.streams[i].clear();
+    for (int op : order.order) runOp(g_.ops[size_t(op)], round);
+  }
+
+  // A graph with feedback streams (docs/graph_format.md#feedback-streams): its consumers run
+  // before its producer, so each feedback stream starts as its initial tokens and every
+  // round reads the last round's; rounds repeat until no feedback stream grows (then every
+  // op saw the streams it produced). A Partition still short of selector elements then
+  // never gets them: the cycle has stopped.
+  void runRounds(const OpOrder& order) {
+    for (StreamId fb : order.feedback) {
+      const Op& p = g_.op(g_.stream(fb).producer);
+      r_.streams.at(fb.v) = selectSignals({Token::done()}, int(attrInt(g_, p, "value")), int(attrInt(g_, p, "n")),
+                                          attrIntOr(g_, p, "initial", 0));
+    }
+    auto sizes = [&] {
+      std::vector<size_t> n;
+      for (StreamId fb : order.feedback) n.push_back(r_.streams.at(fb.v).size());
+      return n;
+    };
+    for (int64_t round = 0;; ++round) {
+      const std::vector<size_t> before = sizes();
+      FeedbackRound fr;
+      runRound(order, &fr);
+      if (sizes() != before) {
+        if (round + 1 < kFeedbackRounds) continue;
+        const Op& p = g_.op(g_.stream(order.feedback[0]).producer);
+        throw DiagError("R-408", p.loc,
+                        fmt::format("the feedback streams still grow after {} rounds (a cycle that returns more tokens "
+                                    "than it takes runs for ever); feedback stream '{}'",
+                                    kFeedbackRounds, g_.stream(order.feedback[0]).name));
+      }
+      if (fr.starved.empty()) return;
+      const auto& [op, left] = *fr.starved.begin();
+      const Op& p = g_.ops[size_t(op)];
+      throw DiagError("R-408", p.loc,
+                      fmt::format("the feedback cycle stops: Partition '{}' gets no selector element for its last {} "
+                                  "data chunk(s) after {} round(s); its selector '{}' is fed back by a cycle whose "
+                                  "initial tokens are used up and not returned (deadlock)",
+                                  p.name, left, round + 1, g_.stream(p.inputs.at(1)).name));
+    }
+  }
+
   const TokenStream& input(const Op& op, size_t i) const { return r_.streams.at(op.inputs.at(i).v); }
   TokenStream& output(const Op& op, size_t i = 0) { return r_.streams.at(op.outputs.at(i).v); }
 
-  void runOp(const Op& op) {
+  void runOp(const Op& op, FeedbackRound* round) {
     const auto order = orders_.find(int(&op - g_.ops.data()));
-    if (runDynamicOp(g_, s_, op, in_, r_.streams, r_.outputs, values_, order == orders_.end() ? nullptr : &order->second))
+    if (runDynamicOp(g_, s_, op, in_, r_.streams, r_.outputs, values_, order == orders_.end() ? nullptr : &order->second,
+                     round))
       return;
     switch (op.kind) {
       case OpKind::LinearOffChipLoad: return load(op);

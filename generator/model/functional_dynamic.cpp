@@ -21,15 +21,21 @@ class DynamicOp {
  public:
   DynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& in,
             std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values,
-            const std::vector<int>* mergeOrder)
-      : g_(g), s_(s), op_(op), in_(in), streams_(streams), outputs_(outputs), values_(values), mergeOrder_(mergeOrder) {}
+            const std::vector<int>* mergeOrder, FeedbackRound* rounds)
+      : g_(g), s_(s), op_(op), in_(in), streams_(streams), outputs_(outputs), values_(values), mergeOrder_(mergeOrder),
+        rounds_(rounds) {}
 
   bool run() {
     const int n = int(op_.outputs.size());
     switch (op_.kind) {
       case OpKind::SelectGen: selectGen(); return true;
       case OpKind::AddrGen: addrGen(); return true;
-      case OpKind::Partition: setAll(partition(input(0), input(1), n, b())); return true;
+      case OpKind::Partition: partitionOp(); return true;
+      case OpKind::Map:
+        if (attrString(op_, "fn") != "select") return false;
+        output(0) = selectSignals(input(0), int(attrInt(g_, op_, "value")), int(attrInt(g_, op_, "n")),
+                                  attrIntOr(g_, op_, "initial", 0));
+        return true;
       case OpKind::Reassemble: reassembleOp(); return true;
       case OpKind::EagerMerge: eagerMergeOp(); return true;
       case OpKind::Reshape: reshapeOp(); return true;
@@ -63,6 +69,7 @@ class DynamicOp {
   std::map<std::string, Matrix>& outputs_;
   const bool values_;  // false: timing-only, tensors neither read nor written
   const std::vector<int>* mergeOrder_;  // EagerMerge: the chunks' inputs in arrival order, or null
+  FeedbackRound* rounds_;               // a round of a graph with feedback streams, or null
 
   [[noreturn]] void fail(const std::string& why) const {
     throw std::runtime_error(fmt::format("{} '{}': {}", opKindName(op_.kind), op_.name, why));
@@ -123,14 +130,31 @@ class DynamicOp {
     output(0) = reassemble(data, input(op_.inputs.size() - 1), b());
   }
 
+  void partitionOp() {
+    if (!rounds_) return setAll(partition(input(0), input(1), int(op_.outputs.size()), b()));
+    size_t starved = 0;
+    setAll(partition(input(0), input(1), int(op_.outputs.size()), b(), &starved));
+    if (starved) rounds_->starved[int(&op_ - g_.ops.data())] = starved;
+  }
+
   void eagerMergeOp() {
     std::vector<TokenStream> data;
     std::vector<int> order;
+    std::vector<size_t> left;
     for (size_t i = 0; i < op_.inputs.size(); ++i) {
       data.push_back(input(i));
-      order.insert(order.end(), size_t(countChunks(data.back(), b())), int(i));
+      left.push_back(size_t(countChunks(data.back(), b())));
+      order.insert(order.end(), left.back(), int(i));
     }
-    auto [d, sel] = eagerMerge(data, b(), mergeOrder_ ? *mergeOrder_ : order);
+    if (mergeOrder_ && rounds_) {  // the last timing's order, fitted to this round's inputs
+      order.clear();
+      for (int i : *mergeOrder_)
+        if (i >= 0 && size_t(i) < left.size() && left[size_t(i)] > 0) order.push_back(i), --left[size_t(i)];
+      for (size_t i = 0; i < left.size(); ++i) order.insert(order.end(), left[i], int(i));
+    } else if (mergeOrder_) {
+      order = *mergeOrder_;
+    }
+    auto [d, sel] = eagerMerge(data, b(), order);
     output(0) = std::move(d);
     if (op_.outputs.size() == 2) output(1) = std::move(sel);
   }
@@ -251,9 +275,9 @@ class DynamicOp {
 
 bool runDynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& inputs,
                   std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values,
-                  const std::vector<int>* mergeOrder) {
+                  const std::vector<int>* mergeOrder, FeedbackRound* rounds) {
   try {
-    return DynamicOp(g, s, op, inputs, streams, outputs, values, mergeOrder).run();
+    return DynamicOp(g, s, op, inputs, streams, outputs, values, mergeOrder, rounds).run();
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(fmt::format("{} '{}': {}", opKindName(op.kind), op.name, e.what()));
   }

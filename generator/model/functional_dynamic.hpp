@@ -10,6 +10,12 @@
 
 namespace stepgen {
 
+/// One round of a graph with feedback streams (docs/graph_format.md#feedback-streams).
+struct FeedbackRound {
+  /// Per Partition op index: data chunks its selector did not cover in this round.
+  std::map<int, size_t> starved;
+};
+
 /// Runs `op` if it is a dynamic-path operator (SelectGen, AddrGen, Partition, Reassemble,
 /// EagerMerge, Reshape, Promote over the outermost dim, Expand, Scan, FlatMap, Parallelize,
 /// RandomOffChipLoad/Store) and returns true; false for any other operator.
@@ -21,8 +27,12 @@ namespace stepgen {
 /// Errors: std::runtime_error naming the op (bad trace file, address outside the tensor,
 /// inconsistent streams). With `values` false (timing-only) tensors are neither read nor
 /// written: random loads emit shape-only tiles of the addressed tile's shape.
+/// A graph with feedback streams runs in rounds (runFunctional); `rounds` is then given and
+/// streams may be shorter than they will be: a Partition routes the chunks its selector
+/// covers (recording the rest in `starved`) and drops spare selector elements, an
+/// EagerMerge follows `mergeOrder` as far as its inputs have chunks and appends the rest.
 bool runDynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& inputs,
                   std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values,
-                  const std::vector<int>* mergeOrder = nullptr);
+                  const std::vector<int>* mergeOrder = nullptr, FeedbackRound* rounds = nullptr);
 
 }  // namespace stepgen

@@ -104,7 +104,7 @@ Token selectorToken(std::vector<int> sel, int stop) {
 
 Token flagToken(uint32_t word, int stop) { return Token::tile(1, 1, {word}, stop); }
 
-std::vector<TokenStream> partition(const TokenStream& data, const TokenStream& sel, int n, int b) {
+std::vector<TokenStream> partition(const TokenStream& data, const TokenStream& sel, int n, int b, size_t* starved) {
   const std::string who = "Partition";
   if (n < 1) fail(who, "needs at least one output");
   std::vector<Chunk> chunks = splitChunks(data, b, who);
@@ -115,12 +115,28 @@ std::vector<TokenStream> partition(const TokenStream& data, const TokenStream& s
     const Token& s = sel[i];
     if (s.kind != Kind::Data) continue;
     checkSelector(s, n, who);
-    if (k >= chunks.size()) fail(who, fmt::format("more selector elements than the {} chunk(s) of data", chunks.size()));
+    if (k >= chunks.size()) {
+      if (starved) break;  // a fed-back selector's spare elements: drained, not routed
+      fail(who, fmt::format("more selector elements than the {} chunk(s) of data", chunks.size()));
+    }
     for (int o : s.sel) writeChunk(out[size_t(o)], chunks[k], b);
     ++k;
   }
-  if (k != chunks.size()) fail(who, fmt::format("{} selector element(s) for {} chunk(s) of data", k, chunks.size()));
+  if (starved) *starved = chunks.size() - k;
+  else if (k != chunks.size()) fail(who, fmt::format("{} selector element(s) for {} chunk(s) of data", k, chunks.size()));
   for (TokenStream& o : out) o.push_back(Token::done());
+  return out;
+}
+
+TokenStream selectSignals(const TokenStream& in, int value, int n, int64_t initial) {
+  const std::string who = "Map select";
+  if (value < 0 || value >= n) fail(who, fmt::format("value {} is not an output of {}", value, n));
+  if (initial < 0) fail(who, "negative number of initial tokens");
+  TokenStream out;
+  for (int64_t i = 0; i < initial; ++i) out.push_back(selectorToken({value}, 0));
+  for (size_t i = 0, e = bodyLength(in, who); i < e; ++i)
+    if (in[i].kind == Kind::Data) out.push_back(selectorToken({value}, 0));
+  out.push_back(Token::done());
   return out;
 }
 

@@ -53,7 +53,19 @@ Token flagToken(uint32_t word, int stop = 0);
 /// Throws std::invalid_argument when n < 1 or b < 0, when a selector names an index outside
 /// [0, n) or is not ascending/distinct, when the number of selector elements differs from
 /// the number of chunks, or when data has tokens not closed at level b.
-std::vector<TokenStream> partition(const TokenStream& data, const TokenStream& sel, int n, int b);
+/// A fed-back selector (`starved` not null: the selector comes round a feedback cycle,
+/// docs/graph_format.md#feedback-streams) may be longer than data: its spare elements are
+/// dropped, as the partition unit drains them. Shorter, only the covered chunks are routed
+/// and *starved is the number left (0 when every chunk got a selector element).
+std::vector<TokenStream> partition(const TokenStream& data, const TokenStream& sel, int n, int b,
+                                   size_t* starved = nullptr);
+
+/// Map(fn: select, value v, n, initial c): the region-free signal of a feedback cycle
+/// (docs/graph_format.md#feedback-streams). c initial one-hot selector elements {v}, then one
+/// {v} per Data token of `in` (a tile of any shape: "this element is done"); in's Stop tokens
+/// are dropped; all at stop 0; then DONE. A rank-0 selector stream of c + (elements of in).
+/// Throws std::invalid_argument unless 0 <= v < n and c >= 0.
+TokenStream selectSignals(const TokenStream& in, int value, int n, int64_t initial);
 
 /// Reassemble(inputs[N], selector, b), docs/step_semantics.md#reassemble: the inverse of Partition.
 /// in[i]: rank-b streams (chunks as Partition writes them); sel: selector stream of rank r.

@@ -35,7 +35,7 @@ std::vector<OpCycle> findCycles(const StepGraph& g, const std::vector<int>& prod
       for (StreamId s : g.ops[size_t(v)].inputs) {
         if (!g.hasStream(s)) continue;
         int p = producerOf[size_t(s.v)];
-        if (p >= 0 && !done[size_t(p)]) {
+        if (p >= 0 && !done[size_t(p)] && !isFeedbackStream(g, s)) {
           next = p;
           through = s;
           break;
@@ -66,6 +66,15 @@ std::vector<OpCycle> findCycles(const StepGraph& g, const std::vector<int>& prod
 
 }  // namespace
 
+bool isFeedbackStream(const StepGraph& g, StreamId s) {
+  if (!g.hasStream(s) || !g.stream(s).producer.valid()) return false;
+  const Op& p = g.op(g.stream(s).producer);
+  if (p.kind != OpKind::Map || !p.attrs.count("initial") || !p.attrs.count("fn") || p.attrs.at("fn").scalar != "select")
+    return false;
+  const std::string& c = p.attrs.at("initial").scalar;
+  return !c.empty() && c.find_first_not_of("0123456789") == std::string::npos && c.find_first_not_of('0') != std::string::npos;
+}
+
 OpOrder orderOps(const StepGraph& g) {
   const size_t n = g.ops.size();
   OpOrder r;
@@ -81,6 +90,7 @@ OpOrder orderOps(const StepGraph& g) {
     for (StreamId s : g.ops[i].inputs) {
       if (!g.hasStream(s)) continue;
       int p = r.producerOf[size_t(s.v)];
+      if (p >= 0 && isFeedbackStream(g, s)) continue;
       if (p < 0) {
         if (!unproducedSeen[size_t(s.v)]) r.unproduced.push_back(UnproducedRead{int(i), s});
         unproducedSeen[size_t(s.v)] = true;
@@ -103,6 +113,8 @@ OpOrder orderOps(const StepGraph& g) {
       if (--indeg[size_t(j)] == 0) ready.push(j);
   }
   r.cycles = findCycles(g, r.producerOf, done);
+  for (size_t s = 0; s < g.streams.size(); ++s)
+    if (isFeedbackStream(g, StreamId{int(s)})) r.feedback.push_back(StreamId{int(s)});
   return r;
 }
 

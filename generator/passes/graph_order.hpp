@@ -25,11 +25,18 @@ struct OpOrder {
   std::vector<int> order;                  ///< ops whose producers all come first, in dependency order
   std::vector<UnproducedRead> unproduced;  ///< reads of streams without producer, in op then input order
   std::vector<OpCycle> cycles;             ///< one per cycle among the ops left out of `order`
+  std::vector<StreamId> feedback;          ///< feedback streams (isFeedbackStream), in stream order
 };
+
+/// True if `s` is a feedback stream: the output of an operator that starts it with initial
+/// tokens (a Map with fn select and `initial` >= 1, docs/graph_format.md#feedback-streams).
+/// Such a stream may close a cycle; it does not order its consumers after its producer.
+bool isFeedbackStream(const StepGraph& g, StreamId s);
 
 /// Orders the ops of `g` by their stream dependencies (Kahn's algorithm; among the ready
 /// ops the lowest index first, so the order is deterministic). Reads of unproduced streams
-/// add no dependency. Ops on a cycle, or downstream of one, are left out of `order`; each
+/// and of feedback streams add no dependency (a cycle through a feedback stream is a
+/// legal one; the functional model runs it in rounds). Ops on a cycle, or downstream of one, are left out of `order`; each
 /// cycle is reported once, starting from the op it reaches first when walking back from
 /// the lowest-index unordered op. Invalid stream ids are ignored. Raises no errors: the
 /// shape check turns `unproduced` into S-206 and `cycles` into S-205.

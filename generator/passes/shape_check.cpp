@@ -58,6 +58,7 @@ namespace shape_detail {
 Checker::Checker(const StepGraph& g) : g_(g) {
   cons_.values = g.symbols;
   types_.resize(g.streams.size());
+  fedBack_.assign(g.streams.size(), false);
 }
 
 ShapeResult Checker::run() {
@@ -68,6 +69,10 @@ ShapeResult Checker::run() {
     reportedNoProducer.insert(u.stream.v);
     error("S-206", attrLoc(op, "in"),
           "stream '" + g_.streams[size_t(u.stream.v)].name + "' read by " + opLabel(op) + " has no producer");
+  }
+  for (StreamId fb : order.feedback) {  // read before it is produced: its type comes from the producer's attributes
+    fedBack_[size_t(fb.v)] = true;
+    if (auto t = selectType(g_.op(g_.stream(fb).producer))) setOutput(g_.op(g_.stream(fb).producer), fb, *t);
   }
   for (int i : order.order) inferOp(g_.ops[size_t(i)]);
   for (const OpCycle& c : order.cycles) reportCycle(c);
@@ -121,7 +126,7 @@ void Checker::inferOp(const Op& op) {
 
 void Checker::reportCycle(const OpCycle& c) {
   // Printed forwards from the first op: producer -(stream)-> consumer ... -> the first op.
-  std::string msg = "operators form a dependency cycle: ";
+  std::string msg = "operators form a dependency cycle without initial tokens: ";
   std::vector<DiagNote> notes;
   for (size_t k = 0; k < c.ops.size(); ++k) {
     const Op& o = g_.ops[size_t(c.ops[k])];
@@ -129,7 +134,9 @@ void Checker::reportCycle(const OpCycle& c) {
     notes.push_back(DiagNote{o.loc, opLabel(o) + " is part of the cycle"});
   }
   const Op& first = g_.ops[size_t(c.ops[0])];
-  msg += opLabel(first);
+  msg += opLabel(first) +
+         " (a cycle must pass through a feedback stream: a Map with fn select and initial >= 1, "
+         "docs/graph_format.md#feedback-streams)";
   error("S-205", first.loc, msg, notes);
 }
 
@@ -247,6 +254,8 @@ void Checker::setOutput(const Op& op, StreamId s, StreamType t) {
             {DiagNote{op.loc, "the producer of stream '" + st.name + "', " + opLabel(op) + ", is here"}});
     }
   }
+  for (StreamId in : op.inputs)
+    if (validStream(in) && fedBack_[size_t(in.v)]) fedBack_[size_t(s.v)] = true;
   types_[size_t(s.v)] = std::move(t);
 }
 

@@ -97,11 +97,16 @@ class Checker {
   SymConstraints cons_;
   std::vector<Diagnostic> diags_;
   std::vector<std::optional<StreamType>> types_;
+  std::vector<bool> fedBack_;  ///< per stream: downstream of a feedback stream (its length is decided at run time)
 
   // ---------------------------------------------------------------- driver (shape_check.cpp)
   void inferOp(const Op& op);
-  /// S-205 for one dependency cycle.
+  /// S-205 for one dependency cycle (a cycle without a feedback stream's initial tokens).
   void reportCycle(const OpCycle& c);
+  /// Map(fn: select): the one-hot selector stream [F] (F decided at run time) of a feedback
+  /// cycle; S-251 for a bad value / n / initial. Also gives a feedback stream its type
+  /// before its consumers (which come first in the dependency order) are checked.
+  std::optional<StreamType> selectType(const Op& op);
   bool validStream(StreamId s) const { return g_.hasStream(s); }
   void error(const std::string& id, const SourceLoc& loc, const std::string& msg, std::vector<DiagNote> notes = {});
   /// "Map(add) 'm'": kind, fn for operators with an fn key, and name.

@@ -134,7 +134,9 @@ void Checker::inferPartition(const Op& op) {
   if (!checkRankParam(op, "b", *b, data.rank(), op.inputs[0])) return;
   if (!checkSelector(op, op.inputs[1], sel, n, "selector")) return;
   std::vector<SymExpr> outer = outerDims(data, *b);
-  Proof p = dimsEq(sel.shape, outer);
+  // A fed-back selector's length is decided at run time: spare elements are drained, too
+  // few deadlock (the model reports that, naming the streams).
+  Proof p = fedBack_[size_t(op.inputs[1].v)] ? Proof::Yes : dimsEq(sel.shape, outer);
   if (p != Proof::Yes) {
     error("S-241", attrLoc(op, "in"),
           opLabel(op) + ": selector " + streamDesc(op.inputs[1]) + " must have one element per chunk of data " +

@@ -246,13 +246,40 @@ void Checker::inferZip(const Op& op) {
   setOutput(op, op.outputs[0], StreamType{(*in)[0].shape, tupleElem((*in)[0].elem, (*in)[1].elem)});
 }
 
+std::optional<StreamType> Checker::selectType(const Op& op) {
+  auto n = intAttr(op, "n");
+  auto v = intAttr(op, "value");
+  std::optional<int64_t> c = op.attrs.count("initial") ? intAttr(op, "initial") : std::optional<int64_t>(0);
+  if (!n || !v || !c) return std::nullopt;
+  if (*n < 1 || *v < 0 || *v >= *n || *c < 0) {
+    error("S-251", attrLoc(op, *n < 1 ? "n" : *c < 0 ? "initial" : "value"),
+          opLabel(op) + ": select needs n >= 1, 0 <= value < n and initial >= 0; got n = " + std::to_string(*n) +
+              ", value = " + std::to_string(*v) + ", initial = " + std::to_string(*c));
+    return std::nullopt;
+  }
+  StreamType t;
+  t.shape = {freshDim("F_" + op.name)};
+  t.elem = selectorElem(SymExpr::constant(*n), SymExpr::constant(1));
+  return t;
+}
+
 void Checker::inferMap(const Op& op) {
   auto fn = stringAttr(op, "fn");
+  if (fn && *fn == "select") {  // one selector element per input element, whatever its type
+    if (!arity(op)) return;
+    if (!inputTypes(op)) return;
+    if (types_[size_t(op.outputs[0].v)]) return;  // a feedback stream, typed before its consumers
+    if (auto t = selectType(op)) setOutput(op, op.outputs[0], std::move(*t));
+    return;
+  }
+  if (op.attrs.count("value") || op.attrs.count("initial"))
+    error("S-251", attrLoc(op, op.attrs.count("value") ? "value" : "initial"),
+          opLabel(op) + ": `value` and `initial` belong to fn select only");
   if (fn && *fn != "matmul" && *fn != "matmul_t" && *fn != "silu" && *fn != "exp" && *fn != "recip" && *fn != "mul" &&
       *fn != "add" && *fn != "sub" && *fn != "scale_rows" && *fn != "rowmax" && *fn != "rowsum") {
     error("S-203", attrLoc(op, "fn"),
           opLabel(op) + ": unknown function '" + *fn +
-              "' (matmul, matmul_t, silu, exp, recip, mul, add, sub, scale_rows, rowmax, rowsum)");
+              "' (matmul, matmul_t, silu, exp, recip, mul, add, sub, scale_rows, rowmax, rowsum, select)");
     fn.reset();
   }
   if (op.inputs.empty() || op.inputs.size() > 2) {
