@@ -21,6 +21,7 @@ void checkParams(const GqaParams& p) {
   if (p.kvLengths.empty()) bad("the batch has no request");
   for (size_t b = 0; b < p.kvLengths.size(); ++b)
     if (p.kvLengths[b] < 1) bad(fmt::format("request {} has KV length {} (at least 1 token)", b, p.kvLengths[b]));
+  if (p.credits < 1) bad(fmt::format("credits must be >= 1, got {}", p.credits));
 }
 
 // First KV tile of every request.
@@ -31,15 +32,53 @@ std::vector<int64_t> tileStarts(const GqaParams& p) {
   return t;
 }
 
+// Dynamic: every request's meta row, dealt to the regions by the fed-back free signals.
+template <class Line>
+void dispatch(const GqaParams& p, Line& line) {
+  line("  # dispatch: request b goes to the region whose free signal is merged b-th (initial tokens first)");
+  line("  - {name: load_meta, op: LinearOffChipLoad, tensor: meta, tile: [1, 16], iter: [B], strides: [[1, 0]], "
+       "out: meta_all}");
+  std::string outs;
+  for (int64_t r = 0; r < p.regions; ++r) outs += fmt::format("{}meta_r{}", r ? ", " : "", r);
+  line(fmt::format("  - {{name: dispatch, op: Partition, in: [meta_all, {}], n: {}, b: 0, out: [{}]}}",
+                   p.regions > 1 ? "free" : "free_r0", p.regions, outs));
+}
+
+// Dynamic: the regions' free signals merged pairwise in arrival order, down to `free` (a
+// compute unit merges two inputs).
+template <class Line>
+void mergeTree(const GqaParams& p, Line& line) {
+  std::vector<std::string> level;
+  for (int64_t r = 0; r < p.regions; ++r) level.push_back(fmt::format("free_r{}", r));
+  line("  # the regions' free signals in arrival order: the dispatch's selector (the feedback cycle)");
+  for (int depth = 0; level.size() > 1; ++depth) {
+    std::vector<std::string> next;
+    for (size_t i = 0; i < level.size(); i += 2) {
+      if (i + 1 == level.size()) {
+        next.push_back(level[i]);
+        continue;
+      }
+      const std::string out = level.size() == 2 ? "free" : fmt::format("free_m{}_{}", depth, i / 2);
+      line(fmt::format("  - {{name: merge_{0}, op: EagerMerge, b: 0, in: [{1}, {2}], out: {0}}}", out, level[i],
+                       level[i + 1]));
+      next.push_back(out);
+    }
+    level = std::move(next);
+  }
+}
+
 }  // namespace
 
 GqaStrategy parseGqaStrategy(const std::string& s) {
   if (s == "coarse") return GqaStrategy::Coarse;
   if (s == "interleave") return GqaStrategy::Interleave;
-  bad(fmt::format("unknown strategy '{}' (coarse, interleave)", s));
+  if (s == "dynamic") return GqaStrategy::Dynamic;
+  bad(fmt::format("unknown strategy '{}' (coarse, interleave, dynamic)", s));
 }
 
-std::string gqaStrategyName(GqaStrategy s) { return s == GqaStrategy::Coarse ? "coarse" : "interleave"; }
+std::string gqaStrategyName(GqaStrategy s) {
+  return s == GqaStrategy::Coarse ? "coarse" : s == GqaStrategy::Interleave ? "interleave" : "dynamic";
+}
 
 int64_t gqaTiles(const GqaParams& p, size_t b) { return (p.kvLengths.at(b) + p.kvTile - 1) / p.kvTile; }
 
@@ -53,8 +92,12 @@ std::vector<std::vector<int64_t>> gqaAssignment(const GqaParams& p) {
   checkParams(p);
   const int64_t B = int64_t(p.kvLengths.size()), block = (B + p.regions - 1) / p.regions;
   std::vector<std::vector<int64_t>> r(size_t(p.regions));
-  for (int64_t b = 0; b < B; ++b)
-    r[size_t(p.strategy == GqaStrategy::Coarse ? b / block : b % p.regions)].push_back(b);
+  for (int64_t b = 0; b < B; ++b) {
+    if (p.strategy == GqaStrategy::Dynamic)
+      for (auto& x : r) x.push_back(b);
+    else
+      r[size_t(p.strategy == GqaStrategy::Coarse ? b / block : b % p.regions)].push_back(b);
+  }
   return r;
 }
 
@@ -82,19 +125,26 @@ std::string buildGqaDecodeGraph(const GqaParams& p) {
   line("  v:    {shape: [NT*T, D], role: input}");
   line("  mask: {shape: [G, NT*T], role: input}");
   if (ones) line("  ones: {shape: [G, D], role: input}");
+  const bool dyn = p.strategy == GqaStrategy::Dynamic;
+  if (dyn) line("  meta: {shape: [B, 16], role: input}");
   for (size_t r = 0; r < regions.size(); ++r) {
     if (regions[r].empty()) continue;
-    line(fmt::format("  meta_r{}: {{shape: [{}, 16], role: input}}", r, regions[r].size()));
+    if (!dyn) line(fmt::format("  meta_r{}: {{shape: [{}, 16], role: input}}", r, regions[r].size()));
     line(fmt::format("  out_r{}: {{shape: [{}, D], role: output}}", r, int64_t(regions[r].size()) * p.queries));
   }
   line("ops:");
+  if (dyn) dispatch(p, line);
   for (size_t r = 0; r < regions.size(); ++r) {
     if (regions[r].empty()) continue;
     const std::string x = fmt::format("_r{}", r);
     const size_t n = regions[r].size();
-    line(fmt::format("  # region {}: requests {}", r, fmt::join(regions[r], ", ")));
-    line(fmt::format("  - {{name: load_meta{0}, op: LinearOffChipLoad, tensor: meta{0}, tile: [1, 16], iter: [{1}], "
-                     "strides: [[1, 0]], out: meta{0}}}", x, n));
+    if (dyn) {
+      line(fmt::format("  # region {}: the requests dispatched to it", r));
+    } else {
+      line(fmt::format("  # region {}: requests {}", r, fmt::join(regions[r], ", ")));
+      line(fmt::format("  - {{name: load_meta{0}, op: LinearOffChipLoad, tensor: meta{0}, tile: [1, 16], iter: [{1}], "
+                       "strides: [[1, 0]], out: meta{0}}}", x, n));
+    }
     line(fmt::format("  - {{name: bcast_meta{0}, op: Broadcast, in: meta{0}, out: [meta_q{0}, meta_k{0}, meta_mask{0}, meta_v{0}{1}]}}", x,
                      ones ? fmt::format(", meta_ones{}", x) : ""));
     line(fmt::format("  - {{name: load_q{0}, op: RandomOffChipLoad, in: meta_q{0}, tensor: q, tile: [G, D], index: 2, count: 1, "
@@ -113,9 +163,18 @@ std::string buildGqaDecodeGraph(const GqaParams& p) {
     y += singlePassCore(x, loadOnes,
                         fmt::format("  - {{name: load_v{0}, op: RandomOffChipLoad, in: meta_v{0}, tensor: v, tile: [T, D], "
                                     "index: 0, count: 1, out: vs{0}}}", x));
-    line(fmt::format("  - {{name: store_out{0}, op: LinearOffChipStore, in: res{0}, tensor: out{0}, iter: [{1}], "
-                     "strides: [[1, 0]]}}", x, n));
+    if (dyn) {  // a finished request frees the region: its signal goes back to the dispatch
+      line(fmt::format("  - {{name: bcast_res{0}, op: Broadcast, in: res{0}, out: [res_s{0}, res_f{0}]}}", x));
+      line(fmt::format("  - {{name: store_out{0}, op: LinearOffChipStore, in: res_s{0}, tensor: out{0}, tile: [G, D], "
+                       "iter: [{1}], strides: [[1, 0]]}}", x, n));
+      line(fmt::format("  - {{name: free{0}, op: Map, fn: select, value: {1}, n: {2}, initial: {3}, in: res_f{0}, "
+                       "out: free{0}}}", x, r, p.regions, p.credits));
+    } else {
+      line(fmt::format("  - {{name: store_out{0}, op: LinearOffChipStore, in: res{0}, tensor: out{0}, iter: [{1}], "
+                       "strides: [[1, 0]]}}", x, n));
+    }
   }
+  if (dyn) mergeTree(p, line);
   return y;
 }
 
@@ -135,14 +194,14 @@ std::map<std::string, Matrix> gqaFixedInputs(const GqaParams& p) {
     m["ones"] = attentionOnes(a);
   }
   for (size_t r = 0; r < regions.size(); ++r) {
-    if (regions[r].empty()) continue;
+    if (regions[r].empty() || (p.strategy == GqaStrategy::Dynamic && r > 0)) continue;  // dynamic: one meta
     Matrix meta{int64_t(regions[r].size()), 16, {}};
     for (int64_t b : regions[r]) {
       std::vector<uint32_t> row(16, 0);
       row[0] = uint32_t(start[size_t(b)]), row[1] = uint32_t(gqaTiles(p, size_t(b))), row[2] = uint32_t(b);
       meta.data.insert(meta.data.end(), row.begin(), row.end());
     }
-    m[fmt::format("meta_r{}", r)] = std::move(meta);
+    m[p.strategy == GqaStrategy::Dynamic ? std::string("meta") : fmt::format("meta_r{}", r)] = std::move(meta);
   }
   return m;
 }

@@ -18,6 +18,7 @@ namespace stepgen {
 enum class GqaStrategy {
   Coarse,      ///< region r takes the r-th contiguous block of ceil(B/R) requests
   Interleave,  ///< request b goes to region b mod R
+  Dynamic,     ///< each request to the region that reported itself free first (a feedback cycle)
 };
 
 /// Sizes of one GQA decode batch (elements; fp32 tensors).
@@ -28,15 +29,17 @@ struct GqaParams {
   int64_t queries = 8;             ///< G: query heads per KV head
   int64_t regions = 4;             ///< R
   GqaStrategy strategy = GqaStrategy::Coarse;
+  int64_t credits = 1;             ///< Dynamic: requests a region may hold at once (its initial tokens)
 };
 
-/// Parses "coarse" / "interleave". Throws DiagError G-120 for any other name.
+/// Parses "coarse" / "interleave" / "dynamic". Throws DiagError G-120 for any other name.
 GqaStrategy parseGqaStrategy(const std::string& s);
-/// "coarse" / "interleave".
+/// "coarse" / "interleave" / "dynamic".
 std::string gqaStrategyName(GqaStrategy s);
 
-/// The requests of each region, in the order it serves them (a region may get none).
-/// Throws DiagError G-120 for a size < 1, an empty batch or a KV length < 1.
+/// The requests of each region, in the order it serves them (a region may get none); for
+/// Dynamic the fabric decides at run time: every region gets every request (its capacity).
+/// Throws DiagError G-120 for a size < 1, an empty batch, a KV length < 1 or credits < 1.
 std::vector<std::vector<int64_t>> gqaAssignment(const GqaParams& p);
 
 /// KV tiles of request b: ceil(L_b / T).
@@ -50,7 +53,12 @@ int64_t gqaTotalTiles(const GqaParams& p);
 /// on padding); ones [G, D] when T != D; per region r with requests: meta_r<r> [B_r, 16]
 /// (one row per request: word 0 = t_b, 1 = its tile count, 2 = b, 3 = 0) and the output
 /// out_r<r> [B_r*G, D] (its requests' rows in serving order). Region r's ops end in _r<r>.
-/// Deterministic. Throws DiagError G-120 as gqaAssignment.
+/// Dynamic (docs/graph_format.md#feedback-streams): one meta [B, 16] of every request in
+/// order, dealt by a Partition whose selector is the arrival-order merge (a tree of
+/// two-input EagerMerges) of every region's Map(fn: select) signals, `credits` initial
+/// tokens each plus one per request the region finished; out_r<r> is [B*G, D], the rows of
+/// the requests it served from row 0 (the rest 0). Deterministic. Throws DiagError G-120 as
+/// gqaAssignment.
 std::string buildGqaDecodeGraph(const GqaParams& p);
 
 /// The tensors of that graph that are not seeded random: mask, ones, meta_r<r> (words as

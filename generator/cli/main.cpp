@@ -142,7 +142,10 @@ int main(int argc, char** argv) {
   gqaCmd->add_option("--kv-scale", qScale, "divide every KV length by this (rounding up): a smaller run for RTL")
       ->check(CLI::PositiveNumber);
   gqaCmd->add_option("--regions", gp.regions, "R: parallel regions");
-  gqaCmd->add_option("--strategy", qStrategy, "request assignment: coarse (contiguous blocks) or interleave (round robin)");
+  gqaCmd->add_option("--strategy", qStrategy, "request assignment: coarse (contiguous blocks), interleave (round robin) or "
+                                              "dynamic (to the region free first: a feedback cycle)");
+  gqaCmd->add_option("--credits", gp.credits, "dynamic: requests a region may hold at once (its initial free tokens)")
+      ->check(CLI::PositiveNumber);
   gqaCmd->add_option("--head-dim", gp.headDim, "D: head dimension");
   gqaCmd->add_option("--kv-tile", gp.kvTile, "T: KV rows per tile");
   gqaCmd->add_option("--queries", gp.queries, "G: query heads per KV head");

@@ -76,7 +76,7 @@ TEST_CASE("gqa-decode: coarse takes contiguous blocks, interleave deals round ro
 // Error sources as the single-pass graph of one request (test_attention_single_pass.cpp):
 // 1e-3 of sum_j w_j |v_jc| with fp32 multiplies, 1e-2 with bf16 operands.
 TEST_CASE("gqa-decode: every request's output rows match softmax attention in double", "[attention]") {
-  for (GqaStrategy st : {GqaStrategy::Coarse, GqaStrategy::Interleave}) {
+  for (GqaStrategy st : {GqaStrategy::Coarse, GqaStrategy::Interleave, GqaStrategy::Dynamic}) {
     GqaParams p;
     p.kvLengths = {40, 100, 20, 64, 33};  // partial last tiles, a whole one (64), a single tile (20)
     p.queries = 4;
@@ -93,11 +93,22 @@ TEST_CASE("gqa-decode: every request's output rows match softmax attention in do
     for (NumberFormat nf : {NumberFormat::Fp32, NumberFormat::Bf16Fp32}) {
       ArchModel a = loadArch(root() + "/arch/gqa.yaml");
       a.cu.format = nf;
-      const auto outs = runFunctional(g, s, a, in).outputs;
-      const auto regions = gqaAssignment(p);
+      const FunctionalResult f = runFunctional(g, s, a, in);
+      const auto& outs = f.outputs;
+      auto regions = gqaAssignment(p);
+      if (st == GqaStrategy::Dynamic) {  // the requests each region got (here in input order of the merges: no
+                                         // timing): word 2 of its dispatched meta rows
+        std::vector<int> served(p.kvLengths.size(), 0);
+        for (size_t r = 0; r < regions.size(); ++r) {
+          regions[r].clear();
+          for (const Token& t : f.streams.at(size_t(g.findStream(fmt::format("meta_r{}", r))->v)))
+            if (t.kind == Token::Kind::Data) regions[r].push_back(int64_t(t.data->at(2))), ++served.at(t.data->at(2));
+        }
+        CHECK(served == std::vector<int>(p.kvLengths.size(), 1));
+      }
       for (size_t r = 0; r < regions.size(); ++r) {
         const Matrix& o = outs.at(fmt::format("out_r{}", r));
-        REQUIRE(o.rows == int64_t(regions[r].size()) * p.queries);
+        REQUIRE(o.rows == (st == GqaStrategy::Dynamic ? int64_t(p.kvLengths.size()) : int64_t(regions[r].size())) * p.queries);
         for (size_t i = 0; i < regions[r].size(); ++i) {
           const int64_t b = regions[r][i];
           const double worst = worstError(o, int64_t(i) * p.queries, in.at("q"), in.at("k"), in.at("v"), b, p.queries,
