@@ -412,6 +412,14 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
       return whole;
     } catch (const DiagError& e) {
       if (!fabricTooSmall(e)) throw;
+      // A feedback cycle runs in one section: cutting it would need the cycle's tokens to
+      // wait in DRAM for a section that runs after the one that reads them.
+      if (!orderOps(g).feedback.empty()) {
+        DiagError whole = e;
+        whole.diags.at(0).notes.push_back(
+            {g.loc, "a graph with feedback streams is not cut into sections: it must fit the fabric whole"});
+        throw whole;
+      }
       wholeErr = e;
     }
   }
