@@ -54,13 +54,15 @@ struct Source {
 };
 
 class Mapper {
-  // One link of the mapping: the unit emitting `src` feeds input `port` of `dst`'s main unit,
-  // or, with fixedUnit >= 0, of a unit of its own (a Parallelize output's or a meta unit).
+  // One link of the mapping: the unit emitting `src` feeds input `port` of one of `dst`'s
+  // units: `slot` 0 its main unit, k >= 1 the unit of its output k (Parallelize, Partition),
+  // kAuxSlot its route meta unit.
+  static constexpr int kAuxSlot = -1;
   struct Wire {
     Source src;
     int dst;
     int port;
-    int fixedUnit;
+    int slot;
   };
 
  public:
@@ -331,16 +333,25 @@ class Mapper {
                                     "output of a route EagerMerge (one group of meta beats per chunk); its selector "
                                     "comes from '{}'",
                                     g_.ops[size_t(op)].name, g_.ops[size_t(src[0].op)].name));
-      for (size_t p = 0; p < src.size(); ++p) w.push_back({src[p], op, int(p), -1});
+      for (size_t p = 0; p < src.size(); ++p) w.push_back({src[p], op, int(p), 0});
       // Parallelize / Partition: every output's CU reads the inputs; the meta unit reads the
       // routing rows only.
-      for (int u : m_.ops[size_t(op)].extraUnits)
-        for (size_t p = 0; p < src.size(); ++p) w.push_back({src[p], op, int(p), u});
-      if (hasMeta(op)) w.push_back({src.at(1), op, 1, m_.ops[size_t(op)].auxUnit});
+      for (size_t k = 1; k <= m_.ops[size_t(op)].extraUnits.size(); ++k)
+        for (size_t p = 0; p < src.size(); ++p) w.push_back({src[p], op, int(p), int(k)});
+      if (hasMeta(op)) w.push_back({src.at(1), op, 1, kAuxSlot});
     }
     return w;
   }
-  int dstUnit(const Wire& x) const { return x.fixedUnit >= 0 ? x.fixedUnit : m_.ops[size_t(x.dst)].unit; }
+  int& slotUnit(int op, int slot) {
+    OpPlacement& p = m_.ops[size_t(op)];
+    return slot == kAuxSlot ? p.auxUnit : slot >= 1 ? p.extraUnits.at(size_t(slot - 1)) : p.unit;
+  }
+  int dstUnit(const Wire& x) const {
+    const OpPlacement& p = m_.ops[size_t(x.dst)];
+    return x.slot == kAuxSlot ? p.auxUnit : x.slot >= 1 ? p.extraUnits.at(size_t(x.slot - 1)) : p.unit;
+  }
+  // The slot of `op` whose unit emits source s: output k's own unit for a per-output op.
+  int srcSlot(const Source& x) const { return perOutput(x.op) && x.output >= 1 ? x.output : 0; }
   // Cost of one link for the placement search: its distance, plus 20 per hop beyond the
   // reach (a shaped penalty, so that the search can walk through illegal placements toward
   // legal ones); 0 extra when the link is in reach.
@@ -364,19 +375,35 @@ class Mapper {
   void repairPlacement(const std::vector<int>& order, const std::vector<Wire>& ws) {
     auto legal = [&] { return std::all_of(ws.begin(), ws.end(), [&](const Wire& x) { return inReach(x); }); };
     if (legal()) return;
-    std::vector<int> movable;
+    // What the search moves: one unit of an op in one section (an op's main unit, or the unit
+    // of one output of a Parallelize / Partition).
+    struct Slot {
+      int op, slot;
+    };
+    std::vector<Slot> movable;
+    std::map<std::pair<int, int>, int> slotIndex;
     for (int op : order) {
       const OpPlacement& pl = m_.ops[size_t(op)];
-      if (pl.extraUnits.empty() && pl.auxUnit < 0 && keptFor(op) < 0 && !carriedStreamify(op)) movable.push_back(op);
+      if (pl.auxUnit >= 0 || keptFor(op) >= 0 || carriedStreamify(op)) continue;
+      if (!pl.extraUnits.empty() && !perOutput(op)) continue;
+      for (int k = 0; k <= int(pl.extraUnits.size()); ++k) {
+        slotIndex[{op, k}] = int(movable.size());
+        movable.push_back({op, k});
+      }
     }
     if (movable.empty()) return;
-    // The wires each op's unit moves (as consumer or as producer).
-    std::vector<std::vector<size_t>> touching(g_.ops.size());
+    auto indexOf = [&](int op, int slot) {
+      auto it = slotIndex.find({op, slot});
+      return it == slotIndex.end() ? -1 : it->second;
+    };
+    // The wires each slot's unit moves (as consumer or as producer).
+    std::vector<std::vector<size_t>> touching(movable.size());
     for (size_t i = 0; i < ws.size(); ++i) {
-      touching[size_t(ws[i].src.op)].push_back(i);
-      if (ws[i].fixedUnit < 0 && ws[i].dst != ws[i].src.op) touching[size_t(ws[i].dst)].push_back(i);
+      const int a = indexOf(ws[i].src.op, srcSlot(ws[i].src)), b = indexOf(ws[i].dst, ws[i].slot);
+      if (a >= 0) touching[size_t(a)].push_back(i);
+      if (b >= 0 && b != a) touching[size_t(b)].push_back(i);
     }
-    // Cost of the wires of ops a and b (b may be -1), and how many of them are out of reach.
+    // Cost of the wires of slots a and b (b may be -1), and how many of them are out of reach.
     struct Local {
       long cost = 0;
       int bad = 0;
@@ -390,30 +417,31 @@ class Mapper {
           if (std::find(touching[size_t(a)].begin(), touching[size_t(a)].end(), i) == touching[size_t(a)].end()) add(i);
       return c;
     };
-    // occupant[section][unit]: the movable op on that unit, or -1.
+    auto unitOfSlot = [&](int i) -> int& { return slotUnit(movable[size_t(i)].op, movable[size_t(i)].slot); };
+    auto sectionOfSlot = [&](int i) { return sectionOf(movable[size_t(i)].op); };
+    // occupant[section][unit]: the movable slot on that unit, or -1.
     std::vector<std::vector<int>> occupant(taken_.size(), std::vector<int>(a_.units.size(), -1));
-    for (int o : movable) occupant[size_t(sectionOf(o))][size_t(m_.ops[size_t(o)].unit)] = o;
-    auto opOn = [&](int unit, int section) { return occupant[size_t(section)][size_t(unit)]; };
-    // Moves op to `target`, swapping with the movable op there (if any); false if a fixed op holds it.
-    auto move = [&](int op, int target) {
-      OpPlacement& pl = m_.ops[size_t(op)];
-      const size_t sec = size_t(sectionOf(op));
+    for (int i = 0; i < int(movable.size()); ++i) occupant[size_t(sectionOfSlot(i))][size_t(unitOfSlot(i))] = i;
+    auto slotOn = [&](int unit, int section) { return occupant[size_t(section)][size_t(unit)]; };
+    // Moves slot i to `target`, swapping with the movable slot there (if any); false if a fixed op holds it.
+    auto move = [&](int i, int target) {
+      const size_t sec = size_t(sectionOfSlot(i));
       std::vector<bool>& taken = taken_[sec];
-      const int from = pl.unit;
+      const int from = unitOfSlot(i);
       if (taken[size_t(target)]) {
-        const int other = opOn(target, int(sec));
+        const int other = slotOn(target, int(sec));
         if (other < 0) return false;
-        m_.ops[size_t(other)].unit = from;
+        unitOfSlot(other) = from;
         occupant[sec][size_t(from)] = other;
       } else {
         taken[size_t(from)] = false, taken[size_t(target)] = true;
         occupant[sec][size_t(from)] = -1;
       }
-      occupant[sec][size_t(target)] = op;
-      pl.unit = target;
+      occupant[sec][size_t(target)] = i;
+      unitOfSlot(i) = target;
       return true;
     };
-    // Half the moves put an op within reach of the unit at the other end of one of its
+    // Half the moves put a slot within reach of the unit at the other end of one of its
     // wires (a directed move, as VPR's range-limited moves: on a large grid a uniformly drawn
     // unit is almost always far from the op's neighbours and rejected); the other half draw
     // any unit of the op's kind, so the search can still cross the grid.
@@ -426,17 +454,17 @@ class Mapper {
         if (reachable(u.v, v) && reachable(v, u.v)) n.push_back(u.v);
       return n;
     };
-    auto otherEnd = [&](int op, size_t wire) {
+    auto otherEnd = [&](int i, size_t wire) {
       const Wire& x = ws[wire];
-      return x.src.op == op ? dstUnit(x) : unitOf(x.src);  // the end that is not op
+      return unitOf(x.src) == unitOfSlot(i) ? dstUnit(x) : unitOf(x.src);  // the end that is not slot i
     };
     std::mt19937 rng(1);
     const int steps = std::min(100000, 10000 * int(movable.size()));
     for (int restart = 0; restart < 8 && !legal(); ++restart) {
-      if (restart > 0)  // a random placement of the movable ops
-        for (int op : movable) {
-          const std::vector<UnitId>& ofKind = ofKind_.at(wantFor(op));
-          move(op, ofKind[rng() % ofKind.size()].v);
+      if (restart > 0)  // a random placement of the movable slots
+        for (int i = 0; i < int(movable.size()); ++i) {
+          const std::vector<UnitId>& ofKind = ofKind_.at(wantFor(movable[size_t(i)].op));
+          move(i, ofKind[rng() % ofKind.size()].v);
         }
       long cur = 0;
       int bad = outOfReach(ws);
@@ -446,24 +474,24 @@ class Mapper {
       double temp = restart == 0 ? 1.0 : 20.0;
       for (int step = 0; step < steps; ++step) {
         temp = std::max(0.05, temp * 0.9995);
-        const int op = movable[rng() % movable.size()];
-        const UnitKind kind = wantFor(op);
-        const std::vector<size_t>& mine = touching[size_t(op)];
+        const int i = int(rng() % movable.size());
+        const UnitKind kind = wantFor(movable[size_t(i)].op);
+        const std::vector<size_t>& mine = touching[size_t(i)];
         int target = -1;
         if (!mine.empty() && (rng() & 1)) {
-          const std::vector<int>& n = near(kind, otherEnd(op, mine[rng() % mine.size()]));
+          const std::vector<int>& n = near(kind, otherEnd(i, mine[rng() % mine.size()]));
           if (!n.empty()) target = n[rng() % n.size()];
         }
         if (target < 0) {
           const std::vector<UnitId>& ofKind = ofKind_.at(kind);
           target = ofKind[rng() % ofKind.size()].v;
         }
-        const int from = m_.ops[size_t(op)].unit;
+        const int from = unitOfSlot(i);
         if (target == from) continue;
-        const int other = opOn(target, sectionOf(op));
-        const Local before = local(op, other);
-        if (!move(op, target)) continue;
-        const Local after = local(op, other);
+        const int other = slotOn(target, sectionOfSlot(i));
+        const Local before = local(i, other);
+        if (!move(i, target)) continue;
+        const Local after = local(i, other);
         const long next = cur - before.cost + after.cost;
         const double u = double(rng()) / double(std::mt19937::max());
         if (next <= cur || u < std::exp(double(cur - next) / temp)) {
@@ -471,7 +499,7 @@ class Mapper {
           bad += after.bad - before.bad;
           if (bad == 0) break;
         } else {
-          move(op, from);  // undo (swaps back)
+          move(i, from);  // undo (swaps back)
         }
       }
     }
