@@ -1,6 +1,6 @@
 // sg_cu: compute unit -- Map(matmul) over Zip(a, b), Map(silu / mul / add), Accum(add, b),
-// Accum retile, Map(mul) with Expand ("rowscale"), Scan(add, b), Expand(b), Parallelize
-// (docs/hardware.md sections 2 and 7).
+// Accum retile, Map(mul) with Expand ("rowscale"), Scan(add, b), Expand(b), Parallelize,
+// Partition(b 0), EagerMerge(b 0), Map(select) (docs/hardware.md sections 2 and 7).
 //
 // Parameters: W words per beat, LANES multiply-accumulate lanes, BUF_WORDS words of local
 // memory (word addresses BUF_ADDR_BITS wide in the configuration), BF16 = 1 for the
@@ -8,10 +8,11 @@
 // fp32. ATTN = 1 builds exp and recip (the generator sets it only when the arch lists one):
 // per word a 1024-entry exp table and a 256-entry seed table with two more multipliers and an
 // adder for recip (sg_attn_lut); with ATTN = 0 funcs 12 and 13 are unknown functions. DYN = 1 builds
-// the dynamic-tile datapath (dyn_m, bt, rowscale, scan, expand,
-// parallelize; the generator sets it only when the arch lists matmul_t or rowscale): with
-// DYN = 0 those fields read as 0 and funcs 7..10 are unknown functions, and the extra logic
-// folds away (it halves simulation speed). SILU = 1 builds silu's sigmoid table (W/2 dual-port
+// the dynamic-tile datapath (dyn_m, bt, rowscale, scan, expand, parallelize, partition,
+// merge, select; the generator sets it only when the arch lists matmul_t, rowscale, a scan,
+// expand, parallelize, partition, merge or select): with DYN = 0 those fields read as 0,
+// their funcs are unknown functions (the list below), and the extra logic folds away (it
+// halves simulation speed). SILU = 1 builds silu's sigmoid table (W/2 dual-port
 // block RAMs; the generator sets it when the arch lists silu); with SILU = 0 func 2 is
 // unknown. BANKED = 1 (compute_unit.memory: banked) builds the local memory as W banks an
 // FPGA maps to block RAM, 0 as one flat array (sg_cu_mem.sv).
@@ -33,9 +34,9 @@
 // are the output's: in1 goes through in1_stopmap the same way.
 // func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
 // 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
-// 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge; any other
-// value (and 7..10, 17, 19, 20 and 21 with DYN = 0, 12..16 and 18 with ATTN = 0, 2 with
-// SILU = 0) finishes an enabled context at once.
+// 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge, 22 select;
+// any other value (and 7..10, 17 and 19..22 with DYN = 0, 12..16 and 18 with ATTN = 0, 2
+// with SILU = 0) finishes an enabled context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -160,12 +161,28 @@
 //   selector DATA beat is taken while no element is open (it opens one); the next data
 //   element's beats (up to its last) then pass with stop 0 iff word 0 == i, else are dropped
 //   without waiting for the output. Data STOPs (outer stops) and selector STOPs are
-//   dropped. The data DONE and the selector DONE leave together as the output DONE. Output
-//   i is the model's partition(data, sel, n, 0)[i].
+//   dropped. The data DONE at in0's head leaves as the output DONE (when the output register
+//   can take it) without waiting for the selector, whose DONE, if at in1's head in that
+//   cycle, is taken with it. Otherwise the selector is longer than the data (a fed-back
+//   selector: spare "region free" tokens, its DONE only after the regions downstream of
+//   this unit finished): from the next cycle every selector beat (DATA or STOP) is taken and
+//   dropped, one per cycle, up to its DONE, and the context ends only once both the output
+//   DONE was accepted and the selector DONE taken. A selector DATA beat taken while the data
+//   DONE is at in0's head (no element follows) is such a spare too. Output i is the model's
+//   partition(data, sel, n, 0, &starved)[i] (starved = 0: a shorter selector stalls).
 // merge (EagerMerge(b 0) of two inputs, data output only): whole tiles of in0 and in1 in the
 //   order they come: while no tile is open, in0's DATA beat at the head goes first, else
 //   in1's; the chosen tile's beats pass (stop 0) up to its last. STOPs on either input are
 //   dropped; the two DONEs leave together as the output DONE once no tile is open.
+// select (Map(select): the "region v is free" signal of a feedback cycle; v = field
+//   idx_word, c = field n, the number of initial tokens of the cycle): first c beats, one
+//   per cycle whenever the output register can take one, each a routing row as partition
+//   reads its selector: DATA, last = 1, stop 0, word 0 = v (32 bits), the other words 0;
+//   in0 is not taken before they are out. Then in0: a DATA beat that is not its tile's last
+//   is taken and dropped (one per cycle, even while the output is blocked); a tile's last
+//   beat is taken when the output register can take a beat and leaves as one such row; a
+//   STOP is dropped; the DONE passes. The model's selectSignals(in, v, n, c) with the
+//   selector element {v} written as word 0 = v. in1 is not read.
 // Every function ends the context when its DONE beat is accepted at the output.
 //
 // Timing (cycle 0 = the cycle the first beat of the tile is accepted, inputs and output
@@ -204,7 +221,15 @@
 //   partition: selector element j is taken in cycle s_j >= the cycle after data element
 //     j-1's last beat was taken (s_0 from the first RUN cycle); element j's first beat is
 //     taken in s_j + 1 at the earliest, then one beat per cycle; a passed beat taken in
-//     cycle c is valid at the output in c+1.
+//     cycle c is valid at the output in c+1. The data DONE is taken in the first cycle d it
+//     is at in0's head with the output register free (after the last element's last beat),
+//     the output DONE valid in d+1; the selector DONE in d if it is at in1's head then
+//     (a selector as long as the data: the old timing), else selector beats are taken from d+1,
+//     each in the first cycle it is at the head, the DONE last; the context ends in the later
+//     of the output DONE's acceptance and the selector DONE's take.
+//   select: initial beat k is valid in R+1+k (R the first RUN cycle, output never blocked);
+//     in0's first beat is taken in R+c at the earliest; a tile's last beat taken in cycle c
+//     is valid at the output in c+1 as its selector row; dropped beats take a cycle each.
 //   merge: a tile's first beat is taken in the first cycle its input's head is valid with
 //     no tile open and (for in1) no in0 DATA beat at the head, at the earliest the cycle
 //     after the previous tile's last beat; one beat per cycle; a beat taken in cycle c is
@@ -217,9 +242,11 @@
 //
 // Ports: out_valid / out_beat come from registers. inN_ready are combinational from
 // registers, from the input's own beat kind, from out_ready (silu / mul / add / retile /
-// rowscale / scan / expand / parallelize), and for mul / add / rowscale / matmul tokens and
-// expand from the other input's valid and beat kind (expand: in0_ready also from in1's
-// `last` and stop).
+// rowscale / scan / expand / parallelize / partition / merge / select), and for mul / add /
+// rowscale / matmul tokens, expand, partition and merge from the other input's valid and
+// beat kind (expand: in0_ready also from in1's `last` and stop). The context's end (the
+// sequencer's fin) is combinational from in1's valid and beat kind while a partition drains
+// its selector.
 //
 // Implementation note: the local memory is sg_cu_mem, driven through ports. Its reads are
 // synchronous (block RAM): the read addresses of cycle c + 1 are computed in cycle c from the
@@ -307,6 +334,7 @@ module sg_cu #(
   localparam logic [FW-1:0] F_SCANMAXX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX_EXCL);
   localparam logic [FW-1:0] F_PARTITION = FW'(sg_cfg_pkg::CU_FUNC_PARTITION);
   localparam logic [FW-1:0] F_MERGE = FW'(sg_cfg_pkg::CU_FUNC_MERGE);
+  localparam logic [FW-1:0] F_SELECT = FW'(sg_cfg_pkg::CU_FUNC_SELECT);
   // sg_cu_mem's banked layout needs at most W lanes, W a power of two and whole beats of
   // buffer (ArchModel::cuBankable, which the arch loader checks); without them the memory is
   // flat whatever BANKED says.
@@ -373,7 +401,7 @@ module sg_cu #(
     n_eff = cf_bt ? 32'(cf_n) : (32'd1 << cf_log2n);
   end
 
-  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_pt, is_mg, is_rr, bad_func;
+  logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_pt, is_mg, is_sl, is_rr, bad_func;
   logic acc_rs;                 // accum rescale: in1 (the scales) in lockstep with in0
   assign is_mm = run && (cf_func == F_MATMUL);
   assign is_ew1 = run && ((SILU != 0 && cf_func == F_SILU) || (ATTN != 0 && (cf_func == F_EXP || cf_func == F_RECIP)));
@@ -387,9 +415,10 @@ module sg_cu #(
   assign is_pl = run && DYN != 0 && (cf_func == F_PARALLELIZE);
   assign is_pt = run && DYN != 0 && (cf_func == F_PARTITION);
   assign is_mg = run && DYN != 0 && (cf_func == F_MERGE);
+  assign is_sl = run && DYN != 0 && (cf_func == F_SELECT);
   assign is_rr = run && ATTN != 0 && (cf_func == F_ROWMAX || cf_func == F_ROWSUM);
   assign bad_func = run && !(is_mm || is_ew1 || is_ew2 || is_acc || is_rt || is_rs ||
-                             is_sc || is_ex || is_pl || is_pt || is_mg || is_rr);
+                             is_sc || is_ex || is_pl || is_pt || is_mg || is_sl || is_rr);
 
   // ---------------------------------------------------------------- inputs (stop maps)
   logic [1:0] k0, k1;
@@ -474,8 +503,13 @@ module sg_cu #(
   logic [15:0] ex_oc_q;               // beat of the copy being sent
   // Parallelize
   logic [15:0] pl_e_q;                // outermost element index mod n
-  // Partition: the open data element's selector was taken, and it names this output
-  logic pt_have_q, pt_pass_q;
+  // Partition: the open data element's selector was taken, and it names this output;
+  // pt_drain_q: the data DONE has left, the selector's spare beats are dropped up to its
+  // DONE; pt_odone_q: meanwhile the output DONE was accepted (the context ends with the
+  // selector DONE)
+  logic pt_have_q, pt_pass_q, pt_drain_q, pt_odone_q;
+  // Select: initial beats emitted so far (up to field n)
+  logic [15:0] sl_cnt_q;
   // EagerMerge: a tile is being forwarded (from input mg_src_q)
   logic mg_open_q, mg_src_q;
   // rowmax / rowsum: the open input row (words so far, value so far) and the row still
@@ -518,9 +552,15 @@ module sg_cu #(
   logic pl_pass, pl_close;
   assign pl_pass = (k0 == K_DONE) || (pl_e_q == 16'(cf_idx));
   assign pl_close = ((k0 == K_STOP) || ((k0 == K_DATA) && l0)) && (s0 >= cf_b);
-  // Partition: the data DONE leaves with the selector DONE.
-  logic pt_done;
-  assign pt_done = is_pt && !eos_q && in0_valid && (k0 == K_DONE) && in1_valid && (k1 == K_DONE) && can_out;
+  // Partition: the data DONE leaves as the output DONE without waiting for the selector (a
+  // fed-back selector's DONE comes only after the regions this output feeds have finished);
+  // a selector DONE at in1's head goes with it, else pt_sdone takes it while draining.
+  logic pt_done, pt_sdone;
+  assign pt_done = is_pt && !eos_q && in0_valid && (k0 == K_DONE) && can_out;
+  assign pt_sdone = pt_drain_q && in1_valid && (k1 == K_DONE);
+  // Select: an initial beat is due (in0 waits for all of them).
+  logic sl_init;
+  assign sl_init = is_sl && !eos_q && (sl_cnt_q < cf_n);
   // EagerMerge: the input whose tile goes next (the open one, else in0's DATA, else in1's),
   // and the two DONEs, which leave together once no tile is open.
   logic mg_src, mg_go, mg_done;
@@ -587,8 +627,15 @@ module sg_cu #(
     end else if (is_pt) begin
       // A selector element is taken while none is open; the element's data beats then pass
       // (or drop, never waiting for the output); data STOPs (outer stops) are dropped.
+      // A selector DATA beat at the head in the data DONE's cycle is taken as usual (a spare:
+      // no element follows); after the data DONE every selector beat is dropped.
       in0_ready = !eos_q && (((k0 == K_DATA) && pt_have_q && (can_out || !pt_pass_q)) || (k0 == K_STOP) || pt_done);
-      in1_ready = !eos_q && (((k1 == K_DATA) && !pt_have_q) || (k1 == K_STOP) || pt_done);
+      in1_ready = pt_drain_q ||
+                  (!eos_q && (((k1 == K_DATA) && !pt_have_q) || (k1 == K_STOP) || (pt_done && (k1 == K_DONE))));
+    end else if (is_sl) begin
+      // A tile's other beats and STOPs are dropped without waiting for the output; its last
+      // beat and the DONE each load the output register.
+      in0_ready = !eos_q && !sl_init && (((k0 == K_DATA) && !l0) || (k0 == K_STOP) || can_out);
     end else if (is_mg) begin
       // STOPs (outer stops) are dropped whenever they are at the head.
       in0_ready = !eos_q && ((k0 == K_STOP) || (mg_go && !mg_src) || mg_done);
@@ -601,7 +648,8 @@ module sg_cu #(
   assign fire0 = in0_valid && in0_ready;
   assign fire1 = in1_valid && in1_ready;
   assign fin_ev = ov_q && out_ready && (out_q[DW + sg_beat_pkg::KIND_LSB +: 2] == K_DONE);
-  assign fin = fin_ev || bad_func;
+  // A partition still draining its selector ends the context with the selector DONE.
+  assign fin = (fin_ev && (!pt_drain_q || pt_sdone)) || (pt_odone_q && pt_sdone) || bad_func;
   assign out_beat = out_q;
   assign out_valid = ov_q;
 
@@ -1002,6 +1050,9 @@ module sg_cu #(
       pl_e_q <= 16'd0;
       pt_have_q <= 1'b0;
       pt_pass_q <= 1'b0;
+      pt_drain_q <= 1'b0;
+      pt_odone_q <= 1'b0;
+      sl_cnt_q <= 16'd0;
       mg_open_q <= 1'b0;
       mg_src_q <= 1'b0;
       rr_w_q <= 16'd0;
@@ -1222,6 +1273,26 @@ module sg_cu #(
           nb = {K_DATA, l0, 3'd0, d0};
         end
         if (l0) pt_have_q <= 1'b0;
+      end
+      if (pt_done && !(in1_valid && (k1 == K_DONE))) pt_drain_q <= 1'b1;
+      if (pt_sdone) pt_drain_q <= 1'b0;
+      if (pt_drain_q && fin_ev) pt_odone_q <= 1'b1;
+
+      // ---- select: c = n initial beats, then one beat per input tile (at its last beat)
+      if (sl_init && can_out) begin
+        ld_out = 1'b1;
+        nb = {K_DATA, 1'b1, 3'd0, DW'(32'(cf_idx))};
+        sl_cnt_q <= sl_cnt_q + 16'd1;
+      end
+      if (is_sl && fire0) begin
+        if (k0 == K_DATA && l0) begin
+          ld_out = 1'b1;
+          nb = {K_DATA, 1'b1, 3'd0, DW'(32'(cf_idx))};
+        end else if (k0 == K_DONE) begin
+          ld_out = 1'b1;
+          nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
+          eos_q <= 1'b1;
+        end
       end
 
       // ---- EagerMerge: whole tiles in the order they come, stop 0

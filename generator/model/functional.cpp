@@ -73,14 +73,15 @@ constexpr int64_t kFeedbackRounds = 4096;
 class Runner {
  public:
   Runner(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::map<std::string, Matrix>& in,
-         bool values, const MergeOrders& orders)
-      : g_(g), s_(s), a_(a), in_(in), values_(values), orders_(orders) {
+         bool values, const MergeOrders& orders, const std::vector<TokenStream>* warm)
+      : g_(g), s_(s), a_(a), in_(in), values_(values), orders_(orders), warm_(warm) {
     r_.streams.resize(g.streams.size());
   }
 
   FunctionalResult run() {
     enableFtzDaz();
     const OpOrder order = orderOps(g_);
+    r_.followed = orders_;
     if (order.feedback.empty()) {
       runRound(order, nullptr);
     } else {
@@ -98,6 +99,7 @@ class Runner {
   const std::map<std::string, Matrix>& in_;
   const bool values_;  // false: the timing-only model, every tile shape-only
   const MergeOrders& orders_;
+  const std::vector<TokenStream>* warm_;  // where the feedback streams start, or null: their initial tokens
   FunctionalResult r_;
 
   // One pass over the ops in dependency order, the output tensors zeroed first.
@@ -117,13 +119,18 @@ class Runner {
   }
 
   // A graph with feedback streams (docs/graph_format.md#feedback-streams): its consumers run
-  // before its producer, so each feedback stream starts as its initial tokens and every
-  // round reads the last round's; rounds repeat until no feedback stream grows (then every
-  // op saw the streams it produced). A Partition still short of selector elements then
+  // before its producer, so each feedback stream starts as its initial tokens (or as in
+  // warm_) and every round reads the last round's; rounds repeat until no feedback stream
+  // changes length (a select stream's tokens are all alike: then every op saw the streams it
+  // produced). A Partition still short of selector elements then
   // never gets them: the cycle has stopped.
   void runRounds(const OpOrder& order) {
     for (StreamId fb : order.feedback) {
       const Op& p = g_.op(g_.stream(fb).producer);
+      if (warm_ && warm_->size() == r_.streams.size() && !warm_->at(size_t(fb.v)).empty()) {
+        r_.streams.at(fb.v) = warm_->at(size_t(fb.v));
+        continue;
+      }
       r_.streams.at(fb.v) = selectSignals({Token::done()}, int(attrInt(g_, p, "value")), int(attrInt(g_, p, "n")),
                                           attrIntOr(g_, p, "initial", 0));
     }
@@ -136,6 +143,7 @@ class Runner {
       const std::vector<size_t> before = sizes();
       FeedbackRound fr;
       runRound(order, &fr);
+      r_.followed = fr.followed;
       if (sizes() != before) {
         if (round + 1 < kFeedbackRounds) continue;
         const Op& p = g_.op(g_.stream(order.feedback[0]).producer);
@@ -470,8 +478,9 @@ int walkStop(const std::vector<int64_t>& dims, const std::vector<int64_t>& idx) 
 }
 
 FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
-                               const std::map<std::string, Matrix>& inputs, bool values, const MergeOrders& orders) {
-  return Runner(g, s, a, inputs, values, orders).run();
+                               const std::map<std::string, Matrix>& inputs, bool values, const MergeOrders& orders,
+                               const std::vector<TokenStream>* warm) {
+  return Runner(g, s, a, inputs, values, orders, warm).run();
 }
 
 }  // namespace stepgen

@@ -16,6 +16,9 @@ namespace stepgen {
 struct FunctionalResult {
   std::vector<TokenStream> streams;        ///< indexed by StreamId
   std::map<std::string, Matrix> outputs;   ///< output tensors by name
+  /// The orders the EagerMerges were given, as followed: a graph with feedback streams fits
+  /// a given order to the chunks its inputs have (functional_dynamic.hpp FeedbackRound).
+  MergeOrders followed;
 };
 
 /// Runs every operator in dependency order. `inputs` must hold every input tensor with its
@@ -25,9 +28,13 @@ struct FunctionalResult {
 /// tiles (Token::shapeOnly), every operator passes shapes, stops and selectors on as it
 /// would with values, stores write nothing and `outputs` stays empty. An EagerMerge listed in
 /// `orders` merges in that order (std::runtime_error if it does not fit its inputs).
+/// A graph with feedback streams (docs/graph_format.md#feedback-streams) runs in rounds until
+/// no feedback stream grows; they start as their initial tokens, or as in `warm` (a previous
+/// run's streams, indexed by StreamId: the model's next merge-order round starts from the
+/// last one's). DiagError R-408 when the cycle stops short of the data or never settles.
 FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
                                const std::map<std::string, Matrix>& inputs, bool values = true,
-                               const MergeOrders& orders = {});
+                               const MergeOrders& orders = {}, const std::vector<TokenStream>* warm = nullptr);
 
 /// Stop level of the element at loop index `idx` of a walk over `dims` (outermost first):
 /// the number of inner dimensions (all but the outermost) that end at it, counted from the

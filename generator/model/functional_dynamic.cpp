@@ -151,6 +151,7 @@ class DynamicOp {
       for (int i : *mergeOrder_)
         if (i >= 0 && size_t(i) < left.size() && left[size_t(i)] > 0) order.push_back(i), --left[size_t(i)];
       for (size_t i = 0; i < left.size(); ++i) order.insert(order.end(), left[i], int(i));
+      rounds_->followed[int(&op_ - g_.ops.data())] = order;
     } else if (mergeOrder_) {
       order = *mergeOrder_;
     }

@@ -14,6 +14,9 @@ namespace stepgen {
 struct FeedbackRound {
   /// Per Partition op index: data chunks its selector did not cover in this round.
   std::map<int, size_t> starved;
+  /// Per EagerMerge op index that was given an order: the order it followed (fitted to this
+  /// round's inputs), which the timing must replay.
+  MergeOrders followed;
 };
 
 /// Runs `op` if it is a dynamic-path operator (SelectGen, AddrGen, Partition, Reassemble,

@@ -131,15 +131,21 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
   // again with that order until it no longer changes.
   MergeOrders orders;
   FunctionalResult f;
+  // Each round fixes at least the next merge decision (the ones before it were made on the
+  // same arrivals), so a graph needs at most as many rounds as it has merge decisions.
+  int64_t rounds = kMergeRounds;
   for (int round = 0;; ++round) {
-    f = runFunctional(g, s, a, inputs, values, orders);
+    f = runFunctional(g, s, a, inputs, values, orders, round ? &f.streams : nullptr);
+    orders = f.followed;  // as fitted to the streams a feedback cycle gave this round
     r.timing = estimateTiming(g, m, a, layout, img, f.streams, orders);
     if (r.timing.deadlock || r.timing.mergeOrders == orders) break;
-    if (round == kMergeRounds) {
+    if (round == 0)
+      for (const auto& [op, order] : r.timing.mergeOrders) rounds = std::max(rounds, int64_t(order.size()) + 1);
+    if (round >= rounds) {
       auto it = r.timing.mergeOrders.begin();
       while (orders.count(it->first) && orders.at(it->first) == it->second) ++it;
       throw std::runtime_error(fmt::format("model: the arrival order of the EagerMerge '{}' did not settle in {} rounds",
-                                           g.ops.at(size_t(it->first)).name, kMergeRounds));
+                                           g.ops.at(size_t(it->first)).name, rounds));
     }
     orders = r.timing.mergeOrders;
   }

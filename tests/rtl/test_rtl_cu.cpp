@@ -10,10 +10,12 @@
 //     matmul (b transposed, N = 1, 3, 5, 6, 12), dyn_m accum, rowscale, partial final beats
 //     through silu / mul / add; bit-exact against plain loops, with STOP tokens,
 //     back-pressure and the documented timing (incl. the bt divider setup).
-//   * Scan(add), Expand, Parallelize (funcs 8..10): golden streams from the functional
-//     model (generator/model/routing_ops.cpp: scanAdd, expand, parallelize) with empty groups,
-//     several stop levels, random back-pressure and the documented timing.
-//   * DYN = 0 (Vsg_cu_static): funcs 7..10 are unknown; the static functions are bit- and
+//   * Scan(add), Expand, Parallelize (funcs 8..10), Partition (incl. a longer, fed-back
+//     selector), EagerMerge and Map(select) (funcs 20..22): golden streams from the
+//     functional model (generator/model/routing_ops.cpp: scanAdd, expand, parallelize,
+//     partition, selectSignals) with empty groups, several stop levels, random back-pressure
+//     and the documented timing.
+//   * DYN = 0 (Vsg_cu_static): funcs 7..10 and 20..22 are unknown; the static functions are bit- and
 //     cycle-identical to the DYN = 1 unit.
 //   * SILU = 0 (Vsg_cu_bankbf): silu is an unknown function.
 //   * The banked local memory (Vsg_cu_bank / Vsg_cu_bankbf: LANES = W = 4, sg_cu_mem
@@ -1590,6 +1592,162 @@ TEST_CASE("sg_cu partition timing: selector j after element j-1, its element the
   CHECK(r.outCyc[4] == r.inCyc[0].back() + 1);
 }
 
+// A fed-back selector (docs/graph_format.md#feedback-streams) is longer than the data: its
+// spare elements are drained after the data DONE, and its DONE comes much later (after the
+// regions the partition feeds finished), so the output DONE must not wait for it.
+namespace {
+
+/// A partition run (output 1 of 2) whose selector DONE is held back until `selDoneFrom` and
+/// whose output is not ready in the cycles [outBlockFrom, outBlockTo); also the cycle after
+/// which the unit reported done (its context ended in the cycle before).
+struct PtDrainRun {
+  RunOut r;
+  uint64_t doneAfter = 0;
+};
+PtDrainRun runPtDrain(const std::vector<Beat>& data, const std::vector<Beat>& sel, uint64_t selDoneFrom,
+                      uint64_t outBlockFrom, uint64_t outBlockTo) {
+  StreamSim<Vsg_cu_fp32, 2> sim(W);
+  sim.config(ptCfg(2, 1));
+  sim.in[0].assign(data.begin(), data.end());
+  sim.in[1].assign(sel.begin(), sel.end());
+  sim.inGate = [&sim, selDoneFrom](int port, uint64_t cy) {
+    return port != 1 || sim.in[1].front().kind != DONE || cy >= selDoneFrom;
+  };
+  sim.outGate = [outBlockFrom, outBlockTo](uint64_t cy) { return cy < outBlockFrom || cy >= outBlockTo; };
+  sim.start();
+  REQUIRE(sim.runUntilDone(2000));
+  PtDrainRun o;
+  o.r.out = sim.out, o.r.outCyc = sim.outCyc, o.r.inCyc[0] = sim.inCyc[0], o.r.inCyc[1] = sim.inCyc[1];
+  o.r.rest0 = sim.in[0].empty(), o.r.rest1 = sim.in[1].empty();
+  o.doneAfter = sim.cyc;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu partition: a longer selector is drained after the data DONE, which does not wait for it",
+          "[rtl][cu][partition]") {
+  std::mt19937 g(93);
+  const TokenStream data = done(makeToks(g, {0, 0, 0, 1}, 2, 4));  // 4 elements of 2 beats
+  // Selector: 0 1 1 0 for the elements, then the spares 1, STOP 1, 0 (as a feedback cycle's
+  // initial tokens and region-free signals leave them), then DONE.
+  Sel sel = selectorOf({0, 1, 1, 0, 1}, 0);
+  sel.toks.insert(sel.toks.end() - 1, {Token::stopOnly(1), stepgen::selectorToken({0}, 0)});
+  sel.beats.insert(sel.beats.end() - 1, {stopBeat(1, W), dataBeat({0u, 0xAAu, 0xBBu, 0xCCu}, true, 0)});
+  size_t starved = 99;
+  const std::vector<TokenStream> want = stepgen::partition(data, sel.toks, 2, 0, &starved);
+  REQUIRE(starved == 0);
+  SECTION("outputs equal the model's, under random back-pressure") {
+    for (int i = 0; i < 2; ++i)
+      for (unsigned seed : {0u, 80u + unsigned(i)}) {
+        INFO("output " << i << ", back-pressure seed " << seed);
+        const RunOut r = runCu<Vsg_cu_fp32>(ptCfg(2, i), beatsOf(data), sel.beats, seed);
+        requireBeats(r.out, beatsOf(want[size_t(i)]));
+        CHECK(r.rest0);
+        CHECK(r.rest1);
+      }
+  }
+  SECTION("timing: the output DONE follows the data DONE, the context ends with the selector DONE") {
+    // By hand, RUN from cycle 2 (start 0, INIT 1), both inputs there from the start, the
+    // selector DONE only from cycle 60. Per element: selector, then its 2 beats:
+    //   S0 2, e0 3 4 | S1 5, e1 6 7 | S2 8, e2 9 10 | S3 11, e3 12 13.
+    // Cycle 14: no element open, so the spare S4 is taken; the data DONE is at in0's head
+    // with the output free: it is taken too (output DONE valid 15). The selector DONE is not
+    // at the head, so the drain takes STOP 1 in 15, the spare 0 in 16, the DONE in 60.
+    // Output 1 passes e1 and e2: valid 7 8 and 10 11.
+    const std::vector<Beat> db = beatsOf(data);
+    const PtDrainRun x = runPtDrain(db, sel.beats, 60, 0, 0);
+    requireBeats(x.r.out, beatsOf(want[1]));
+    CHECK(x.r.inCyc[0] == std::vector<uint64_t>{3, 4, 6, 7, 9, 10, 12, 13, 14});
+    CHECK(x.r.inCyc[1] == std::vector<uint64_t>{2, 5, 8, 11, 14, 15, 16, 60});
+    CHECK(x.r.outCyc == std::vector<uint64_t>{7, 8, 10, 11, 15});
+    // The context ends in cycle 60 (done is seen after that edge), not at the output DONE.
+    CHECK(x.doneAfter == 61);
+  }
+  SECTION("timing: the selector DONE before the output DONE is accepted: the context ends with the latter") {
+    // As above, but the output is not ready in cycles 15..69: the output DONE (valid from
+    // 15) is accepted in 70, the selector DONE taken in 60 meanwhile; the context ends in 70.
+    const PtDrainRun x = runPtDrain(beatsOf(data), sel.beats, 60, 15, 70);
+    requireBeats(x.r.out, beatsOf(want[1]));
+    CHECK(x.r.inCyc[1].back() == 60);
+    CHECK(x.r.outCyc.back() == 70);
+    CHECK(x.doneAfter == 71);
+  }
+}
+
+// ------------------------------------------------------------------ Map(select)
+namespace {
+
+CfgVec selCfg(int value, int initial) {
+  CfgVec c = newCfg();
+  setSimple(c, 0, int(stepgen::CuFunc::Select), 0);
+  c.set(0, "idx_word", uint64_t(value));
+  c.set(0, "n", uint64_t(initial));
+  return c;
+}
+
+/// The model's selectSignals as the unit writes it: each selector element {v} (a one-beat
+/// tile holding the bit mask 1 << v) as a routing row with word 0 = v.
+std::vector<Beat> selectBeats(const TokenStream& in, int value, int initial) {
+  std::vector<Beat> r = beatsOf(stepgen::selectSignals(in, value, value + 1, initial));
+  for (Beat& b : r)
+    if (b.kind == DATA) {
+      REQUIRE(b.data[0] == 1u << value);
+      b.data[0] = uint32_t(value);
+    }
+  return r;
+}
+
+/// Tiles of 1, 3 and 2 beats (W = 4 words per beat) with STOPs between them, then DONE.
+TokenStream selectInput(std::mt19937& g) {
+  return done({Token::tile(1, 4, randWords(g, 4), 0), Token::stopOnly(1), Token::tile(3, 4, randWords(g, 12), 0),
+               Token::stopOnly(1), Token::tile(2, 4, randWords(g, 8), 1)});
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu select: c initial region-free rows, then one per finished input tile", "[rtl][cu][select]") {
+  std::mt19937 g(92);
+  const TokenStream in = selectInput(g);
+  for (int c : {0, 2, 5})
+    for (unsigned seed : {0u, 90u + unsigned(c)}) {
+      INFO("initial " << c << ", back-pressure seed " << seed);
+      const RunOut r = runCu<Vsg_cu_fp32>(selCfg(3, c), beatsOf(in), {}, seed);
+      requireBeats(r.out, selectBeats(in, 3, c));
+      CHECK(r.rest0);
+    }
+  SECTION("an empty input gives the initial rows and DONE") {
+    const RunOut r = runCu<Vsg_cu_bf16>(selCfg(0, 3), {doneBeat(W)}, {}, 0);
+    requireBeats(r.out, selectBeats(done({}), 0, 3));
+  }
+}
+
+TEST_CASE("sg_cu select timing: initial k valid in R+1+k, a tile's row the cycle after its last beat",
+          "[rtl][cu][select][timing]") {
+  std::mt19937 g(91);
+  const TokenStream in = selectInput(g);
+  // Input beats: 0 = the 1-beat tile, 1 = STOP, 2..4 = the 3-beat tile, 5 = STOP, 6..7 = the
+  // 2-beat tile, 8 = DONE.
+  SECTION("c = 2, never blocked") {
+    // By hand: RUN from R = 2; initial rows valid in 3 and 4; in0 from R + c = 4, one beat
+    // per cycle: beat b taken in 4 + b. Rows of the tiles ending at beats 0, 4, 7 valid in
+    // 5, 9, 12; the DONE (taken 12) valid in 13.
+    const RunOut r = runCu<Vsg_cu_fp32>(selCfg(3, 2), beatsOf(in), {}, 0);
+    requireBeats(r.out, selectBeats(in, 3, 2));
+    CHECK(r.inCyc[0] == std::vector<uint64_t>{4, 5, 6, 7, 8, 9, 10, 11, 12});
+    CHECK(r.outCyc == std::vector<uint64_t>{3, 4, 5, 9, 12, 13});
+  }
+  SECTION("c = 0, output blocked before cycle 10: dropped beats are taken anyway") {
+    // By hand: beat 0 (a whole tile) taken in 2, its row waits in the output register; the
+    // STOP (3) and the 3-beat tile's first beats (4, 5) are dropped meanwhile; its last beat
+    // waits for the register, which frees in 10: taken in 10, valid 11. Then 5..8 in 11..14.
+    const RunOut r = runCu<Vsg_cu_fp32>(selCfg(3, 0), beatsOf(in), {}, 0, 10);
+    requireBeats(r.out, selectBeats(in, 3, 0));
+    CHECK(r.inCyc[0] == std::vector<uint64_t>{2, 3, 4, 5, 10, 11, 12, 13, 14});
+    CHECK(r.outCyc == std::vector<uint64_t>{10, 11, 14, 15});
+  }
+}
+
 // ------------------------------------------------------------------ EagerMerge
 namespace {
 
@@ -1667,9 +1825,10 @@ TEST_CASE("sg_cu merge: whole tiles in the order they arrive, in0 first on a tie
 }
 
 // ------------------------------------------------------------------ DYN = 0
-TEST_CASE("sg_cu DYN = 0: scan, expand, parallelize, partition, merge and rowscale are unknown functions", "[rtl][cu][dyn]") {
+TEST_CASE("sg_cu DYN = 0: scan, expand, parallelize, partition, merge, select and rowscale are unknown functions", "[rtl][cu][dyn]") {
   for (stepgen::CuFunc f : {stepgen::CuFunc::RowScale, stepgen::CuFunc::Scan, stepgen::CuFunc::Expand,
-                            stepgen::CuFunc::Parallelize, stepgen::CuFunc::Partition, stepgen::CuFunc::Merge}) {
+                            stepgen::CuFunc::Parallelize, stepgen::CuFunc::Partition, stepgen::CuFunc::Merge,
+                            stepgen::CuFunc::Select}) {
     CfgVec c = newCfg();
     setSimple(c, 0, int(f), 1);
     StreamSim<Vsg_cu_static, 2> sim(W);

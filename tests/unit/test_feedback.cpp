@@ -132,7 +132,6 @@ TEST_CASE("feedback: rows go where the merged selector says, each once, in order
   const StepGraph g = loadGraph(root() + "/tests/data/graphs/feedback.yaml");
   const ShapeResult s = checkShapes(g);
   const ArchModel a = loadArch(root() + "/arch/attention.yaml");
-  // Small integers: their squares are exact in bf16 x bf16 -> fp32.
   Matrix x{12, 16, {}};
   for (int r = 0; r < 12; ++r)
     for (int c = 0; c < 16; ++c) x.data.push_back(floatToBits(float(r + 1 + (c % 4))));
@@ -144,10 +143,7 @@ TEST_CASE("feedback: rows go where the merged selector says, each once, in order
   const FunctionalResult f = runFunctional(g, s, a, {{"x", x}}, true, {{opIndex(g, "merge_free"), order}});
   std::vector<std::vector<uint32_t>> want0, want1;
   for (int r = 0; r < 12; ++r) {
-    std::vector<uint32_t> row(x.data.begin() + r * 16, x.data.begin() + (r + 1) * 16);
-    if (dispatch[size_t(r)] == 1)
-      for (uint32_t& w : row) w = floatToBits(bitsToFloat(w) * bitsToFloat(w));
-    (dispatch[size_t(r)] == 0 ? want0 : want1).push_back(row);
+    (dispatch[size_t(r)] == 0 ? want0 : want1).push_back(std::vector<uint32_t>(x.data.begin() + r * 16, x.data.begin() + (r + 1) * 16));
   }
   requireRows(f.outputs.at("y0"), want0);
   requireRows(f.outputs.at("y1"), want1);
@@ -161,9 +157,9 @@ TEST_CASE("feedback: a cycle whose tokens are not returned stops (R-408)", "[fee
   // select counts one loaded row instead of its own. 2 + 1 + 1 tokens for 12 rows.
   const std::string p =
       variant("starve", {{"value: 0, n: 2, initial: 2", "value: 1, n: 2, initial: 2"},
-                         {"  - {name: bcast_sq1, op: Broadcast, in: sq1, out: [sq1s, sq1f]}\n", ""},
-                         {"in: sq1s, tensor: y1", "in: sq1, tensor: y1"},
-                         {"in: sq1f, out: f1", "in: xe, out: f1"},
+                         {"  - {name: bcast1, op: Broadcast, in: x1, out: [x1s, x1f]}\n", ""},
+                         {"in: x1s, tensor: y1", "in: x1, tensor: y1"},
+                         {"in: x1f, out: f1", "in: xe, out: f1"},
                          {"  # the cycle's return",
                           "  - {name: load_e, op: LinearOffChipLoad, tensor: x, tile: [1, 16], iter: [1], strides: [[1, 0]], "
                           "out: xe}\n  # the cycle's return"}});

@@ -155,7 +155,9 @@ void buildParallelOutput(CuParallelize& u, const TokenStream& in, size_t n, int 
 
 // Output `index` of a Partition(b 0): data element j (a DATA tile) passes iff selector
 // element j names it; data STOPs are dropped; DONE passes. A selector STOP would be dropped
-// by the unit, which this model does not follow.
+// by the unit, which this model does not follow. A fed-back selector may have spare
+// elements after the data's: the first is taken like an element's selector, the others are
+// drained after the data DONE (drainFrom).
 void buildPartitionOutput(CuParallelize& u, const TokenStream& data, const TokenStream& sel, size_t outTokens) {
   std::vector<size_t> selTile;  // selector DATA tiles in order
   for (size_t j = 0; j < sel.size(); ++j) {
@@ -174,7 +176,20 @@ void buildPartitionOutput(CuParallelize& u, const TokenStream& data, const Token
     if (pass) u.inOf.push_back(i);
     if (isData) ++e;
   }
+  if (e + 1 < selTile.size()) u.drainFrom = selTile[e + 1];
   if (u.inOf.size() != outTokens) throw std::logic_error("internal error: Partition output tokens disagree");
+}
+
+// The out tile of every input tile of a Map(select) with `initial` initial tokens: its
+// DATA tiles and DONE in order after the initial ones; STOPs are dropped.
+void buildSelectOutput(CuSelect& u, const TokenStream& in, size_t outTokens) {
+  u.inOf.assign(size_t(u.initial), SIZE_MAX);
+  for (size_t i = 0; i < in.size(); ++i) {
+    const bool emits = in[i].kind != Kind::Stop;
+    u.outOf.push_back(emits ? int64_t(u.inOf.size()) : -1);
+    if (emits) u.inOf.push_back(i);
+  }
+  if (u.inOf.size() != outTokens) throw std::logic_error("internal error: select output tokens disagree");
 }
 
 // The input tile of every out tile of an EagerMerge on a CU, from the order the functional
@@ -190,7 +205,10 @@ void buildMergeSources(CuMerge& u, const TokenStream& in0, const TokenStream& in
   }
   size_t next[2] = {0, 0};
   for (int p : *order) {
+    if (p < 0 || p > 1) throw std::logic_error("internal error: an EagerMerge's arrival order names no input");
     while (next[p] < in[p]->size() && (*in[p])[next[p]].kind != Kind::Data) ++next[p];
+    if (next[p] >= in[p]->size())
+      throw std::logic_error("internal error: an EagerMerge's arrival order does not fit its input streams");
     u.from.push_back({p, next[p]++});
   }
   u.from.push_back({0, in0.size() - 1});
@@ -247,6 +265,11 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
           return std::make_unique<Banked>();
         case CuFunc::Expand: return std::make_unique<CuExpand>();
         case CuFunc::Merge: return std::make_unique<CuMerge>();
+        case CuFunc::Select: {
+          auto x = std::make_unique<CuSelect>();
+          x->initial = f("n");
+          return x;
+        }
         case CuFunc::Parallelize: case CuFunc::Partition: {
           auto x = std::make_unique<CuParallelize>();
           x->index = int(f("idx_word"));
@@ -412,6 +435,8 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       buildPartitionOutput(*pz, streams.at(o.inputs[0].v), streams.at(o.inputs[1].v), m.links[size_t(pz->out)].size());
     } else if (pz) {
       buildParallelOutput(*pz, streams.at(o.inputs[0].v), size_t(f("n")), int(f("accum_b")), m.links[size_t(pz->out)].size());
+    } else if (auto* sl = dynamic_cast<CuSelect*>(u)) {
+      buildSelectOutput(*sl, streams.at(o.inputs[0].v), m.links[size_t(sl->out)].size());
     } else if (auto* cb = dynamic_cast<MuCombine*>(u)) {
       const Link &rows = m.links[size_t(cb->in[0].first)], &meta = m.links[size_t(cb->in[1].first)];
       std::vector<size_t> metaData;

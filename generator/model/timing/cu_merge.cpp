@@ -44,7 +44,7 @@ bool CuMerge::step(TimingModel& m) {
   }
   for (; nextOffer < nextOut && inStart(m, from[nextOffer].first, from[nextOffer].second) != kUnknown;
        ++nextOffer, progress = true)
-    o.offer[nextOffer] = inStart(m, from[nextOffer].first, from[nextOffer].second) + kHop;
+    o.offer[nextOffer] = inStart(m, from[nextOffer].first, from[nextOffer].second) + kHop + kOutHop;
   for (; nextHold < o.nextEnd; ++nextHold, progress = true) {
     const auto [p, i] = from[nextHold];
     l[p]->hold[c[p]][i] = o.end[nextHold] - 1;

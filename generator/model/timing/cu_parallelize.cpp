@@ -2,7 +2,9 @@
 // CU per output, the input broadcast to all): every input tile is taken; a tile of this
 // output's elements passes as in CuStream, any other is dropped at one beat per cycle
 // without waiting for the output. func partition adds the selector on in1: element j's
-// selector is taken once element j-1 has been taken, and the element only after it.
+// selector is taken once element j-1 has been taken, and the element only after it. The
+// data DONE leaves as the output DONE without waiting for the selector; a longer (fed-back)
+// selector's spares and its DONE are then drained, one per cycle.
 #include <algorithm>
 
 #include "model/timing/units.hpp"
@@ -14,18 +16,18 @@ bool CuParallelize::step(TimingModel& m) {
   Link& o = m.links[size_t(out)];
   const size_t c = size_t(in[0].second);
   bool progress = false;
-  // Partition: selector tile j once data element j-1 is taken (its DONE: once the data DONE
-  // is at in0's head and the output register is free, taken with it).
+  // Partition: selector tile j once data element j-1 is taken (a first spare likewise, once
+  // the last element is taken). The rest wait for the data DONE, taken in cycle dd: the
+  // selector DONE goes with it if it is there by then, the drain takes the other spares
+  // from dd + 1; the link takes them one per cycle (each the cycle after the one before).
   while (partition && nextSel < m.links[size_t(in[1].first)].size()) {
     Link& s = m.links[size_t(in[1].first)];
     const size_t j = nextSel, d = afterData[j];
     int64_t t = 1;
-    if (s.kinds[j] == Kind::Done) {
-      const size_t doneIn = l.size() - 1;
-      const int64_t prevOut = outOf[doneIn] > 0 ? o.end[size_t(outOf[doneIn]) - 1] : 1;
-      const int64_t prevIn = doneIn > 0 ? inEnd(m, 0, doneIn - 1) : 1;
-      if (prevOut == kUnknown || prevIn == kUnknown || l.offer[doneIn] == kUnknown) break;
-      t = std::max({prevOut - 1, prevIn, l.offer[doneIn]});
+    if (s.kinds[j] == Kind::Done || j >= drainFrom) {
+      const int64_t dd = inStart(m, 0, l.size() - 1);
+      if (dd == kUnknown) break;
+      t = s.kinds[j] == Kind::Done ? dd : dd + 1;
     } else if (d != SIZE_MAX) {
       t = inEnd(m, 0, d);
       if (t == kUnknown) break;
@@ -40,11 +42,8 @@ bool CuParallelize::step(TimingModel& m) {
       if (o.end[size_t(outOf[i]) - 1] == kUnknown) break;
       t = o.end[size_t(outOf[i]) - 1] - 1;
     }
-    if (partition && l.kinds[i] == Kind::Done) {  // taken with the selector DONE
-      const int64_t sd = inStart(m, 1, m.links[size_t(in[1].first)].size() - 1);
-      if (sd == kUnknown) break;
-      t = std::max(t, sd);
-    } else if (partition && selOf[i] != SIZE_MAX) {  // the element opens the cycle after its selector
+    // (The data DONE needs only the output register: it does not wait for the selector.)
+    if (partition && selOf[i] != SIZE_MAX) {  // the element opens the cycle after its selector
       const int64_t se = inEnd(m, 1, selOf[i]);
       if (se == kUnknown) break;
       t = std::max(t, se);
@@ -53,7 +52,7 @@ bool CuParallelize::step(TimingModel& m) {
     ++nextAccept, progress = true;
   }
   for (; nextOffer < l.size() && inStart(m, 0, nextOffer) != kUnknown; ++nextOffer, progress = true)
-    if (outOf[nextOffer] >= 0) o.offer[size_t(outOf[nextOffer])] = inStart(m, 0, nextOffer) + kHop;
+    if (outOf[nextOffer] >= 0) o.offer[size_t(outOf[nextOffer])] = inStart(m, 0, nextOffer) + kHop + (partition ? kOutHop : 0);
   while (nextHold < l.size()) {
     const size_t i = nextHold;
     const int64_t s = inStart(m, 0, i);

@@ -31,6 +31,13 @@ constexpr int64_t kUnknown = -1;
 constexpr int64_t kRespToTake = 3;
 /// Cycles from a unit's output register to the consumer taking the beat (one FIFO hop).
 constexpr int64_t kHop = 1;
+/// The cycle more that a beat of the partition, merge and select units takes from the cycle
+/// the unit took its input to the cycle the next unit takes it (sg_cu: taken in c, valid in
+/// the output register in c+1, taken from the next unit's FIFO in c+2; measured in the
+/// waveform of tests/data/graphs/feedback.yaml). A feedback cycle pays it on every trip, so
+/// the dispatch decisions depend on it; the streaming units' offers keep kHop alone, which
+/// their pipelines' measured totals were fitted with.
+constexpr int64_t kOutHop = 1;
 /// Extra cycles a matmul tile spends in the MAC array besides passes * K (start, write-back).
 constexpr int64_t kMatmulOverhead = 2;
 /// Cycles a data tile's output bank fills after its last MAC step: the MAC's add stage

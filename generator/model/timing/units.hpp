@@ -169,7 +169,8 @@ struct CuExpand : Unit {
 };
 
 /// sg_cu.sv func parallelize: one output of Parallelize(n); func partition: one output of a
-/// Partition(b 0), which also reads the selector on in1 (cu_parallelize.cpp).
+/// Partition(b 0), which also reads the selector on in1 (cu_parallelize.cpp). A fed-back
+/// selector may be longer than the data: its spare tiles are drained after the data DONE.
 struct CuParallelize : Unit {
   int index = 0;               ///< this unit's output (field idx_word)
   std::vector<int64_t> outOf;  ///< per in tile: its out tile, or -1 (dropped)
@@ -177,6 +178,10 @@ struct CuParallelize : Unit {
   /// Partition: per data tile, its selector tile (SIZE_MAX for a data STOP); per selector
   /// tile, the data tile that closes the element before it (SIZE_MAX: none, the first).
   std::vector<size_t> selOf, afterData;
+  /// Partition: the first selector tile that only the drain after the data DONE takes (the
+  /// spares after the first one, which is taken like an element's selector; the selector
+  /// DONE is taken with the data DONE if it is there, else by the drain).
+  size_t drainFrom = SIZE_MAX;
   bool partition = false;
   size_t nextAccept = 0, nextOffer = 0, nextHold = 0, nextSel = 0;
 
@@ -199,6 +204,20 @@ struct CuMerge : Unit {
   /// The input of each DATA out tile as the RTL would choose them given the tiles' arrival
   /// cycles in this run: while no tile is open, in0's if it has arrived, else in1's.
   std::vector<int> arrivalOrder(const TimingModel& m) const;
+};
+
+/// sg_cu.sv func select (Map(select)): `initial` one-beat out tiles from the first RUN
+/// cycle, then one per input DATA tile, once its last beat is taken (the earlier beats and
+/// STOPs are dropped without waiting for the output); the DONE passes (cu_select.cpp).
+struct CuSelect : Unit {
+  int64_t initial = 0;         ///< initial tokens c (field n)
+  std::vector<int64_t> outOf;  ///< per in tile: its out tile, or -1 (a dropped STOP)
+  std::vector<size_t> inOf;    ///< per out tile: its in tile (SIZE_MAX for an initial one)
+  size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
+
+  bool step(TimingModel& m) override;
+  int64_t endFor(TimingModel& m, size_t j, int64_t start) override;
+  bool streams(int) const override { return true; }
 };
 
 /// sg_cu.sv accum / retile and sg_mu.sv buffer mode: tiles collect into one of two banks; a
