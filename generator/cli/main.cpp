@@ -244,9 +244,14 @@ int main(int argc, char** argv) {
       "dynpar", "dynamic parallelization: GQA decode of the Azure KV-length batches on R regions, each assignment "
                 "strategy, model (and RTL for small batches)");
   dynparCmd->add_option("--arch", dpo.archPath, "architecture YAML")->check(CLI::ExistingFile);
+  dynparCmd->add_option("--dynamic-arch", dpo.dynamicArchPath, "architecture of the dynamic strategy's model runs")
+      ->check(CLI::ExistingFile);
+  dynparCmd->add_option("--rtl-from", dpo.rtlFrom, "an earlier study CSV whose RTL columns are reused for its (batch, strategy) "
+                                                   "points instead of running Verilator")
+      ->check(CLI::ExistingFile);
   dynparCmd->add_option("--kv-lengths", dpo.lengthsPath, "KV-length CSV")->check(CLI::ExistingFile);
   dynparCmd->add_option("--batches", dpo.batches, "batch indices (file order; default: all)");
-  dynparCmd->add_option("--strategies", dpo.strategies, "strategies, the first is the reference of the ratios");
+  dynparCmd->add_option("--strategies", dpo.strategies, "coarse, interleave, dynamic (1 credit per region), dynamic:<c>");
   dynparCmd->add_option("--regions", dpo.regions, "R");
   dynparCmd->add_option("--kv-scale", dpo.kvScale, "divide every KV length by this")->check(CLI::PositiveNumber);
   dynparCmd->add_option("--rtl-max-batch", dpo.rtlMaxBatch, "also run Verilator for batches of at most this many requests");

@@ -193,7 +193,9 @@ VerifyReport verify(const VerifyOptions& o) {
   VerifyReport r;
   r.maxCycleErrorPercent = o.maxCycleErrorPercent;
   auto t0 = std::chrono::steady_clock::now();
-  CompileResult c = compileGraph(o.archPath, o.graphPath, o.minSections, o.onChipCarry);
+  // Without the RTL run an unbounded arch (no Verilog) gives the model's cycles with values.
+  CompileResult c = o.skipRtl ? compileProgram(o.archPath, o.graphPath, o.minSections, o.onChipCarry)
+                              : compileGraph(o.archPath, o.graphPath, o.minSections, o.onChipCarry);
   r.compileSeconds = since(t0);
   r.sections = c.sections.sections;
   r.reloadedSections = int(c.reloads.size());

@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 
 #include "builders/gqa_decode.hpp"
 #include "driver/attention_example.hpp"
 #include "driver/pipeline.hpp"
+#include "support/csv.hpp"
 #include "support/files.hpp"
 #include "support/kv_lengths.hpp"
 
@@ -53,7 +55,7 @@ VerifyReport runPoint(const DynparStudyOptions& o, const GqaParams& p, const std
   const fs::path dir = fs::path(o.workDir) / name;
   writeGqaExample(p, (dir / "g").string(), 1);
   VerifyOptions vo;
-  vo.archPath = o.archPath;
+  vo.archPath = p.strategy == GqaStrategy::Dynamic ? o.dynamicArchPath : o.archPath;
   vo.graphPath = (dir / "g" / "graph.yaml").string();
   vo.inputsDir = (dir / "g" / "inputs").string();
   vo.outDir = (dir / "v").string();
@@ -108,9 +110,53 @@ std::vector<std::vector<int64_t>> listSchedule(const ServiceModel& m, const GqaP
   return r;
 }
 
+// "dynamic" / "dynamic:<c>": the strategy and its credits per region.
+std::pair<GqaStrategy, int64_t> parseStudyStrategy(const std::string& st) {
+  if (st.rfind("dynamic:", 0) == 0) {
+    const std::string c = st.substr(8);
+    if (c.empty() || c.find_first_not_of("0123456789") != std::string::npos || c.size() > 4)
+      throw std::runtime_error(fmt::format("strategy '{}': dynamic:<credits>, credits a number >= 1", st));
+    return {GqaStrategy::Dynamic, std::stoll(c)};
+  }
+  return {parseGqaStrategy(st), 1};
+}
+
+// The RTL columns of an earlier study CSV, by (batch_id, strategy).
+struct RtlColumns {
+  int64_t cycles = 0;
+  double errorPct = 0;
+  bool bitExact = false;
+};
+std::map<std::pair<std::string, std::string>, RtlColumns> readRtlColumns(const std::string& path) {
+  std::map<std::pair<std::string, std::string>, RtlColumns> m;
+  if (path.empty()) return m;
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error(fmt::format("cannot read {}", path));
+  std::string line;
+  std::getline(f, line);
+  std::vector<std::string> header;
+  for (const CsvField& x : splitCsvLine(line)) header.push_back(x.text);
+  auto col = [&](const std::string& name) {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    throw std::runtime_error(fmt::format("{}: no column '{}'", path, name));
+  };
+  const size_t b = col("batch_id"), st = col("strategy"), rc = col("rtl_cycles"), ep = col("error_pct"),
+               ex = col("outputs_bit_exact");
+  for (int n = 2; std::getline(f, line); ++n) {
+    const std::vector<CsvField> row = splitCsvLine(line);
+    if (row.size() != header.size()) throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", path, n, row.size(), header.size()));
+    const auto cycles = parseWholeNumber(row[rc].text);
+    if (!cycles) continue;  // no RTL run for this row
+    m[{row[b].text, row[st].text}] = {*cycles, std::stod(row[ep].text), row[ex].text == "yes"};
+  }
+  return m;
+}
+
 }  // namespace
 
 int runDynparStudy(const DynparStudyOptions& o) {
+  const auto earlier = readRtlColumns(o.rtlFrom);
   const std::vector<KvBatch> all = readKvBatches(o.lengthsPath);
   std::vector<int> which = o.batches;
   if (which.empty())
@@ -128,14 +174,25 @@ int runDynparStudy(const DynparStudyOptions& o) {
     p.regions = o.regions;
     const int64_t size = int64_t(kb.lengths.size()), tiles = gqaTotalTiles(p);
     for (const std::string& st : o.strategies) {
-      p.strategy = parseGqaStrategy(st);
-      const auto assignment = gqaAssignment(p);
-      Point pt{kb.id, st, size, kb.stdevLabel, tiles, busiestTiles(p, assignment), estimate(svc, p, assignment),
-               size <= o.rtlMaxBatch, true, {}};
-      pt.v = runPoint(o, p, fmt::format("b{}_{}", bi, st), pt.rtl);
+      std::tie(p.strategy, p.credits) = parseStudyStrategy(st);
+      const bool dyn = p.strategy == GqaStrategy::Dynamic;
+      // The dynamic assignment is the fabric's (not known here): the estimate's list schedule.
+      const auto assignment = dyn ? listSchedule(svc, p) : gqaAssignment(p);
+      const auto it = earlier.find({kb.id, st});
+      Point pt{kb.id, st, size, kb.stdevLabel, tiles, dyn ? -1 : busiestTiles(p, assignment), estimate(svc, p, assignment),
+               !dyn && it == earlier.end() && size <= o.rtlMaxBatch, true, {}};
+      std::string dir = fmt::format("b{}_{}", bi, st);
+      std::replace(dir.begin(), dir.end(), ':', '_');
+      pt.v = runPoint(o, p, dir, pt.rtl);
+      if (it != earlier.end()) {  // an earlier run's RTL columns for this unchanged point
+        pt.rtl = true;
+        pt.v.rtl.cycles = it->second.cycles, pt.v.cycleErrorPercent = it->second.errorPct;
+        pt.v.outputsEqual = it->second.bitExact;
+      }
       ok = ok && passed(pt.v);
       std::cout << fmt::format("batch {} ({} requests, {} KV tiles) {}: busiest region {} tiles, model {} cycles{}\n", bi,
-                               pt.size, pt.tiles, st, pt.busiest, pt.v.model.timing.cycles,
+                               pt.size, pt.tiles, st, pt.busiest < 0 ? std::string("(run time)") : std::to_string(pt.busiest),
+                               pt.v.model.timing.cycles,
                                pt.rtl ? fmt::format(", rtl {} ({:+.2f} %)", pt.v.rtl.cycles, pt.v.cycleErrorPercent) : "");
       points.push_back(std::move(pt));
     }
@@ -156,45 +213,49 @@ int runDynparStudy(const DynparStudyOptions& o) {
       "outputs_bit_exact,estimate_cycles,estimate_error_pct,offchip_bytes\n";
   for (const Point& p : points)
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.0f},{},{}\n", p.batch, p.size, p.stdev, p.strategy, o.regions,
-                       p.tiles, p.busiest, modelCol(p), p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
+                       p.tiles, p.busiest < 0 ? std::string() : std::to_string(p.busiest), modelCol(p), p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
                        p.rtl ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
                        p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "", p.estimate, estErr(p),
                        p.modeled ? fmt::format("{}", p.v.model.offchipBytes) : "");
   std::cout << csv;
   if (!o.csvPath.empty()) writeFile(o.csvPath, csv);
   if (!o.mdPath.empty()) {
-    // Per batch size, the geometric mean over its batches of best static / dynamic estimate:
-    // the model's best static cycles, and the estimate's own best static (like with like).
-    struct Acc {
-      double logModel = 0, logEst = 0;
-      int n = 0;
-    };
-    std::map<int64_t, Acc> acc;
+    // Per batch size and dynamic variant, the geometric mean over its batches of the best
+    // static strategy's model cycles over the variant's (model cycles; the list-scheduling
+    // estimate for dynamic_estimate, also against the estimate's own best static).
+    auto isStatic = [](const Point& p) { return p.strategy == "coarse" || p.strategy == "interleave"; };
     std::map<std::string, std::pair<double, double>> bestStatic;  // per batch: model, estimate
     for (const Point& p : points) {
-      if (!p.modeled) continue;
+      if (!isStatic(p)) continue;
       auto [it, fresh] = bestStatic.try_emplace(p.batch, double(p.v.model.timing.cycles), p.estimate);
       if (!fresh)
         it->second = {std::min(it->second.first, double(p.v.model.timing.cycles)), std::min(it->second.second, p.estimate)};
     }
+    struct Acc {
+      double logModel = 0, logEst = 0, logRtl = 0;
+      int n = 0;
+    };
+    std::map<std::pair<int64_t, std::string>, Acc> acc;
     for (const Point& p : points) {
-      if (p.modeled) continue;
-      Acc& a = acc[p.size];
-      a.logModel += std::log(bestStatic.at(p.batch).first / p.estimate);
+      if (isStatic(p) || !bestStatic.count(p.batch)) continue;
+      Acc& a = acc[{p.size, p.strategy}];
+      const double cycles = p.modeled ? double(p.v.model.timing.cycles) : p.estimate;
+      a.logModel += std::log(bestStatic.at(p.batch).first / cycles);
       a.logEst += std::log(bestStatic.at(p.batch).second / p.estimate);
       ++a.n;
     }
-    std::string md = "| batch size | batches | best static (model) / dynamic (estimate) | best static / dynamic (both estimate) |\n"
-                     "|---|---|---|---|\n";
-    for (const auto& [size, a] : acc)
-      md += fmt::format("| {} | {} | {:.3f}x | {:.3f}x |\n", size, a.n, std::exp(a.logModel / a.n), std::exp(a.logEst / a.n));
+    std::string md = "| batch size | dynamic variant | batches | best static / dynamic (model cycles) | "
+                     "best static / dynamic (both estimate) |\n|---|---|---|---|---|\n";
+    for (const auto& [key, a] : acc)
+      md += fmt::format("| {} | {} | {} | {:.3f}x | {:.3f}x |\n", key.first, key.second, a.n, std::exp(a.logModel / a.n),
+                        std::exp(a.logEst / a.n));
     md += fmt::format("\nService model (one region of {}, model cycles): startup {:.0f}, per request {:.1f} + {:.1f} per KV "
                       "tile.\n\n", o.archPath, svc.startup, svc.alpha, svc.beta);
     md += "| batch | size | stdev | strategy | KV tiles | busiest region tiles | model cycles | RTL cycles | error | "
           "bit-exact | estimate | estimate vs model |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const Point& p : points)
       md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0f} | {} |\n", p.batch, p.size, p.stdev,
-                        p.strategy, p.tiles, p.busiest, p.modeled ? modelCol(p) : "-",
+                        p.strategy, p.tiles, p.busiest < 0 ? std::string("-") : std::to_string(p.busiest), p.modeled ? modelCol(p) : "-",
                         p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "-",
                         p.rtl ? fmt::format("{:+.2f} %", p.v.cycleErrorPercent) : "-",
                         p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "-", p.estimate,

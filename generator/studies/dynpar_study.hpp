@@ -11,18 +11,26 @@ namespace stepgen {
 /// Options of `stepgen study dynpar`.
 struct DynparStudyOptions {
   std::string archPath = "arch/gqa.yaml";
+  /// Where the dynamic strategy's model runs (its dispatch cycle does not place on gqa's reach;
+  /// the same units unbounded give the static strategies' cycles unchanged). Model only.
+  std::string dynamicArchPath = "arch/gqa_unbounded.yaml";
+  /// An earlier study CSV: RTL columns of its (batch, strategy) rows are taken from it
+  /// instead of running Verilator again ("" = run as rtlMaxBatch says).
+  std::string rtlFrom;
   std::string lengthsPath = "examples/attention/data/azure_kv_batches_b16_b64.csv";
   std::string workDir = "out/dynpar_study";
   std::string csvPath, mdPath;           ///< files to write ("" = print only)
   std::vector<int> batches;              ///< batch indices (file order); empty = all
-  std::vector<std::string> strategies{"coarse", "interleave"};
+  /// coarse, interleave, dynamic (1 credit per region) or dynamic:<c> (c credits).
+  std::vector<std::string> strategies{"coarse", "interleave", "dynamic", "dynamic:2"};
   int regions = 4;
   int64_t kvScale = 1;                   ///< divide every KV length by this (rounding up)
   int rtlMaxBatch = 0;                   ///< run Verilator for batches of at most this many requests (0: none)
 };
 
 /// For every batch and strategy: buildGqaDecodeGraph (G 8, D 64, T 32, R regions) through
-/// `verify` on the arch (model only unless the batch size is <= rtlMaxBatch). Per point:
+/// `verify` on the arch (model only unless the batch size is <= rtlMaxBatch; the dynamic
+/// strategies model only, on dynamicArchPath). Per point:
 /// model and RTL cycles, bit-exactness, the KV tiles of the busiest region (the static
 /// load balance) and off-chip bytes. Prints the table; writes CSV and markdown (with the
 /// geometric-mean ratio of the strategies per batch size) when asked. Returns 0, or 2 if a

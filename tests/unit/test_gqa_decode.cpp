@@ -12,7 +12,9 @@
 #include "common/fp.hpp"
 #include "driver/inputs.hpp"
 #include "ir/graph.hpp"
+#include "driver/pipeline.hpp"
 #include "model/functional.hpp"
+#include "model/model.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
 
@@ -157,4 +159,49 @@ TEST_CASE("gqa-decode: bad sizes and run loads give located errors", "[attention
         std::vector<std::string>{"S-248@11"});
   CHECK(errorsOf("  - {name: r, op: RandomOffChipLoad, in: a, tensor: x, tile: [4, 16], count: 1, out: xs}\n", "m2") ==
         std::vector<std::string>{"S-248@11"});
+}
+
+// The dynamic strategy as the model times it (arch/gqa_unbounded.yaml: gqa's units; the merge
+// order from the timing): every request's rows appear exactly once among the regions'
+// outputs, each block matching softmax attention of exactly one request in double, and the
+// timed dispatch uses more than one region.
+TEST_CASE("gqa-decode dynamic: the timed dispatch serves every request once", "[attention][feedback]") {
+  GqaParams p;
+  p.kvLengths = {40, 100, 20, 64, 33, 90};
+  p.queries = 4;
+  p.regions = 2;
+  p.strategy = GqaStrategy::Dynamic;
+  const auto dir = std::filesystem::temp_directory_path() / "sg_gqa_dynamic_timed";
+  std::filesystem::create_directories(dir);
+  writeFile(dir / "graph.yaml", buildGqaDecodeGraph(p));
+  const CompileResult c = compileProgram(root() + "/arch/gqa_unbounded.yaml", (dir / "graph.yaml").string());
+  std::filesystem::remove_all(dir);
+  auto in = loadInputs(c.graph, "", 5);
+  for (auto& [name, m] : gqaFixedInputs(p)) in[name] = std::move(m);
+  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, in);
+  REQUIRE_FALSE(r.timing.deadlock);
+  std::vector<int64_t> start;
+  int64_t rows = 0;
+  for (size_t b = 0; b < p.kvLengths.size(); ++b) start.push_back(rows), rows += gqaTiles(p, b) * p.kvTile;
+  std::vector<int> served(p.kvLengths.size(), 0);
+  int regionsUsed = 0;
+  for (int64_t reg = 0; reg < p.regions; ++reg) {
+    const Matrix& o = r.outputs.at(fmt::format("out_r{}", reg));
+    int blocks = 0;
+    for (int64_t blk = 0; blk * p.queries < o.rows; ++blk) {
+      bool zero = true;
+      for (int64_t i = blk * p.queries * o.cols; i < (blk + 1) * p.queries * o.cols; ++i) zero = zero && o.data[size_t(i)] == 0;
+      if (zero) break;  // the rows after the region's last request stay 0
+      ++blocks;
+      int matches = 0;
+      for (size_t b = 0; b < p.kvLengths.size(); ++b)
+        if (worstError(o, blk * p.queries, in.at("q"), in.at("k"), in.at("v"), int64_t(b), p.queries, start[b], p.kvLengths[b]) < 1e-2)
+          ++matches, ++served[b];
+      INFO("region " << reg << " block " << blk);
+      CHECK(matches == 1);
+    }
+    regionsUsed += blocks > 0;
+  }
+  CHECK(served == std::vector<int>(p.kvLengths.size(), 1));
+  CHECK(regionsUsed == 2);
 }
