@@ -35,4 +35,11 @@ printf '%s\nb2.npy,2,1,1,2,0,100\nb2.npy,2,1,1,2,1,12x\n' "$hdr" > "$out/kv_text
 check kv_negative R-407 graph gqa-decode --kv-lengths "$out/kv_negative.csv" --example "$out/kv_negative_ex"
 check kv_text R-407 graph gqa-decode --kv-lengths "$out/kv_text.csv" --example "$out/kv_text_ex"
 for d in kv_negative_ex kv_text_ex; do [ -e "$out/$d" ] && { echo "FAIL $d: example folder left behind"; fail=1; }; done
+# A feedback cycle without initial tokens (S-205) and selects of the wrong arity for their
+# Partition (S-240); a cycle that stops at run time (R-408): tests/unit/test_feedback.cpp.
+fb="$root/tests/data/graphs/feedback.yaml"; aa="$root/arch/attention.yaml"
+sed 's/value: 1, n: 2, initial: 1/value: 1, n: 2, initial: 0/' "$fb" > "$out/fb_noinit.yaml"
+sed 's/value: \([01]\), n: 2,/value: \1, n: 3,/' "$fb" > "$out/fb_arity.yaml"
+check feedback_noinit S-205 compile --arch "$aa" --graph "$out/fb_noinit.yaml"
+check feedback_arity S-240 compile --arch "$aa" --graph "$out/fb_arity.yaml"
 exit $fail
