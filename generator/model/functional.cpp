@@ -122,8 +122,8 @@ class Runner {
   // before its producer, so each feedback stream starts as its initial tokens (or as in
   // warm_) and every round reads the last round's; rounds repeat until no feedback stream
   // changes length (a select stream's tokens are all alike: then every op saw the streams it
-  // produced). A Partition still short of selector elements then
-  // never gets them: the cycle has stopped.
+  // produced). A Partition still short of selector elements then never gets them: the
+  // cycle has stopped.
   void runRounds(const OpOrder& order) {
     for (StreamId fb : order.feedback) {
       const Op& p = g_.op(g_.stream(fb).producer);
