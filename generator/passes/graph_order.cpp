@@ -4,6 +4,8 @@
 #include <functional>
 #include <queue>
 
+#include "ir/attrs.hpp"
+
 namespace stepgen {
 
 namespace {
@@ -71,8 +73,11 @@ bool isFeedbackStream(const StepGraph& g, StreamId s) {
   const Op& p = g.op(g.stream(s).producer);
   if (p.kind != OpKind::Map || !p.attrs.count("initial") || !p.attrs.count("fn") || p.attrs.at("fn").scalar != "select")
     return false;
-  const std::string& c = p.attrs.at("initial").scalar;
-  return !c.empty() && c.find_first_not_of("0123456789") == std::string::npos && c.find_first_not_of('0') != std::string::npos;
+  try {  // `initial` may be an expression of the graph's symbols
+    return attrInt(g, p, "initial") >= 1;
+  } catch (const DiagError&) {  // not an integer: the shape check reports it (S-203)
+    return false;
+  }
 }
 
 OpOrder orderOps(const StepGraph& g) {

@@ -94,6 +94,14 @@ TEST_CASE("feedback: the cycle through a select with initial tokens is legal", "
   CHECK(free.rank() == 0);
 }
 
+TEST_CASE("feedback: initial tokens given by a symbol", "[feedback][shape_check][quick]") {
+  const std::string p = variant("symbol", {{"symbols: {B: 12}", "symbols: {B: 12, C0: 2}"},
+                                           {"value: 0, n: 2, initial: 2", "value: 0, n: 2, initial: C0"}});
+  const StepGraph g = loadGraph(p);
+  CHECK(orderOps(g).feedback.size() == 2);
+  CHECK_NOTHROW(checkShapes(g));
+}
+
 TEST_CASE("feedback: located errors for bad cycles and selectors", "[feedback][shape_check][quick]") {
   SECTION("a cycle without initial tokens (S-205)") {
     const std::string p = variant("noinit", {{"value: 1, n: 2, initial: 1", "value: 1, n: 2, initial: 0"}});
