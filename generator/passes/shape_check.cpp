@@ -230,7 +230,8 @@ Proof Checker::elemEq(const ElemType& a, const ElemType& b) const {
   if (a.kind != b.kind) return Proof::No;
   Proof p = Proof::Yes;
   if (a.kind == ElemType::Kind::Tile && a.dtype != b.dtype) return Proof::No;
-  if (a.kind == ElemType::Kind::Tile || a.kind == ElemType::Kind::Reference) p = dimsEq(a.tile, b.tile);
+  // a Selector's tile is [n, k]: selectors among different numbers of outputs differ
+  if (a.kind != ElemType::Kind::Tuple) p = dimsEq(a.tile, b.tile);
   if (a.kind == ElemType::Kind::Tuple || a.kind == ElemType::Kind::Reference) {
     if (a.parts.size() != b.parts.size()) return Proof::No;
     for (size_t i = 0; i < a.parts.size() && p != Proof::No; ++i) p = combine(p, elemEq(a.parts[i], b.parts[i]));

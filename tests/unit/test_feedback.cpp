@@ -111,6 +111,12 @@ TEST_CASE("feedback: located errors for bad cycles and selectors", "[feedback][s
     CHECK(d.message.find("Map(select) 'free1'") != std::string::npos);
     CHECK(d.message.find("Partition 'part'") != std::string::npos);
   }
+  SECTION("merged selectors among different numbers of outputs (S-242)") {
+    const std::string p = variant("width", {{"value: 1, n: 2, initial: 1", "value: 1, n: 3, initial: 1"}});
+    const Diagnostic d = onlyDiag(p);
+    CHECK(d.id == "S-242");
+    CHECK(d.loc.line == lineOf(p, "name: merge_free"));
+  }
   SECTION("a value outside [0, n) (S-251, at the value)") {
     const std::string p = variant("value", {{"value: 1, n: 2, initial: 1", "value: 2, n: 2, initial: 1"}});
     const Diagnostic d = onlyDiag(p);
