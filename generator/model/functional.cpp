@@ -11,7 +11,6 @@
 #include "ir/stops.hpp"
 #include "ir/attrs.hpp"
 #include "model/functional_dynamic.hpp"
-#include "model/routing_ops.hpp"
 #include "support/diag.hpp"
 #include "passes/graph_order.hpp"
 
@@ -112,9 +111,11 @@ class Runner {
       m.data.assign(size_t(m.rows * m.cols), 0);
       r_.outputs[t.name] = std::move(m);
     }
-    for (size_t i = 0; i < r_.streams.size(); ++i)  // ops append to their outputs; a feedback stream carries over
-      if (!std::count_if(order.feedback.begin(), order.feedback.end(), [&](StreamId f) { return size_t(f.v) == i; }))
-        r_.streams[i].clear();
+    // Ops append to their outputs; a feedback stream carries over to the next round.
+    std::vector<TokenStream> carried;
+    for (StreamId fb : order.feedback) carried.push_back(std::move(r_.streams.at(fb.v)));
+    r_.streams.assign(r_.streams.size(), {});
+    for (size_t k = 0; k < carried.size(); ++k) r_.streams.at(order.feedback[k].v) = std::move(carried[k]);
     for (int op : order.order) runOp(g_.ops[size_t(op)], round);
   }
 
@@ -125,15 +126,10 @@ class Runner {
   // produced). A Partition still short of selector elements then never gets them: the
   // cycle has stopped.
   void runRounds(const OpOrder& order) {
-    for (StreamId fb : order.feedback) {
-      const Op& p = g_.op(g_.stream(fb).producer);
-      if (warm_ && warm_->size() == r_.streams.size() && !warm_->at(size_t(fb.v)).empty()) {
-        r_.streams.at(fb.v) = warm_->at(size_t(fb.v));
-        continue;
-      }
-      r_.streams.at(fb.v) = selectSignals({Token::done()}, int(attrInt(g_, p, "value")), int(attrInt(g_, p, "n")),
-                                          attrIntOr(g_, p, "initial", 0));
-    }
+    const bool warm = warm_ && warm_->size() == r_.streams.size();
+    for (StreamId fb : order.feedback)
+      r_.streams.at(fb.v) = warm && !warm_->at(size_t(fb.v)).empty() ? warm_->at(size_t(fb.v))
+                                                                     : selectOf(g_, g_.op(g_.stream(fb).producer), {Token::done()});
     auto sizes = [&] {
       std::vector<size_t> n;
       for (StreamId fb : order.feedback) n.push_back(r_.streams.at(fb.v).size());

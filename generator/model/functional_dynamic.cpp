@@ -33,8 +33,7 @@ class DynamicOp {
       case OpKind::Partition: partitionOp(); return true;
       case OpKind::Map:
         if (attrString(op_, "fn") != "select") return false;
-        output(0) = selectSignals(input(0), int(attrInt(g_, op_, "value")), int(attrInt(g_, op_, "n")),
-                                  attrIntOr(g_, op_, "initial", 0));
+        output(0) = selectOf(g_, op_, input(0));
         return true;
       case OpKind::Reassemble: reassembleOp(); return true;
       case OpKind::EagerMerge: eagerMergeOp(); return true;
@@ -273,6 +272,10 @@ class DynamicOp {
 };
 
 }  // namespace
+
+TokenStream selectOf(const StepGraph& g, const Op& op, const TokenStream& in) {
+  return selectSignals(in, int(attrInt(g, op, "value")), int(attrInt(g, op, "n")), attrIntOr(g, op, "initial", 0));
+}
 
 bool runDynamicOp(const StepGraph& g, const ShapeResult& s, const Op& op, const std::map<std::string, Matrix>& inputs,
                   std::vector<TokenStream>& streams, std::map<std::string, Matrix>& outputs, bool values,

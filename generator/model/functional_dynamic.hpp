@@ -19,6 +19,10 @@ struct FeedbackRound {
   MergeOrders followed;
 };
 
+/// Map(fn: select) `op` on `in` (routing_ops.hpp selectSignals with the op's value, n and
+/// initial): with `in` just DONE, the op's initial tokens, where a feedback stream starts.
+TokenStream selectOf(const StepGraph& g, const Op& op, const TokenStream& in);
+
 /// Runs `op` if it is a dynamic-path operator (SelectGen, AddrGen, Partition, Reassemble,
 /// EagerMerge, Reshape, Promote over the outermost dim, Expand, Scan, FlatMap, Parallelize,
 /// RandomOffChipLoad/Store) and returns true; false for any other operator.
