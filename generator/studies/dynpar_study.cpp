@@ -173,11 +173,12 @@ int runDynparStudy(const DynparStudyOptions& o) {
     p.kvLengths = scaledKvLengths(kb.lengths, o.kvScale);
     p.regions = o.regions;
     const int64_t size = int64_t(kb.lengths.size()), tiles = gqaTotalTiles(p);
+    const auto dynamic = listSchedule(svc, p);  // the dynamic strategy as the estimate sees it (no fabric run)
     for (const std::string& st : o.strategies) {
       std::tie(p.strategy, p.credits) = parseStudyStrategy(st);
       const bool dyn = p.strategy == GqaStrategy::Dynamic;
       // The dynamic assignment is the fabric's (not known here): the estimate's list schedule.
-      const auto assignment = dyn ? listSchedule(svc, p) : gqaAssignment(p);
+      const auto assignment = dyn ? dynamic : gqaAssignment(p);
       const auto it = earlier.find({kb.id, st});
       Point pt{kb.id, st, size, kb.stdevLabel, tiles, dyn ? -1 : busiestTiles(p, assignment), estimate(svc, p, assignment),
                !dyn && it == earlier.end() && size <= o.rtlMaxBatch, true, {}};
@@ -196,7 +197,6 @@ int runDynparStudy(const DynparStudyOptions& o) {
                                pt.rtl ? fmt::format(", rtl {} ({:+.2f} %)", pt.v.rtl.cycles, pt.v.cycleErrorPercent) : "");
       points.push_back(std::move(pt));
     }
-    const auto dynamic = listSchedule(svc, p);  // the dynamic strategy as the estimate sees it (no fabric run)
     Point dyn{kb.id, "dynamic_estimate", size, kb.stdevLabel, tiles, busiestTiles(p, dynamic), estimate(svc, p, dynamic),
               false, false, {}};
     std::cout << fmt::format("batch {} dynamic (list-scheduling estimate): busiest region {} tiles, {:.0f} cycles\n", bi,
