@@ -1522,13 +1522,17 @@ TEST_CASE("sg_cu parallelize timing: c -> c+1, dropped beats never wait for the 
 // ------------------------------------------------------------------ Partition
 namespace {
 
-CfgVec ptCfg(int n, int i) {
+// A function configured by its `n` and `idx_word` fields (partition: outputs and this
+// unit's output; select: initial tokens and value).
+CfgVec nIdxCfg(stepgen::CuFunc f, int n, int idx) {
   CfgVec c = newCfg();
-  setSimple(c, 0, int(stepgen::CuFunc::Partition), 0);
+  setSimple(c, 0, int(f), 0);
   c.set(0, "n", uint64_t(n));
-  c.set(0, "idx_word", uint64_t(i));
+  c.set(0, "idx_word", uint64_t(idx));
   return c;
 }
+
+CfgVec ptCfg(int n, int i) { return nIdxCfg(stepgen::CuFunc::Partition, n, i); }
 
 /// The selector as the model sees it (one-hot selector tokens, the last at stop `lastStop`)
 /// and as the fabric carries it (one routing-row beat per element, the output in word 0).
@@ -1678,13 +1682,7 @@ TEST_CASE("sg_cu partition: a longer selector is drained after the data DONE, wh
 // ------------------------------------------------------------------ Map(select)
 namespace {
 
-CfgVec selCfg(int value, int initial) {
-  CfgVec c = newCfg();
-  setSimple(c, 0, int(stepgen::CuFunc::Select), 0);
-  c.set(0, "idx_word", uint64_t(value));
-  c.set(0, "n", uint64_t(initial));
-  return c;
-}
+CfgVec selCfg(int value, int initial) { return nIdxCfg(stepgen::CuFunc::Select, initial, value); }
 
 /// The model's selectSignals as the unit writes it: each selector element {v} (a one-beat
 /// tile holding the bit mask 1 << v) as a routing row with word 0 = v.
