@@ -1244,8 +1244,9 @@ module sg_cu #(
         ld_out = 1'b1;
         nb = {K_STOP, 1'b0, s1, {DW{1'b0}}};
       end
-      // expand, partition, merge: the paired input DONEs leave as the output DONE
-      if (ex_done || pt_done || mg_done) begin
+      // expand, partition, merge: the paired input DONEs leave as the output DONE; select:
+      // in0's DONE
+      if (ex_done || pt_done || mg_done || (is_sl && fire0 && (k0 == K_DONE))) begin
         ld_out = 1'b1;
         nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
         eos_q <= 1'b1;
@@ -1279,21 +1280,11 @@ module sg_cu #(
       if (pt_drain_q && fin_ev) pt_odone_q <= 1'b1;
 
       // ---- select: c = n initial beats, then one beat per input tile (at its last beat)
-      if (sl_init && can_out) begin
+      if ((sl_init && can_out) || (is_sl && fire0 && (k0 == K_DATA) && l0)) begin
         ld_out = 1'b1;
         nb = {K_DATA, 1'b1, 3'd0, DW'(32'(cf_idx))};
-        sl_cnt_q <= sl_cnt_q + 16'd1;
       end
-      if (is_sl && fire0) begin
-        if (k0 == K_DATA && l0) begin
-          ld_out = 1'b1;
-          nb = {K_DATA, 1'b1, 3'd0, DW'(32'(cf_idx))};
-        end else if (k0 == K_DONE) begin
-          ld_out = 1'b1;
-          nb = {sg_beat_pkg::H_DONE, {DW{1'b0}}};
-          eos_q <= 1'b1;
-        end
-      end
+      if (sl_init && can_out) sl_cnt_q <= sl_cnt_q + 16'd1;
 
       // ---- EagerMerge: whole tiles in the order they come, stop 0
       if (mg_go) begin
