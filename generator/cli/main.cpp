@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
       "dynpar", "dynamic parallelization: GQA decode of the Azure KV-length batches on R regions, each assignment "
                 "strategy, model (and RTL for small batches)");
   dynparCmd->add_option("--arch", dpo.archPath, "architecture YAML")->check(CLI::ExistingFile);
-  dynparCmd->add_option("--dynamic-arch", dpo.dynamicArchPath, "architecture of the dynamic strategy's model runs")
+  dynparCmd->add_option("--dynamic-arch", dpo.dynamicArchPath, "architecture of the dynamic strategies (model and RTL; an unbounded arch: model only)")
       ->check(CLI::ExistingFile);
   dynparCmd->add_option("--rtl-from", dpo.rtlFrom, "an earlier study CSV whose RTL columns are reused for its (batch, strategy) "
                                                    "points instead of running Verilator")
@@ -316,7 +316,13 @@ int main(int argc, char** argv) {
   benchCmd->add_option("--report", bo.reportPath, "markdown file to write");
   benchCmd->add_flag("--quick", bo.quick, "only the arch/default.yaml row");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << fmt::format("stepgen: error[C-501]: {}\nRun with --help for more information.\n", e.what());
+    return 2;
+  }
   try {
     if (*verifyCmd) {
       vo.onChipCarry = vCarry == "auto";

@@ -57,8 +57,9 @@ const Part& partFor(const std::string& target, const std::string& name) {
 
 // Adds the cells of one Yosys `stat -json` cell-type table to `c`.
 void classify(const nlohmann::json& byType, SynthCounts& c) {
-  for (const auto& [type, n] : byType.items()) {
-    const int64_t k = n.get<int64_t>();
+  for (const auto& item : byType.items()) {
+    const std::string type = item.key();
+    const int64_t k = item.value().get<int64_t>();
     auto starts = [&](const char* p) { return type.rfind(p, 0) == 0; };
     if (starts("LUT") || type == "SB_LUT4") c.luts += k;
     else if (starts("FD") || starts("SB_DFF")) c.ffs += k;

@@ -266,11 +266,13 @@ class GraphLoader {
     bool inOk = true, outOk = true;  // false if `in` / `out` was malformed (no arity check then)
     if (auto iv = m.find("in")) collect(errs_, [&] { inOk = false; ins = readRefs(*iv); inOk = true; });
     if (auto ov = m.find("out")) collect(errs_, [&] { outOk = false; outs = readRefs(*ov); outOk = true; });
+    // The op being read is not in g_.ops yet; it may name one stream twice.
+    auto nameOf = [&](OpId o) -> const std::string& { return o.v == id.v ? op.name : g_.ops[o.v].name; };
     for (const auto& r : ins) {
       StreamId s = streamFor(r.name, r.loc);
       Stream& st = g_.streams[s.v];
       if (!st.consumers.empty()) {
-        const std::string& first = g_.ops[st.consumers[0].v].name;
+        const std::string& first = nameOf(st.consumers[0]);
         errs_.push_back(Diagnostic{"G-103", r.loc,
                                    fmt::format("{}: stream '{}' is consumed by both {} and {}; use Broadcast",
                                                r.path, r.name, first, op.name),
@@ -285,7 +287,7 @@ class GraphLoader {
       StreamId s = streamFor(r.name, r.loc);
       Stream& st = g_.streams[s.v];
       if (st.producer.valid()) {
-        const std::string& first = g_.ops[st.producer.v].name;
+        const std::string& first = nameOf(st.producer);
         errs_.push_back(Diagnostic{"G-102", r.loc,
                                    fmt::format("{}: stream '{}' is produced by both {} and {}", r.path, r.name,
                                                first, op.name),

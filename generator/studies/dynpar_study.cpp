@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 
+#include "arch/arch_model.hpp"
 #include "builders/gqa_decode.hpp"
 #include "driver/attention_example.hpp"
 #include "driver/pipeline.hpp"
@@ -162,6 +163,8 @@ int runDynparStudy(const DynparStudyOptions& o) {
   if (which.empty())
     for (size_t i = 0; i < all.size(); ++i) which.push_back(int(i));
   const ServiceModel svc = measureService(o);
+  // The dynamic rows run in Verilator too where their arch has a grid of its own.
+  const bool dynRtl = !loadArch(o.dynamicArchPath).unbounded;
   std::cout << fmt::format("service model (one region, model cycles): startup {:.0f}, per request {:.1f} + {:.1f} per KV tile\n",
                            svc.startup, svc.alpha, svc.beta);
   std::vector<Point> points;
@@ -181,7 +184,7 @@ int runDynparStudy(const DynparStudyOptions& o) {
       const auto assignment = dyn ? dynamic : gqaAssignment(p);
       const auto it = earlier.find({kb.id, st});
       Point pt{kb.id, st, size, kb.stdevLabel, tiles, dyn ? -1 : busiestTiles(p, assignment), estimate(svc, p, assignment),
-               !dyn && it == earlier.end() && size <= o.rtlMaxBatch, true, {}};
+               (!dyn || dynRtl) && it == earlier.end() && size <= o.rtlMaxBatch, true, {}};
       std::string dir = fmt::format("b{}_{}", bi, st);
       std::replace(dir.begin(), dir.end(), ':', '_');
       pt.v = runPoint(o, p, dir, pt.rtl);

@@ -11,9 +11,10 @@ namespace stepgen {
 /// Options of `stepgen study dynpar`.
 struct DynparStudyOptions {
   std::string archPath = "arch/gqa.yaml";
-  /// Where the dynamic strategy's model runs (its dispatch cycle does not place on gqa's reach;
-  /// the same units unbounded give the static strategies' cycles unchanged). Model only.
-  std::string dynamicArchPath = "arch/gqa_unbounded.yaml";
+  /// Where the dynamic strategies run: their dispatch cycle does not place on gqa's layout.
+  /// arch/gqa_dynamic.yaml has gqa's units, link FIFOs and DRAM in quadrants around the
+  /// dispatch (model and RTL); an unbounded arch runs model only.
+  std::string dynamicArchPath = "arch/gqa_dynamic.yaml";
   /// An earlier study CSV: RTL columns of its (batch, strategy) rows are taken from it
   /// instead of running Verilator again ("" = run as rtlMaxBatch says).
   std::string rtlFrom;
@@ -30,7 +31,7 @@ struct DynparStudyOptions {
 
 /// For every batch and strategy: buildGqaDecodeGraph (G 8, D 64, T 32, R regions) through
 /// `verify` on the arch (model only unless the batch size is <= rtlMaxBatch; the dynamic
-/// strategies model only, on dynamicArchPath). Per point:
+/// strategies on dynamicArchPath, model only if it is unbounded). Per point:
 /// model and RTL cycles, bit-exactness, the KV tiles of the busiest region (the static
 /// load balance) and off-chip bytes. Prints the table; writes CSV and markdown (with the
 /// geometric-mean ratio of the strategies per batch size) when asked. Returns 0, or 2 if a

@@ -1,6 +1,7 @@
 #include "support/routing_trace.hpp"
 
 #include "support/csv.hpp"
+#include "support/diag.hpp"
 
 #include <fmt/format.h>
 
@@ -12,21 +13,6 @@
 
 namespace stepgen {
 
-namespace {
-int parseInt(const std::string& path, int line, int field, const std::string& s) {
-  const std::optional<int64_t> v = parseWholeNumber(s);
-  if (!v || *v < INT32_MIN || *v > INT32_MAX)
-    throw std::runtime_error(fmt::format("{}:{}: field {} '{}' is not an integer", path, line, field + 1, s));
-  return int(*v);
-}
-
-std::vector<std::string> fieldTexts(const std::string& line) {
-  std::vector<std::string> t;
-  for (CsvField& f : splitCsvLine(line)) t.push_back(std::move(f.text));
-  return t;
-}
-}  // namespace
-
 std::vector<int> RoutingTrace::tokensPerExpert() const {
   std::vector<int> n(size_t(numExperts), 0);
   for (const auto& row : experts)
@@ -35,33 +21,39 @@ std::vector<int> RoutingTrace::tokensPerExpert() const {
 }
 
 RoutingTrace readRoutingTrace(const std::string& path, int numExperts) {
+  auto fail = [&](int line, int col, const std::string& msg) -> DiagError {
+    return DiagError("R-409", SourceLoc{path, line, col}, msg);
+  };
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot read the routing trace", path));
+  if (!in) throw fail(0, 0, "cannot read the routing trace");
   RoutingTrace t;
   t.numExperts = numExperts;
   std::string line;
-  if (!std::getline(in, line)) throw std::runtime_error(fmt::format("{}:1: empty file", path));
-  auto head = fieldTexts(line);
-  if (head.size() < 2 || head[0] != "token")
-    throw std::runtime_error(fmt::format("{}:1: header must be token,expert_0,...", path));
+  if (!std::getline(in, line)) throw fail(1, 1, "empty file (header token,expert_0,... expected)");
+  const std::vector<CsvField> head = splitCsvLine(line);
+  if (head.size() < 2 || head[0].text != "token") throw fail(1, 1, "header must be token,expert_0,...");
   for (size_t k = 1; k < head.size(); ++k)
-    if (head[k] != fmt::format("expert_{}", k - 1))
-      throw std::runtime_error(fmt::format("{}:1: column {} is '{}', expected 'expert_{}'", path, k + 1, head[k], k - 1));
+    if (head[k].text != fmt::format("expert_{}", k - 1))
+      throw fail(1, head[k].col, fmt::format("column {} is '{}', expected 'expert_{}'", k + 1, head[k].text, k - 1));
   t.topK = int(head.size()) - 1;
   for (int ln = 2; std::getline(in, line); ++ln) {
     if (line.empty() || line == "\r") continue;
-    auto f = fieldTexts(line);
-    if (int(f.size()) != t.topK + 1)
-      throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", path, ln, f.size(), t.topK + 1));
-    if (parseInt(path, ln, 0, f[0]) != int(t.experts.size()))
-      throw std::runtime_error(fmt::format("{}:{}: token id {} out of order (expected {})", path, ln, f[0], t.experts.size()));
+    const std::vector<CsvField> f = splitCsvLine(line);
+    if (int(f.size()) != t.topK + 1) throw fail(ln, 1, fmt::format("{} fields, the header has {}", f.size(), t.topK + 1));
+    auto whole = [&](const CsvField& x, const char* name) {
+      const std::optional<int64_t> v = parseWholeNumber(x.text);
+      if (!v || *v < INT32_MIN || *v > INT32_MAX) throw fail(ln, x.col, fmt::format("{} '{}' is not an integer", name, x.text));
+      return int(*v);
+    };
+    if (whole(f[0], "token") != int(t.experts.size()))
+      throw fail(ln, f[0].col, fmt::format("token id {} out of order (expected {})", f[0].text, t.experts.size()));
     std::vector<int> row;
     for (int k = 0; k < t.topK; ++k) {
-      int e = parseInt(path, ln, k + 1, f[size_t(k) + 1]);
+      const CsvField& x = f[size_t(k) + 1];
+      const int e = whole(x, "expert");
       if (e < 0 || e >= numExperts)
-        throw std::runtime_error(fmt::format("{}:{}: expert_{} = {} is outside 0..{}", path, ln, k, e, numExperts - 1));
-      if (std::find(row.begin(), row.end(), e) != row.end())
-        throw std::runtime_error(fmt::format("{}:{}: expert {} listed twice", path, ln, e));
+        throw fail(ln, x.col, fmt::format("expert_{} = {} is outside 0..{}", k, e, numExperts - 1));
+      if (std::find(row.begin(), row.end(), e) != row.end()) throw fail(ln, x.col, fmt::format("expert {} listed twice", e));
       row.push_back(e);
     }
     t.experts.push_back(row);

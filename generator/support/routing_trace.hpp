@@ -17,8 +17,7 @@ struct RoutingTrace {
   std::vector<int> tokensPerExpert() const;
 };
 
-/// Reads a routing CSV. Errors (std::runtime_error naming the file, line and field): a
-/// missing file, a header that is not `token,expert_0..`, a row with the wrong number of
+/// Reads a routing CSV. Errors (DiagError R-409 at the file, line and column): a missing file, a header that is not `token,expert_0..`, a row with the wrong number of
 /// fields, a token id out of order, an expert id outside 0..numExperts-1, or an expert
 /// listed twice for one token.
 RoutingTrace readRoutingTrace(const std::string& path, int numExperts);

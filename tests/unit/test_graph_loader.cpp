@@ -303,6 +303,13 @@ TEST_CASE("graph loader: more diagnostics", "[graph][diag]") {
     CHECK(d[0].loc.line == 8);
     CHECK(d[0].message.find("ops[1].in") != std::string::npos);
   }
+  SECTION("one op naming a stream twice (found by fuzz_graph: the op was looked up before it existed)") {
+    // A Map of two inputs is also an arity error (G-118, first); the G-103 names the op twice.
+    auto d = textErrors(replaced(base(), "in: s, out: t", "in: [s, s], out: t"));
+    REQUIRE(d.size() == 2);
+    CHECK(d[1].id == "G-103");
+    CHECK(d[1].message == "ops[1].in[1]: stream 's' is consumed by both sl and sl; use Broadcast");
+  }
   SECTION("declared but unused stream") {
     expectOne(textErrors(base("streams:\n  z: {shape: [1], tile: [N, 16]}\n")), "G-119", 7, 3, "'z'");
   }

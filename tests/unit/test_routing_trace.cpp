@@ -51,9 +51,9 @@ TEST_CASE("routing trace: the copies equal their source files (optional)", "[tra
 TEST_CASE("routing trace: bad files name the line and field", "[trace][bad]") {
   std::string p = "/tmp/stepgen_bad_trace.csv";
   std::ofstream(p) << "token,expert_0,expert_1\n0,1,2\n1,3,3\n";
-  CHECK_THROWS_WITH(readRoutingTrace(p, 8), Catch::Contains(":3:") && Catch::Contains("listed twice"));
+  CHECK_THROWS_WITH(readRoutingTrace(p, 8), Catch::Contains(":3:5: error[R-409]") && Catch::Contains("listed twice"));
   std::ofstream(p) << "token,expert_0\n0,9\n";
-  CHECK_THROWS_WITH(readRoutingTrace(p, 8), Catch::Contains(":2:") && Catch::Contains("outside 0..7"));
+  CHECK_THROWS_WITH(readRoutingTrace(p, 8), Catch::Contains(":2:3: error[R-409]") && Catch::Contains("outside 0..7"));
   CHECK_THROWS_WITH(readRoutingTrace("/nonexistent.csv", 8), Catch::Contains("cannot read"));
 }
 
