@@ -15,6 +15,8 @@
 #include "studies/tiling_full.hpp"
 #include "studies/dynpar_study.hpp"
 #include "studies/regions_study.hpp"
+#include "studies/random_study.hpp"
+#include "builders/random_graph.hpp"
 #include "studies/sections_study.hpp"
 #include "studies/bench.hpp"
 #include "driver/pipeline.hpp"
@@ -93,6 +95,11 @@ int main(int argc, char** argv) {
   swigluCmd->add_option("--tile-b", sp.tileB, "batch tile");
   swigluCmd->add_option("--tile-f", sp.tileF, "FFN tile");
   swigluCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  uint32_t rgSeed = 1;
+  auto* randomCmd = graphCmd->add_subcommand("random", "a seeded random STeP graph of the random-graph study (docs/random_graphs.md), "
+                                                       "within arch/default.yaml's units");
+  randomCmd->add_option("--seed", rgSeed, "the graph's seed");
+  randomCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
   int layers = 4;
   auto* mlpCmd = graphCmd->add_subcommand("mlp", "a stack of SwiGLU FFN layers, each layer's output the next one's input");
   mlpCmd->add_option("--layers", layers, "number of layers N")->check(CLI::Range(1, 64));
@@ -238,6 +245,20 @@ int main(int argc, char** argv) {
   sectionsCmd->add_option("--carry", sso.carries, "carry policies (auto, dram)")
       ->check(CLI::IsMember({"auto", "dram"}));
   sectionsCmd->add_flag("--rtl", sso.rtl, "also verify every point in Verilator");
+  RandomStudyOptions rno;
+  auto* randomStudyCmd = studyCmd->add_subcommand(
+      "random", "random STeP graphs through the model and the RTL at link FIFO depths 1, 2 and 8: bit-exact outputs, equal "
+                "off-chip bytes, the same deadlock verdict, outputs that do not depend on the FIFO depth; the cycle error");
+  randomStudyCmd->add_option("--arch", rno.archPath, "architecture YAML (its unit counts bound each graph)")->check(CLI::ExistingFile);
+  randomStudyCmd->add_option("--first", rno.first, "first seed");
+  randomStudyCmd->add_option("--seeds", rno.seeds, "number of seeds")->check(CLI::PositiveNumber);
+  randomStudyCmd->add_option("--fifo-depths", rno.fifoDepths, "link FIFO depths each graph runs at");
+  randomStudyCmd->add_option("--max-cycle-error", rno.maxCycleErrorPercent, "report points whose |cycle error| exceeds this (%)");
+  bool rnoModelOnly = false;
+  randomStudyCmd->add_flag("--model-only", rnoModelOnly, "skip the RTL");
+  randomStudyCmd->add_option("-o,--out", rno.workDir, "work folder");
+  randomStudyCmd->add_option("--csv", rno.csvPath, "CSV file to write");
+  randomStudyCmd->add_option("--md", rno.mdPath, "markdown summary to write");
   RegionsStudyOptions rso;
   DynparStudyOptions dpo;
   auto* dynparCmd = studyCmd->add_subcommand(
@@ -365,8 +386,9 @@ int main(int argc, char** argv) {
         return 0;
       }
     }
-    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd) {
+    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd) {
       std::string text = *swigluCmd ? buildSwigluGraph(sp)
+                         : *randomCmd ? buildRandomGraph(rgSeed).yaml
                          : *mlpCmd  ? buildSwigluStack(sp, layers)
                          : *gqaCmd  ? buildGqaDecodeGraph(gp)
                                     : buildDecodeAttentionGraph(ap);
@@ -403,6 +425,10 @@ int main(int argc, char** argv) {
     if (*tilingFullCmd) return runTilingFullStudy(tfo);
     if (*sectionsCmd) return runSectionsStudy(sso);
     if (*regionsCmd) return runRegionsStudy(rso);
+    if (*randomStudyCmd) {
+      rno.rtl = !rnoModelOnly;
+      return runRandomStudy(rno);
+    }
     if (*dynparCmd) return runDynparStudy(dpo);
     if (*decodeCmd) {
       ArchModel a = loadArch(dArch);

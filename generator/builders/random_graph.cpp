@@ -1,0 +1,164 @@
+// buildRandomGraph: the graph is drawn step by step from a pool of open streams (produced,
+// not yet consumed); every draw comes from one std::mt19937 in a fixed order, so a seed
+// always gives the same text.
+#include "builders/random_graph.hpp"
+
+#include <fmt/format.h>
+
+#include <random>
+#include <vector>
+
+namespace stepgen {
+
+namespace {
+
+// An open stream: [N] or [N, M] (twoLevel) of [rows, cols] tiles.
+struct Open {
+  std::string name;
+  int64_t rows = 1, cols = 16;
+  bool twoLevel = false;
+  bool sameType(const Open& o) const { return rows == o.rows && cols == o.cols && twoLevel == o.twoLevel; }
+};
+
+class Builder {
+ public:
+  Builder(uint32_t seed, const RandomGraphLimits& l) : rng_(seed), lim_(l) {}
+
+  RandomGraph run(uint32_t seed) {
+    n_ = pick(1, lim_.maxOuter);
+    m_ = pick(1, lim_.maxOuter);
+    const int loads = int(pick(1, 3));
+    for (int i = 0; i < loads && agLeft() > 1; ++i) load();
+    const int steps = int(pick(1, lim_.maxCu));
+    for (int s = 0; s < steps && cu_ < lim_.maxCu; ++s) step();
+    for (const Open& o : open_) store(o);
+    RandomGraph g;
+    g.ops = ops_;
+    g.yaml = fmt::format("# random graph of seed {} (stepgen graph random --seed {})\nstepgraph: random_{}\n", seed, seed,
+                         seed) +
+             fmt::format("symbols: {{N: {}, M: {}}}\ntensors:\n", n_, m_) + tensors_ + "ops:\n" + body_;
+    return g;
+  }
+
+ private:
+  int64_t pick(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  int64_t pow2Upto(int64_t lo, int64_t hi) {
+    std::vector<int64_t> v;
+    for (int64_t x = lo; x <= hi; x *= 2) v.push_back(x);
+    return v[size_t(pick(0, int64_t(v.size()) - 1))];
+  }
+  // Address generators still free once every open stream has its store.
+  int agLeft() const { return lim_.maxAg - ag_ - int(open_.size()); }
+  std::string fresh(const char* stem) { return fmt::format("{}{}", stem, names_++); }
+  void op(const std::string& text) { body_ += "  - {" + text + "}\n", ++ops_; }
+  static std::string outer(bool two) { return two ? "[N, M]" : "[N]"; }
+  std::string tensorShape(int64_t rows, int64_t cols, bool two) const {
+    return two ? fmt::format("[N*{}, M*{}]", rows, cols) : fmt::format("[N*{}, {}]", rows, cols);
+  }
+  static std::string walk(bool two) { return two ? "[[1, 0], [0, 1]]" : "[[1, 0]]"; }
+
+  Open take(size_t i) {
+    Open o = open_[i];
+    open_.erase(open_.begin() + std::ptrdiff_t(i));
+    return o;
+  }
+  Open takeAny() { return take(size_t(pick(0, int64_t(open_.size()) - 1))); }
+
+  void load() {
+    Open o{fresh("s"), pow2Upto(1, lim_.maxRows), 16 * pow2Upto(1, lim_.maxCols / 16), pick(0, 1) == 1};
+    const std::string t = fmt::format("x{}", inputs_++);
+    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", t, tensorShape(o.rows, o.cols, o.twoLevel));
+    op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: {}, strides: {}, out: {}", t,
+                   t, o.rows, o.cols, outer(o.twoLevel), walk(o.twoLevel), o.name));
+    ++ag_;
+    open_.push_back(o);
+  }
+
+  void store(const Open& o) {
+    const std::string t = fmt::format("y{}", outputs_++);
+    tensors_ += fmt::format("  {}: {{shape: {}, role: output}}\n", t, tensorShape(o.rows, o.cols, o.twoLevel));
+    op(fmt::format("name: store_{}, op: LinearOffChipStore, in: {}, tensor: {}, tile: [{}, {}], iter: {}, strides: {}",
+                   t, o.name, t, o.rows, o.cols, outer(o.twoLevel), walk(o.twoLevel)));
+    ++ag_;
+  }
+
+  void unary(const Open& in, const char* fn) {
+    Open o = in;
+    o.name = fresh("s");
+    op(fmt::format("name: {0}_{1}, op: Map, fn: {0}, in: {2}, out: {1}", fn, o.name, in.name));
+    ++cu_;
+    open_.push_back(o);
+  }
+
+  void binary(const Open& a, const Open& b, const char* fn) {
+    const std::string z = fresh("z");
+    op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, b.name, z));
+    Open o = a;
+    o.name = fresh("s");
+    op(fmt::format("name: {0}_{1}, op: Map, fn: {0}, in: {2}, out: {1}", fn, o.name, z));
+    ++cu_;
+    open_.push_back(o);
+  }
+
+  void step() {
+    if (open_.empty()) return;
+    switch (pick(0, 3)) {
+      case 0:
+        unary(takeAny(), "silu");
+        return;
+      case 1: {  // add or mul of two streams of one type
+        const char* fn = pick(0, 1) ? "add" : "mul";
+        Open a = takeAny();
+        for (size_t i = 0; i < open_.size(); ++i)
+          if (open_[i].sameType(a)) return binary(a, take(i), fn);
+        const std::string b1 = fresh("b"), b2 = fresh("b");
+        op(fmt::format("name: bcast_{}, op: Broadcast, in: {}, out: [{}, {}]", b1, a.name, b1, b2));
+        Open x = a, y = a;
+        x.name = b1, y.name = b2;
+        return binary(x, y, fn);
+      }
+      case 2: {  // matmul with a loaded weight tile [K, C2], the same tile for every element
+        if (agLeft() < 1) return unary(takeAny(), "silu");
+        Open a = takeAny();
+        const int64_t c2 = 16 * pow2Upto(1, lim_.maxCols / 16);
+        const std::string w = fmt::format("w{}", weights_++), ws = fresh("s"), z = fresh("z");
+        tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: input}}\n", w, a.cols, c2);
+        op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: {}, strides: {}, out: {}", w,
+                       w, a.cols, c2, outer(a.twoLevel), a.twoLevel ? "[[0, 0], [0, 0]]" : "[[0, 0]]", ws));
+        ++ag_;
+        op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, ws, z));
+        Open o = a;
+        o.name = fresh("s"), o.cols = c2;
+        op(fmt::format("name: matmul_{}, op: Map, fn: matmul, in: {}, out: {}", o.name, z, o.name));
+        ++cu_;
+        open_.push_back(o);
+        return;
+      }
+      default: {  // Accum(add) over M of an [N, M] stream
+        for (size_t i = 0; i < open_.size(); ++i)
+          if (open_[i].twoLevel) {
+            Open a = take(i), o = a;
+            o.name = fresh("s"), o.twoLevel = false;
+            op(fmt::format("name: accum_{}, op: Accum, fn: add, b: 1, in: {}, out: {}", o.name, a.name, o.name));
+            ++cu_;
+            open_.push_back(o);
+            return;
+          }
+        unary(takeAny(), "silu");
+      }
+    }
+  }
+
+  std::mt19937 rng_;
+  RandomGraphLimits lim_;
+  int64_t n_ = 1, m_ = 1;
+  std::vector<Open> open_;
+  std::string tensors_, body_;
+  int ag_ = 0, cu_ = 0, ops_ = 0, names_ = 0, inputs_ = 0, outputs_ = 0, weights_ = 0;
+};
+
+}  // namespace
+
+RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits) { return Builder(seed, limits).run(seed); }
+
+}  // namespace stepgen

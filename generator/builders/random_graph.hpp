@@ -1,0 +1,35 @@
+#pragma once
+// buildRandomGraph: seeded random well-typed STeP graphs for the random-graph study
+// (docs/random_graphs.md): streams of fp32 tiles through loads, Broadcast, Zip, Map (add,
+// mul, silu, matmul), Accum and stores, sized to fit a fabric of the given unit counts.
+#include <cstdint>
+#include <string>
+
+namespace stepgen {
+
+/// What a random graph may use: its unit budget (address generators for loads and stores,
+/// compute units for Map and Accum) and its size limits.
+struct RandomGraphLimits {
+  int maxAg = 6;          ///< loads + stores
+  int maxCu = 7;          ///< Map + Accum ops
+  int64_t maxOuter = 4;   ///< N and M (outer stream dims) drawn from 1 .. this
+  int64_t maxRows = 8;    ///< tile rows drawn from the powers of two up to this
+  int64_t maxCols = 64;   ///< tile columns drawn from 16, 32, .. up to this (whole 64-byte pieces)
+};
+
+/// One random graph: its YAML text (docs/graph_format.md) and its size.
+struct RandomGraph {
+  std::string yaml;
+  int ops = 0;  ///< operators in `ops:` (Broadcast and Zip included)
+};
+
+/// The graph of `seed` (std::mt19937): one to three loads of input tensors x<i> as streams
+/// [N] or [N, M] of [R, C] tiles, then random steps, each a Map(silu), a Zip + Map(add|mul)
+/// of two streams of one type (a Broadcast when only one is at hand), a Zip with a loaded
+/// weight tile + Map(matmul), or an Accum(add, b 1) of an [N, M] stream, while the unit
+/// budget lasts; every stream left is stored to an output tensor y<i>. Matmul widths are
+/// powers of two, tiles whole 64-byte pieces, K at most 64 so that double-buffered operands
+/// fit a 64 KiB compute unit. Deterministic: the same seed and limits give the same bytes.
+RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits = {});
+
+}  // namespace stepgen

@@ -1,0 +1,160 @@
+// The random-graph study: every seed is one graph (buildRandomGraph) verified on the arch at
+// each FIFO depth.
+#include "studies/random_study.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+
+#include "arch/arch_model.hpp"
+#include "builders/random_graph.hpp"
+#include "driver/pipeline.hpp"
+#include "driver/report.hpp"
+#include "studies/arch_variant.hpp"
+#include "support/diag.hpp"
+#include "support/files.hpp"
+
+namespace stepgen {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Point {
+  uint32_t seed = 0;
+  int ops = 0, depth = 0;
+  std::string arch;
+  VerifyReport v;
+  bool ran = false;       ///< the RTL ran
+  bool fifoInvariant = true;
+};
+
+bool rtlFinished(const VerifyReport& v) { return v.rtl.status == "ok"; }
+
+// The finding at one point ("" = none): verdicts that differ, or outputs / bytes that do.
+std::string finding(const Point& p) {
+  const bool modelDone = !p.v.model.timing.deadlock;
+  if (!p.ran) return modelDone ? "" : "model deadlock";
+  if (modelDone != rtlFinished(p.v))
+    return fmt::format("model {} but RTL {}", modelDone ? "finishes" : "deadlocks", p.v.rtl.status);
+  if (!modelDone) return "";  // both stop: the verdicts agree
+  if (!p.v.outputsEqual) return "outputs differ: " + p.v.firstMismatch;
+  if (!bytesEqual(p.v)) return "off-chip bytes differ";
+  return "";
+}
+
+// The bytes of every file of <dir>/rtl_out, by name.
+std::string rtlOutputs(const fs::path& dir) {
+  std::vector<fs::path> files;
+  if (fs::is_directory(dir / "rtl_out"))
+    for (const auto& e : fs::directory_iterator(dir / "rtl_out")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::string all;
+  for (const auto& f : files) all += f.filename().string() + "\n" + readText(f);
+  return all;
+}
+
+int unitsOf(const ArchModel& a, UnitKind k) {
+  return int(std::count_if(a.units.begin(), a.units.end(), [&](const UnitSite& u) { return u.kind == k; }));
+}
+
+}  // namespace
+
+int runRandomStudy(const RandomStudyOptions& o) {
+  const ArchModel base = loadArch(o.archPath);
+  RandomGraphLimits lim;
+  lim.maxAg = unitsOf(base, UnitKind::AddressGen);
+  lim.maxCu = unitsOf(base, UnitKind::Compute);
+  fs::create_directories(o.workDir);
+  std::vector<std::string> archs;
+  for (int d : o.fifoDepths) archs.push_back(archVariant(o.archPath, o.workDir, "fifo_depth", d));
+  std::vector<Point> points;
+  std::vector<std::string> failures;
+  for (uint32_t seed = o.first; seed < o.first + uint32_t(o.seeds); ++seed) {
+    const RandomGraph g = buildRandomGraph(seed, lim);
+    const fs::path dir = fs::path(o.workDir) / fmt::format("s{}", seed);
+    writeFile(dir / "graph.yaml", g.yaml);
+    std::vector<std::string> notes;
+    std::string firstOut;
+    bool haveOut = false, invariant = true;
+    const size_t from = points.size();
+    for (size_t i = 0; i < archs.size(); ++i) {
+      Point p{seed, g.ops, o.fifoDepths[i], base.name, {}, false, true};
+      VerifyOptions vo;
+      vo.archPath = archs[i];
+      vo.graphPath = (dir / "graph.yaml").string();
+      vo.outDir = (dir / fmt::format("fifo{}", p.depth)).string();
+      vo.seed = seed;
+      vo.skipRtl = !o.rtl;
+      vo.buildCache = (fs::path(o.workDir) / "build").string();
+      try {
+        p.v = verify(vo);
+      } catch (const DiagError& e) {
+        notes.push_back(fmt::format("fifo {}: does not compile: {}", p.depth, e.diags.at(0).message));
+        points.push_back(p);
+        continue;
+      }
+      p.ran = !p.v.rtl.status.empty();
+      if (p.ran && rtlFinished(p.v)) {
+        const std::string out = rtlOutputs(vo.outDir);
+        if (haveOut && out != firstOut) invariant = false;
+        firstOut = out, haveOut = true;
+      }
+      if (const std::string f = finding(p); !f.empty()) notes.push_back(fmt::format("fifo {}: {}", p.depth, f));
+      std::cout << fmt::format("seed {} ({} ops) fifo {}: model {}{}\n", seed, g.ops, p.depth,
+                               p.v.model.timing.deadlock ? "deadlock" : fmt::format("{} cycles", p.v.model.timing.cycles),
+                               p.ran ? fmt::format(", rtl {} {} ({:+.2f} %)", p.v.rtl.status, p.v.rtl.cycles,
+                                                   p.v.cycleErrorPercent)
+                                     : "");
+      points.push_back(p);
+    }
+    for (size_t i = from; i < points.size(); ++i) points[i].fifoInvariant = invariant;
+    if (!invariant) notes.push_back("RTL outputs differ between FIFO depths");
+    if (!notes.empty()) {
+      std::string msg = fmt::format("seed {} FAILS: {}", seed, notes[0]);
+      for (size_t i = 1; i < notes.size(); ++i) msg += "; " + notes[i];
+      msg += fmt::format("\n  reproduce: stepgen study random --arch {} --first {} --seeds 1", o.archPath, seed);
+      std::cout << msg << "\n";
+      failures.push_back(msg);
+    }
+  }
+  // The cycle error over the points where model and RTL both finished.
+  std::vector<double> err;
+  for (const Point& p : points)
+    if (p.ran && rtlFinished(p.v) && !p.v.model.timing.deadlock) err.push_back(p.v.cycleErrorPercent);
+  double mean = 0, worst = 0;
+  int beyond = 0;
+  for (double e : err) mean += std::abs(e), worst = std::max(worst, std::abs(e)), beyond += std::abs(e) > o.maxCycleErrorPercent;
+  if (!err.empty()) mean /= double(err.size());
+  const std::string summary = fmt::format(
+      "{} seeds x {} FIFO depths on {}: {} failing seeds; cycle error over {} finished points: mean |error| {:.2f} %, max "
+      "{:.2f} %, {} beyond {:.0f} %\n",
+      o.seeds, o.fifoDepths.size(), base.name, failures.size(), err.size(), mean, worst, beyond, o.maxCycleErrorPercent);
+  std::cout << summary;
+  if (!o.csvPath.empty()) {
+    std::string csv =
+        "seed,ops,arch,fifo_depth,model_cycles,rtl_cycles,error_pct,outputs_bit_exact,bytes_equal,model_deadlock,rtl_status,"
+        "fifo_invariant\n";
+    for (const Point& p : points)
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", p.seed, p.ops, p.arch, p.depth,
+                         p.v.model.timing.deadlock ? std::string() : std::to_string(p.v.model.timing.cycles),
+                         p.ran ? std::to_string(p.v.rtl.cycles) : "", p.ran ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
+                         p.ran ? (p.v.outputsEqual ? "yes" : "no") : "", p.ran ? (bytesEqual(p.v) ? "yes" : "no") : "",
+                         p.v.model.timing.deadlock ? "yes" : "no", p.v.rtl.status, p.fifoInvariant ? "yes" : "no");
+    writeFile(o.csvPath, csv);
+  }
+  if (!o.mdPath.empty()) {
+    std::string md = "# Random graphs: summary\n\n" + summary + "\n";
+    if (!failures.empty()) {
+      md += "\nFailing seeds:\n\n";
+      for (const auto& f : failures) md += "- " + f + "\n";
+    }
+    writeFile(o.mdPath, md);
+  }
+  return failures.empty() ? 0 : 2;
+}
+
+}  // namespace stepgen
