@@ -27,15 +27,16 @@ class Builder {
   RandomGraph run(uint32_t seed) {
     n_ = pick(1, lim_.maxOuter);
     m_ = pick(1, lim_.maxOuter);
-    const int loads = int(pick(1, 3));
+    const int loads = int(pick(1, lim_.maxLoads));
     for (int i = 0; i < loads && agLeft() > 1; ++i) load();
-    const int steps = int(pick(1, lim_.maxCu));
+    const int steps = lim_.maxCu > 0 ? int(pick(1, lim_.maxCu)) : 0;
     for (int s = 0; s < steps && cu_ < lim_.maxCu; ++s) step();
     for (const Open& o : open_) store(o);
     RandomGraph g;
     g.ops = ops_;
-    g.yaml = fmt::format("# random graph of seed {} (stepgen graph random --seed {})\nstepgraph: random_{}\n", seed, seed,
-                         seed) +
+    g.yaml = fmt::format("# random graph (buildRandomGraph) of seed {}, limits: ag {}, cu {}, loads {}, outer {}, rows {}, cols {}\n"
+                         "stepgraph: random_{}\n",
+                         seed, lim_.maxAg, lim_.maxCu, lim_.maxLoads, lim_.maxOuter, lim_.maxRows, lim_.maxCols, seed) +
              fmt::format("symbols: {{N: {}, M: {}}}\ntensors:\n", n_, m_) + tensors_ + "ops:\n" + body_;
     return g;
   }
@@ -48,7 +49,7 @@ class Builder {
     return v[size_t(pick(0, int64_t(v.size()) - 1))];
   }
   // Address generators still free once every open stream has its store.
-  int agLeft() const { return lim_.maxAg - ag_ - int(open_.size()); }
+  int agLeft() const { return int(lim_.maxAg) - ag_ - int(open_.size()); }
   std::string fresh(const char* stem) { return fmt::format("{}{}", stem, names_++); }
   void op(const std::string& text) { body_ += "  - {" + text + "}\n", ++ops_; }
   static std::string outer(bool two) { return two ? "[N, M]" : "[N]"; }
@@ -160,5 +161,31 @@ class Builder {
 }  // namespace
 
 RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits) { return Builder(seed, limits).run(seed); }
+
+ReducedGraph reduceRandomGraph(uint32_t seed, const RandomGraphLimits& start,
+                               const std::function<bool(const RandomGraph&)>& fails) {
+  const std::pair<int64_t RandomGraphLimits::*, int64_t> order[] = {
+      {&RandomGraphLimits::maxCu, 0},    {&RandomGraphLimits::maxAg, 2},   {&RandomGraphLimits::maxLoads, 1},
+      {&RandomGraphLimits::maxOuter, 1}, {&RandomGraphLimits::maxRows, 1}, {&RandomGraphLimits::maxCols, 16}};
+  ReducedGraph r{start, buildRandomGraph(seed, start), 1};
+  if (!fails(r.graph)) return r;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [field, lowest] : order) {
+      const bool pow2 = field == &RandomGraphLimits::maxRows || field == &RandomGraphLimits::maxCols;
+      for (int64_t v = lowest; v < r.limits.*field; v = pow2 ? v * 2 : v + 1) {
+        RandomGraphLimits l = r.limits;
+        l.*field = v;
+        RandomGraph g = buildRandomGraph(seed, l);
+        ++r.tries;
+        if (fails(g)) {
+          r.limits = l, r.graph = std::move(g), changed = true;
+          break;
+        }
+      }
+    }
+  }
+  return r;
+}
 
 }  // namespace stepgen

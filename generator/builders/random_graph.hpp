@@ -3,6 +3,7 @@
 // (docs/random_graphs.md): streams of fp32 tiles through loads, Broadcast, Zip, Map (add,
 // mul, silu, matmul), Accum and stores, sized to fit a fabric of the given unit counts.
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace stepgen {
@@ -10,8 +11,9 @@ namespace stepgen {
 /// What a random graph may use: its unit budget (address generators for loads and stores,
 /// compute units for Map and Accum) and its size limits.
 struct RandomGraphLimits {
-  int maxAg = 6;          ///< loads + stores
-  int maxCu = 7;          ///< Map + Accum ops
+  int64_t maxAg = 6;      ///< loads + stores
+  int64_t maxCu = 7;      ///< Map + Accum ops
+  int64_t maxLoads = 3;   ///< input tensors loaded at the start, drawn from 1 .. this
   int64_t maxOuter = 4;   ///< N and M (outer stream dims) drawn from 1 .. this
   int64_t maxRows = 8;    ///< tile rows drawn from the powers of two up to this
   int64_t maxCols = 64;   ///< tile columns drawn from 16, 32, .. up to this (whole 64-byte pieces)
@@ -31,5 +33,20 @@ struct RandomGraph {
 /// powers of two, tiles whole 64-byte pieces, K at most 64 so that double-buffered operands
 /// fit a 64 KiB compute unit. Deterministic: the same seed and limits give the same bytes.
 RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits = {});
+
+/// The smallest graph of a failing seed that still fails, and the limits that give it.
+struct ReducedGraph {
+  RandomGraphLimits limits;
+  RandomGraph graph;
+  int tries = 0;  ///< calls of the failure predicate
+};
+
+/// The reducer: lowers each limit of `start` in turn (compute units to 0, address
+/// generators to 2, loads, N and M, tile rows to 1, tile columns to 16) to the smallest value
+/// at which `fails(buildRandomGraph(seed, limits))` still holds, and repeats the pass until
+/// it changes nothing; so the graph loses operators, symbols and tile sizes while the
+/// failure persists. `fails` must hold for `start`; if it does not, `start` is returned.
+ReducedGraph reduceRandomGraph(uint32_t seed, const RandomGraphLimits& start,
+                               const std::function<bool(const RandomGraph&)>& fails);
 
 }  // namespace stepgen

@@ -256,6 +256,7 @@ int main(int argc, char** argv) {
   randomStudyCmd->add_option("--max-cycle-error", rno.maxCycleErrorPercent, "report points whose |cycle error| exceeds this (%)");
   bool rnoModelOnly = false;
   randomStudyCmd->add_flag("--model-only", rnoModelOnly, "skip the RTL");
+  randomStudyCmd->add_flag("--reduce", rno.reduce, "shrink each failing seed's graph and write it with its arch files");
   randomStudyCmd->add_option("-o,--out", rno.workDir, "work folder");
   randomStudyCmd->add_option("--csv", rno.csvPath, "CSV file to write");
   randomStudyCmd->add_option("--md", rno.mdPath, "markdown summary to write");

@@ -61,6 +61,54 @@ int unitsOf(const ArchModel& a, UnitKind k) {
   return int(std::count_if(a.units.begin(), a.units.end(), [&](const UnitSite& u) { return u.kind == k; }));
 }
 
+// One seed's graph on every FIFO-depth variant: its points and what failed ("" none).
+struct SeedRun {
+  std::vector<Point> points;
+  std::vector<std::string> notes;
+};
+
+SeedRun runSeed(const RandomStudyOptions& o, const std::vector<std::string>& archs, const std::string& archName, uint32_t seed,
+                const RandomGraph& g, const fs::path& dir, bool print) {
+  SeedRun s;
+  writeFile(dir / "graph.yaml", g.yaml);
+  std::string firstOut;
+  bool haveOut = false, invariant = true;
+  for (size_t i = 0; i < archs.size(); ++i) {
+    Point p{seed, g.ops, o.fifoDepths[i], archName, {}, false, true};
+    VerifyOptions vo;
+    vo.archPath = archs[i];
+    vo.graphPath = (dir / "graph.yaml").string();
+    vo.outDir = (dir / fmt::format("fifo{}", p.depth)).string();
+    vo.seed = seed;
+    vo.skipRtl = !o.rtl;
+    vo.buildCache = (fs::path(o.workDir) / "build").string();
+    try {
+      p.v = verify(vo);
+    } catch (const DiagError& e) {
+      s.notes.push_back(fmt::format("fifo {}: does not compile: {}", p.depth, e.diags.at(0).message));
+      s.points.push_back(p);
+      continue;
+    }
+    p.ran = !p.v.rtl.status.empty();
+    if (p.ran && rtlFinished(p.v)) {
+      const std::string out = rtlOutputs(vo.outDir);
+      if (haveOut && out != firstOut) invariant = false;
+      firstOut = out, haveOut = true;
+    }
+    if (const std::string f = finding(p); !f.empty()) s.notes.push_back(fmt::format("fifo {}: {}", p.depth, f));
+    if (print)
+      std::cout << fmt::format("seed {} ({} ops) fifo {}: model {}{}\n", seed, g.ops, p.depth,
+                               p.v.model.timing.deadlock ? "deadlock" : fmt::format("{} cycles", p.v.model.timing.cycles),
+                               p.ran ? fmt::format(", rtl {} {} ({:+.2f} %)", p.v.rtl.status, p.v.rtl.cycles,
+                                                   p.v.cycleErrorPercent)
+                                     : "");
+    s.points.push_back(p);
+  }
+  for (Point& p : s.points) p.fifoInvariant = invariant;
+  if (!invariant) s.notes.push_back("RTL outputs differ between FIFO depths");
+  return s;
+}
+
 }  // namespace
 
 int runRandomStudy(const RandomStudyOptions& o) {
@@ -74,52 +122,26 @@ int runRandomStudy(const RandomStudyOptions& o) {
   std::vector<Point> points;
   std::vector<std::string> failures;
   for (uint32_t seed = o.first; seed < o.first + uint32_t(o.seeds); ++seed) {
-    const RandomGraph g = buildRandomGraph(seed, lim);
     const fs::path dir = fs::path(o.workDir) / fmt::format("s{}", seed);
-    writeFile(dir / "graph.yaml", g.yaml);
-    std::vector<std::string> notes;
-    std::string firstOut;
-    bool haveOut = false, invariant = true;
-    const size_t from = points.size();
-    for (size_t i = 0; i < archs.size(); ++i) {
-      Point p{seed, g.ops, o.fifoDepths[i], base.name, {}, false, true};
-      VerifyOptions vo;
-      vo.archPath = archs[i];
-      vo.graphPath = (dir / "graph.yaml").string();
-      vo.outDir = (dir / fmt::format("fifo{}", p.depth)).string();
-      vo.seed = seed;
-      vo.skipRtl = !o.rtl;
-      vo.buildCache = (fs::path(o.workDir) / "build").string();
-      try {
-        p.v = verify(vo);
-      } catch (const DiagError& e) {
-        notes.push_back(fmt::format("fifo {}: does not compile: {}", p.depth, e.diags.at(0).message));
-        points.push_back(p);
-        continue;
-      }
-      p.ran = !p.v.rtl.status.empty();
-      if (p.ran && rtlFinished(p.v)) {
-        const std::string out = rtlOutputs(vo.outDir);
-        if (haveOut && out != firstOut) invariant = false;
-        firstOut = out, haveOut = true;
-      }
-      if (const std::string f = finding(p); !f.empty()) notes.push_back(fmt::format("fifo {}: {}", p.depth, f));
-      std::cout << fmt::format("seed {} ({} ops) fifo {}: model {}{}\n", seed, g.ops, p.depth,
-                               p.v.model.timing.deadlock ? "deadlock" : fmt::format("{} cycles", p.v.model.timing.cycles),
-                               p.ran ? fmt::format(", rtl {} {} ({:+.2f} %)", p.v.rtl.status, p.v.rtl.cycles,
-                                                   p.v.cycleErrorPercent)
-                                     : "");
-      points.push_back(p);
+    SeedRun s = runSeed(o, archs, base.name, seed, buildRandomGraph(seed, lim), dir, true);
+    points.insert(points.end(), s.points.begin(), s.points.end());
+    if (s.notes.empty()) continue;
+    std::string msg = fmt::format("seed {} FAILS: {}", seed, s.notes[0]);
+    for (size_t i = 1; i < s.notes.size(); ++i) msg += "; " + s.notes[i];
+    msg += fmt::format("\n  reproduce: stepgen study random --arch {} --first {} --seeds 1", o.archPath, seed);
+    if (o.reduce) {
+      const fs::path red = fs::path(o.workDir) / fmt::format("reduced_s{}", seed);
+      const ReducedGraph r = reduceRandomGraph(seed, lim, [&](const RandomGraph& g) {
+        return !runSeed(o, archs, base.name, seed, g, red / "try", false).notes.empty();
+      });
+      fs::remove_all(red / "try");
+      writeFile(red / "graph.yaml", r.graph.yaml);
+      for (const std::string& a : archs) fs::copy_file(a, red / fs::path(a).filename(), fs::copy_options::overwrite_existing);
+      msg += fmt::format("\n  reduced ({} ops, {} tries): {}/graph.yaml with the arch files beside it", r.graph.ops, r.tries,
+                         red.string());
     }
-    for (size_t i = from; i < points.size(); ++i) points[i].fifoInvariant = invariant;
-    if (!invariant) notes.push_back("RTL outputs differ between FIFO depths");
-    if (!notes.empty()) {
-      std::string msg = fmt::format("seed {} FAILS: {}", seed, notes[0]);
-      for (size_t i = 1; i < notes.size(); ++i) msg += "; " + notes[i];
-      msg += fmt::format("\n  reproduce: stepgen study random --arch {} --first {} --seeds 1", o.archPath, seed);
-      std::cout << msg << "\n";
-      failures.push_back(msg);
-    }
+    std::cout << msg << "\n";
+    failures.push_back(msg);
   }
   // The cycle error over the points where model and RTL both finished.
   std::vector<double> err;

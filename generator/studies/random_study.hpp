@@ -15,6 +15,7 @@ struct RandomStudyOptions {
   std::vector<int> fifoDepths{1, 2, 8};        ///< link.fifo_depth of the arch variants each graph runs on
   bool rtl = true;                             ///< false: model only
   double maxCycleErrorPercent = 5;             ///< a point beyond this is reported (the model's target)
+  bool reduce = false;                         ///< shrink each failing seed's graph (reduceRandomGraph)
   std::string workDir = "out/random_study";
   std::string csvPath, mdPath;                 ///< files to write ("" = print only)
 };
@@ -27,8 +28,9 @@ struct RandomStudyOptions {
 /// that finished (fifo_invariant). The cycle error (RTL - model) / RTL is measured per point
 /// and summarized (mean, max, points beyond maxCycleErrorPercent). Prints one line per point
 /// and, for a failing seed, the command that reproduces it; writes CSV and markdown when
-/// asked. Returns 0, or 2 when a seed fails. Errors: DiagError from a graph that does not
-/// compile (a generator bug: the seed is reported).
+/// asked. With `reduce`, a failing seed's graph is shrunk while it still fails and written
+/// with the arch variants to <workDir>/reduced_s<seed>/. Returns 0, or 2 when a seed fails
+/// (a graph that does not compile is a failure too: a generator bug).
 int runRandomStudy(const RandomStudyOptions& o);
 
 }  // namespace stepgen

@@ -59,3 +59,36 @@ TEST_CASE("random graphs: seed 3's pass-through outputs equal its inputs", "[ran
   CHECK(r.outputs.at("y1").data == in.at("x2").data);
   CHECK(r.outputs.at("y0").rows == in.at("x1").rows);
 }
+
+// The reducer with predicates whose answer is known: one that always holds must end at every
+// limit's minimum (one load straight into one store); one that needs a matmul must keep one,
+// and lowering any limit one step further must lose it (the reducer's fixed point).
+TEST_CASE("random graphs: the reducer shrinks while the failure persists", "[random]") {
+  const ReducedGraph all = reduceRandomGraph(5, {}, [](const RandomGraph&) { return true; });
+  CHECK(all.limits.maxCu == 0);
+  CHECK(all.limits.maxAg == 2);
+  CHECK(all.limits.maxLoads == 1);
+  CHECK(all.limits.maxOuter == 1);
+  CHECK(all.limits.maxRows == 1);
+  CHECK(all.limits.maxCols == 16);
+  CHECK(all.graph.ops == 2);
+  CHECK(all.graph.yaml.find("symbols: {N: 1, M: 1}") != std::string::npos);
+
+  auto hasMatmul = [](const RandomGraph& g) { return g.yaml.find("fn: matmul") != std::string::npos; };
+  uint32_t seed = 1;
+  while (!hasMatmul(buildRandomGraph(seed))) ++seed;
+  const ReducedGraph r = reduceRandomGraph(seed, {}, hasMatmul);
+  CHECK(hasMatmul(r.graph));
+  CHECK(r.graph.ops <= buildRandomGraph(seed).ops);
+  CHECK(r.graph.yaml == buildRandomGraph(seed, r.limits).yaml);
+  for (int64_t RandomGraphLimits::*f : {&RandomGraphLimits::maxCu, &RandomGraphLimits::maxAg, &RandomGraphLimits::maxLoads,
+                                        &RandomGraphLimits::maxOuter, &RandomGraphLimits::maxRows, &RandomGraphLimits::maxCols}) {
+    RandomGraphLimits l = r.limits;
+    const bool pow2 = f == &RandomGraphLimits::maxRows || f == &RandomGraphLimits::maxCols;
+    const int64_t lowest = f == &RandomGraphLimits::maxAg ? 2 : f == &RandomGraphLimits::maxCols ? 16 : f == &RandomGraphLimits::maxCu ? 0 : 1;
+    for (int64_t v = lowest; v < r.limits.*f; v = pow2 ? v * 2 : v + 1) {
+      l.*f = v;
+      CHECK_FALSE(hasMatmul(buildRandomGraph(seed, l)));
+    }
+  }
+}
