@@ -7,23 +7,32 @@
 namespace stepgen::timing {
 
 bool AgStore::step(TimingModel& m) {
-  Link& l = m.links[size_t(in[0].first)];
+  const Link& l = m.links[size_t(in[0].first)];
   const size_t c = size_t(in[0].second);
   bool progress = acceptInOrder(m, 0, nextAccept);
-  while (nextWrite < l.nextCStart[c]) {
-    const size_t i = nextWrite;
-    const int64_t s = inStart(m, 0, i);
-    if (l.kinds[i] == Kind::Data)
-      for (int64_t b = 0; b < l.beats[i]; ++b)
-        for (int64_t k = 0; k < piecesPerBeat; ++k) {
-          const int64_t t = s + b + 1;
-          m.lastWrite = std::max(m.lastWrite, m.dramPiece(piece(i, b, k), t));
-          m.writeBytes += 64;
-        }
-    if (l.kinds[i] == Kind::Done) doneAt = s + 1;
+  // STOP and DONE beats write nothing; a data tile waits for issueDeferred.
+  while (nextWrite < l.nextCStart[c] && l.kinds[nextWrite] != Kind::Data) {
+    if (l.kinds[nextWrite] == Kind::Done) doneAt = inStart(m, 0, nextWrite) + 1;
     ++nextWrite, progress = true;
   }
   return progress;
+}
+
+int64_t AgStore::pendingRequest(const TimingModel& m) const {
+  const Link& l = m.links[size_t(in[0].first)];
+  if (nextWrite >= l.nextCStart[size_t(in[0].second)]) return kUnknown;
+  return inStart(m, 0, nextWrite) + writeBeat + 1;
+}
+
+bool AgStore::issuePending(TimingModel& m, int64_t t) {
+  const Link& l = m.links[size_t(in[0].first)];
+  for (int64_t k = 0; k < piecesPerBeat; ++k) {
+    m.lastWrite = std::max(m.lastWrite, m.dramPiece(piece(nextWrite, writeBeat, k), t));
+    m.writeBytes += 64;
+  }
+  if (++writeBeat < l.beats[nextWrite]) return false;
+  writeBeat = 0, ++nextWrite;
+  return true;  // step() may pass the STOP / DONE beats behind the tile
 }
 
 }  // namespace stepgen::timing

@@ -353,6 +353,7 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
     const Op& o = g.ops[size_t(s.op)];
     const OpPlacement& pl = mp.ops[size_t(s.op)];
     u->name = o.name;
+    u->fabricUnit = s.unit;
     if (s.unit == pl.auxUnit) u->name += " (selector)";
     for (size_t k = 0; k < pl.extraUnits.size(); ++k)
       if (s.unit == pl.extraUnits[k]) u->name += fmt::format(" (output {})", k + 1);

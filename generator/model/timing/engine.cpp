@@ -206,7 +206,9 @@ bool TimingModel::issueDeferred() {
   for (;;) {
     size_t next = SIZE_MAX;
     for (size_t u = 0; u < pend.size(); ++u)
-      if (pend[u] != kUnknown && (next == SIZE_MAX || pend[u] < pend[next])) next = u;
+      if (pend[u] != kUnknown &&
+          (next == SIZE_MAX || std::make_pair(pend[u], units[u]->fabricUnit) < std::make_pair(pend[next], units[next]->fabricUnit)))
+        next = u;
     if (next == SIZE_MAX) return any;
     any = true;
     if (units[next]->issuePending(*this, pend[next])) return true;

@@ -84,6 +84,9 @@ struct Unit {
   std::string name;
   std::vector<std::pair<int, int>> in;  ///< (link, consumer slot) per input port
   int out = -1;                          ///< output link, -1 if none
+  /// The fabric unit it runs on (ArchModel::units index, row-major): DRAM requests of one
+  /// cycle go to the channels in this order, as the harness issues them (common/dram.hpp).
+  int fabricUnit = 0;
   /// Cycle the unit finished: the end of its output's last tile (set by TimingModel::run for
   /// every unit with an output), or for a store the cycle after it took DONE (set by the unit).
   int64_t doneAt = kUnknown;

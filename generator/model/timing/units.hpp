@@ -121,8 +121,13 @@ struct AgRandomLoad : AgLoad {
 /// the walk; finishes at DONE (ag_store.cpp).
 struct AgStore : AgUnit {
   size_t nextAccept = 0, nextWrite = 0;
+  int64_t writeBeat = 0;  ///< the next beat of tile nextWrite to write
 
   bool step(TimingModel& m) override;
+  /// A data beat's write goes to DRAM in cycle order with every other request
+  /// (TimingModel::issueDeferred): in the cycle after the store took it.
+  int64_t pendingRequest(const TimingModel& m) const override;
+  bool issuePending(TimingModel& m, int64_t t) override;
   int64_t endFor(TimingModel&, size_t, int64_t start) override { return start; }
 };
 
