@@ -271,6 +271,7 @@ int main(int argc, char** argv) {
   dynparCmd->add_option("--rtl-from", dpo.rtlFrom, "an earlier study CSV whose RTL columns are reused for its (batch, strategy) "
                                                    "points instead of running Verilator")
       ->check(CLI::ExistingFile);
+  dynparCmd->add_option("--rtl-strategies", dpo.rtlStrategies, "the strategies that also run in Verilator (default: all)");
   dynparCmd->add_option("--kv-lengths", dpo.lengthsPath, "KV-length CSV")->check(CLI::ExistingFile);
   dynparCmd->add_option("--batches", dpo.batches, "batch indices (file order; default: all)");
   dynparCmd->add_option("--strategies", dpo.strategies, "coarse, interleave, dynamic (1 credit per region), dynamic:<c>");
@@ -292,6 +293,9 @@ int main(int argc, char** argv) {
   regionsCmd->add_option("--svg", rso.svgPath, "SVG plot to write");
   regionsCmd->add_option("--regions", rso.regions, "region counts R (each must divide 128)");
   regionsCmd->add_option("--rtl", rso.rtlRegions, "the R also run in Verilator (e.g. --rtl 4 8)");
+  regionsCmd->add_option("--rtl-from", rso.rtlFrom, "an earlier study CSV whose RTL columns are reused for its rows "
+                                                    "(the model is re-run)")
+      ->check(CLI::ExistingFile);
 
   SynthOptions syo;
   std::string syCsv;

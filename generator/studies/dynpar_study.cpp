@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -15,7 +14,7 @@
 #include "builders/gqa_decode.hpp"
 #include "driver/attention_example.hpp"
 #include "driver/pipeline.hpp"
-#include "support/csv.hpp"
+#include "studies/rtl_columns.hpp"
 #include "support/files.hpp"
 #include "support/kv_lengths.hpp"
 
@@ -122,42 +121,10 @@ std::pair<GqaStrategy, int64_t> parseStudyStrategy(const std::string& st) {
   return {parseGqaStrategy(st), 1};
 }
 
-// The RTL columns of an earlier study CSV, by (batch_id, strategy).
-struct RtlColumns {
-  int64_t cycles = 0;
-  double errorPct = 0;
-  bool bitExact = false;
-};
-std::map<std::pair<std::string, std::string>, RtlColumns> readRtlColumns(const std::string& path) {
-  std::map<std::pair<std::string, std::string>, RtlColumns> m;
-  if (path.empty()) return m;
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error(fmt::format("cannot read {}", path));
-  std::string line;
-  std::getline(f, line);
-  std::vector<std::string> header;
-  for (const CsvField& x : splitCsvLine(line)) header.push_back(x.text);
-  auto col = [&](const std::string& name) {
-    for (size_t i = 0; i < header.size(); ++i)
-      if (header[i] == name) return i;
-    throw std::runtime_error(fmt::format("{}: no column '{}'", path, name));
-  };
-  const size_t b = col("batch_id"), st = col("strategy"), rc = col("rtl_cycles"), ep = col("error_pct"),
-               ex = col("outputs_bit_exact");
-  for (int n = 2; std::getline(f, line); ++n) {
-    const std::vector<CsvField> row = splitCsvLine(line);
-    if (row.size() != header.size()) throw std::runtime_error(fmt::format("{}:{}: {} fields, the header has {}", path, n, row.size(), header.size()));
-    const auto cycles = parseWholeNumber(row[rc].text);
-    if (!cycles) continue;  // no RTL run for this row
-    m[{row[b].text, row[st].text}] = {*cycles, std::stod(row[ep].text), row[ex].text == "yes"};
-  }
-  return m;
-}
-
 }  // namespace
 
 int runDynparStudy(const DynparStudyOptions& o) {
-  const auto earlier = readRtlColumns(o.rtlFrom);
+  const auto earlier = readRtlColumns(o.rtlFrom, {"batch_id", "strategy"});
   const std::vector<KvBatch> all = readKvBatches(o.lengthsPath);
   std::vector<int> which = o.batches;
   if (which.empty())
@@ -182,16 +149,20 @@ int runDynparStudy(const DynparStudyOptions& o) {
       const bool dyn = p.strategy == GqaStrategy::Dynamic;
       // The dynamic assignment is the fabric's (not known here): the estimate's list schedule.
       const auto assignment = dyn ? dynamic : gqaAssignment(p);
-      const auto it = earlier.find({kb.id, st});
+      // Only a static row's RTL run can be reused: a dynamic row's outputs depend on the
+      // dispatch the model decides, which a changed model may decide differently.
+      const auto it = dyn ? earlier.end() : earlier.find(std::vector<std::string>{kb.id, st});
+      const bool rtlHere = o.rtlStrategies.empty() ||
+                           std::find(o.rtlStrategies.begin(), o.rtlStrategies.end(), st) != o.rtlStrategies.end();
       Point pt{kb.id, st, size, kb.stdevLabel, tiles, dyn ? -1 : busiestTiles(p, assignment), estimate(svc, p, assignment),
-               (!dyn || dynRtl) && it == earlier.end() && size <= o.rtlMaxBatch, true, {}};
+               (!dyn || dynRtl) && rtlHere && it == earlier.end() && size <= o.rtlMaxBatch, true, {}};
       std::string dir = fmt::format("b{}_{}", bi, st);
       std::replace(dir.begin(), dir.end(), ':', '_');
       pt.v = runPoint(o, p, dir, pt.rtl);
       if (it != earlier.end()) {  // an earlier run's RTL columns for this unchanged point
         pt.rtl = true;
-        pt.v.rtl.cycles = it->second.cycles, pt.v.cycleErrorPercent = it->second.errorPct;
-        pt.v.outputsEqual = it->second.bitExact;
+        pt.v.rtl.cycles = uint64_t(it->second.cycles), pt.v.outputsEqual = it->second.bitExact;
+        pt.v.cycleErrorPercent = cycleErrorPercent(it->second.cycles, pt.v.model.timing.cycles);
       }
       ok = ok && passed(pt.v);
       std::cout << fmt::format("batch {} ({} requests, {} KV tiles) {}: busiest region {} tiles, model {} cycles{}\n", bi,

@@ -15,9 +15,12 @@ struct DynparStudyOptions {
   /// arch/gqa_dynamic.yaml has gqa's units, link FIFOs and DRAM in quadrants around the
   /// dispatch (model and RTL); an unbounded arch runs model only.
   std::string dynamicArchPath = "arch/gqa_dynamic.yaml";
-  /// An earlier study CSV: RTL columns of its (batch, strategy) rows are taken from it
-  /// instead of running Verilator again ("" = run as rtlMaxBatch says).
+  /// An earlier study CSV: RTL columns of its static (batch, strategy) rows are taken from it
+  /// instead of running Verilator again, the error recomputed against this model ("" = run
+  /// as rtlMaxBatch says). Dynamic rows always run: their dispatch is the model's own.
   std::string rtlFrom;
+  /// The strategies that run in Verilator (for batches up to rtlMaxBatch); empty = all.
+  std::vector<std::string> rtlStrategies;
   std::string lengthsPath = "examples/attention/data/azure_kv_batches_b16_b64.csv";
   std::string workDir = "out/dynpar_study";
   std::string csvPath, mdPath;           ///< files to write ("" = print only)

@@ -15,6 +15,9 @@ struct RegionsStudyOptions {
   std::string csvPath, mdPath, svgPath;  ///< files to write ("" = print only)
   std::vector<int> regions{128, 64, 32, 16, 8, 4};
   std::vector<int> rtlRegions;  ///< the R also run in Verilator
+  /// An earlier study CSV: its RTL columns are reused for its (tiling, regions) rows instead
+  /// of running Verilator again (the model is re-run; the error is recomputed).
+  std::string rtlFrom;
 };
 
 /// Writes `<dir>/arch_regions<R>.yaml`: the arch at `basePath` renamed `<name>_regions<R>`,

@@ -1,0 +1,28 @@
+#pragma once
+// The RTL columns of an earlier study CSV, reused when only the model changed: the RTL
+// is a function of the arch and the graph, so its cycles and outputs stand.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace stepgen {
+
+/// What a study row measured in RTL.
+struct RtlColumns {
+  int64_t cycles = 0;      ///< rtl_cycles
+  bool bitExact = false;   ///< outputs_bit_exact == "yes"
+};
+
+/// The rows of the CSV at `path` that have rtl_cycles, keyed by the values of `keyColumns`
+/// (in that order). "" gives an empty map. Throws std::runtime_error for a file that cannot
+/// be read, a missing column or a row with the wrong number of fields.
+std::map<std::vector<std::string>, RtlColumns> readRtlColumns(const std::string& path,
+                                                              const std::vector<std::string>& keyColumns);
+
+/// (rtl - model) / rtl in percent: the cycle error every study reports.
+inline double cycleErrorPercent(int64_t rtl, int64_t model) {
+  return rtl ? 100.0 * double(rtl - model) / double(rtl) : 0.0;
+}
+
+}  // namespace stepgen
