@@ -22,9 +22,9 @@ struct Open {
 
 class Builder {
  public:
-  Builder(uint32_t seed, const RandomGraphLimits& l) : rng_(seed), lim_(l) {}
+  Builder(uint32_t seed, const RandomGraphLimits& l) : seed_(seed), rng_(seed), lim_(l) {}
 
-  RandomGraph run(uint32_t seed) {
+  RandomGraph run() {
     n_ = pick(1, lim_.maxOuter);
     m_ = pick(1, lim_.maxOuter);
     const int loads = int(pick(1, lim_.maxLoads));
@@ -36,7 +36,7 @@ class Builder {
     g.ops = ops_;
     g.yaml = fmt::format("# random graph (buildRandomGraph) of seed {}, limits: ag {}, cu {}, loads {}, outer {}, rows {}, cols {}\n"
                          "stepgraph: random_{}\n",
-                         seed, lim_.maxAg, lim_.maxCu, lim_.maxLoads, lim_.maxOuter, lim_.maxRows, lim_.maxCols, seed) +
+                         seed_, lim_.maxAg, lim_.maxCu, lim_.maxLoads, lim_.maxOuter, lim_.maxRows, lim_.maxCols, seed_) +
              fmt::format("symbols: {{N: {}, M: {}}}\ntensors:\n", n_, m_) + tensors_ + "ops:\n" + body_;
     return g;
   }
@@ -150,6 +150,7 @@ class Builder {
     }
   }
 
+  uint32_t seed_;
   std::mt19937 rng_;
   RandomGraphLimits lim_;
   int64_t n_ = 1, m_ = 1;
@@ -160,7 +161,7 @@ class Builder {
 
 }  // namespace
 
-RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits) { return Builder(seed, limits).run(seed); }
+RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits) { return Builder(seed, limits).run(); }
 
 ReducedGraph reduceRandomGraph(uint32_t seed, const RandomGraphLimits& start,
                                const std::function<bool(const RandomGraph&)>& fails) {

@@ -40,6 +40,13 @@ std::vector<uint8_t> readBytes(const std::string& p) {
   return {std::istreambuf_iterator<char>(in), {}};
 }
 
+// The files every study writes: its work folder, the CSV and the markdown table.
+void studyFiles(CLI::App* cmd, std::string& workDir, std::string& csv, std::string& md) {
+  cmd->add_option("-o,--out", workDir, "work folder");
+  cmd->add_option("--csv", csv, "CSV file to write");
+  cmd->add_option("--md", md, "markdown table to write");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -217,9 +224,7 @@ int main(int argc, char** argv) {
                      "1024 synthetic), timing-only model on an unbounded fabric (docs/results/moe_tiling_full.md)");
   tilingFullCmd->add_option("--arch", tfo.archPath, "architecture YAML (default arch/unbounded.yaml)")->check(CLI::ExistingFile);
   tilingFullCmd->add_option("--data", tfo.dataDir, "folder with the routing CSVs");
-  tilingFullCmd->add_option("-o,--out", tfo.workDir, "work folder");
-  tilingFullCmd->add_option("--csv", tfo.csvPath, "CSV file to write");
-  tilingFullCmd->add_option("--md", tfo.mdPath, "markdown table to write");
+  studyFiles(tilingFullCmd, tfo.workDir, tfo.csvPath, tfo.mdPath);
   tilingFullCmd->add_option("--batches", tfo.batches, "batches (tokens); above 64 the trace is synthetic");
   tilingFullCmd->add_option("--tiles", tfo.tiles, "static token tiles at batch 64, scaled by batch/64 above; 0 = dynamic");
   tilingFullCmd->add_option("--seed", tfo.seed, "seed of the synthetic traces");
@@ -227,18 +232,14 @@ int main(int argc, char** argv) {
                                                        "Mixtral and Qwen3 traces (docs/step_semantics.md#dynamic-tiling)");
   tilingCmd->add_option("--arch", to.archPath, "architecture YAML")->check(CLI::ExistingFile);
   tilingCmd->add_option("--data", to.dataDir, "folder with the routing CSVs");
-  tilingCmd->add_option("-o,--out", to.workDir, "work folder");
-  tilingCmd->add_option("--csv", to.csvPath, "CSV file to write");
-  tilingCmd->add_option("--md", to.mdPath, "markdown table to write");
+  studyFiles(tilingCmd, to.workDir, to.csvPath, to.mdPath);
   tilingCmd->add_flag("--rtl", to.rtl, "also verify every point (the whole layer) in RTL on --arch (a fabric like "
                                        "arch/moe.yaml); adds cycles and the RTL memory peak");
   SectionsStudyOptions sso;
   auto* sectionsCmd = studyCmd->add_subcommand(
       "sections", "contexts: a stack of N SwiGLU layers (N = 2, 4, 8) in sections on the arch with 1, 2, 4, 8 contexts");
   sectionsCmd->add_option("--arch", sso.archPath, "architecture YAML (its contexts are varied)")->check(CLI::ExistingFile);
-  sectionsCmd->add_option("-o,--out", sso.workDir, "work folder");
-  sectionsCmd->add_option("--csv", sso.csvPath, "CSV file to write");
-  sectionsCmd->add_option("--md", sso.mdPath, "markdown table to write");
+  studyFiles(sectionsCmd, sso.workDir, sso.csvPath, sso.mdPath);
   sectionsCmd->add_option("--svg", sso.svgPath, "SVG plot to write");
   sectionsCmd->add_option("--layers", sso.layers, "stack depths");
   sectionsCmd->add_option("--contexts", sso.contexts, "context counts");
@@ -254,12 +255,9 @@ int main(int argc, char** argv) {
   randomStudyCmd->add_option("--seeds", rno.seeds, "number of seeds")->check(CLI::PositiveNumber);
   randomStudyCmd->add_option("--fifo-depths", rno.fifoDepths, "link FIFO depths each graph runs at");
   randomStudyCmd->add_option("--max-cycle-error", rno.maxCycleErrorPercent, "report points whose |cycle error| exceeds this (%)");
-  bool rnoModelOnly = false;
-  randomStudyCmd->add_flag("--model-only", rnoModelOnly, "skip the RTL");
+  randomStudyCmd->add_flag("--model-only", rno.skipRtl, "skip the RTL");
   randomStudyCmd->add_flag("--reduce", rno.reduce, "shrink each failing seed's graph and write it with its arch files");
-  randomStudyCmd->add_option("-o,--out", rno.workDir, "work folder");
-  randomStudyCmd->add_option("--csv", rno.csvPath, "CSV file to write");
-  randomStudyCmd->add_option("--md", rno.mdPath, "markdown summary to write");
+  studyFiles(randomStudyCmd, rno.workDir, rno.csvPath, rno.mdPath);
   RegionsStudyOptions rso;
   DynparStudyOptions dpo;
   auto* dynparCmd = studyCmd->add_subcommand(
@@ -268,8 +266,8 @@ int main(int argc, char** argv) {
   dynparCmd->add_option("--arch", dpo.archPath, "architecture YAML")->check(CLI::ExistingFile);
   dynparCmd->add_option("--dynamic-arch", dpo.dynamicArchPath, "architecture of the dynamic strategies (model and RTL; an unbounded arch: model only)")
       ->check(CLI::ExistingFile);
-  dynparCmd->add_option("--rtl-from", dpo.rtlFrom, "an earlier study CSV whose RTL columns are reused for its (batch, strategy) "
-                                                   "points instead of running Verilator")
+  dynparCmd->add_option("--rtl-from", dpo.rtlFrom, "an earlier study CSV whose RTL columns are reused for its static (batch, "
+                                                   "strategy) points instead of running Verilator")
       ->check(CLI::ExistingFile);
   dynparCmd->add_option("--rtl-strategies", dpo.rtlStrategies, "the strategies that also run in Verilator (default: all)");
   dynparCmd->add_option("--kv-lengths", dpo.lengthsPath, "KV-length CSV")->check(CLI::ExistingFile);
@@ -278,18 +276,14 @@ int main(int argc, char** argv) {
   dynparCmd->add_option("--regions", dpo.regions, "R");
   dynparCmd->add_option("--kv-scale", dpo.kvScale, "divide every KV length by this")->check(CLI::PositiveNumber);
   dynparCmd->add_option("--rtl-max-batch", dpo.rtlMaxBatch, "also run Verilator for batches of at most this many requests");
-  dynparCmd->add_option("-o,--out", dpo.workDir, "work folder");
-  dynparCmd->add_option("--csv", dpo.csvPath, "CSV file to write");
-  dynparCmd->add_option("--md", dpo.mdPath, "markdown tables to write");
+  studyFiles(dynparCmd, dpo.workDir, dpo.csvPath, dpo.mdPath);
   auto* regionsCmd = studyCmd->add_subcommand(
       "regions", "configuration time-multiplexing: the Qwen3 MoE experts on R = 128 .. 4 regions, each serving 128/R "
                  "experts one after another (static token tile 16 and dynamic tiling)");
   regionsCmd->add_option("--arch", rso.archPath, "architecture YAML (units, links, DRAM; the grid is replaced)")
       ->check(CLI::ExistingFile);
   regionsCmd->add_option("--data", rso.dataDir, "folder with the routing CSVs");
-  regionsCmd->add_option("-o,--out", rso.workDir, "work folder");
-  regionsCmd->add_option("--csv", rso.csvPath, "CSV file to write");
-  regionsCmd->add_option("--md", rso.mdPath, "markdown table to write");
+  studyFiles(regionsCmd, rso.workDir, rso.csvPath, rso.mdPath);
   regionsCmd->add_option("--svg", rso.svgPath, "SVG plot to write");
   regionsCmd->add_option("--regions", rso.regions, "region counts R (each must divide 128)");
   regionsCmd->add_option("--rtl", rso.rtlRegions, "the R also run in Verilator (e.g. --rtl 4 8)");
@@ -430,10 +424,7 @@ int main(int argc, char** argv) {
     if (*tilingFullCmd) return runTilingFullStudy(tfo);
     if (*sectionsCmd) return runSectionsStudy(sso);
     if (*regionsCmd) return runRegionsStudy(rso);
-    if (*randomStudyCmd) {
-      rno.rtl = !rnoModelOnly;
-      return runRandomStudy(rno);
-    }
+    if (*randomStudyCmd) return runRandomStudy(rno);
     if (*dynparCmd) return runDynparStudy(dpo);
     if (*decodeCmd) {
       ArchModel a = loadArch(dArch);

@@ -60,8 +60,7 @@ void compareRtl(const fs::path& dir, VerifyReport& r) {
   if (r.rtl.status != "ok") return;
   r.firstMismatch = firstMismatch(dir, "rtl", r);
   r.outputsEqual = r.firstMismatch.empty();
-  const double rtl = double(r.rtl.cycles);
-  if (rtl > 0) r.cycleErrorPercent = 100.0 * (rtl - double(r.model.timing.cycles)) / rtl;
+  r.cycleErrorPercent = cycleErrorPercent(int64_t(r.rtl.cycles), int64_t(r.model.timing.cycles));
 }
 
 }  // namespace

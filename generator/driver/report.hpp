@@ -34,6 +34,12 @@ struct VerifyReport {
   double axiBuildSeconds = 0;
 };
 
+/// (rtl - model) / rtl in percent: the cycle error of every verify run and study (0 without
+/// RTL cycles).
+inline double cycleErrorPercent(int64_t rtl, int64_t model) {
+  return rtl > 0 ? 100.0 * double(rtl - model) / double(rtl) : 0.0;
+}
+
 /// Per section boundary k -> k+1 of an RTL run: cycles from the last beat of section k to
 /// the first beat of section k+1 (dbg_port_fire), one entry per boundary both sides of
 /// which had beats.

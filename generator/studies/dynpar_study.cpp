@@ -162,7 +162,7 @@ int runDynparStudy(const DynparStudyOptions& o) {
       if (it != earlier.end()) {  // an earlier run's RTL columns for this unchanged point
         pt.rtl = true;
         pt.v.rtl.cycles = uint64_t(it->second.cycles), pt.v.outputsEqual = it->second.bitExact;
-        pt.v.cycleErrorPercent = cycleErrorPercent(it->second.cycles, pt.v.model.timing.cycles);
+        pt.v.cycleErrorPercent = cycleErrorPercent(it->second.cycles, int64_t(pt.v.model.timing.cycles));
       }
       ok = ok && passed(pt.v);
       std::cout << fmt::format("batch {} ({} requests, {} KV tiles) {}: busiest region {} tiles, model {} cycles{}\n", bi,

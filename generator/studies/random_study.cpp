@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "arch/arch_model.hpp"
+#include "arch/unit_catalogue.hpp"
 #include "builders/random_graph.hpp"
 #include "driver/pipeline.hpp"
 #include "driver/report.hpp"
@@ -28,8 +29,8 @@ struct Point {
   int ops = 0, depth = 0;
   std::string arch;
   VerifyReport v;
-  bool ran = false;       ///< the RTL ran
   bool fifoInvariant = true;
+  bool ran() const { return !v.rtl.status.empty(); }  ///< the RTL ran
 };
 
 bool rtlFinished(const VerifyReport& v) { return v.rtl.status == "ok"; }
@@ -37,7 +38,7 @@ bool rtlFinished(const VerifyReport& v) { return v.rtl.status == "ok"; }
 // The finding at one point ("" = none): verdicts that differ, or outputs / bytes that do.
 std::string finding(const Point& p) {
   const bool modelDone = !p.v.model.timing.deadlock;
-  if (!p.ran) return modelDone ? "" : "model deadlock";
+  if (!p.ran()) return modelDone ? "" : "model deadlock";
   if (modelDone != rtlFinished(p.v))
     return fmt::format("model {} but RTL {}", modelDone ? "finishes" : "deadlocks", p.v.rtl.status);
   if (!modelDone) return "";  // both stop: the verdicts agree
@@ -57,10 +58,6 @@ std::string rtlOutputs(const fs::path& dir) {
   return all;
 }
 
-int unitsOf(const ArchModel& a, UnitKind k) {
-  return int(std::count_if(a.units.begin(), a.units.end(), [&](const UnitSite& u) { return u.kind == k; }));
-}
-
 // One seed's graph on every FIFO-depth variant: its points and what failed ("" none).
 struct SeedRun {
   std::vector<Point> points;
@@ -74,13 +71,13 @@ SeedRun runSeed(const RandomStudyOptions& o, const std::vector<std::string>& arc
   std::string firstOut;
   bool haveOut = false, invariant = true;
   for (size_t i = 0; i < archs.size(); ++i) {
-    Point p{seed, g.ops, o.fifoDepths[i], archName, {}, false, true};
+    Point p{seed, g.ops, o.fifoDepths[i], archName, {}, true};
     VerifyOptions vo;
     vo.archPath = archs[i];
     vo.graphPath = (dir / "graph.yaml").string();
     vo.outDir = (dir / fmt::format("fifo{}", p.depth)).string();
     vo.seed = seed;
-    vo.skipRtl = !o.rtl;
+    vo.skipRtl = o.skipRtl;
     vo.buildCache = (fs::path(o.workDir) / "build").string();
     try {
       p.v = verify(vo);
@@ -89,8 +86,7 @@ SeedRun runSeed(const RandomStudyOptions& o, const std::vector<std::string>& arc
       s.points.push_back(p);
       continue;
     }
-    p.ran = !p.v.rtl.status.empty();
-    if (p.ran && rtlFinished(p.v)) {
+    if (rtlFinished(p.v)) {
       const std::string out = rtlOutputs(vo.outDir);
       if (haveOut && out != firstOut) invariant = false;
       firstOut = out, haveOut = true;
@@ -99,7 +95,7 @@ SeedRun runSeed(const RandomStudyOptions& o, const std::vector<std::string>& arc
     if (print)
       std::cout << fmt::format("seed {} ({} ops) fifo {}: model {}{}\n", seed, g.ops, p.depth,
                                p.v.model.timing.deadlock ? "deadlock" : fmt::format("{} cycles", p.v.model.timing.cycles),
-                               p.ran ? fmt::format(", rtl {} {} ({:+.2f} %)", p.v.rtl.status, p.v.rtl.cycles,
+                               p.ran() ? fmt::format(", rtl {} {} ({:+.2f} %)", p.v.rtl.status, p.v.rtl.cycles,
                                                    p.v.cycleErrorPercent)
                                      : "");
     s.points.push_back(p);
@@ -114,8 +110,9 @@ SeedRun runSeed(const RandomStudyOptions& o, const std::vector<std::string>& arc
 int runRandomStudy(const RandomStudyOptions& o) {
   const ArchModel base = loadArch(o.archPath);
   RandomGraphLimits lim;
-  lim.maxAg = unitsOf(base, UnitKind::AddressGen);
-  lim.maxCu = unitsOf(base, UnitKind::Compute);
+  const UnitCatalogue cat(base);
+  lim.maxAg = int64_t(cat.unitsOfKind(UnitKind::AddressGen).size());
+  lim.maxCu = int64_t(cat.unitsOfKind(UnitKind::Compute).size());
   fs::create_directories(o.workDir);
   std::vector<std::string> archs;
   for (int d : o.fifoDepths) archs.push_back(archVariant(o.archPath, o.workDir, "fifo_depth", d));
@@ -146,7 +143,7 @@ int runRandomStudy(const RandomStudyOptions& o) {
   // The cycle error over the points where model and RTL both finished.
   std::vector<double> err;
   for (const Point& p : points)
-    if (p.ran && rtlFinished(p.v) && !p.v.model.timing.deadlock) err.push_back(p.v.cycleErrorPercent);
+    if (rtlFinished(p.v) && !p.v.model.timing.deadlock) err.push_back(p.v.cycleErrorPercent);
   double mean = 0, worst = 0;
   int beyond = 0;
   for (double e : err) mean += std::abs(e), worst = std::max(worst, std::abs(e)), beyond += std::abs(e) > o.maxCycleErrorPercent;
@@ -163,8 +160,8 @@ int runRandomStudy(const RandomStudyOptions& o) {
     for (const Point& p : points)
       csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", p.seed, p.ops, p.arch, p.depth,
                          p.v.model.timing.deadlock ? std::string() : std::to_string(p.v.model.timing.cycles),
-                         p.ran ? std::to_string(p.v.rtl.cycles) : "", p.ran ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
-                         p.ran ? (p.v.outputsEqual ? "yes" : "no") : "", p.ran ? (bytesEqual(p.v) ? "yes" : "no") : "",
+                         p.ran() ? std::to_string(p.v.rtl.cycles) : "", p.ran() ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
+                         p.ran() ? (p.v.outputsEqual ? "yes" : "no") : "", p.ran() ? (bytesEqual(p.v) ? "yes" : "no") : "",
                          p.v.model.timing.deadlock ? "yes" : "no", p.v.rtl.status, p.fifoInvariant ? "yes" : "no");
     writeFile(o.csvPath, csv);
   }

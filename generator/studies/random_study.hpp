@@ -13,7 +13,7 @@ struct RandomStudyOptions {
   uint32_t first = 1;                          ///< first seed
   int seeds = 30;                              ///< seeds first .. first + seeds - 1
   std::vector<int> fifoDepths{1, 2, 8};        ///< link.fifo_depth of the arch variants each graph runs on
-  bool rtl = true;                             ///< false: model only
+  bool skipRtl = false;                        ///< model only
   double maxCycleErrorPercent = 5;             ///< a point beyond this is reported (the model's target)
   bool reduce = false;                         ///< shrink each failing seed's graph (reduceRandomGraph)
   std::string workDir = "out/random_study";

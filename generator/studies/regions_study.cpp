@@ -89,7 +89,7 @@ int runRegionsStudy(const RegionsStudyOptions& o) {
       if (it != earlier.end()) {  // an earlier run's RTL columns for this point (the RTL has not changed)
         pt.rtl = true;
         pt.v.rtl.cycles = uint64_t(it->second.cycles), pt.v.outputsEqual = it->second.bitExact;
-        pt.v.cycleErrorPercent = cycleErrorPercent(it->second.cycles, pt.v.model.timing.cycles);
+        pt.v.cycleErrorPercent = cycleErrorPercent(it->second.cycles, int64_t(pt.v.model.timing.cycles));
       }
       const double flops = double(p.batch * p.topK * 6 * p.hidden * p.ffn);
       pt.utilization = flops / double(pt.v.model.timing.cycles) / (double(R) * kRegionComputeUnits * base.cu.flopsPerCycle);

@@ -20,9 +20,4 @@ struct RtlColumns {
 std::map<std::vector<std::string>, RtlColumns> readRtlColumns(const std::string& path,
                                                               const std::vector<std::string>& keyColumns);
 
-/// (rtl - model) / rtl in percent: the cycle error every study reports.
-inline double cycleErrorPercent(int64_t rtl, int64_t model) {
-  return rtl ? 100.0 * double(rtl - model) / double(rtl) : 0.0;
-}
-
 }  // namespace stepgen
