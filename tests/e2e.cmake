@@ -116,13 +116,12 @@ foreach(g scan scan_max expand parallelize parallelize_scan exp_sub softmax_part
              rc=$?; cat $log; exit $rc")
   set_tests_properties(${name} PROPERTIES TIMEOUT 900)
 endforeach()
-# Partition(b 0) on compute units of its own: bit-exact, bytes equal. The graph is DRAM-bound
-# (one channel serves two loads and two stores): the model gives a store's write the slot a
-# load request has been waiting for since earlier, where the RTL grants the lower AG index,
-# so it is 8 cycles of 50 over (7 from the DRAM grant; 1 since the partition's output takes
-# the measured register hop, generator/model/timing/engine.hpp kOutHop; the partition units
-# alone: tests/rtl/test_rtl_cu.cpp).
-stepgen_verify_test(e2e_partition_dyn_ops tests/data/arch_dyn_ops.yaml tests/data/graphs/partition.yaml --max-cycle-error 20)
+# Partition(b 0) on compute units of its own: bit-exact, bytes equal, RTL 50 cycles against
+# the model's 49. The graph is DRAM-bound (one channel serves two loads and two stores). Until
+# the model's DRAM channels took a piece at any cycle and the partition units let go of
+# their input as their output register empties (engine.hpp kOutHop), the model was 8 cycles
+# over; the partition units alone: tests/rtl/test_rtl_cu.cpp.
+stepgen_verify_test(e2e_partition_dyn_ops tests/data/arch_dyn_ops.yaml tests/data/graphs/partition.yaml --max-cycle-error 5)
 set_tests_properties(e2e_scan_dyn_ops PROPERTIES FIXTURES_SETUP dyn_ops_fabric)
 set_tests_properties(e2e_scan_max_dyn_ops e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops e2e_partition_dyn_ops e2e_exp_sub_dyn_ops e2e_softmax_parts_dyn_ops
                      PROPERTIES FIXTURES_REQUIRED dyn_ops_fabric)

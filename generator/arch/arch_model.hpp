@@ -96,7 +96,7 @@ struct ArchModel {
   /// `grid: unbounded`: no grid of its own. fabricForGraph gives it one unit per operator on
   /// a crossbar with unlimited buffers (the paper simulator's setting); it has no RTL.
   bool unbounded = false;
-  int contexts = 2;     ///< configuration contexts per unit, >= 2
+  int contexts = 2;     ///< configuration contexts per unit, 1..256
   ComputeUnitParams cu;
   MemoryUnitParams mu;
   OffChipParams offchip;

@@ -13,11 +13,15 @@ namespace stepgen {
 namespace {
 
 // An open stream: [N] or [N, M] (twoLevel) of [rows, cols] tiles.
+// A Partition's output is ragged: its count is data-dependent, so it zips with nothing but
+// itself and meets no weight stream of [N] tiles.
 struct Open {
   std::string name;
   int64_t rows = 1, cols = 16;
-  bool twoLevel = false;
-  bool sameType(const Open& o) const { return rows == o.rows && cols == o.cols && twoLevel == o.twoLevel; }
+  bool twoLevel = false, ragged = false;
+  bool sameType(const Open& o) const {
+    return !ragged && !o.ragged && rows == o.rows && cols == o.cols && twoLevel == o.twoLevel;
+  }
 };
 
 class Builder {
@@ -34,6 +38,7 @@ class Builder {
     for (const Open& o : open_) store(o);
     RandomGraph g;
     g.ops = ops_;
+    g.files = files_;
     g.yaml = fmt::format("# random graph (buildRandomGraph) of seed {}, limits: ag {}, cu {}, loads {}, outer {}, rows {}, cols {}\n"
                          "stepgraph: random_{}\n",
                          seed_, lim_.maxAg, lim_.maxCu, lim_.maxLoads, lim_.maxOuter, lim_.maxRows, lim_.maxCols, seed_) +
@@ -101,9 +106,25 @@ class Builder {
     open_.push_back(o);
   }
 
+  // Zip(a, w) + Map(matmul) with a loaded weight tile w [a.cols, c2], the same tile for
+  // every element; the matmul's output stream (not added to the open pool).
+  Open matmul(const Open& a, int64_t c2) {
+    const std::string w = fmt::format("w{}", weights_++), ws = fresh("s"), z = fresh("z");
+    tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: input}}\n", w, a.cols, c2);
+    op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: {}, strides: {}, out: {}", w,
+                   w, a.cols, c2, outer(a.twoLevel), a.twoLevel ? "[[0, 0], [0, 0]]" : "[[0, 0]]", ws));
+    ++ag_;
+    op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, ws, z));
+    Open o = a;
+    o.name = fresh("s"), o.cols = c2;
+    op(fmt::format("name: matmul_{}, op: Map, fn: matmul, in: {}, out: {}", o.name, z, o.name));
+    ++cu_;
+    return o;
+  }
+
   void step() {
     if (open_.empty()) return;
-    switch (pick(0, 3)) {
+    switch (pick(0, lim_.partition ? 5 : 4)) {
       case 0:
         unary(takeAny(), "silu");
         return;
@@ -121,18 +142,44 @@ class Builder {
       case 2: {  // matmul with a loaded weight tile [K, C2], the same tile for every element
         if (agLeft() < 1) return unary(takeAny(), "silu");
         Open a = takeAny();
-        const int64_t c2 = 16 * pow2Upto(1, lim_.maxCols / 16);
-        const std::string w = fmt::format("w{}", weights_++), ws = fresh("s"), z = fresh("z");
-        tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: input}}\n", w, a.cols, c2);
-        op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: {}, strides: {}, out: {}", w,
-                       w, a.cols, c2, outer(a.twoLevel), a.twoLevel ? "[[0, 0], [0, 0]]" : "[[0, 0]]", ws));
+        if (a.ragged) return unary(a, "silu");
+        open_.push_back(matmul(a, 16 * pow2Upto(1, lim_.maxCols / 16)));
+        return;
+      }
+      case 3: {  // a detour: a + matmul(a, w) with w [C, C]. The add takes a's beats in
+                 // lockstep with the matmul's, which come only once the matmul has a's whole
+                 // tile: where a tile outgrows the direct branch's FIFO, the Broadcast
+                 // stalls and the graph deadlocks (as tests/data/graphs/deadlock.yaml).
+        if (agLeft() < 1 || lim_.maxCu - cu_ < 2) return unary(takeAny(), "silu");
+        Open a = takeAny();
+        if (a.ragged) return unary(a, "silu");
+        const std::string b1 = fresh("b"), b2 = fresh("b");
+        op(fmt::format("name: bcast_{}, op: Broadcast, in: {}, out: [{}, {}]", b1, a.name, b1, b2));
+        Open x = a, y = a;
+        x.name = b1, y.name = b2;
+        return binary(x, matmul(y, a.cols), "add");
+      }
+      case 5: {  // Partition(b 0) of an [N] stream into two, by a SelectGen over a random trace
+        size_t i = 0;
+        while (i < open_.size() && (open_[i].twoLevel || open_[i].ragged)) ++i;
+        if (i == open_.size() || agLeft() < 2 || lim_.maxCu - cu_ < 2) return unary(takeAny(), "silu");
+        const Open a = take(i);
+        const std::string r = fmt::format("r{}", routes_), trace = fmt::format("random_{}_route{}.csv", seed_, routes_++);
+        const std::string sel = fresh("sel"), p0 = fresh("p"), p1 = fresh("p");
+        std::string csv = "token,expert_0\n";
+        for (int64_t t = 0; t < n_; ++t) csv += fmt::format("{},{}\n", t, pick(0, 1));
+        files_.emplace_back(trace, csv);
+        tensors_ += fmt::format("  {}: {{shape: [N, 16], role: input}}\n", r);
+        op(fmt::format("name: route_{}, op: SelectGen, trace: {}, tensor: {}, n: 2, k: 1, iter: [N], out: {}", sel, trace, r,
+                       sel));
         ++ag_;
-        op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, ws, z));
-        Open o = a;
-        o.name = fresh("s"), o.cols = c2;
-        op(fmt::format("name: matmul_{}, op: Map, fn: matmul, in: {}, out: {}", o.name, z, o.name));
-        ++cu_;
-        open_.push_back(o);
+        op(fmt::format("name: part_{}, op: Partition, in: [{}, {}], n: 2, b: 0, out: [{}, {}]", p0, a.name, sel, p0, p1));
+        cu_ += 2;
+        for (const std::string& name : {p0, p1}) {
+          Open o = a;
+          o.name = name, o.ragged = true;
+          open_.push_back(o);
+        }
         return;
       }
       default: {  // Accum(add) over M of an [N, M] stream
@@ -156,7 +203,8 @@ class Builder {
   int64_t n_ = 1, m_ = 1;
   std::vector<Open> open_;
   std::string tensors_, body_;
-  int ag_ = 0, cu_ = 0, ops_ = 0, names_ = 0, inputs_ = 0, outputs_ = 0, weights_ = 0;
+  int ag_ = 0, cu_ = 0, ops_ = 0, names_ = 0, inputs_ = 0, outputs_ = 0, weights_ = 0, routes_ = 0;
+  std::vector<std::pair<std::string, std::string>> files_;
 };
 
 }  // namespace

@@ -2,9 +2,12 @@
 // buildRandomGraph: seeded random well-typed STeP graphs for the random-graph study
 // (docs/random_graphs.md): streams of fp32 tiles through loads, Broadcast, Zip, Map (add,
 // mul, silu, matmul), Accum and stores, sized to fit a fabric of the given unit counts.
+// Its fabrics come from buildRandomArch (random_arch.hpp).
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace stepgen {
 
@@ -17,19 +20,26 @@ struct RandomGraphLimits {
   int64_t maxOuter = 4;   ///< N and M (outer stream dims) drawn from 1 .. this
   int64_t maxRows = 8;    ///< tile rows drawn from the powers of two up to this
   int64_t maxCols = 64;   ///< tile columns drawn from 16, 32, .. up to this (whole 64-byte pieces)
+  bool partition = false; ///< the compute units have the partition function (a Partition step may be drawn)
 };
 
 /// One random graph: its YAML text (docs/graph_format.md) and its size.
 struct RandomGraph {
   std::string yaml;
   int ops = 0;  ///< operators in `ops:` (Broadcast and Zip included)
+  /// Files the graph names, to be written beside it: (file name, text), the SelectGen
+  /// routing traces (CSV `token,expert_0`).
+  std::vector<std::pair<std::string, std::string>> files;
 };
 
 /// The graph of `seed` (std::mt19937): one to three loads of input tensors x<i> as streams
 /// [N] or [N, M] of [R, C] tiles, then random steps, each a Map(silu), a Zip + Map(add|mul)
 /// of two streams of one type (a Broadcast when only one is at hand), a Zip with a loaded
-/// weight tile + Map(matmul), or an Accum(add, b 1) of an [N, M] stream, while the unit
-/// budget lasts; every stream left is stored to an output tensor y<i>. Matmul widths are
+/// weight tile + Map(matmul), a detour a + matmul(a, w) (Broadcast of a; it deadlocks where
+/// a's tile outgrows the add's FIFO, docs/random_graphs.md), an Accum(add, b 1) of an
+/// [N, M] stream, or (with `partition`) a Partition(b 0) of an [N] stream into two by a
+/// SelectGen over a random trace, whose outputs (ragged counts) go on only to Map(silu) or
+/// a store, while the unit budget lasts; every stream left is stored to an output tensor y<i>. Matmul widths are
 /// powers of two, tiles whole 64-byte pieces, K at most 64 so that double-buffered operands
 /// fit a 64 KiB compute unit. Deterministic: the same seed and limits give the same bytes.
 RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits = {});

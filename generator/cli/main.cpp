@@ -106,7 +106,11 @@ int main(int argc, char** argv) {
   auto* randomCmd = graphCmd->add_subcommand("random", "a seeded random STeP graph of the random-graph study (docs/random_graphs.md), "
                                                        "within arch/default.yaml's units");
   randomCmd->add_option("--seed", rgSeed, "the graph's seed");
-  randomCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  auto* rgOut = randomCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  bool rgPartition = false;
+  randomCmd->add_flag("--partition", rgPartition, "the fabric has the partition function: a Partition step may be drawn "
+                                                  "(its routing traces are written beside the graph)")
+      ->needs(rgOut);
   int layers = 4;
   auto* mlpCmd = graphCmd->add_subcommand("mlp", "a stack of SwiGLU FFN layers, each layer's output the next one's input");
   mlpCmd->add_option("--layers", layers, "number of layers N")->check(CLI::Range(1, 64));
@@ -248,12 +252,16 @@ int main(int argc, char** argv) {
   sectionsCmd->add_flag("--rtl", sso.rtl, "also verify every point in Verilator");
   RandomStudyOptions rno;
   auto* randomStudyCmd = studyCmd->add_subcommand(
-      "random", "random STeP graphs through the model and the RTL at link FIFO depths 1, 2 and 8: bit-exact outputs, equal "
-                "off-chip bytes, the same deadlock verdict, outputs that do not depend on the FIFO depth; the cycle error");
+      "random", "random STeP graphs on random fabrics through the model and the RTL at link FIFO depths 1, 2 and 8: "
+                "bit-exact outputs, equal off-chip bytes, the same deadlock verdict, outputs that do not depend on the FIFO "
+                "depth; the cycle error");
   randomStudyCmd->add_option("--arch", rno.archPath, "architecture YAML (its unit counts bound each graph)")->check(CLI::ExistingFile);
   randomStudyCmd->add_option("--first", rno.first, "first seed");
   randomStudyCmd->add_option("--seeds", rno.seeds, "number of seeds")->check(CLI::PositiveNumber);
   randomStudyCmd->add_option("--fifo-depths", rno.fifoDepths, "link FIFO depths each graph runs at");
+  randomStudyCmd->add_option("--random-archs", rno.randomArchs, "random fabrics in the arch pool beside --arch (seed mod pool size picks a seed's fabric)")
+      ->check(CLI::Range(0, 64));
+  randomStudyCmd->add_option("--arch-seed", rno.archSeed, "seed of the first random fabric");
   randomStudyCmd->add_option("--max-cycle-error", rno.maxCycleErrorPercent, "report points whose |cycle error| exceeds this (%)");
   randomStudyCmd->add_flag("--model-only", rno.skipRtl, "skip the RTL");
   randomStudyCmd->add_flag("--reduce", rno.reduce, "shrink each failing seed's graph and write it with its arch files");
@@ -386,8 +394,15 @@ int main(int argc, char** argv) {
       }
     }
     if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd) {
+      RandomGraphLimits rgLimits;
+      rgLimits.partition = rgPartition;
+      const RandomGraph rg = *randomCmd ? buildRandomGraph(rgSeed, rgLimits) : RandomGraph{};
+      std::error_code ec;  // a folder that cannot be made shows as R-404 when the graph is written
+      if (!gOut.empty() && std::filesystem::path(gOut).has_parent_path())
+        std::filesystem::create_directories(std::filesystem::path(gOut).parent_path(), ec);
+      for (const auto& [name, body] : rg.files) writeFile(std::filesystem::path(gOut).parent_path() / name, body);
       std::string text = *swigluCmd ? buildSwigluGraph(sp)
-                         : *randomCmd ? buildRandomGraph(rgSeed).yaml
+                         : *randomCmd ? rg.yaml
                          : *mlpCmd  ? buildSwigluStack(sp, layers)
                          : *gqaCmd  ? buildGqaDecodeGraph(gp)
                                     : buildDecodeAttentionGraph(ap);

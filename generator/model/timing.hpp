@@ -30,10 +30,10 @@ struct TimingResult {
   std::vector<int64_t> sectionStart;  ///< per section: its first cycle (the barrier's release)
   int64_t reloadWords = 0;            ///< configuration words written while running (one per cycle)
   int64_t reloadExposedCycles = 0;    ///< cycles a finished section waited for the next one's words
-  /// DRAM requests that came more than DramChannel::kWindow slots behind the latest one and
+  /// DRAM requests that came more than DramChannel::kWindow cycles behind the latest one and
   /// were served from the window's floor (docs/step_semantics.md#timing-only: a load whose
   /// consumer idles that long; its data is not needed earlier); 0 on every graph of fewer
-  /// than 2^20 II-cycle slots.
+  /// than 2^21 cycles.
   int64_t dramLate = 0;
   /// Per EagerMerge on a compute unit: the order in which the unit, as timed, would take its
   /// inputs' tiles (sg_cu.sv merge arbitration replayed on the tiles' arrival cycles). When

@@ -11,6 +11,7 @@
 
 #include "arch/arch_model.hpp"
 #include "arch/unit_catalogue.hpp"
+#include "builders/random_arch.hpp"
 #include "builders/random_graph.hpp"
 #include "driver/pipeline.hpp"
 #include "driver/report.hpp"
@@ -26,7 +27,7 @@ namespace {
 
 struct Point {
   uint32_t seed = 0;
-  int ops = 0, depth = 0;
+  int ops = 0, depth = 0, sections = 1;
   std::string arch;
   VerifyReport v;
   bool fifoInvariant = true;
@@ -38,7 +39,7 @@ bool rtlFinished(const VerifyReport& v) { return v.rtl.status == "ok"; }
 // The finding at one point ("" = none): verdicts that differ, or outputs / bytes that do.
 std::string finding(const Point& p) {
   const bool modelDone = !p.v.model.timing.deadlock;
-  if (!p.ran()) return modelDone ? "" : "model deadlock";
+  if (!p.ran()) return "";  // model only: nothing to compare the verdict with
   if (modelDone != rtlFinished(p.v))
     return fmt::format("model {} but RTL {}", modelDone ? "finishes" : "deadlocks", p.v.rtl.status);
   if (!modelDone) return "";  // both stop: the verdicts agree
@@ -58,21 +59,47 @@ std::string rtlOutputs(const fs::path& dir) {
   return all;
 }
 
+// One fabric of the pool: its name, its FIFO-depth variants (files), what bounds a graph on
+// it, and whether it has a second context for a section cut.
+struct PoolArch {
+  std::string name;
+  std::vector<std::string> variants;
+  RandomGraphLimits limits;
+  bool twoContexts = false;
+};
+
+PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const fs::path& dir) {
+  const ArchModel a = loadArch(path);
+  PoolArch p;
+  p.name = a.name;
+  const UnitCatalogue cat(a);
+  p.limits.maxAg = int64_t(cat.unitsOfKind(UnitKind::AddressGen).size());
+  p.limits.maxCu = int64_t(cat.unitsOfKind(UnitKind::Compute).size());
+  p.twoContexts = a.contexts >= 2;
+  p.limits.partition = std::count(a.cu.functions.begin(), a.cu.functions.end(), "partition") > 0;
+  fs::create_directories(dir / a.name);
+  for (int d : depths) p.variants.push_back(archVariant(path, (dir / a.name).string(), "fifo_depth", d));
+  return p;
+}
+
 // One seed's graph on every FIFO-depth variant: its points and what failed ("" none).
 struct SeedRun {
   std::vector<Point> points;
   std::vector<std::string> notes;
 };
 
-SeedRun runSeed(const RandomStudyOptions& o, const std::vector<std::string>& archs, const std::string& archName, uint32_t seed,
-                const RandomGraph& g, const fs::path& dir, bool print) {
+SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int sections, uint32_t seed, const RandomGraph& g,
+                const fs::path& dir, bool print) {
+  const std::vector<std::string>& archs = arch.variants;
   SeedRun s;
   writeFile(dir / "graph.yaml", g.yaml);
+  for (const auto& [name, body] : g.files) writeFile(dir / name, body);
   std::string firstOut;
   bool haveOut = false, invariant = true;
   for (size_t i = 0; i < archs.size(); ++i) {
-    Point p{seed, g.ops, o.fifoDepths[i], archName, {}, true};
+    Point p{seed, g.ops, o.fifoDepths[i], sections, arch.name, {}, true};
     VerifyOptions vo;
+    vo.minSections = sections;
     vo.archPath = archs[i];
     vo.graphPath = (dir / "graph.yaml").string();
     vo.outDir = (dir / fmt::format("fifo{}", p.depth)).string();
@@ -93,11 +120,12 @@ SeedRun runSeed(const RandomStudyOptions& o, const std::vector<std::string>& arc
     }
     if (const std::string f = finding(p); !f.empty()) s.notes.push_back(fmt::format("fifo {}: {}", p.depth, f));
     if (print)
-      std::cout << fmt::format("seed {} ({} ops) fifo {}: model {}{}\n", seed, g.ops, p.depth,
+      std::cout << fmt::format("seed {} ({} ops, {}, {} section{}) fifo {}: model {}{}\n", seed, g.ops, arch.name, sections,
+                               sections > 1 ? "s" : "", p.depth,
                                p.v.model.timing.deadlock ? "deadlock" : fmt::format("{} cycles", p.v.model.timing.cycles),
-                               p.ran() ? fmt::format(", rtl {} {} ({:+.2f} %)", p.v.rtl.status, p.v.rtl.cycles,
-                                                   p.v.cycleErrorPercent)
-                                     : "");
+                               !p.ran()           ? ""
+                               : rtlFinished(p.v) ? fmt::format(", rtl {} cycles ({:+.2f} %)", p.v.rtl.cycles, p.v.cycleErrorPercent)
+                                                  : fmt::format(", rtl {} at cycle {}", p.v.rtl.status, p.v.rtl.cycles));
     s.points.push_back(p);
   }
   for (Point& p : s.points) p.fifoInvariant = invariant;
@@ -108,32 +136,36 @@ SeedRun runSeed(const RandomStudyOptions& o, const std::vector<std::string>& arc
 }  // namespace
 
 int runRandomStudy(const RandomStudyOptions& o) {
-  const ArchModel base = loadArch(o.archPath);
-  RandomGraphLimits lim;
-  const UnitCatalogue cat(base);
-  lim.maxAg = int64_t(cat.unitsOfKind(UnitKind::AddressGen).size());
-  lim.maxCu = int64_t(cat.unitsOfKind(UnitKind::Compute).size());
   fs::create_directories(o.workDir);
-  std::vector<std::string> archs;
-  for (int d : o.fifoDepths) archs.push_back(archVariant(o.archPath, o.workDir, "fifo_depth", d));
+  std::vector<PoolArch> pool{poolArch(o.archPath, o.fifoDepths, fs::path(o.workDir) / "arch")};
+  for (int j = 0; j < o.randomArchs; ++j) {
+    const uint32_t as = o.archSeed + uint32_t(j);
+    const fs::path file = fs::path(o.workDir) / "arch" / fmt::format("random_a{}.yaml", as);
+    writeFile(file, buildRandomArch(as));
+    pool.push_back(poolArch(file.string(), o.fifoDepths, fs::path(o.workDir) / "arch"));
+  }
   std::vector<Point> points;
   std::vector<std::string> failures;
   for (uint32_t seed = o.first; seed < o.first + uint32_t(o.seeds); ++seed) {
+    const PoolArch& arch = pool[seed % pool.size()];
+    const int sections = arch.twoContexts && (seed / pool.size()) % 2 == 1 ? 2 : 1;
     const fs::path dir = fs::path(o.workDir) / fmt::format("s{}", seed);
-    SeedRun s = runSeed(o, archs, base.name, seed, buildRandomGraph(seed, lim), dir, true);
+    SeedRun s = runSeed(o, arch, sections, seed, buildRandomGraph(seed, arch.limits), dir, true);
     points.insert(points.end(), s.points.begin(), s.points.end());
     if (s.notes.empty()) continue;
     std::string msg = fmt::format("seed {} FAILS: {}", seed, s.notes[0]);
     for (size_t i = 1; i < s.notes.size(); ++i) msg += "; " + s.notes[i];
-    msg += fmt::format("\n  reproduce: stepgen study random --arch {} --first {} --seeds 1", o.archPath, seed);
+    msg += fmt::format("\n  reproduce: stepgen study random --arch {} --random-archs {} --arch-seed {} --first {} --seeds 1",
+                       o.archPath, o.randomArchs, o.archSeed, seed);
     if (o.reduce) {
       const fs::path red = fs::path(o.workDir) / fmt::format("reduced_s{}", seed);
-      const ReducedGraph r = reduceRandomGraph(seed, lim, [&](const RandomGraph& g) {
-        return !runSeed(o, archs, base.name, seed, g, red / "try", false).notes.empty();
+      const ReducedGraph r = reduceRandomGraph(seed, arch.limits, [&](const RandomGraph& g) {
+        return !runSeed(o, arch, sections, seed, g, red / "try", false).notes.empty();
       });
       fs::remove_all(red / "try");
       writeFile(red / "graph.yaml", r.graph.yaml);
-      for (const std::string& a : archs) fs::copy_file(a, red / fs::path(a).filename(), fs::copy_options::overwrite_existing);
+      for (const auto& [name, body] : r.graph.files) writeFile(red / name, body);
+      for (const std::string& a : arch.variants) fs::copy_file(a, red / fs::path(a).filename(), fs::copy_options::overwrite_existing);
       msg += fmt::format("\n  reduced ({} ops, {} tries): {}/graph.yaml with the arch files beside it", r.graph.ops, r.tries,
                          red.string());
     }
@@ -145,20 +177,22 @@ int runRandomStudy(const RandomStudyOptions& o) {
   for (const Point& p : points)
     if (rtlFinished(p.v) && !p.v.model.timing.deadlock) err.push_back(p.v.cycleErrorPercent);
   double mean = 0, worst = 0;
-  int beyond = 0;
+  int beyond = 0, bothDeadlock = 0;
+  for (const Point& p : points) bothDeadlock += p.ran() && p.v.model.timing.deadlock && p.v.rtl.status == "deadlock";
   for (double e : err) mean += std::abs(e), worst = std::max(worst, std::abs(e)), beyond += std::abs(e) > o.maxCycleErrorPercent;
   if (!err.empty()) mean /= double(err.size());
   const std::string summary = fmt::format(
-      "{} seeds x {} FIFO depths on {}: {} failing seeds; cycle error over {} finished points: mean |error| {:.2f} %, max "
-      "{:.2f} %, {} beyond {:.0f} %\n",
-      o.seeds, o.fifoDepths.size(), base.name, failures.size(), err.size(), mean, worst, beyond, o.maxCycleErrorPercent);
+      "{} seeds x {} FIFO depths on {} fabrics: {} failing seeds; {} points, {} deadlocked in both model and RTL; cycle error "
+      "over {} finished points: mean |error| {:.2f} %, max {:.2f} %, {} beyond {:.0f} %\n",
+      o.seeds, o.fifoDepths.size(), pool.size(), failures.size(), points.size(), bothDeadlock, err.size(), mean, worst, beyond,
+      o.maxCycleErrorPercent);
   std::cout << summary;
   if (!o.csvPath.empty()) {
     std::string csv =
-        "seed,ops,arch,fifo_depth,model_cycles,rtl_cycles,error_pct,outputs_bit_exact,bytes_equal,model_deadlock,rtl_status,"
-        "fifo_invariant\n";
+        "seed,ops,arch,sections,fifo_depth,model_cycles,rtl_cycles,error_pct,outputs_bit_exact,bytes_equal,model_deadlock,"
+        "rtl_status,fifo_invariant\n";
     for (const Point& p : points)
-      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", p.seed, p.ops, p.arch, p.depth,
+      csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.seed, p.ops, p.arch, p.sections, p.depth,
                          p.v.model.timing.deadlock ? std::string() : std::to_string(p.v.model.timing.cycles),
                          p.ran() ? std::to_string(p.v.rtl.cycles) : "", p.ran() ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
                          p.ran() ? (p.v.outputsEqual ? "yes" : "no") : "", p.ran() ? (bytesEqual(p.v) ? "yes" : "no") : "",

@@ -13,6 +13,8 @@ struct RandomStudyOptions {
   uint32_t first = 1;                          ///< first seed
   int seeds = 30;                              ///< seeds first .. first + seeds - 1
   std::vector<int> fifoDepths{1, 2, 8};        ///< link.fifo_depth of the arch variants each graph runs on
+  int randomArchs = 3;                         ///< random fabrics (buildRandomArch) in the pool beside archPath
+  uint32_t archSeed = 1;                       ///< their seeds: archSeed .. archSeed + randomArchs - 1
   bool skipRtl = false;                        ///< model only
   double maxCycleErrorPercent = 5;             ///< a point beyond this is reported (the model's target)
   bool reduce = false;                         ///< shrink each failing seed's graph (reduceRandomGraph)
@@ -20,9 +22,11 @@ struct RandomStudyOptions {
   std::string csvPath, mdPath;                 ///< files to write ("" = print only)
 };
 
-/// For every seed: buildRandomGraph within the arch's address-generator and compute-unit
-/// counts, then `verify` (seeded random inputs) on the arch with each FIFO depth
-/// (archVariant). A seed passes when, at every depth, the model finished exactly where the
+/// The arch pool is archPath and `randomArchs` fabrics of buildRandomArch. For every seed:
+/// an arch of the pool (seed mod pool size), buildRandomGraph within its address-generator
+/// and compute-unit counts, then `verify` (seeded random inputs) on that arch with each FIFO
+/// depth (archVariant), cut into two sections (two contexts) on every other seed whose arch
+/// has two contexts or more. A seed passes when, at every depth, the model finished exactly where the
 /// RTL finished (same deadlock verdict), and where both finished the outputs are bit-exact
 /// and the off-chip bytes equal; and the RTL outputs are byte-identical at every depth
 /// that finished (fifo_invariant). The cycle error (RTL - model) / RTL is measured per point

@@ -10,7 +10,9 @@ int64_t AgLoad::requestCycle(const TimingModel& m, size_t g, int64_t earliest) c
   int64_t t = std::max(earliest, g == 0 ? int64_t(1) : lastIssue + 1);
   if (int64_t(g) < outstanding) return t;
   const size_t k = g - size_t(outstanding);
-  t = std::max(t, pop.get(k) + 1);
+  // Beat g may be requested in the cycle beat k = g - outstanding moves to the output
+  // register, the cycle before the consumer can take it (kRespToTake).
+  t = std::max(t, pop.get(k) - 1);
   // In flight counts beats until they leave, and beat k leaves only once its consumers
   // have room: not before they started taking its tile (cstart), one beat per `rate`
   // after that, less the FIFO slack. So a load whose consumer waits stops requesting and
@@ -72,6 +74,10 @@ bool AgLoad::issuePending(TimingModel& m, int64_t t) {
   lastPop[i] = pop.get(g);
   issuedThrough = i + 1, pendTile = SIZE_MAX;
   return true;
+}
+
+int64_t AgLoad::beatVisible(const TimingModel& m, size_t i, int64_t k) const {
+  return pop.find(size_t(m.links[size_t(out)].first[i] + k));
 }
 
 int64_t AgLoad::endFor(TimingModel& m, size_t i, int64_t start) {

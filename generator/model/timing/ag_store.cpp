@@ -21,7 +21,7 @@ bool AgStore::step(TimingModel& m) {
 int64_t AgStore::pendingRequest(const TimingModel& m) const {
   const Link& l = m.links[size_t(in[0].first)];
   if (nextWrite >= l.nextCStart[size_t(in[0].second)] || l.kinds[nextWrite] != Kind::Data) return kUnknown;
-  return inStart(m, 0, nextWrite) + writeBeat + 1;
+  return std::max(inStart(m, 0, nextWrite) + writeBeat, m.beatAt(size_t(in[0].first), nextWrite, writeBeat));
 }
 
 bool AgStore::issuePending(TimingModel& m, int64_t t) {

@@ -51,13 +51,15 @@ bool CuParallelize::step(TimingModel& m) {
     l.accept[c][i] = t;
     ++nextAccept, progress = true;
   }
+  // Taken in c, in the output register in c+1, at the head of the next unit's FIFO in c+2;
+  // the input beat is let go once the output beat has left the register.
   for (; nextOffer < l.size() && inStart(m, 0, nextOffer) != kUnknown; ++nextOffer, progress = true)
-    if (outOf[nextOffer] >= 0) o.offer[size_t(outOf[nextOffer])] = inStart(m, 0, nextOffer) + kHop + (partition ? kOutHop : 0);
+    if (outOf[nextOffer] >= 0) o.offer[size_t(outOf[nextOffer])] = inStart(m, 0, nextOffer) + kHop + kOutHop;
   while (nextHold < l.size()) {
     const size_t i = nextHold;
     const int64_t s = inStart(m, 0, i);
     const int64_t e = outOf[i] < 0 ? (s == kUnknown ? kUnknown : s + l.beats[i])
-                                   : (o.end[size_t(outOf[i])] == kUnknown ? kUnknown : o.end[size_t(outOf[i])] - 1);
+                                   : (o.end[size_t(outOf[i])] == kUnknown ? kUnknown : o.end[size_t(outOf[i])] - 1 - kOutHop);
     if (e == kUnknown) break;
     l.hold[c][i] = e;
     ++nextHold, progress = true;

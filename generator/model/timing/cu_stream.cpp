@@ -17,7 +17,7 @@ bool CuStream::step(TimingModel& m) {
       if (o.end[i - 1] == kUnknown) break;
       // A DATA tile's first beat follows the last one of the DATA tile before at once; a
       // STOP or DONE waits until that tile's rows have left (rowBeats = 1: both at once).
-      t = o.end[i - 1] - (o.kinds[i] == Kind::Data ? latency(o, i - 1) : 1);
+      t = o.end[i - 1] - (o.kinds[i] == Kind::Data ? latency(o, i - 1) : 1) - kOutHop;
     }
     bool ready = true;
     for (auto [li, c] : in) ready = ready && m.links[size_t(li)].offer[i] != kUnknown, t = std::max(t, m.links[size_t(li)].offer[i]);
@@ -52,12 +52,19 @@ bool CuStream::step(TimingModel& m) {
       }
     }
     if (!ready) break;
-    o.offer[i] = t + latency(o, i);
+    o.offer[i] = t + latency(o, i) + kOutHop;
     ++nextOffer, progress = true;
   }
   for (; nextHold < o.nextEnd; ++nextHold, progress = true)
-    for (auto [li, c] : in) m.links[size_t(li)].hold[size_t(c)][nextHold] = o.end[nextHold] - latency(o, nextHold);
+    for (auto [li, c] : in) m.links[size_t(li)].hold[size_t(c)][nextHold] = o.end[nextHold] - latency(o, nextHold) - kOutHop;
   return progress;
+}
+
+int64_t CuStream::beatVisible(const TimingModel& m, size_t i, int64_t k) const {
+  int64_t t = kUnknown;
+  for (auto [li, c] : in)
+    if (m.links[size_t(li)].start[i] != kUnknown) t = std::max(t, m.beatAt(size_t(li), i, k) + latency(m.links[size_t(out)], i) + kOutHop);
+  return t;
 }
 
 int64_t CuStream::endFor(TimingModel& m, size_t i, int64_t start) {
@@ -66,7 +73,7 @@ int64_t CuStream::endFor(TimingModel& m, size_t i, int64_t start) {
   if (o.kinds[i] == Kind::Data) e += o.beats[i] / rowscaleRowBeats * rowscaleDrops;
   for (auto [li, c] : in) {
     const int64_t n = m.links[size_t(li)].natEnd[i];
-    e = afterInput(e, n == kUnknown ? n : n + latency(o, i) - 1);
+    e = afterInput(e, n == kUnknown ? n : n + latency(o, i) + kOutHop - 1);
   }
   return e;
 }

@@ -20,6 +20,7 @@ void Link::init(const TokenStream& toks, int64_t wpb) {
 int Link::addConsumer(int unit, bool streaming, int64_t r, int64_t d) {
   cons.push_back(unit), streamingCons.push_back(streaming), rate.push_back(r);
   depth.push_back(std::max<int64_t>(d, 1)), chain.push_back(std::max<int64_t>(d, 1));
+  if (d <= 1) interval = 2;
   for (auto* v : {&accept, &hold, &cstart, &cend}) v->emplace_back(beats.size(), kUnknown);
   nextCStart.push_back(0), nextCEnd.push_back(0);
   return int(cons.size()) - 1;
@@ -59,40 +60,42 @@ bool Unit::acceptInOrder(TimingModel& m, int p, size_t& next, const std::functio
 
 TimingModel::TimingModel(const ArchModel& a) : arch(a), channels(size_t(a.offchip.channels)), startup(a.offchip.startup) {}
 
-int64_t DramChannel::take(int64_t s) {
+int64_t DramChannel::take(int64_t s, int64_t ii) {
   if (s < floor) ++late, s = floor;
-  // The first run starting after s (most requests come after every run: no search).
-  size_t next = runs.size();
-  if (!runs.empty() && s < runs.back().first)
-    next = size_t(std::upper_bound(runs.begin(), runs.end(), s, [](int64_t x, const auto& r) { return x < r.first; }) -
-                  runs.begin());
-  size_t at = next;  // the run that ends up holding s
-  if (next > 0 && runs[next - 1].second >= s) {  // s inside or just after the run before
-    at = next - 1;
-    s = std::max(s, runs[at].second);
-    runs[at].second = s + 1;
-  } else {
-    runs.insert(runs.begin() + std::ptrdiff_t(at), {s, s + 1});
-    ++next;
+  // The first run that ends after s (most requests come after every run: no search); runs
+  // are disjoint, so their ends are sorted too.
+  size_t at = runs.size();
+  if (!runs.empty() && s < runs.back().second)
+    at = size_t(std::upper_bound(runs.begin(), runs.end(), s, [](int64_t x, const auto& r) { return x < r.second; }) -
+                runs.begin());
+  while (at < runs.size() && runs[at].first < s + ii) s = std::max(s, runs[at].second), ++at;  // [s, s + ii) overlaps it
+  runs.insert(runs.begin() + std::ptrdiff_t(at), {s, s + ii});
+  if (at + 1 < runs.size() && runs[at + 1].first == s + ii) {  // touches the next run
+    runs[at].second = runs[at + 1].second;
+    runs.erase(runs.begin() + std::ptrdiff_t(at + 1));
   }
-  if (next < runs.size() && runs[next].first == runs[at].second) {  // now touches the next run
-    runs[at].second = runs[next].second;
-    runs.erase(runs.begin() + std::ptrdiff_t(next));
+  if (at > 0 && runs[at - 1].second == s) {  // touches the run before
+    runs[at - 1].second = runs[at].second;
+    runs.erase(runs.begin() + std::ptrdiff_t(at));
   }
-  maxSlot = std::max(maxSlot, s);
-  while (!runs.empty() && runs.front().second + kWindow < maxSlot) {
+  maxStart = std::max(maxStart, s);
+  while (!runs.empty() && runs.front().second + kWindow < maxStart) {
     floor = runs.front().second;
     runs.pop_front();
   }
   return s;
 }
 
-// Slots are aligned to II; the RTL's channels run back to back once busy, so this moves an
-// idle-channel start by < II cycles. Requests may arrive in any order (DramChannel).
+// The RTL's channels serve pieces in request order (next_free); the model issues requests
+// in nearly cycle order (issueDeferred), and a request that comes late fills a gap instead.
 int64_t TimingModel::dramPiece(uint64_t addr, int64_t t) {
-  const int64_t ii = arch.offchip.initiationInterval;
-  const int64_t slot = (std::max<int64_t>(t, startup) + ii - 1) / ii;
-  return channels[size_t(dramChannel(addr, int(channels.size())))].take(slot) * ii + arch.offchip.latency;
+  return channels[size_t(dramChannel(addr, int(channels.size())))].take(std::max(t, startup), arch.offchip.initiationInterval) +
+         arch.offchip.latency;
+}
+
+int64_t TimingModel::beatAt(size_t li, size_t i, int64_t k) const {
+  const Link& l = links[li];
+  return std::max(l.start[i] + k * l.interval, units[size_t(l.producer)]->beatVisible(*this, i, k));
 }
 
 // The FIFO slot of beat k frees when the consumer takes it. Within an earlier tile the
@@ -120,7 +123,7 @@ bool TimingModel::resolve(Link& l) {
       const size_t i = l.nextStart;
       if (l.offer[i] != kUnknown && (i == 0 || l.end[i - 1] != kUnknown)) {
         int64_t s = l.offer[i];
-        if (i > 0) s = std::max(s, l.end[i - 1]);
+        if (i > 0) s = std::max(s, l.end[i - 1] + l.interval - 1);
         bool room = true;
         for (size_t c = 0; c < l.cons.size() && room; ++c) {
           const int64_t t = taken(l, c, l.first[i] - l.chain[c], i);
@@ -136,7 +139,7 @@ bool TimingModel::resolve(Link& l) {
       const size_t i = l.nextNat;
       const int64_t e = units[size_t(l.producer)]->endFor(*this, i, l.start[i]);
       if (e == kUnknown) break;
-      l.natEnd[i] = e;
+      l.natEnd[i] = std::max(e, l.start[i] + (l.beats[i] - 1) * l.interval + 1);
       ++l.nextNat, moved = true;
     }
     for (size_t c = 0; c < l.cons.size(); ++c) {  // consumers take the tile from their FIFO

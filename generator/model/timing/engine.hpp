@@ -26,17 +26,18 @@
 namespace stepgen::timing {
 
 constexpr int64_t kUnknown = -1;
-/// Cycles from a DRAM response being available to the consumer taking that beat: response
-/// FIFO, AG output register, input FIFO (sg_ag.sv, sg_fifo.sv).
-constexpr int64_t kRespToTake = 3;
+/// Cycles from a DRAM response being available (cycle d) to the consumer being able to take
+/// that beat: the AG's output register holds it in d+1 and pushes it into the consumer's
+/// input FIFO, whose head shows it in d+2 (sg_ag.sv, sg_fifo.sv; waveform of a load into a
+/// store). A link's times are those of the consumer side of that FIFO.
+constexpr int64_t kRespToTake = 2;
 /// Cycles from a unit's output register to the consumer taking the beat (one FIFO hop).
 constexpr int64_t kHop = 1;
-/// The cycle more that a beat of the partition, merge and select units takes from the cycle
-/// the unit took its input to the cycle the next unit takes it (sg_cu: taken in c, valid in
-/// the output register in c+1, taken from the next unit's FIFO in c+2; measured in the
-/// waveform of tests/data/graphs/feedback.yaml). A feedback cycle pays it on every trip, so
-/// the dispatch decisions depend on it; the streaming units' offers keep kHop alone, which
-/// their pipelines' measured totals were fitted with.
+/// The cycle more that a beat of a compute unit takes from the cycle the unit took its
+/// input to the cycle the next unit can take it: taken in c, valid in the output register in
+/// c+1, at the head of the next unit's input FIFO in c+2 (sg_cu.sv, sg_fifo.sv; measured in
+/// the waveform of tests/data/graphs/feedback.yaml). The partition, merge, select and
+/// streaming (CuStream) units pay it; a feedback cycle pays it on every trip.
 constexpr int64_t kOutHop = 1;
 /// Extra cycles a matmul tile spends in the MAC array besides passes * K (start, write-back).
 constexpr int64_t kMatmulOverhead = 2;
@@ -61,6 +62,10 @@ struct Link {
   std::vector<int64_t> rate;         ///< cycles per beat at each consumer
   std::vector<int64_t> depth;        ///< FIFO depth at each consumer (beats)
   std::vector<int64_t> chain;        ///< beats the consumer's FIFO and what it streams into absorb
+  /// Cycles between beats at the most: 2 if a consumer's FIFO holds one beat (sg_fifo's
+  /// in_ready is the registered !full, so a beat pushed in t is popped in t+1 and the next
+  /// push waits until t+2), else 1.
+  int64_t interval = 1;
   std::vector<int64_t> beats, first; ///< per tile: beats, global index of its first beat
   std::vector<Kind> kinds;
   std::vector<int64_t> offer, start, natEnd, end;          ///< producer side, per tile
@@ -105,6 +110,10 @@ struct Unit {
   /// True if the unit passes input beats straight to its output one for one (a beat in, a
   /// beat out, one register), so its output FIFOs add to the slack of its input.
   virtual bool passesThrough() const { return false; }
+  /// Earliest cycle beat k of output tile i can be taken, where the unit knows more than
+  /// the tile's start + k (a load whose tile outruns its outstanding window comes in
+  /// bursts); kUnknown where it does not. Read through TimingModel::beatAt.
+  virtual int64_t beatVisible(const TimingModel&, size_t /*i*/, int64_t /*k*/) const { return kUnknown; }
   /// DRAM reads are issued by TimingModel in request-cycle order over all units, as the
   /// channels serve them (see TimingModel::issueDeferred): the cycle of this unit's next
   /// deferred beat request, or kUnknown if it has none.
@@ -123,18 +132,20 @@ struct Unit {
   bool acceptInOrder(TimingModel& m, int p, size_t& next, const std::function<int64_t(size_t)>& wait = {});
 };
 
-/// One DRAM channel's initiation slots (II cycles each): the busy runs as [start, end) slot
-/// intervals, maximal (adjacent runs merged). Runs that ended more than kWindow slots before
-/// the latest slot taken are dropped, so memory follows the requests in flight, not the
-/// length of the run. Requests are issued in nearly increasing cycle order; one below
-/// `floor` (at real sizes, the first beats of a load whose consumer idles longer than the
-/// window: docs/step_semantics.md#timing-only) is counted in `late` and served from `floor`.
+/// One DRAM channel's busy time: the cycles in which a piece starts or the channel waits
+/// out its initiation interval, as [start, end) intervals, maximal (adjacent runs merged).
+/// A piece takes `ii` cycles from any cycle on, as the harness's next_free does
+/// (common/dram.hpp). Runs that ended more than kWindow cycles before the latest piece are
+/// dropped, so memory follows the requests in flight, not the length of the run. Requests
+/// are issued in nearly increasing cycle order; one below `floor` (at real sizes, the first
+/// beats of a load whose consumer idles longer than the window:
+/// docs/step_semantics.md#timing-only) is counted in `late` and served from `floor`.
 struct DramChannel {
-  static constexpr int64_t kWindow = int64_t(1) << 20;
+  static constexpr int64_t kWindow = int64_t(1) << 21;
   std::deque<std::pair<int64_t, int64_t>> runs;  ///< sorted by start (requests mostly append)
-  int64_t floor = 0, maxSlot = 0, late = 0;
-  /// Takes the earliest free slot >= s and returns it.
-  int64_t take(int64_t s);
+  int64_t floor = 0, maxStart = 0, late = 0;
+  /// Takes the earliest `ii` free cycles from s on and returns the first.
+  int64_t take(int64_t s, int64_t ii);
 };
 
 /// The state every unit model and the link resolution share.
@@ -151,9 +162,13 @@ class TimingModel {
 
   explicit TimingModel(const ArchModel& a);
 
-  /// Schedules a 64-byte piece issued at cycle t on the earliest free initiation slot of its
-  /// channel at or after t; returns its completion cycle (docs/hardware.md section 6).
+  /// Schedules a 64-byte piece issued at cycle t at the earliest cycle from t on at which
+  /// its channel is free for an initiation interval; returns its completion cycle
+  /// (docs/hardware.md section 6).
   int64_t dramPiece(uint64_t addr, int64_t t);
+  /// Earliest cycle beat k of tile i on link l can be taken: its start + k, or later where
+  /// the producer knows its beats come in bursts (Unit::beatVisible). Tile i must have started.
+  int64_t beatAt(size_t l, size_t i, int64_t k) const;
   /// Resolves what is known of link l's transfers; true on progress.
   bool resolve(Link& l);
   /// Sets every consumer's `chain` from the units' passesThrough (call once links are built).

@@ -57,6 +57,11 @@ class BeatWindow {
     while (n < size) n *= 2;
     v_.assign(size_t(n), 0), tag_.assign(size_t(n), -1);
   }
+  /// The value of beat g, or kUnknown if g is not (or no longer) in the window.
+  int64_t find(size_t g) const {
+    const size_t k = g & (v_.size() - 1);
+    return tag_[k] == int64_t(g) ? v_[k] : kUnknown;
+  }
   int64_t get(size_t g) const {
     const size_t k = g & (v_.size() - 1);
     if (tag_[k] != int64_t(g)) throw std::logic_error("internal error: AG beat left the window");
@@ -99,6 +104,8 @@ struct AgLoad : AgUnit {
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
   int64_t pendingRequest(const TimingModel& m) const override;
   bool issuePending(TimingModel& m, int64_t t) override;
+  /// A beat waits for its DRAM response (the bursts of the outstanding window).
+  int64_t beatVisible(const TimingModel& m, size_t i, int64_t k) const override;
 };
 
 /// sg_ag.sv random per_group load (RandomOffChipLoad of expert weights): in0 carries the
@@ -125,7 +132,7 @@ struct AgStore : AgUnit {
 
   bool step(TimingModel& m) override;
   /// A data beat's write goes to DRAM in cycle order with every other request
-  /// (TimingModel::issueDeferred): in the cycle after the store took it.
+  /// (TimingModel::issueDeferred): in the cycle the store takes it (req_valid = in0_valid).
   int64_t pendingRequest(const TimingModel& m) const override;
   bool issuePending(TimingModel& m, int64_t t) override;
   int64_t endFor(TimingModel&, size_t, int64_t start) override { return start; }
@@ -158,6 +165,8 @@ struct CuStream : Unit {
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
   bool streams(int) const override { return true; }
   bool passesThrough() const override { return in.size() == 1; }
+  /// Beat k leaves latency + kOutHop after its input beats.
+  int64_t beatVisible(const TimingModel& m, size_t i, int64_t k) const override;
 };
 
 /// sg_cu.sv func expand: in0 = data elements held in a bank, in1 = ref; out tile j is ref
