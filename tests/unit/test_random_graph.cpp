@@ -3,6 +3,7 @@
 // whose graph is read by hand, the functional model against plain copies of the inputs.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <regex>
 
@@ -58,6 +59,54 @@ TEST_CASE("random graphs: seed 3's pass-through outputs equal its inputs", "[ran
   CHECK(r.outputs.at("y0").data == in.at("x1").data);
   CHECK(r.outputs.at("y1").data == in.at("x2").data);
   CHECK(r.outputs.at("y0").rows == in.at("x1").rows);
+}
+
+// Seed 180 with the partition step, read by hand: x0 [3, 4*64] is loaded as [N, M] tiles of
+// [1, 64], summed over M (Accum add) and dealt by the trace 1, 0, 1: y0 gets row 1's sum in
+// its row 0, y1 the sums of rows 0 and 2 in its rows 0 and 1; the rest stays 0. The sums
+// by a plain loop, in the order Accum adds (m = 0 .. 3).
+TEST_CASE("random graphs: a Partition step deals each tile where its trace says", "[random]") {
+  RandomGraphLimits lim;
+  lim.partition = true;
+  const RandomGraph g = buildRandomGraph(180, lim);
+  REQUIRE(g.files.size() == 1);
+  REQUIRE(g.files[0].second == "token,expert_0\n0,1\n1,0\n2,1\n");
+  REQUIRE(g.yaml.find("{name: accum_s1, op: Accum, fn: add, b: 1, in: s0, out: s1}") != std::string::npos);
+  REQUIRE(g.yaml.find("{name: store_y0, op: LinearOffChipStore, in: p3,") != std::string::npos);
+  REQUIRE(g.yaml.find("{name: store_y1, op: LinearOffChipStore, in: p4,") != std::string::npos);
+  const auto dir = std::filesystem::temp_directory_path() / "sg_random_partition";
+  std::string arch = readText(std::string(STEPGEN_ROOT) + "/arch/default.yaml");
+  arch = std::regex_replace(arch, std::regex("accum, retile\\]"), "accum, retile, partition]");
+  writeFile(dir / "arch.yaml", arch);
+  writeFile(dir / "graph.yaml", g.yaml);
+  writeFile(dir / g.files[0].first, g.files[0].second);
+  const CompileResult c = compileProgram((dir / "arch.yaml").string(), (dir / "graph.yaml").string());
+  const auto in = loadInputs(c.graph, "", 180);
+  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, in);
+  std::filesystem::remove_all(dir);
+  REQUIRE_FALSE(r.timing.deadlock);
+  const Matrix& x = in.at("x0");
+  REQUIRE((x.rows == 3 && x.cols == 256));
+  auto rowSum = [&](int64_t row, int64_t col) {
+    float acc = 0;
+    for (int64_t m = 0; m < 4; ++m) {
+      float v;
+      std::memcpy(&v, &x.data[size_t(row * 256 + m * 64 + col)], 4);
+      acc += v;
+    }
+    uint32_t bits;
+    std::memcpy(&bits, &acc, 4);
+    return bits;
+  };
+  const Matrix &y0 = r.outputs.at("y0"), &y1 = r.outputs.at("y1");
+  for (int64_t col = 0; col < 64; ++col) {
+    CHECK(y0.data[size_t(col)] == rowSum(1, col));
+    CHECK(y1.data[size_t(col)] == rowSum(0, col));
+    CHECK(y1.data[size_t(64 + col)] == rowSum(2, col));
+    CHECK(y0.data[size_t(64 + col)] == 0u);
+    CHECK(y0.data[size_t(128 + col)] == 0u);
+    CHECK(y1.data[size_t(128 + col)] == 0u);
+  }
 }
 
 // The reducer with predicates whose answer is known: one that always holds must end at every

@@ -66,17 +66,22 @@ int64_t DramChannel::take(int64_t s, int64_t ii) {
   // are disjoint, so their ends are sorted too.
   size_t at = runs.size();
   if (!runs.empty() && s < runs.back().second)
-    at = size_t(std::upper_bound(runs.begin(), runs.end(), s, [](int64_t x, const auto& r) { return x < r.second; }) -
-                runs.begin());
+    at = s >= runs.back().first ? runs.size() - 1  // queued behind the last run: no search
+                                : size_t(std::upper_bound(runs.begin(), runs.end(), s,
+                                                          [](int64_t x, const auto& r) { return x < r.second; }) -
+                                         runs.begin());
   while (at < runs.size() && runs[at].first < s + ii) s = std::max(s, runs[at].second), ++at;  // [s, s + ii) overlaps it
-  runs.insert(runs.begin() + std::ptrdiff_t(at), {s, s + ii});
-  if (at + 1 < runs.size() && runs[at + 1].first == s + ii) {  // touches the next run
+  // A gap shorter than ii can never take a piece: it joins the runs beside it, which keeps
+  // the runs few.
+  if (at > 0 && s - runs[at - 1].second < ii) {
+    runs[at - 1].second = s + ii;
+    --at;
+  } else {
+    runs.insert(runs.begin() + std::ptrdiff_t(at), {s, s + ii});
+  }
+  if (at + 1 < runs.size() && runs[at + 1].first - runs[at].second < ii) {
     runs[at].second = runs[at + 1].second;
     runs.erase(runs.begin() + std::ptrdiff_t(at + 1));
-  }
-  if (at > 0 && runs[at - 1].second == s) {  // touches the run before
-    runs[at - 1].second = runs[at].second;
-    runs.erase(runs.begin() + std::ptrdiff_t(at));
   }
   maxStart = std::max(maxStart, s);
   while (!runs.empty() && runs.front().second + kWindow < maxStart) {
