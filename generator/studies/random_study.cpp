@@ -191,12 +191,15 @@ int runRandomStudy(const RandomStudyOptions& o) {
     std::string csv =
         "seed,ops,arch,sections,fifo_depth,model_cycles,rtl_cycles,error_pct,outputs_bit_exact,bytes_equal,model_deadlock,"
         "rtl_status,fifo_invariant\n";
-    for (const Point& p : points)
+    // Error, outputs and bytes are compared only where both finished.
+    for (const Point& p : points) {
+      const bool both = rtlFinished(p.v) && !p.v.model.timing.deadlock;
       csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.seed, p.ops, p.arch, p.sections, p.depth,
                          p.v.model.timing.deadlock ? std::string() : std::to_string(p.v.model.timing.cycles),
-                         p.ran() ? std::to_string(p.v.rtl.cycles) : "", p.ran() ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
-                         p.ran() ? (p.v.outputsEqual ? "yes" : "no") : "", p.ran() ? (bytesEqual(p.v) ? "yes" : "no") : "",
+                         p.ran() ? std::to_string(p.v.rtl.cycles) : "", both ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
+                         both ? (p.v.outputsEqual ? "yes" : "no") : "", both ? (bytesEqual(p.v) ? "yes" : "no") : "",
                          p.v.model.timing.deadlock ? "yes" : "no", p.v.rtl.status, p.fifoInvariant ? "yes" : "no");
+    }
     writeFile(o.csvPath, csv);
   }
   if (!o.mdPath.empty()) {

@@ -69,7 +69,7 @@ bool AgLoad::issuePending(TimingModel& m, int64_t t) {
     ++nextOffer, pendTile = SIZE_MAX;
     return true;
   }
-  pop.set(g, std::max(pop.get(g), pop.get(g - 1) + 1));
+  pop.set(g, std::max(pop.get(g), pop.get(g - 1) + l.interval));  // a beat per cycle, per other cycle on a 1-beat FIFO
   if (++pendBeat < l.beats[i]) return false;
   lastPop[i] = pop.get(g);
   issuedThrough = i + 1, pendTile = SIZE_MAX;

@@ -67,6 +67,11 @@ bool CuParallelize::step(TimingModel& m) {
   return progress;
 }
 
+int64_t CuParallelize::beatVisible(const TimingModel& m, size_t j, int64_t k) const {
+  const size_t li = size_t(in[0].first);
+  return m.links[li].start[inOf[j]] == kUnknown ? kUnknown : m.beatAt(li, inOf[j], k) + kHop + kOutHop;
+}
+
 int64_t CuParallelize::endFor(TimingModel& m, size_t j, int64_t start) {
   return afterInput(start + m.links[size_t(out)].beats[j], m.links[size_t(in[0].first)].natEnd[inOf[j]]);
 }

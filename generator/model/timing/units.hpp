@@ -202,6 +202,8 @@ struct CuParallelize : Unit {
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t j, int64_t start) override;
   bool streams(int port) const override { return port == 0; }
+  /// Beat k of an out tile leaves kHop + kOutHop after the in tile's beat k.
+  int64_t beatVisible(const TimingModel& m, size_t j, int64_t k) const override;
 };
 
 /// sg_cu.sv func merge: EagerMerge(b 0) of two inputs in a given order (cu_merge.cpp). Each
