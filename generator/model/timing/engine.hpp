@@ -36,8 +36,8 @@ constexpr int64_t kHop = 1;
 /// The cycle more that a beat of a compute unit takes from the cycle the unit took its
 /// input to the cycle the next unit can take it: taken in c, valid in the output register in
 /// c+1, at the head of the next unit's input FIFO in c+2 (sg_cu.sv, sg_fifo.sv; measured in
-/// the waveform of tests/data/graphs/feedback.yaml). The partition, merge, select and
-/// streaming (CuStream) units pay it; a feedback cycle pays it on every trip.
+/// the waveform of tests/data/graphs/feedback.yaml). The partition, parallelize, merge,
+/// select and streaming (CuStream) units pay it; a feedback cycle pays it on every trip.
 constexpr int64_t kOutHop = 1;
 /// Extra cycles a matmul tile spends in the MAC array besides passes * K (start, write-back).
 constexpr int64_t kMatmulOverhead = 2;
