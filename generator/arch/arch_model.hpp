@@ -44,7 +44,9 @@ struct ComputeUnitParams {
   }
   /// The arch lists silu: the compute units carry its sigmoid table (W/2 dual-port block RAM
   /// copies of 2,048 x 32 bits; sg_cu SILU = 1).
-  bool hasSilu() const { return std::find(functions.begin(), functions.end(), "silu") != functions.end(); }
+  bool hasSilu() const { return has("silu"); }
+  /// The arch lists function `f`.
+  bool has(const std::string& f) const { return std::find(functions.begin(), functions.end(), f) != functions.end(); }
   NumberFormat format = NumberFormat::Bf16Fp32;
   int64_t bufferBytes = 16384;     ///< local operand memory, bytes
   /// compute_unit.memory: `banked` (one bank per word of a beat, FPGA block RAM; matmul rows K

@@ -39,8 +39,8 @@ struct RandomGraph {
 /// a's tile outgrows the add's FIFO, docs/random_graphs.md), an Accum(add, b 1) of an
 /// [N, M] stream, or (with `partition`) a Partition(b 0) of an [N] stream into two by a
 /// SelectGen over a random trace, whose outputs (ragged counts) go on only to Map(silu) or
-/// a store, while the unit budget lasts; every stream left is stored to an output tensor y<i>. Matmul widths are
-/// powers of two, tiles whole 64-byte pieces, K at most 64 so that double-buffered operands
+/// a store, while the unit budget lasts; every stream left is stored to an output tensor
+/// y<i>. Matmul widths are powers of two, tiles whole 64-byte pieces, K at most 64 so that double-buffered operands
 /// fit a 64 KiB compute unit. Deterministic: the same seed and limits give the same bytes.
 RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits = {});
 

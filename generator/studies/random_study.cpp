@@ -32,6 +32,7 @@ struct Point {
   VerifyReport v;
   bool fifoInvariant = true;
   bool ran() const { return !v.rtl.status.empty(); }  ///< the RTL ran
+  bool bothFinished() const { return v.rtl.status == "ok" && !v.model.timing.deadlock; }
 };
 
 bool rtlFinished(const VerifyReport& v) { return v.rtl.status == "ok"; }
@@ -76,7 +77,7 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
   p.limits.maxAg = int64_t(cat.unitsOfKind(UnitKind::AddressGen).size());
   p.limits.maxCu = int64_t(cat.unitsOfKind(UnitKind::Compute).size());
   p.twoContexts = a.contexts >= 2;
-  p.limits.partition = std::count(a.cu.functions.begin(), a.cu.functions.end(), "partition") > 0;
+  p.limits.partition = a.cu.has("partition");
   fs::create_directories(dir / a.name);
   for (int d : depths) p.variants.push_back(archVariant(path, (dir / a.name).string(), "fifo_depth", d));
   return p;
@@ -175,7 +176,7 @@ int runRandomStudy(const RandomStudyOptions& o) {
   // The cycle error over the points where model and RTL both finished.
   std::vector<double> err;
   for (const Point& p : points)
-    if (rtlFinished(p.v) && !p.v.model.timing.deadlock) err.push_back(p.v.cycleErrorPercent);
+    if (p.bothFinished()) err.push_back(p.v.cycleErrorPercent);
   double mean = 0, worst = 0;
   int beyond = 0, bothDeadlock = 0;
   for (const Point& p : points) bothDeadlock += p.ran() && p.v.model.timing.deadlock && p.v.rtl.status == "deadlock";
@@ -193,7 +194,7 @@ int runRandomStudy(const RandomStudyOptions& o) {
         "rtl_status,fifo_invariant\n";
     // Error, outputs and bytes are compared only where both finished.
     for (const Point& p : points) {
-      const bool both = rtlFinished(p.v) && !p.v.model.timing.deadlock;
+      const bool both = p.bothFinished();
       csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.seed, p.ops, p.arch, p.sections, p.depth,
                          p.v.model.timing.deadlock ? std::string() : std::to_string(p.v.model.timing.cycles),
                          p.ran() ? std::to_string(p.v.rtl.cycles) : "", both ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
