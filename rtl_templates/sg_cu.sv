@@ -15,7 +15,8 @@
 // halves simulation speed). SILU = 1 builds silu's sigmoid table (W/2 dual-port
 // block RAMs; the generator sets it when the arch lists silu); with SILU = 0 func 2 is
 // unknown. BANKED = 1 (compute_unit.memory: banked) builds the local memory as W banks an
-// FPGA maps to block RAM, 0 as one flat array (sg_cu_mem.sv).
+// FPGA maps to block RAM, 0 as one flat array (sg_cu_mem.sv). A_COPIES = 2 (compute_unit.memory:
+// banked_ragged) holds the banked a memory twice so that a matmul's K need not be whole beats.
 // Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
 //
 // Tile packing: a tile of R x C words travels row-major, flattened, in ceil(R*C / W) DATA
@@ -255,7 +256,9 @@
 // cycle before. With BANKED = 1 it is one bank per word of a beat; otherwise one flat array
 // (simulation only). Which banks a lane reads follows from the rows it works on: the loader
 // rotates row i of a (and row j of a transposed b) by i mod W (la_rot_q, lb_rot_q), the MAC
-// asks with the same rotation.
+// asks with the same rotation. With A_COPIES = 2 a row of a need not be whole beats: the
+// head of row i (the words of the beat that began in row i - 1) is read from a's copy 1
+// (ma_copy; sg_cu_mem header).
 // silu's sigmoid table is block RAM too (sg_sigmoid_rom, a copy per two words): it is read
 // with in0_next, the beat the input FIFO will show next cycle, so that its word is ready in
 // the cycle the beat is at the head, and silu keeps its one-cycle timing.
@@ -273,7 +276,8 @@ module sg_cu #(
   parameter int DYN = 1,
   parameter int ATTN = 0,
   parameter int SILU = 1,
-  parameter int BANKED = 0
+  parameter int BANKED = 0,
+  parameter int A_COPIES = 1
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -852,7 +856,9 @@ module sg_cu #(
   logic [LANES-1:0] lane_act;           // MAC lane l works this cycle (o < mn)
   logic [MI*LANES-1:0] ma_addr, mb_addr;  // next cycle's operand addresses
   logic [RB*LANES-1:0] ma_rot, mb_rot;
-  logic [LANES-1:0] mb_copy;
+  logic [LANES-1:0] ma_copy, mb_copy;
+  logic [31:0] arow;            // lane's a row start, relative to the a bank (i K)
+  logic [RB:0] ahead;           // ... its offset in its first beat (0: the row starts a beat)
   logic [32*LANES-1:0] ma_q, mb_q;
   logic [DW-1:0] md_q, mc_q;
   logic [31:0] mo, mn_o, ai;            // MAC temporaries: lane output index (now, next), a row
@@ -868,6 +874,9 @@ module sg_cu #(
     bbase_d = cp_sel_d ? 32'(cf_bbase1) : 32'(cf_bbase0);
     lane_act = '0;
     mb_copy = '0;
+    ma_copy = '0;
+    arow = 32'd0;
+    ahead = '0;
     // Outside a matmul context nothing reads these: skipping them keeps a fabric's other
     // units cheap to simulate (a matmul's first MAC cycle comes after its tiles load, so
     // is_mm is already set in the cycle that computes its addresses).
@@ -884,7 +893,12 @@ module sg_cu #(
         // them into a cell that feeds its own select.
         mn_o = pbase_d + 32'(l);
         ai = cf_bt ? 32'(li_cn[16*l +: 16]) : (mn_o >> cf_log2n);
-        ma_addr[MI*l +: MI] = MI'(abase_d + ai * 32'(cf_k) + 32'(k_d));
+        arow = ai * 32'(cf_k);
+        ma_addr[MI*l +: MI] = MI'(abase_d + arow + 32'(k_d));
+        // A_COPIES = 2: word k of row i is in the row's head while it shares the beat that
+        // row i - 1 began (the a bank's base is whole beats)
+        ahead = {1'b0, arow[RB-1:0]};
+        ma_copy[l] = A_COPIES > 1 && ahead != '0 && 32'(ahead) + 32'(k_d) < 32'(W);
         ma_rot[RB*l +: RB] = RB'(ai);
         mb_addr[MI*l +: MI] = MI'(cf_bt ? (bbase_d + 32'(lj_cn[16*l +: 16]) * 32'(cf_k) + 32'(k_d)) :
                                           (bbase_d + (32'(k_d) << cf_log2n) + (mn_o & nmask)));
@@ -900,7 +914,8 @@ module sg_cu #(
                         (dr_sel_d ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(dr_cnt_d) * 32'(W);
     acc_base_d = (acc_sel_d ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(acc_cnt_d) * 32'(W);
   end
-  sg_cu_mem #(.W(W), .LANES(LANES), .BUF_WORDS(BUF_WORDS), .BANKED(MEM_BANKED), .B_COPIES(DYN != 0 ? 2 : 1)) u_mem (
+  sg_cu_mem #(.W(W), .LANES(LANES), .BUF_WORDS(BUF_WORDS), .BANKED(MEM_BANKED), .B_COPIES(DYN != 0 ? 2 : 1),
+             .A_COPIES(A_COPIES)) u_mem (
     .clk, .mac_on(is_mm),
     // loader: a beats (and Expand's data tile, not rotated), b beats
     .a_we((is_mm && fire0 && !mm_tok) || (is_ex && fire0 && k0 == K_DATA)), .a_wbase(MI'(ld_abase)),
@@ -910,7 +925,7 @@ module sg_cu #(
     .om_we(m2_v && m2_klast), .om_wmask(m2_act), .om_wbase(m2_obase), .om_wdata(acc_n),
     // accum, scan: the running tile
     .oc_we((acc_go || (is_sc && fire0)) && k0 == K_DATA), .oc_wbase(MI'(acc_base)), .oc_wdata(wtmp),
-    .a_raddr(ma_addr), .a_rrot(ma_rot), .a_rdata(ma_q),
+    .a_raddr(ma_addr), .a_rrot(ma_rot), .a_rcopy(ma_copy), .a_rdata(ma_q),
     .b_raddr(mb_addr), .b_rrot(mb_rot), .b_rcopy(mb_copy), .b_rdata(mb_q),
     .d_from_a(is_ex), .d_rbase(MI'(rd_base_d)), .d_rdata(md_q),
     .c_rbase(MI'(acc_base_d)), .c_rdata(mc_q));

@@ -26,7 +26,13 @@
 // is W consecutive addresses, one per bank. The a loader writes row i of an a tile (K words,
 // K a multiple of W: the mapper's M-305) with rotation i mod NB and the MAC reads lane l's
 // a[i_l][k] with rotation i_l: the rows i a pass touches are at most LANES consecutive
-// values, so at one k they fall in distinct banks. b is rotated the same way by its row j
+// values, so at one k they fall in distinct banks. With A_COPIES = 2 (`memory: banked_ragged`)
+// K need not be whole beats (K > W and even): a beat may then end row i and start row i + 1.
+// The a memory is held twice, copy 0 written with the rotation of the beat's first row, copy 1
+// with that rotation + 1, so each row's head (the words of the beat that begins in row i - 1)
+// is rotated by i in copy 1 and the rest of the row by i in copy 0; a lane reads its word's
+// copy (a_rcopy, sg_cu). Word k of row i is then in bank (base + i (K + 1) + k) mod NB, and
+// K + 1 odd keeps the rows of one k in distinct banks. b is rotated the same way by its row j
 // when transposed (bt, a_rrot / b_wrot = j mod NB); a pass's j values are one or two runs of
 // consecutive values (the second after j wraps past N), so the b memory is held twice
 // (B_COPIES = 2 with DYN) and each run reads its own copy. Without bt the MAC reads N <= LANES
@@ -41,6 +47,7 @@ module sg_cu_mem #(
   parameter int BUF_WORDS = 4096,
   parameter int BANKED = 0,
   parameter int B_COPIES = 2,
+  parameter int A_COPIES = 1,
   localparam int MI = (BUF_WORDS > 1) ? $clog2(BUF_WORDS) : 1,
   localparam int RB = (W > 1) ? $clog2(W) : 1
 ) (
@@ -63,6 +70,7 @@ module sg_cu_mem #(
   input  logic mac_on,                   // the unit runs a matmul: the lanes' reads matter
   input  logic [MI*LANES-1:0] a_raddr,
   input  logic [RB*LANES-1:0] a_rrot,
+  input  logic [LANES-1:0] a_rcopy,     // lane reads a copy 1 (A_COPIES = 2: the row's head)
   output logic [32*LANES-1:0] a_rdata,
   input  logic [MI*LANES-1:0] b_raddr,
   input  logic [RB*LANES-1:0] b_rrot,
@@ -79,6 +87,7 @@ module sg_cu_mem #(
   localparam int D = BUF_WORDS / NB;         // rows per bank
   localparam int DR = (MI > RB) ? MI - RB : 1;  // row bits
   localparam int NC = B_COPIES;
+  localparam int NA = A_COPIES;
   // Row of word base + w (w < NB: the word of a W-word access that lands in a given bank).
   function automatic logic [DR-1:0] row_of(input logic [MI-1:0] base, input logic [RB-1:0] w);
     row_of = DR'((base + MI'(w)) >> RB);
@@ -104,7 +113,7 @@ module sg_cu_mem #(
       end
       /* verilator lint_off UNUSEDSIGNAL */
       logic unused;                   // one memory: no rotations, copies or port choice
-      assign unused = ^{a_wrot, b_wrot, a_rrot, b_rrot, b_rcopy, d_from_a, mac_on};
+      assign unused = ^{a_wrot, b_wrot, a_rrot, a_rcopy, b_rrot, b_rcopy, d_from_a, mac_on};
       /* verilator lint_on UNUSEDSIGNAL */
       /* verilator lint_off BLKSEQ */
       always_ff @(posedge clk) begin
@@ -123,7 +132,8 @@ module sg_cu_mem #(
     end else begin : g_banked
       // Bank of lane l's word in each read port, and each bank's read row (of the next cycle).
       logic [RB*LANES-1:0] a_lb, b_lb;
-      logic [DR*NB-1:0] a_row, a_lrow, oc_row, od_row;
+      logic [DR*NB-1:0] oc_row, od_row;
+      logic [DR*NB*NA-1:0] a_row, a_lrow;
       logic [DR*NB*NC-1:0] b_row;
       always_comb begin
         for (int l = 0; l < LANES; l++) begin
@@ -133,11 +143,13 @@ module sg_cu_mem #(
         // Off outside a matmul (mac_on = 0): the NB x LANES search costs a fabric simulation
         // about a sixth of its speed, and only the MAC reads these ports.
         for (int b = 0; b < NB; b++) begin
-          a_lrow[DR*b +: DR] = '0;
+          for (int c = 0; c < NA; c++) a_lrow[DR*(NB*c + b) +: DR] = '0;
           for (int c = 0; c < NC; c++) b_row[DR*(NB*c + b) +: DR] = '0;
           if (mac_on) begin
-            for (int l = LANES - 1; l >= 0; l--)
-              if (a_lb[RB*l +: RB] == RB'(b)) a_lrow[DR*b +: DR] = a_raddr[MI*l + RB +: DR];
+            for (int c = 0; c < NA; c++)
+              for (int l = LANES - 1; l >= 0; l--)
+                if (a_lb[RB*l +: RB] == RB'(b) && 32'(a_rcopy[l]) == 32'(c))
+                  a_lrow[DR*(NB*c + b) +: DR] = a_raddr[MI*l + RB +: DR];
             // (constant slices only: a slice picked by b_rcopy would be a dynamic write into
             // b_row for every bank and lane, which takes Yosys's proc_dlatch tens of minutes)
             for (int c = 0; c < NC; c++)
@@ -153,29 +165,34 @@ module sg_cu_mem #(
         for (int b = 0; b < NB; b++) begin
           od_row[DR*b +: DR] = row_of(d_rbase, RB'(b) - d_rbase[RB-1:0]);
           oc_row[DR*b +: DR] = row_of(c_rbase, RB'(b) - c_rbase[RB-1:0]);
+          // Expand reads its data tile (rotation 0) from copy 0
           a_row[DR*b +: DR] = d_from_a ? od_row[DR*b +: DR] : a_lrow[DR*b +: DR];
+          for (int c = 1; c < NA; c++) a_row[DR*(NB*c + b) +: DR] = a_lrow[DR*(NB*c + b) +: DR];
         end
       // Registered: each bank's row (inside the bank, where it becomes the block RAM's read
       // address), and which bank and copy each lane and each word takes its word from.
       logic [RB*LANES-1:0] a_lb_q, b_lb_q;
-      logic [LANES-1:0] b_rcopy_q;
+      logic [LANES-1:0] a_rcopy_q, b_rcopy_q;
       logic [RB-1:0] d_off_q, c_off_q;
       logic d_from_a_q;
       always_ff @(posedge clk) begin
         a_lb_q <= a_lb;
         b_lb_q <= b_lb;
+        a_rcopy_q <= a_rcopy;
         b_rcopy_q <= b_rcopy;
         d_off_q <= d_rbase[RB-1:0];
         c_off_q <= c_rbase[RB-1:0];
         d_from_a_q <= d_from_a;
       end
-      logic [32*NB-1:0] a_q, od_q, oc_q;
+      logic [32*NB-1:0] od_q, oc_q;
+      logic [32*NB*NA-1:0] a_q;
       logic [32*NB*NC-1:0] b_q;
       // Each lane's word from its bank; the W-word reads, word w from bank (base + w) mod NB.
       logic [RB-1:0] dk, ck;
       always_comb begin
         for (int l = 0; l < LANES; l++) begin
-          a_rdata[32*l +: 32] = a_q[32*32'(a_lb_q[RB*l +: RB]) +: 32];
+          a_rdata[32*l +: 32] = (NA > 1 && a_rcopy_q[l]) ? a_q[32*(NB + 32'(a_lb_q[RB*l +: RB])) +: 32]
+                                                          : a_q[32*32'(a_lb_q[RB*l +: RB]) +: 32];
           b_rdata[32*l +: 32] = (NC > 1 && b_rcopy_q[l]) ? b_q[32*(NB + 32'(b_lb_q[RB*l +: RB])) +: 32]
                                                           : b_q[32*32'(b_lb_q[RB*l +: RB]) +: 32];
         end
@@ -189,20 +206,18 @@ module sg_cu_mem #(
         end
       end
       /* verilator lint_off UNUSEDSIGNAL */
-      logic unused;                   // one b copy (no bt): lanes never pick copy 1
-      assign unused = ^{b_rcopy, b_rcopy_q};
+      logic unused;                   // one a or b copy: lanes never pick copy 1
+      assign unused = ^{a_rcopy, a_rcopy_q, b_rcopy, b_rcopy_q};
       /* verilator lint_on UNUSEDSIGNAL */
 
       for (genvar b = 0; b < NB; b++) begin : g_bank
         // Write side: the word of each port that lands in this bank.
-        logic [RB-1:0] aw, bw, ow;   // beat word / lane index
-        logic [DR-1:0] a_wr, b_wr, o_wr;
+        logic [RB-1:0] bw, ow;       // beat word / lane index
+        logic [DR-1:0] b_wr, o_wr;
         logic o_we;
         logic [31:0] o_wd;
         always_comb begin
-          aw = RB'(b) - a_wbase[RB-1:0] - a_wrot;
           bw = RB'(b) - b_wbase[RB-1:0] - b_wrot;
-          a_wr = row_of(a_wbase, aw);
           b_wr = row_of(b_wbase, bw);
           if (om_we) begin
             ow = RB'(b) - om_wbase[RB-1:0];
@@ -216,19 +231,26 @@ module sg_cu_mem #(
             o_wd = oc_wdata[32*32'(ow) +: 32];
           end
         end
-        // One block RAM per memory and bank: a registered read address, write-first.
-        logic [31:0] ma [0:D-1];
+        // One block RAM per memory, copy and bank: a registered read address, write-first.
         logic [31:0] mo [0:D-1];
-        logic [DR-1:0] a_ra, od_ra, oc_ra;
+        logic [DR-1:0] od_ra, oc_ra;
         always_ff @(posedge clk) begin
-          if (a_we) ma[a_wr] <= a_wdata[32*32'(aw) +: 32];
           if (o_we) mo[o_wr] <= o_wd;
-          a_ra <= a_row[DR*b +: DR];
           od_ra <= od_row[DR*b +: DR];
           oc_ra <= oc_row[DR*b +: DR];
         end
-        assign a_q[32*b +: 32] = ma[a_ra];
         assign od_q[32*b +: 32] = mo[od_ra];
+        for (genvar c = 0; c < NA; c++) begin : g_acopy
+          logic [31:0] ma [0:D-1];
+          logic [DR-1:0] a_ra;
+          logic [RB-1:0] aw;         // the beat's word that lands here (copy c: rotation + c)
+          assign aw = RB'(b) - a_wbase[RB-1:0] - a_wrot - RB'(c);
+          always_ff @(posedge clk) begin
+            if (a_we) ma[row_of(a_wbase, aw)] <= a_wdata[32*32'(aw) +: 32];
+            a_ra <= a_row[DR*(NB*c + b) +: DR];
+          end
+          assign a_q[32*(NB*c + b) +: 32] = ma[a_ra];
+        end
         assign oc_q[32*b +: 32] = mo[oc_ra];
         for (genvar c = 0; c < NC; c++) begin : g_bcopy
           logic [31:0] mb [0:D-1];

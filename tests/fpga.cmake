@@ -66,11 +66,11 @@ add_test(NAME fpga_synth_bad_options
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/unbounded.yaml --target xc7 -o fpga_bad3 2> e4.txt; then exit 1; fi
            grep -q 'unbounded.yaml:[0-9]*:[0-9]*: error.A-112' e4.txt && test ! -e fpga_bad3"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-# A compute unit with `memory: flat` (arch/moe.yaml) is not handed to Yosys (it would run out
+# A compute unit with `memory: flat` (arch/step_validation.yaml) is not handed to Yosys (it would run out
 # of memory): its row says flat-memory at once, the fabric row is partial, the exit status 0.
 add_test(NAME fpga_synth_flat_cu
          COMMAND bash -c "set -e
-           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/moe.yaml --target xc7 --only cu \
+           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/step_validation.yaml --target xc7 --only cu \
              -o fpga_flat --timeout 60 --csv fpga_flat/fpga.csv > fpga_flat.log
            grep -q 'compute_unit.memory is flat' fpga_flat.log
            awk -F, '\$3 == \"cu\" { n++; if (\$16 != \"flat-memory\" || \$12 != \"0.0\") bad = 1 }

@@ -43,13 +43,14 @@ foreach(v "fp32;0;1" "bf16;1;1" "static;0;0")
   sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=8 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=${dyn} -GATTN=${dyn}"
                   ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
 endforeach()
-# LANES = W = 4: sg_cu_mem's banked memory (fp32 and bf16_fp32; the bf16 one without silu's
-# table, SILU = 0)
-foreach(v "bank;0;1" "bankbf;1;0")
+# LANES = W = 4: sg_cu_mem's banked memory (fp32 with a held twice, A_COPIES = 2, for rows
+# that are not whole beats; bf16_fp32 with one a copy and without silu's table, SILU = 0)
+foreach(v "bank;0;1;2" "bankbf;1;0;1")
   list(GET v 0 tag)
   list(GET v 1 bf)
   list(GET v 2 silu)
-  sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=4 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=1 -GATTN=1 -GSILU=${silu} -GBANKED=1"
+  list(GET v 3 ac)
+  sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=4 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=1 -GATTN=1 -GSILU=${silu} -GBANKED=1 -GA_COPIES=${ac}"
                   ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
 endforeach()
 add_test(NAME rtl_units_cu COMMAND test_rtl "[cu]")
@@ -81,6 +82,8 @@ sg_rtl_lint(rtl_units sg_cu "cu_small|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0"
             "cu_static|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0 -GDYN=0"
             "cu_attn|-GW=4 -GLANES=2 -GBUF_WORDS=64 -GBF16=0 -GDYN=0 -GATTN=1 -GSILU=0"
             "cu_banked|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=1 -GATTN=1 -GBANKED=1"
+            "cu_banked_ragged|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=1 -GBANKED=1 -GA_COPIES=2"
+            "cu_banked_static|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=0 -GBANKED=1"
             SOURCES ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
 sg_rtl_lint(rtl_units sg_mu "mu_small|-GW=2 -GWORDS=64 -GCPB=3" "mu_big|-GW=16 -GWORDS=16384 -GCPB=1"
             SOURCES ${SG_UNIT_DEPS} ${SG_RTL}/sg_mu.sv)

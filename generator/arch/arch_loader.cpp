@@ -86,7 +86,9 @@ void readCompute(YamlMap m, ArchModel& a) {
   // `banked` asked for where it cannot is A-113.
   cu.banked = a.cuBankable();
   if (auto v = m.find("memory")) {
-    cu.banked = v->asEnum({"banked", "flat"}) == "banked";
+    const std::string mem = v->asEnum({"banked", "banked_ragged", "flat"});
+    cu.banked = mem != "flat";
+    cu.aCopies = mem == "banked_ragged" ? 2 : 1;
     if (cu.banked && !a.cuBankable())
       v->fail("A-113", fmt::format("a banked compute-unit memory needs lanes ({}) <= words per beat ({}), the words per "
                                    "beat a power of two and buffer_bytes whole beats; use memory: flat",

@@ -50,9 +50,18 @@ struct ComputeUnitParams {
   NumberFormat format = NumberFormat::Bf16Fp32;
   int64_t bufferBytes = 16384;     ///< local operand memory, bytes
   /// compute_unit.memory: `banked` (one bank per word of a beat, FPGA block RAM; matmul rows K
-  /// must be whole beats, M-305) or `flat` (one array with as many ports as the unit uses:
-  /// any K, simulation only). rtl_templates/sg_cu_mem.sv; sg_cu parameter BANKED.
+  /// must be whole beats, M-305), `banked_ragged` (banked, the a memory held twice: K may also
+  /// be any even number above the words per beat) or `flat` (one array with as many ports as
+  /// the unit uses: any K, simulation only). rtl_templates/sg_cu_mem.sv; sg_cu parameters
+  /// BANKED and A_COPIES.
   bool banked = true;
+  int aCopies = 1;                 ///< copies of the banked a memory: 2 for banked_ragged
+  /// Whether a matmul with rows of K words (a's columns) fits the local memory's banks; `bt`:
+  /// b transposed (its rows are K words too, and have no second copy for ragged rows).
+  bool matmulRowsFit(int64_t K, int64_t wordsPerBeat, bool bt) const {
+    if (!banked || K % wordsPerBeat == 0) return true;
+    return aCopies == 2 && !bt && K > wordsPerBeat && K % 2 == 0;
+  }
 };
 
 /// Memory unit (PMU) parameters.

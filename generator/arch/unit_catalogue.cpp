@@ -54,7 +54,8 @@ std::vector<TemplateParam> UnitCatalogue::templateParams(UnitId u) const {
               {"DYN", i(a_.cu.dynamicTiles())},
               {"ATTN", i(a_.cu.hasAttn())},
               {"SILU", i(a_.cu.hasSilu())},
-              {"BANKED", i(a_.cu.banked)}};
+              {"BANKED", i(a_.cu.banked)},
+              {"A_COPIES", i(a_.cu.aCopies)}};
     case UnitKind::Memory:
       return {{"W", "W"}, {"WORDS", i(a_.mu.capacityBytes / 4)}, {"CPB", i(muCyclesPerBeat(a_))}, {"ROUTE", i(a_.mu.route)}};
     default:

@@ -326,11 +326,12 @@ class ConfigBuilder {
     if (dyn && K < wordsPerBeat())
       throw DiagError("M-305", o.loc, fmt::format("operator '{}': a dynamic-row matmul needs K >= {} (one beat), got {}",
                                                   o.name, wordsPerBeat(), K));
-    if (a_.cu.banked && K % wordsPerBeat() != 0)
+    if (!a_.cu.matmulRowsFit(K, wordsPerBeat(), bt))
       throw DiagError("M-305", o.loc,
                       fmt::format("operator '{}': matmul rows of K = {} words are not whole {}-word beats (the compute "
-                                  "unit's banked memory rotates whole rows; an arch with compute_unit.memory: flat "
-                                  "takes any K)", o.name, K, wordsPerBeat()));
+                                  "unit's banked memory rotates whole rows; compute_unit.memory: banked_ragged takes "
+                                  "an even K above one beat without a transposed b, flat takes any K)",
+                                  o.name, K, wordsPerBeat()));
     checkBuffer(o, 2 * (M * K + K * N + M * N), bufWords, "compute-unit");
     int log2n = 0;
     while ((int64_t(1) << log2n) < N) ++log2n;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -14,11 +15,13 @@ namespace {
 
 // An open stream: [N] or [N, M] (twoLevel) of [rows, cols] tiles.
 // A Partition's output is ragged: its count is data-dependent, so it zips with nothing but
-// itself and meets no weight stream of [N] tiles.
+// itself and meets no weight stream of [N] tiles. It takes one Map at most (then it is
+// sealed: only its store reads it), so that a Partition and its readers, which cannot be cut
+// into two sections (a ragged stream is not carried), need at most 4 compute units.
 struct Open {
   std::string name;
   int64_t rows = 1, cols = 16;
-  bool twoLevel = false, ragged = false;
+  bool twoLevel = false, ragged = false, sealed = false;
   bool sameType(const Open& o) const {
     return !ragged && !o.ragged && rows == o.rows && cols == o.cols && twoLevel == o.twoLevel;
   }
@@ -68,7 +71,13 @@ class Builder {
     open_.erase(open_.begin() + std::ptrdiff_t(i));
     return o;
   }
-  Open takeAny() { return take(size_t(pick(0, int64_t(open_.size()) - 1))); }
+  // A random open stream that is not sealed (step() checks there is one).
+  Open takeAny() {
+    std::vector<size_t> free;
+    for (size_t i = 0; i < open_.size(); ++i)
+      if (!open_[i].sealed) free.push_back(i);
+    return take(free[size_t(pick(0, int64_t(free.size()) - 1))]);
+  }
 
   void load() {
     Open o{fresh("s"), pow2Upto(1, lim_.maxRows), 16 * pow2Upto(1, lim_.maxCols / 16), pick(0, 1) == 1};
@@ -91,6 +100,7 @@ class Builder {
   void unary(const Open& in, const char* fn) {
     Open o = in;
     o.name = fresh("s");
+    o.sealed = in.ragged;
     op(fmt::format("name: {0}_{1}, op: Map, fn: {0}, in: {2}, out: {1}", fn, o.name, in.name));
     ++cu_;
     open_.push_back(o);
@@ -101,6 +111,7 @@ class Builder {
     op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, b.name, z));
     Open o = a;
     o.name = fresh("s");
+    o.sealed = a.ragged;
     op(fmt::format("name: {0}_{1}, op: Map, fn: {0}, in: {2}, out: {1}", fn, o.name, z));
     ++cu_;
     open_.push_back(o);
@@ -123,7 +134,7 @@ class Builder {
   }
 
   void step() {
-    if (open_.empty()) return;
+    if (std::all_of(open_.begin(), open_.end(), [](const Open& o) { return o.sealed; })) return;
     switch (pick(0, lim_.partition ? 5 : 4)) {
       case 0:
         unary(takeAny(), "silu");

@@ -286,7 +286,7 @@ std::string synthTable(const SynthReport& r) {
                      row.params.empty() ? "" : " " + row.params);
     if (row.status == "flat-memory")
       s += fmt::format("{:<7} not synthesized: compute_unit.memory is flat (2W + 2 lanes read ports; "
-                       "`memory: banked` needs lanes <= W and matmul rows of whole beats)\n", "");
+                       "`memory: banked` needs lanes <= W)\n", "");
     if (row.pnrStatus == "placed")
       s += fmt::format("{:<7} place and route ({}, out of context): Fmax {:.1f} MHz, {} logic cells, {} block RAMs, "
                        "{:.1f} s\n", "", r.part, row.fmaxMhz, row.pnrLcs, row.pnrRams, row.pnrSeconds);

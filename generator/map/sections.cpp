@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -35,9 +36,11 @@ namespace {
 enum class Role { Core, Free, Absorbed };
 
 // Core ops occupy a unit and get a section; loads of input tensors are free (repeated in
-// every section that reads them); absorbed ops (links, stop maps) follow their consumers.
+// every section that reads them), and so is a SelectGen (it reads its routing tensor from
+// the start in each: a selector stream is not tiles and cannot be carried through DRAM);
+// absorbed ops (links, stop maps) follow their consumers.
 Role roleOf(const StepGraph& g, const Op& o) {
-  if (o.kind == OpKind::LinearOffChipLoad) {
+  if (o.kind == OpKind::LinearOffChipLoad || o.kind == OpKind::SelectGen) {
     auto t = o.attrs.count("tensor") ? g.findTensor(o.attrs.at("tensor").scalar) : std::nullopt;
     if (t && !g.tensors[size_t(*t)].isScratch) return Role::Free;
   }
@@ -398,42 +401,69 @@ void checkFits(SectionedGraph& sg, const ArchModel& a) {
   buildConfig(sg.graph, sg.shapes, m, wide, l);
 }
 
-}  // namespace
-
-SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections,
-                            bool onChipCarry) {
-  SectionedGraph whole{g, s, {}};
-  whole.plan.sectionOf.assign(g.ops.size(), 0);
-  std::optional<DiagError> wholeErr;
-  if (minSections <= 1) {
-    try {
-      checkFits(whole, a);
-      checkAddressSpace(whole, a);
-      return whole;
-    } catch (const DiagError& e) {
-      if (!fabricTooSmall(e)) throw;
-      // A feedback cycle runs in one section: cutting it would need the cycle's tokens to
-      // wait in DRAM for a section that runs after the one that reads them.
-      if (!orderOps(g).feedback.empty()) {
-        DiagError whole = e;
-        whole.diags.at(0).notes.push_back(
-            {g.loc, "a graph with feedback streams is not cut into sections: it must fit the fabric whole"});
-        throw whole;
-      }
-      wholeErr = e;
-    }
-  }
-  // A cluster of dynamic operators (map/clusters.hpp) runs on one unit: its members go
-  // into their host's section.
-  const Clusters cl = findClusters(g);
+// The operators that get a section, in dependency order: core ops, a cluster by its host.
+std::vector<int> coreOps(const StepGraph& g, const Clusters& cl) {
   std::vector<int> core;
   for (int op : orderOps(g).order)
     if (roleOf(g, g.ops[size_t(op)]) == Role::Core && !cl.isMember(op)) core.push_back(op);
+  return core;
+}
+
+// Puts `op` and the members of the cluster it hosts into section k (-1: none).
+void place(std::vector<int>& sec, const Clusters& cl, int op, int k) {
+  sec[size_t(op)] = k;
+  for (size_t m = 0; m < sec.size(); ++m)
+    if (cl.isMember(int(m)) && cl.host[m] == op) sec[m] = k;
+}
+
+// Per op, the group of operators joined by streams that cannot be carried between sections
+// (carryShape's M-309), -1 for an op in none: union-find over each such stream's producer and
+// readers (a repeated load or SelectGen joins nothing).
+std::vector<int> uncarriableGroups(const StepGraph& g, const ShapeResult& s) {
+  std::vector<int> up(g.ops.size());
+  for (size_t i = 0; i < up.size(); ++i) up[i] = int(i);
+  std::function<int(int)> root = [&](int x) { return up[size_t(x)] == x ? x : up[size_t(x)] = root(up[size_t(x)]); };
+  std::vector<bool> joined(g.ops.size(), false);
+  for (size_t sid = 0; sid < g.streams.size(); ++sid) {
+    const Stream& st = g.streams[sid];
+    if (!st.producer.valid() || roleOf(g, g.op(st.producer)) == Role::Free) continue;
+    try {
+      carryShape(g, s, StreamId{int(sid)});
+      continue;
+    } catch (const DiagError&) {
+    }
+    for (OpId c : st.consumers) {
+      up[size_t(root(c.v))] = root(st.producer.v);
+      joined[size_t(c.v)] = joined[size_t(st.producer.v)] = true;
+    }
+  }
+  std::vector<int> group(g.ops.size(), -1);
+  for (size_t i = 0; i < group.size(); ++i)
+    if (joined[i]) group[i] = root(int(i));
+  return group;
+}
+
+// The greedy cut: the placed operators in dependency order fill section 0 until the next
+// one does not fit, then section 1, ... (planSections). With `grouped`, operators joined by a
+// stream that cannot be carried (a Partition and the readers of its ragged outputs, M-309)
+// are placed and moved as one, in the section of the first of them in order.
+struct GreedyCut {
+  std::vector<int> sec;  ///< per op: its section
+  int last = 0;          ///< the last section
+  SectionedGraph sg;
+};
+GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections, bool grouped) {
+  // A cluster of dynamic operators (map/clusters.hpp) runs on one unit: its members go
+  // into their host's section.
+  const Clusters cl = findClusters(g);
+  const std::vector<int> core = coreOps(g, cl);
   std::vector<int> sec(g.ops.size(), -1);
+  const std::vector<int> group = grouped ? uncarriableGroups(g, s) : std::vector<int>(g.ops.size(), -1);
   auto assign = [&](int op, int k) {
-    sec[size_t(op)] = k;
-    for (size_t m = 0; m < g.ops.size(); ++m)
-      if (cl.isMember(int(m)) && cl.host[m] == op) sec[m] = k;
+    place(sec, cl, op, k);
+    if (group[size_t(op)] < 0) return;
+    for (int m : core)
+      if (group[size_t(m)] == group[size_t(op)]) place(sec, cl, m, k);
   };
   const int cap = minSections > 1 ? int((core.size() + size_t(minSections) - 1) / size_t(minSections)) : int(core.size());
   // Fill a section while its ops fit (trials store only what built sections read); then
@@ -475,6 +505,10 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
     return true;
   };
   while (i < core.size()) {
+    if (sec[size_t(core[i])] >= 0) {  // placed with its group
+      ++i;
+      continue;
+    }
     if (int(inSection.size()) >= cap) close(true);
     const int op = core[i];
     assign(op, cur);
@@ -491,6 +525,48 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
   --cur;  // the last section closed
   SectionedGraph sg = Cutter(g, s, sec, cur + 1, true).run();
   checkFits(sg, a);
+  return {sec, cur, std::move(sg)};
+}
+}  // namespace
+
+SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections,
+                            bool onChipCarry) {
+  SectionedGraph whole{g, s, {}};
+  whole.plan.sectionOf.assign(g.ops.size(), 0);
+  if (minSections <= 1) {
+    try {
+      checkFits(whole, a);
+      checkAddressSpace(whole, a);
+      return whole;
+    } catch (const DiagError& e) {
+      if (!fabricTooSmall(e)) throw;
+      // A feedback cycle runs in one section: cutting it would need the cycle's tokens to
+      // wait in DRAM for a section that runs after the one that reads them.
+      if (!orderOps(g).feedback.empty()) {
+        DiagError whole = e;
+        whole.diags.at(0).notes.push_back(
+            {g.loc, "a graph with feedback streams is not cut into sections: it must fit the fabric whole"});
+        throw whole;
+      }
+    }
+  }
+  GreedyCut gc;
+  try {
+    gc = greedyCut(g, s, a, minSections, false);
+  } catch (const DiagError& e) {
+    if (e.diags.at(0).id != "M-309") throw;
+    try {
+      gc = greedyCut(g, s, a, minSections, true);
+    } catch (const DiagError&) {
+      throw e;
+    }
+  }
+  std::vector<int>& sec = gc.sec;
+  const int cur = gc.last;
+  SectionedGraph sg = std::move(gc.sg);
+  const Clusters cl = findClusters(g);
+  const std::vector<int> core = coreOps(g, cl);
+  auto assign = [&](int op, int k) { place(sec, cl, op, k); };
   // Fewer spilled bytes: move the last op of a section into the next one while that fits
   // and carries fewer bytes (e.g. a RepeatStatic at a cut: carry its input, not its n-fold
   // output).

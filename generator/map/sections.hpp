@@ -6,8 +6,8 @@
 // Streamify and a Flatten back to the stream's shape in the consuming one, both on the same
 // unit), or through DRAM (a LinearOffChipStore in the producing section writes it to a
 // scratch tensor the pass lays out, a LinearOffChipLoad in each consuming section reads it
-// back). Loads of input tensors are repeated in every section that needs them instead of
-// being carried.
+// back). Loads of input tensors and SelectGens are repeated in every section that needs them
+// instead of being carried.
 #include <cstdint>
 #include <string>
 #include <vector>

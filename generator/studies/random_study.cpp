@@ -89,7 +89,7 @@ struct SeedRun {
   std::vector<std::string> notes;
 };
 
-SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int sections, uint32_t seed, const RandomGraph& g,
+SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int minSections, uint32_t seed, const RandomGraph& g,
                 const fs::path& dir, bool print) {
   const std::vector<std::string>& archs = arch.variants;
   SeedRun s;
@@ -98,9 +98,9 @@ SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int sections,
   std::string firstOut;
   bool haveOut = false, invariant = true;
   for (size_t i = 0; i < archs.size(); ++i) {
-    Point p{seed, g.ops, o.fifoDepths[i], sections, arch.name, {}, true};
+    Point p{seed, g.ops, o.fifoDepths[i], minSections, arch.name, {}, true};
     VerifyOptions vo;
-    vo.minSections = sections;
+    vo.minSections = minSections;
     vo.archPath = archs[i];
     vo.graphPath = (dir / "graph.yaml").string();
     vo.outDir = (dir / fmt::format("fifo{}", p.depth)).string();
@@ -109,6 +109,7 @@ SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int sections,
     vo.buildCache = (fs::path(o.workDir) / "build").string();
     try {
       p.v = verify(vo);
+      p.sections = p.v.sections;
     } catch (const DiagError& e) {
       s.notes.push_back(fmt::format("fifo {}: does not compile: {}", p.depth, e.diags.at(0).message));
       s.points.push_back(p);
@@ -121,8 +122,8 @@ SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int sections,
     }
     if (const std::string f = finding(p); !f.empty()) s.notes.push_back(fmt::format("fifo {}: {}", p.depth, f));
     if (print)
-      std::cout << fmt::format("seed {} ({} ops, {}, {} section{}) fifo {}: model {}{}\n", seed, g.ops, arch.name, sections,
-                               sections > 1 ? "s" : "", p.depth,
+      std::cout << fmt::format("seed {} ({} ops, {}, {} section{}) fifo {}: model {}{}\n", seed, g.ops, arch.name, p.sections,
+                               p.sections > 1 ? "s" : "", p.depth,
                                p.v.model.timing.deadlock ? "deadlock" : fmt::format("{} cycles", p.v.model.timing.cycles),
                                !p.ran()           ? ""
                                : rtlFinished(p.v) ? fmt::format(", rtl {} cycles ({:+.2f} %)", p.v.rtl.cycles, p.v.cycleErrorPercent)
@@ -132,6 +133,23 @@ SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int sections,
   for (Point& p : s.points) p.fifoInvariant = invariant;
   if (!invariant) s.notes.push_back("RTL outputs differ between FIFO depths");
   return s;
+}
+
+// How a seed runs on a fabric with two contexts or more, by (seed / pool size) mod 4: as drawn
+// (0, 2), cut into two sections although it fits (1), or drawn for twice the fabric's address
+// generators and compute units, so that it usually does not fit and planSections cuts it
+// into as many sections as it needs (3). On one context: as drawn.
+struct SeedPlan {
+  RandomGraphLimits limits;
+  int minSections = 1;
+};
+SeedPlan seedPlan(const PoolArch& arch, uint32_t seed, size_t poolSize) {
+  SeedPlan p{arch.limits, 1};
+  if (!arch.twoContexts) return p;
+  const uint32_t k = uint32_t(seed / poolSize) % 4;
+  if (k == 1) p.minSections = 2;
+  if (k == 3) p.limits.maxAg *= 2, p.limits.maxCu *= 2;
+  return p;
 }
 
 }  // namespace
@@ -149,9 +167,9 @@ int runRandomStudy(const RandomStudyOptions& o) {
   std::vector<std::string> failures;
   for (uint32_t seed = o.first; seed < o.first + uint32_t(o.seeds); ++seed) {
     const PoolArch& arch = pool[seed % pool.size()];
-    const int sections = arch.twoContexts && (seed / pool.size()) % 2 == 1 ? 2 : 1;
+    const SeedPlan plan = seedPlan(arch, seed, pool.size());
     const fs::path dir = fs::path(o.workDir) / fmt::format("s{}", seed);
-    SeedRun s = runSeed(o, arch, sections, seed, buildRandomGraph(seed, arch.limits), dir, true);
+    SeedRun s = runSeed(o, arch, plan.minSections, seed, buildRandomGraph(seed, plan.limits), dir, true);
     points.insert(points.end(), s.points.begin(), s.points.end());
     if (s.notes.empty()) continue;
     std::string msg = fmt::format("seed {} FAILS: {}", seed, s.notes[0]);
@@ -160,8 +178,8 @@ int runRandomStudy(const RandomStudyOptions& o) {
                        o.archPath, o.randomArchs, o.archSeed, seed);
     if (o.reduce) {
       const fs::path red = fs::path(o.workDir) / fmt::format("reduced_s{}", seed);
-      const ReducedGraph r = reduceRandomGraph(seed, arch.limits, [&](const RandomGraph& g) {
-        return !runSeed(o, arch, sections, seed, g, red / "try", false).notes.empty();
+      const ReducedGraph r = reduceRandomGraph(seed, plan.limits, [&](const RandomGraph& g) {
+        return !runSeed(o, arch, plan.minSections, seed, g, red / "try", false).notes.empty();
       });
       fs::remove_all(red / "try");
       writeFile(red / "graph.yaml", r.graph.yaml);

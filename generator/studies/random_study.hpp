@@ -25,8 +25,10 @@ struct RandomStudyOptions {
 /// The arch pool is archPath and `randomArchs` fabrics of buildRandomArch. For every seed:
 /// an arch of the pool (seed mod pool size), buildRandomGraph within its address-generator
 /// and compute-unit counts, then `verify` (seeded random inputs) on that arch with each FIFO
-/// depth (archVariant), cut into two sections (two contexts) on every other seed whose arch
-/// has two contexts or more. A seed passes when, at every depth, the model finished exactly where the
+/// depth (archVariant). On an arch with two contexts or more, a quarter of the seeds are cut
+/// into two sections although they fit, and another quarter are drawn for twice the arch's
+/// units, so that they are larger than the fabric and run in as many sections as the
+/// planner needs (the CSV's `sections` is the count each point ran with). A seed passes when, at every depth, the model finished exactly where the
 /// RTL finished (same deadlock verdict), and where both finished the outputs are bit-exact
 /// and the off-chip bytes equal; and the RTL outputs are byte-identical at every depth
 /// that finished (fifo_invariant). The cycle error (RTL - model) / RTL is measured per point

@@ -1935,6 +1935,25 @@ TEST_CASE("sg_cu banked memory: bt and dyn_m matmul", "[rtl][cu][banked][bt][dyn
   mmDynTimingCase<Vsg_cu_bank>({4, 3, false, true, 4}, 1);  // La = 3 = setup: first 3 + 4 + 1
 }
 
+// Vsg_cu_bank holds a twice (A_COPIES = 2, compute_unit.memory: banked_ragged): rows of K = 6 or
+// 10 words, not whole 4-word beats, so a beat ends one row and starts the next; the rows read at
+// one k start at offsets 0 and 2 of their beats, and the heads come from copy 1. The references
+// are the plain loops of matmulExact / mmDynExact; the timing is the flat unit's formula.
+TEST_CASE("sg_cu banked memory: matmul rows that are not whole beats", "[rtl][cu][banked][ragged]") {
+  matmulExact<Vsg_cu_bank>(false, {2, 6, 2, 4}, false, false);    // two rows of a at one k: 0 and 6
+  matmulExact<Vsg_cu_bank>(false, {4, 6, 2, 4}, true, false);     // two passes
+  matmulExact<Vsg_cu_bank>(false, {6, 6, 4, 4}, false, true);     // N = LANES: one row per pass
+  matmulExact<Vsg_cu_bank>(false, {4, 10, 2, 4}, false, false);   // K = 10
+  const std::vector<MmItem> mixed = {{DATA, 0, 5}, {DATA, 1, 1}, {STOP, 1, 0}, {DATA, 0, 3},
+                                     {DATA, 2, 3}, {DATA, 1, 1}, {DONE, 0, 0}};
+  mmDynExact<Vsg_cu_bank>(false, {6, 2, true, false, 4}, mixed, false, 1110u);  // dyn_m, partial last beats
+  mmDynExact<Vsg_cu_bank>(false, {10, 2, true, false, 4}, mixed, true, 1111u);
+  // M=2 K=6 N=2, 4 lanes: a 3 beats, b 3, mn 4, one pass of C = 6, o 1: first 3 + 6 + 2, period 6.
+  const Timing t = matmulTiming<Vsg_cu_bank>({2, 6, 2, 4}, Bases(), 4);
+  CHECK(t.first == 11);
+  for (uint64_t p : t.period) CHECK(p == 6);
+}
+
 TEST_CASE("sg_cu banked memory: accum, scan and expand", "[rtl][cu][banked]") {
   std::mt19937 g(3);
   auto t = [&](int stop) { return AccIn{false, stop, randWords(g, 8)}; };

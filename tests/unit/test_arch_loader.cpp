@@ -135,8 +135,25 @@ TEST_CASE("compute_unit.memory: banked where lanes <= words per beat, flat other
   CHECK(loadArch(kRoot + "/arch/default.yaml").cu.banked);          // 16 lanes, 16 words per beat
   CHECK(loadArch(kRoot + "/tests/data/arch_small.yaml").cu.banked);  // 2 lanes
   CHECK_FALSE(loadArch(kRoot + "/arch/step_validation.yaml").cu.banked);  // 2048 lanes, 64 words
-  CHECK_FALSE(loadArch(kRoot + "/arch/moe.yaml").cu.banked);        // memory: flat
+  CHECK(loadArch(kRoot + "/arch/moe.yaml").cu.banked);              // memory: banked_ragged
+  CHECK(loadArch(kRoot + "/arch/moe.yaml").cu.aCopies == 2);
+  CHECK(loadArch(kRoot + "/arch/default.yaml").cu.aCopies == 1);
   CHECK_FALSE(loadArch(kRoot + "/arch/unbounded.yaml").cu.banked);  // no RTL
+}
+
+TEST_CASE("a banked memory takes whole-beat rows, banked_ragged also even K above a beat", "[arch]") {
+  ComputeUnitParams cu;  // banked, one a copy
+  CHECK(cu.matmulRowsFit(32, 16, false));
+  CHECK(cu.matmulRowsFit(32, 16, true));
+  CHECK_FALSE(cu.matmulRowsFit(24, 16, false));
+  cu.aCopies = 2;        // banked_ragged: rows i (K + 1) + k apart in the banks, K + 1 odd
+  CHECK(cu.matmulRowsFit(24, 16, false));
+  CHECK(cu.matmulRowsFit(18, 16, false));
+  CHECK_FALSE(cu.matmulRowsFit(24, 16, true));   // a transposed b has no ragged copy
+  CHECK_FALSE(cu.matmulRowsFit(25, 16, false));  // K + 1 even: rows of one k share banks
+  CHECK_FALSE(cu.matmulRowsFit(8, 16, false));   // a beat would hold more than two rows
+  cu.banked = false;     // flat: any K
+  CHECK(cu.matmulRowsFit(25, 16, true));
 }
 
 TEST_CASE("memory_unit.route is optional, default false", "[arch]") {

@@ -289,10 +289,10 @@ TEST_CASE("moe: a batch larger than the route unit holds is a located mapping er
   }
 }
 
-// The scaled Qwen3 layer multiplies rows of K = tile_F = 24 words: arch/moe.yaml's flat
-// compute-unit memory takes them, a banked one (arch/moe_small.yaml) cannot rotate rows that
-// are not whole 16-word beats.
-TEST_CASE("moe: K = 24 rows map on a flat compute-unit memory and are M-305 on a banked one", "[mapper][moe][bad]") {
+// The scaled Qwen3 layer multiplies rows of K = tile_F = 24 words: arch/moe.yaml's
+// banked_ragged compute-unit memory takes them, a banked one with one a copy
+// (arch/moe_small.yaml) cannot rotate rows that are not whole 16-word beats.
+TEST_CASE("moe: K = 24 rows map on banked_ragged and are M-305 on banked", "[mapper][moe][bad]") {
   const MoeCase c = moeCases()[1];
   REQUIRE(c.tileF == 24);
   MoeParams p{64, c.hidden, c.ffn, c.experts, c.topK, 16, c.tileF, "routing.csv"};
@@ -304,7 +304,8 @@ TEST_CASE("moe: K = 24 rows map on a flat compute-unit memory and are M-305 on a
     FAIL("expected M-305");
   } catch (const DiagError& e) {
     CHECK(e.diags.at(0).id == "M-305");
-    CHECK_THAT(e.diags[0].message, Catch::Contains("K = 24") && Catch::Contains("16-word beats"));
+    CHECK_THAT(e.diags[0].message, Catch::Contains("K = 24") && Catch::Contains("16-word beats") &&
+                                       Catch::Contains("banked_ragged"));
     CHECK(e.diags[0].loc.line > 0);
   }
 }

@@ -187,6 +187,25 @@ TEST_CASE("sections: more sections than contexts: the later ones are reloaded in
   }
 }
 
+// A graph larger than its fabric with a Partition: in dependency order the greedy cut closes
+// section 0 between the Partition and silu_s12, which reads its ragged output p7; a ragged
+// stream cannot be carried (M-309), so planSections cuts again with the Partition and its
+// readers placed as one.
+TEST_CASE("sections: a Partition and the readers of its ragged outputs share a section", "[sections]") {
+  const CompileResult c =
+      compileGraph(root() + "/tests/data/arch_partition4.yaml", root() + "/tests/data/graphs/sections_partition.yaml");
+  REQUIRE(c.sections.sections >= 2);
+  int part = -1;
+  for (int k = 0; k < c.sections.sections; ++k)
+    if (opsOf(c, k).count("part_p6")) part = k;
+  REQUIRE(part >= 0);
+  for (const char* op : {"silu_s8", "silu_s12", "store_y0", "store_y1"}) {
+    INFO(op);
+    CHECK(opsOf(c, part).count(op) == 1);
+  }
+  for (const CarriedStream& cs : c.sections.carried) CHECK((cs.stream != "p6" && cs.stream != "p7"));
+}
+
 TEST_CASE("sections: a cut through a buffer's reference stream is a located error", "[sections][bad]") {
   // buffer.yaml: load -> Bufferize -> Streamify -> store. With one address generator the
   // store cannot join the load's section, and the reference stream cannot be carried.
