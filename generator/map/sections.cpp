@@ -527,6 +527,7 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
   checkFits(sg, a);
   return {sec, cur, std::move(sg)};
 }
+
 }  // namespace
 
 SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections,
