@@ -41,6 +41,7 @@ class Builder {
     for (const Open& o : open_) store(o);
     RandomGraph g;
     g.ops = ops_;
+    g.arrivalOrder = merged_;
     g.files = files_;
     g.yaml = fmt::format("# random graph (buildRandomGraph) of seed {}, limits: ag {}, cu {}, loads {}, outer {}, rows {}, cols {}\n"
                          "stepgraph: random_{}\n",
@@ -186,11 +187,28 @@ class Builder {
         ++ag_;
         op(fmt::format("name: part_{}, op: Partition, in: [{}, {}], n: 2, b: 0, out: [{}, {}]", p0, a.name, sel, p0, p1));
         cu_ += 2;
-        for (const std::string& name : {p0, p1}) {
-          Open o = a;
-          o.name = name, o.ragged = true;
-          open_.push_back(o);
+        Open o0 = a, o1 = a;
+        o0.name = p0, o1.name = p1, o0.ragged = o1.ragged = true;
+        // With merge: the two outputs joined again in arrival order, the second one first
+        // delayed by a Map(silu) (2 draws); the Partition, the Map and the EagerMerge stay
+        // within 4 compute units, which one section holds (a ragged stream is not carried).
+        const int64_t how = lim_.merge ? pick(0, 2) : 0;
+        if (how == 0 || lim_.maxCu - cu_ < how) {
+          open_.push_back(o0);
+          open_.push_back(o1);
+          return;
         }
+        if (how == 2) {
+          open_.push_back(o1);
+          unary(take(open_.size() - 1), "silu");
+          o1 = take(open_.size() - 1);
+        }
+        Open m = o0;
+        m.name = fresh("m"), m.sealed = true;
+        op(fmt::format("name: merge_{0}, op: EagerMerge, b: 0, in: [{1}, {2}], out: {0}", m.name, o0.name, o1.name));
+        ++cu_;
+        merged_ = true;
+        open_.push_back(m);
         return;
       }
       default: {  // Accum(add) over M of an [N, M] stream
@@ -214,6 +232,7 @@ class Builder {
   int64_t n_ = 1, m_ = 1;
   std::vector<Open> open_;
   std::string tensors_, body_;
+  bool merged_ = false;
   int ag_ = 0, cu_ = 0, ops_ = 0, names_ = 0, inputs_ = 0, outputs_ = 0, weights_ = 0, routes_ = 0;
   std::vector<std::pair<std::string, std::string>> files_;
 };

@@ -21,12 +21,16 @@ struct RandomGraphLimits {
   int64_t maxRows = 8;    ///< tile rows drawn from the powers of two up to this
   int64_t maxCols = 64;   ///< tile columns drawn from 16, 32, .. up to this (whole 64-byte pieces)
   bool partition = false; ///< the compute units have the partition function (a Partition step may be drawn)
+  bool merge = false;     ///< ... and merge (an EagerMerge may join a Partition's two outputs again)
 };
 
 /// One random graph: its YAML text (docs/graph_format.md) and its size.
 struct RandomGraph {
   std::string yaml;
   int ops = 0;  ///< operators in `ops:` (Broadcast and Zip included)
+  /// The graph has an EagerMerge: its outputs are in arrival order, which the link FIFO
+  /// depth may change (model and RTL must still agree at each depth).
+  bool arrivalOrder = false;
   /// Files the graph names, to be written beside it: (file name, text), the SelectGen
   /// routing traces (CSV `token,expert_0`).
   std::vector<std::pair<std::string, std::string>> files;
@@ -38,8 +42,9 @@ struct RandomGraph {
 /// weight tile + Map(matmul), a detour a + matmul(a, w) (Broadcast of a; it deadlocks where
 /// a's tile outgrows the add's FIFO, docs/random_graphs.md), an Accum(add, b 1) of an
 /// [N, M] stream, or (with `partition`) a Partition(b 0) of an [N] stream into two by a
-/// SelectGen over a random trace, whose outputs (ragged counts) go on only to Map(silu) or
-/// a store, while the unit budget lasts; every stream left is stored to an output tensor
+/// SelectGen over a random trace, whose outputs (ragged counts) take at most one Map and a
+/// store, or (with `merge`) an EagerMerge(b 0) of the two, or of one and a Map(silu) of the
+/// other, while the unit budget lasts; every stream left is stored to an output tensor
 /// y<i>. Matmul widths are powers of two, tiles whole 64-byte pieces, K at most 64 so that double-buffered operands
 /// fit a 64 KiB compute unit. Deterministic: the same seed and limits give the same bytes.
 RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits = {});

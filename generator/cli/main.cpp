@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   randomCmd->add_option("--seed", rgSeed, "the graph's seed");
   auto* rgOut = randomCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
   bool rgPartition = false;
-  randomCmd->add_flag("--partition", rgPartition, "the fabric has the partition function: a Partition step may be drawn "
+  randomCmd->add_flag("--partition", rgPartition, "the fabric has the partition and merge functions: a Partition step (and an EagerMerge after it) may be drawn "
                                                   "(its routing traces are written beside the graph)")
       ->needs(rgOut);
   int layers = 4;
@@ -395,7 +395,7 @@ int main(int argc, char** argv) {
     }
     if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd) {
       RandomGraphLimits rgLimits;
-      rgLimits.partition = rgPartition;
+      rgLimits.partition = rgLimits.merge = rgPartition;
       const RandomGraph rg = *randomCmd ? buildRandomGraph(rgSeed, rgLimits) : RandomGraph{};
       std::error_code ec;  // a folder that cannot be made shows as R-404 when the graph is written
       if (!gOut.empty() && std::filesystem::path(gOut).has_parent_path())

@@ -145,14 +145,15 @@ class DynamicOp {
       left.push_back(size_t(countChunks(data.back(), b())));
       order.insert(order.end(), left.back(), int(i));
     }
-    if (mergeOrder_ && rounds_) {  // the last timing's order, fitted to this round's inputs
+    // The last timing's order, fitted to this round's inputs (a feedback round's counts may
+    // differ; a deadlocked timing gives only the decisions it could make): the chunks it
+    // names, then the rest of each input in turn.
+    if (mergeOrder_) {
       order.clear();
       for (int i : *mergeOrder_)
         if (i >= 0 && size_t(i) < left.size() && left[size_t(i)] > 0) order.push_back(i), --left[size_t(i)];
       for (size_t i = 0; i < left.size(); ++i) order.insert(order.end(), left[i], int(i));
-      rounds_->followed[int(&op_ - g_.ops.data())] = order;
-    } else if (mergeOrder_) {
-      order = *mergeOrder_;
+      if (rounds_) rounds_->followed[int(&op_ - g_.ops.data())] = order;
     }
     auto [d, sel] = eagerMerge(data, b(), order);
     output(0) = std::move(d);

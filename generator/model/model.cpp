@@ -128,7 +128,9 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
   ModelResult r;
   // An EagerMerge on a compute unit merges in arrival order, which only the timing knows:
   // time the streams, replay each merge's arbitration on its tiles' arrival cycles, and run
-  // again with that order until it no longer changes.
+  // again with that order until it no longer changes. A deadlock under a guessed order (the
+  // first round's: all of input 0 first) is no verdict while the timing contradicts the
+  // guess: the decisions it could make become the next round's order.
   MergeOrders orders;
   FunctionalResult f;
   // Each round fixes at least the next merge decision (the ones before it were made on the
@@ -138,6 +140,10 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
     f = runFunctional(g, s, a, inputs, values, orders, round ? &f.streams : nullptr);
     orders = f.followed;  // as fitted to the streams a feedback cycle gave this round
     r.timing = estimateTiming(g, m, a, layout, img, f.streams, orders);
+    if (r.timing.deadlock && r.timing.mergeOrderRevised && round < rounds) {
+      for (const auto& [op, decided] : r.timing.mergeOrders) orders[op] = decided;  // the rest as before
+      continue;
+    }
     if (r.timing.deadlock || r.timing.mergeOrders == orders) break;
     if (round == 0)
       for (const auto& [op, order] : r.timing.mergeOrders) rounds = std::max(rounds, int64_t(order.size()) + 1);

@@ -38,7 +38,12 @@ struct TimingResult {
   /// Per EagerMerge on a compute unit: the order in which the unit, as timed, would take its
   /// inputs' tiles (sg_cu.sv merge arbitration replayed on the tiles' arrival cycles). When
   /// it differs from the order the streams were computed with, runModel runs again with it.
+  /// In a deadlock: the decisions the unit could make before it stopped, for the merges
+  /// whose timed decisions differ from the order assumed (`mergeOrderRevised`).
   MergeOrders mergeOrders;
+  /// A deadlock that came from an assumed merge order the timing contradicts: runModel
+  /// tries again with the decisions in `mergeOrders` before it reports the deadlock.
+  bool mergeOrderRevised = false;
 };
 
 /// Cycles from the end of a section (every unit idle, every DRAM write complete) to the

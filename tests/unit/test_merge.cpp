@@ -48,3 +48,19 @@ TEST_CASE("EagerMerge on a compute unit merges in arrival order", "[model][merge
   const FunctionalResult first = runFunctional(c.graph, c.shapes, c.arch, in);
   CHECK(first.outputs.at("out").data != out.data);
 }
+
+// A Partition feeding both inputs (tests/data/graphs/partition_merge.yaml): the first round's
+// guess, all of input 0 first, deadlocks the timing (row 0 goes to input 1); the model takes
+// the decisions the deadlocked timing could make and runs again. The rows come out in their
+// original order, so y equals x.
+TEST_CASE("EagerMerge of a Partition's outputs: a guessed order that deadlocks is revised", "[model][merge]") {
+  const CompileResult c =
+      compileGraph(root() + "/tests/data/arch_partition4.yaml", root() + "/tests/data/graphs/partition_merge.yaml");
+  const auto in = loadInputs(c.graph, "", 7);
+  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.layout, c.image, in);
+  REQUIRE_FALSE(r.timing.deadlock);
+  CHECK(r.outputs.at("y").data == in.at("x").data);
+  const int merge = int(std::find_if(c.graph.ops.begin(), c.graph.ops.end(),
+                                     [](const Op& o) { return o.name == "merge"; }) - c.graph.ops.begin());
+  CHECK(r.timing.mergeOrders.at(merge) == std::vector<int>{1, 0, 0, 1, 0});  // the trace's experts
+}

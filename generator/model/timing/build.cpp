@@ -193,7 +193,8 @@ void buildSelectOutput(CuSelect& u, const TokenStream& in, size_t outTokens) {
 }
 
 // The input tile of every out tile of an EagerMerge on a CU, from the order the functional
-// streams were merged in (`order`, or every chunk of input 0 then of input 1).
+// streams were merged in: `order` (which may name only the first decisions, after a
+// deadlock), then every chunk left of input 0, then of input 1 (eagerMergeOp fits it so).
 void buildMergeSources(CuMerge& u, const TokenStream& in0, const TokenStream& in1, const std::vector<int>* order) {
   const TokenStream* in[2] = {&in0, &in1};
   std::vector<int> def;
@@ -211,6 +212,9 @@ void buildMergeSources(CuMerge& u, const TokenStream& in0, const TokenStream& in
       throw std::logic_error("internal error: an EagerMerge's arrival order does not fit its input streams");
     u.from.push_back({p, next[p]++});
   }
+  for (int p = 0; p < 2 && order != &def; ++p)
+    for (; next[p] < in[p]->size(); ++next[p])
+      if ((*in[p])[next[p]].kind == Kind::Data) u.from.push_back({p, next[p]});
   u.from.push_back({0, in0.size() - 1});
 }
 
@@ -507,9 +511,18 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
     r.cycles = std::max(r.cycles, u->doneAt);
   }
   r.cycles = std::max(r.cycles, m.lastWrite);
-  if (!r.deadlock)
-    for (size_t ui = 0; ui < sites.size(); ++ui)
-      if (const auto* mg = dynamic_cast<const CuMerge*>(m.units[ui].get())) r.mergeOrders[sites[ui].op] = mg->arrivalOrder(m);
+  for (size_t ui = 0; ui < sites.size(); ++ui) {
+    const auto* mg = dynamic_cast<const CuMerge*>(m.units[ui].get());
+    if (!mg) continue;
+    if (!r.deadlock) {
+      r.mergeOrders[sites[ui].op] = mg->arrivalOrder(m);
+    } else if (std::vector<int> d = mg->arrivalOrder(m, true); mg->contradicts(d)) {
+      // The order the streams assumed (at first: all of in0, then in1) can itself be what
+      // stops the unit, e.g. a Partition feeding both inputs waits for in1 to be taken.
+      r.mergeOrders[sites[ui].op] = std::move(d);
+      r.mergeOrderRevised = true;
+    }
+  }
   return r;
 }
 
@@ -546,6 +559,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     total.dramLate += r.dramLate;
     total.offchipWriteBytes += r.offchipWriteBytes;
     total.mergeOrders.insert(r.mergeOrders.begin(), r.mergeOrders.end());
+    total.mergeOrderRevised = total.mergeOrderRevised || r.mergeOrderRevised;
     for (auto& x : r.stuck) total.stuck.push_back(s == 0 && mp.sections == 1 ? x : fmt::format("section {}: {}", s, x));
     if (r.deadlock) {
       total.deadlock = true;

@@ -60,12 +60,18 @@ bool CuMerge::step(TimingModel& m) {
   return progress;
 }
 
+int64_t CuMerge::beatVisible(const TimingModel& m, size_t k, int64_t b) const {
+  const auto [p, i] = from[k];
+  const size_t li = size_t(in[size_t(p)].first);
+  return m.links[li].start[i] == kUnknown ? kUnknown : m.beatAt(li, i, b) + kHop + kOutHop;
+}
+
 int64_t CuMerge::endFor(TimingModel& m, size_t k, int64_t start) {
   const auto [p, i] = from[k];
   return afterInput(start + m.links[size_t(out)].beats[k], m.links[size_t(in[size_t(p)].first)].natEnd[i]);
 }
 
-std::vector<int> CuMerge::arrivalOrder(const TimingModel& m) const {
+std::vector<int> CuMerge::arrivalOrder(const TimingModel& m, bool partial) const {
   const Link& o = m.links[size_t(out)];
   const Link* l[2] = {&m.links[size_t(in[0].first)], &m.links[size_t(in[1].first)]};
   size_t next[2] = {0, 0};
@@ -77,16 +83,29 @@ std::vector<int> CuMerge::arrivalOrder(const TimingModel& m) const {
     skip(0), skip(1);
     // The unit is free for tile k once tile k-1 was taken whole and the output has room.
     int64_t t = 1;
-    if (k > 0) t = std::max(inEnd(m, from[k - 1].first, from[k - 1].second), o.end[k - 1] - 1);
+    if (k > 0) {
+      const int64_t prevIn = inEnd(m, from[k - 1].first, from[k - 1].second), room = o.end[k - 1];
+      if (partial && (prevIn == kUnknown || room == kUnknown)) break;
+      t = std::max(prevIn, room - 1);
+    }
     int64_t a[2];
-    for (int p = 0; p < 2; ++p)
+    for (int p = 0; p < 2; ++p) {
       a[p] = next[p] < l[p]->size() && l[p]->kinds[next[p]] == Kind::Data ? l[p]->start[next[p]] : INT64_MAX;
+      if (partial && a[p] == kUnknown) a[p] = l[p]->offer[next[p]] == kUnknown ? INT64_MAX : l[p]->offer[next[p]];
+    }
+    if (partial && a[0] == INT64_MAX && a[1] == INT64_MAX) break;
     const int64_t go = std::max(t, std::min(a[0], a[1]));
     const int p = a[0] <= go ? 0 : 1;
     order.push_back(p);
     ++next[p];
   }
   return order;
+}
+
+bool CuMerge::contradicts(const std::vector<int>& decided) const {
+  for (size_t k = 0; k < decided.size() && k < from.size(); ++k)
+    if (decided[k] != from[k].first) return true;
+  return false;
 }
 
 }  // namespace stepgen::timing

@@ -217,9 +217,15 @@ struct CuMerge : Unit {
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t k, int64_t start) override;
   bool streams(int) const override { return true; }
+  /// A beat passes as it comes from its input tile (a load's bursts through a Partition).
+  int64_t beatVisible(const TimingModel& m, size_t k, int64_t b) const override;
   /// The input of each DATA out tile as the RTL would choose them given the tiles' arrival
-  /// cycles in this run: while no tile is open, in0's if it has arrived, else in1's.
-  std::vector<int> arrivalOrder(const TimingModel& m) const;
+  /// cycles in this run: while no tile is open, in0's if it has arrived, else in1's. With
+  /// `partial` (a deadlocked run): a tile not yet taken arrives at its offer, and the
+  /// decisions stop at the first one whose cycles are not known.
+  std::vector<int> arrivalOrder(const TimingModel& m, bool partial = false) const;
+  /// `partial` decisions that differ from the order this unit was built with (`from`).
+  bool contradicts(const std::vector<int>& decided) const;
 };
 
 /// sg_cu.sv func select (Map(select)): `initial` one-beat out tiles from the first RUN
