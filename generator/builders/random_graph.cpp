@@ -189,9 +189,10 @@ class Builder {
         cu_ += 2;
         Open o0 = a, o1 = a;
         o0.name = p0, o1.name = p1, o0.ragged = o1.ragged = true;
-        // With merge: the two outputs joined again in arrival order, the second one first
-        // delayed by a Map(silu) (2 draws); the Partition, the Map and the EagerMerge stay
-        // within 4 compute units, which one section holds (a ragged stream is not carried).
+        // With merge, two draws in three join the two outputs again in arrival order:
+        // directly (how 1), or the second after a Map(silu) that delays it (how 2). The
+        // Partition, the Map and the EagerMerge stay within 4 compute units, which one
+        // section holds (a ragged stream is not carried).
         const int64_t how = lim_.merge ? pick(0, 2) : 0;
         if (how == 0 || lim_.maxCu - cu_ < how) {
           open_.push_back(o0);
