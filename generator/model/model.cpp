@@ -140,12 +140,10 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
     f = runFunctional(g, s, a, inputs, values, orders, round ? &f.streams : nullptr);
     orders = f.followed;  // as fitted to the streams a feedback cycle gave this round
     r.timing = estimateTiming(g, m, a, layout, img, f.streams, orders);
-    if (r.timing.deadlock && r.timing.mergeOrderRevised && round < rounds) {
-      for (const auto& [op, decided] : r.timing.mergeOrders) orders[op] = decided;  // the rest as before
-      continue;
-    }
-    if (r.timing.deadlock || r.timing.mergeOrders == orders) break;
-    if (round == 0)
+    // A deadlock is the verdict unless the timing contradicts the order it was given.
+    const bool revised = r.timing.deadlock && r.timing.mergeOrderRevised;
+    if (r.timing.deadlock ? !revised : r.timing.mergeOrders == orders) break;
+    if (round == 0 && !revised)
       for (const auto& [op, order] : r.timing.mergeOrders) rounds = std::max(rounds, int64_t(order.size()) + 1);
     if (round >= rounds) {
       auto it = r.timing.mergeOrders.begin();
@@ -153,7 +151,8 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
       throw std::runtime_error(fmt::format("model: the arrival order of the EagerMerge '{}' did not settle in {} rounds",
                                            g.ops.at(size_t(it->first)).name, rounds));
     }
-    orders = r.timing.mergeOrders;
+    // A finished timing names every merge; a revised deadlock only those it contradicts.
+    for (const auto& [op, decided] : r.timing.mergeOrders) orders[op] = decided;
   }
   addCostFigures(g, s, a, f.streams, &m, r);
   r.outputs = std::move(f.outputs);

@@ -212,7 +212,7 @@ void buildMergeSources(CuMerge& u, const TokenStream& in0, const TokenStream& in
       throw std::logic_error("internal error: an EagerMerge's arrival order does not fit its input streams");
     u.from.push_back({p, next[p]++});
   }
-  for (int p = 0; p < 2 && order != &def; ++p)
+  for (int p = 0; p < 2; ++p)
     for (; next[p] < in[p]->size(); ++next[p])
       if ((*in[p])[next[p]].kind == Kind::Data) u.from.push_back({p, next[p]});
   u.from.push_back({0, in0.size() - 1});
