@@ -58,7 +58,7 @@ std::string buildRandomArch(uint32_t seed) {
       "  address_bits: 32\n"
       "units:\n{15}",
       seed, cu, ag, mu, cols, rows, contexts, reach, lanes, 2 * lanes, channels, latency, ii, startup, outstanding, units,
-      seed % 2 == 0 ? ", partition, merge" : "");
+      seed % 2 == 0 ? ", partition, merge, select" : "");
 }
 
 }  // namespace stepgen

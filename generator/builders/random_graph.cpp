@@ -134,6 +134,32 @@ class Builder {
     return o;
   }
 
+  // Partition(b 0) of `a` into two, each row to the output that reported itself free first:
+  // a Broadcast of each output feeds a Map(select) naming it, after 1 or 2 initial tokens
+  // (its credits), and the EagerMerge of the two signals is the Partition's selector. 5
+  // compute units; which rows go where is decided by the timing, so the outputs are in
+  // arrival order (arrivalOrder).
+  void dispatch(const Open& a) {
+    const std::string free = fresh("free"), p0 = fresh("p"), p1 = fresh("p");
+    op(fmt::format("name: part_{}, op: Partition, in: [{}, {}], n: 2, b: 0, out: [{}, {}]", p0, a.name, free, p0, p1));
+    cu_ += 2;
+    std::string signals[2];
+    for (int r = 0; r < 2; ++r) {
+      const std::string p = r ? p1 : p0, data = fresh("b"), tap = fresh("b");
+      signals[r] = fresh("f");
+      op(fmt::format("name: bcast_{}, op: Broadcast, in: {}, out: [{}, {}]", data, p, data, tap));
+      op(fmt::format("name: select_{}, op: Map, fn: select, value: {}, n: 2, initial: {}, in: {}, out: {}", signals[r], r,
+                     pick(1, 2), tap, signals[r]));
+      ++cu_;
+      Open o = a;
+      o.name = data, o.ragged = true;
+      open_.push_back(o);
+    }
+    op(fmt::format("name: merge_{0}, op: EagerMerge, b: 0, in: [{1}, {2}], out: {0}", free, signals[0], signals[1]));
+    ++cu_;
+    merged_ = true;
+  }
+
   void step() {
     if (std::all_of(open_.begin(), open_.end(), [](const Open& o) { return o.sealed; })) return;
     switch (pick(0, lim_.partition ? 5 : 4)) {
@@ -176,6 +202,7 @@ class Builder {
         while (i < open_.size() && (open_[i].twoLevel || open_[i].ragged)) ++i;
         if (i == open_.size() || agLeft() < 2 || lim_.maxCu - cu_ < 2) return unary(takeAny(), "silu");
         const Open a = take(i);
+        if (lim_.feedback && lim_.maxCu - cu_ >= 5 && pick(0, 1) == 0) return dispatch(a);
         const std::string r = fmt::format("r{}", routes_), trace = fmt::format("random_{}_route{}.csv", seed_, routes_++);
         const std::string sel = fresh("sel"), p0 = fresh("p"), p1 = fresh("p");
         std::string csv = "token,expert_0\n";

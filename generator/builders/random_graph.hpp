@@ -22,6 +22,9 @@ struct RandomGraphLimits {
   int64_t maxCols = 64;   ///< tile columns drawn from 16, 32, .. up to this (whole 64-byte pieces)
   bool partition = false; ///< the compute units have the partition function (a Partition step may be drawn)
   bool merge = false;     ///< ... and merge (an EagerMerge may join a Partition's two outputs again)
+  /// ... and select, and the graph is mapped whole (a feedback cycle is never cut into
+  /// sections): a Partition may deal its rows by a feedback cycle of free signals
+  bool feedback = false;
 };
 
 /// One random graph: its YAML text (docs/graph_format.md) and its size.
@@ -44,7 +47,10 @@ struct RandomGraph {
 /// [N, M] stream, or (with `partition`) a Partition(b 0) of an [N] stream into two by a
 /// SelectGen over a random trace, whose outputs (ragged counts) take at most one Map and a
 /// store, or (with `merge`) an EagerMerge(b 0) of the two, or of one and a Map(silu) of the
-/// other, while the unit budget lasts; every stream left is stored to an output tensor
+/// other, or (with `feedback`) a Partition(b 0) whose selector is the EagerMerge of its two
+/// outputs' Map(select) free signals with 1 or 2 initial tokens each (the dispatch cycle of
+/// docs/graph_format.md#feedback-streams), while the unit budget lasts; every stream left
+/// is stored to an output tensor
 /// y<i>. Matmul widths are powers of two, tiles whole 64-byte pieces, K at most 64 so that double-buffered operands
 /// fit a 64 KiB compute unit. Deterministic: the same seed and limits give the same bytes.
 RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits = {});

@@ -13,7 +13,7 @@ struct RandomStudyOptions {
   uint32_t first = 1;                          ///< first seed
   int seeds = 30;                              ///< seeds first .. first + seeds - 1
   std::vector<int> fifoDepths{1, 2, 8};        ///< link.fifo_depth of the arch variants each graph runs on
-  int randomArchs = 3;                         ///< random fabrics (buildRandomArch) in the pool beside archPath
+  int randomArchs = 4;                         ///< random fabrics (buildRandomArch) in the pool beside archPath
   uint32_t archSeed = 1;                       ///< their seeds: archSeed .. archSeed + randomArchs - 1
   bool skipRtl = false;                        ///< model only
   double maxCycleErrorPercent = 5;             ///< a point beyond this is reported (the model's target)

@@ -64,3 +64,34 @@ TEST_CASE("EagerMerge of a Partition's outputs: a guessed order that deadlocks i
                                      [](const Op& o) { return o.name == "merge"; }) - c.graph.ops.begin());
   CHECK(r.timing.mergeOrders.at(merge) == std::vector<int>{1, 0, 0, 1, 0});  // the trace's experts
 }
+
+// Random seed 54 (tests/data/graphs/random_s54_feedback.yaml) at link FIFO depth 1: x1's two
+// [4, 16] tiles are dealt by the merge of two free signals, f7 (2 initial tokens) and f10
+// (1). Both select units emit their first token in the same cycle; a depth-1 FIFO passes a
+// beat every second cycle, so f7's second token comes two cycles after its first. The merge
+// takes f7's first, is free again the next cycle (one-beat tiles pass one per cycle, as the
+// RTL merge does) and finds only f10's at a head: the order starts 0, 1, 0, so tile 0 goes
+// to output 0 (y0) and tile 1 to output 1 (silu, y2). The RTL deals them so. The model
+// deadlocked here while the select held a tile's dropped beats, and took f7's second token
+// while its merge waited a cycle too long between one-beat tiles.
+TEST_CASE("EagerMerge of free signals through depth-1 FIFOs: the order the RTL's timing gives", "[model][merge][feedback]") {
+  const CompileResult c = compileGraph(root() + "/tests/data/arch_random_a4_fifo1.yaml",
+                                       root() + "/tests/data/graphs/random_s54_feedback.yaml");
+  const auto in = loadInputs(c.graph, "", 54);
+  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.layout, c.image, in);
+  REQUIRE_FALSE(r.timing.deadlock);
+  const int merge = int(std::find_if(c.graph.ops.begin(), c.graph.ops.end(),
+                                     [](const Op& o) { return o.name == "merge_free2"; }) - c.graph.ops.begin());
+  const std::vector<int>& order = r.timing.mergeOrders.at(merge);
+  REQUIRE(order.size() >= 3);
+  CHECK(std::vector<int>(order.begin(), order.begin() + 3) == std::vector<int>{0, 1, 0});
+  const Matrix &x = in.at("x1"), &y0 = r.outputs.at("y0"), &y2 = r.outputs.at("y2");
+  REQUIRE((x.rows == 8 && x.cols == 16 && y0.rows == 8 && y2.rows == 8));
+  for (int64_t i = 0; i < 64; ++i) {
+    CHECK(y0.data[size_t(i)] == x.data[size_t(i)]);  // tile 0, as loaded
+    CHECK(y0.data[size_t(64 + i)] == 0u);             // tile 1 went elsewhere
+    CHECK(y2.data[size_t(i)] != 0u);                  // silu of tile 1: v sigmoid(v), v's sign
+    CHECK((y2.data[size_t(i)] >> 31) == (x.data[size_t(64 + i)] >> 31));
+    CHECK(y2.data[size_t(64 + i)] == 0u);
+  }
+}

@@ -1,7 +1,9 @@
 // CuMerge: rtl_templates/sg_cu.sv func merge, an EagerMerge(b 0) of two inputs on a compute
 // unit. The order of the tiles comes from the functional streams (the fixed point runModel
 // finds, model/model.cpp); this unit times it: out tile k is the input tile from[k], taken
-// once the previous out tile's last beat was taken and the output register is free.
+// once the previous out tile's last beat was taken and the output register is free: in
+// the cycle its last beat moves on into the next FIFO (one cycle before that FIFO shows it),
+// so one-beat tiles pass one per cycle.
 #include <algorithm>
 
 #include "model/timing/units.hpp"
@@ -26,7 +28,7 @@ bool CuMerge::step(TimingModel& m) {
       const auto [pp, pi] = from[k - 1];
       const int64_t prevIn = inEnd(m, pp, pi), room = o.end[k - 1];
       if (prevIn == kUnknown || room == kUnknown) break;
-      t = std::max(prevIn, room - 1);
+      t = std::max(prevIn, room - 1 - kOutHop);
     }
     const auto [p, i] = from[k];
     if (o.kinds[k] == Kind::Done) {  // both DONEs, taken together once both are at the heads
@@ -47,8 +49,8 @@ bool CuMerge::step(TimingModel& m) {
     o.offer[nextOffer] = inStart(m, from[nextOffer].first, from[nextOffer].second) + kHop + kOutHop;
   for (; nextHold < o.nextEnd; ++nextHold, progress = true) {
     const auto [p, i] = from[nextHold];
-    l[p]->hold[c[p]][i] = o.end[nextHold] - 1;
-    if (o.kinds[nextHold] == Kind::Done) l[1]->hold[c[1]][l[1]->size() - 1] = o.end[nextHold] - 1;
+    l[p]->hold[c[p]][i] = o.end[nextHold] - 1 - kOutHop;
+    if (o.kinds[nextHold] == Kind::Done) l[1]->hold[c[1]][l[1]->size() - 1] = o.end[nextHold] - 1 - kOutHop;
   }
   // Dropped STOPs are held for their one beat.
   for (int p = 0; p < 2; ++p)
@@ -86,7 +88,7 @@ std::vector<int> CuMerge::arrivalOrder(const TimingModel& m, bool partial) const
     if (k > 0) {
       const int64_t prevIn = inEnd(m, from[k - 1].first, from[k - 1].second), room = o.end[k - 1];
       if (partial && (prevIn == kUnknown || room == kUnknown)) break;
-      t = std::max(prevIn, room - 1);
+      t = std::max(prevIn, room - 1 - kOutHop);
     }
     int64_t a[2];
     for (int p = 0; p < 2; ++p) {

@@ -17,8 +17,8 @@ void Link::init(const TokenStream& toks, int64_t wpb) {
   offer.assign(n, kUnknown), start = offer, natEnd = offer, end = offer;
 }
 
-int Link::addConsumer(int unit, bool streaming, int64_t r, int64_t d) {
-  cons.push_back(unit), streamingCons.push_back(streaming), rate.push_back(r);
+int Link::addConsumer(int unit, bool streaming, int64_t r, int64_t d, bool drops) {
+  cons.push_back(unit), streamingCons.push_back(streaming), dropsBeforeLast.push_back(drops), rate.push_back(r);
   depth.push_back(std::max<int64_t>(d, 1)), chain.push_back(std::max<int64_t>(d, 1));
   if (d <= 1) interval = 2;
   for (auto* v : {&accept, &hold, &cstart, &cend}) v->emplace_back(beats.size(), kUnknown);
@@ -112,6 +112,10 @@ int64_t TimingModel::taken(const Link& l, size_t c, int64_t k, size_t tile) cons
   if (k < 0) return 0;
   const size_t j = size_t(std::upper_bound(l.first.begin(), l.first.end(), k) - l.first.begin()) - 1;
   const int64_t last = l.first[j] + l.beats[j] - 1, r = l.rate[c];
+  if (l.dropsBeforeLast[c] && k < last) {
+    if (l.cstart[c][j] == kUnknown) return kUnknown;
+    return l.cstart[c][j] + (k - l.first[j]) * r + 1;
+  }
   if (j < tile) {
     if (l.cend[c][j] == kUnknown) return kUnknown;
     return std::max(l.cstart[c][j] + (k - l.first[j]) * r + 1, l.cend[c][j] - (last - k) * r);

@@ -59,6 +59,9 @@ struct Link {
   int producer = -1;
   std::vector<int> cons;             ///< consumer unit per consumer slot
   std::vector<bool> streamingCons;   ///< the consumer sets `hold` itself
+  /// The consumer takes a tile's beats before its last as they come, one per `rate` from
+  /// its `cstart`, whatever its output does; only the last beat waits for `hold`.
+  std::vector<bool> dropsBeforeLast;
   std::vector<int64_t> rate;         ///< cycles per beat at each consumer
   std::vector<int64_t> depth;        ///< FIFO depth at each consumer (beats)
   std::vector<int64_t> chain;        ///< beats the consumer's FIFO and what it streams into absorb
@@ -76,7 +79,7 @@ struct Link {
   /// Tiles of `toks` on a link of `wpb` words per beat.
   void init(const TokenStream& toks, int64_t wpb);
   /// Adds a consumer slot; returns its index.
-  int addConsumer(int unit, bool streaming, int64_t rate, int64_t depth);
+  int addConsumer(int unit, bool streaming, int64_t rate, int64_t depth, bool dropsBeforeLast = false);
   size_t size() const { return beats.size(); }
   /// True once every tile has left the producer and been taken by every consumer.
   bool finished() const;
@@ -105,6 +108,9 @@ struct Unit {
   /// Consumer side: true if the unit sets `hold` of the tiles it takes on input `port`
   /// itself (it passes them on as they come); false: the link holds a tile for beats x rate.
   virtual bool streams(int /*port*/) const { return false; }
+  /// Consumer side: true if the unit takes the beats before a tile's last on input `port`
+  /// without waiting for its output (it drops them), holding only the last (Link::dropsBeforeLast).
+  virtual bool dropsBeforeLast(int /*port*/) const { return false; }
   /// Cycles per beat at which the unit takes its inputs (the links' consumer `rate`).
   virtual int64_t inRate() const { return 1; }
   /// True if the unit passes input beats straight to its output one for one (a beat in, a

@@ -240,6 +240,7 @@ struct CuSelect : Unit {
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t j, int64_t start) override;
   bool streams(int) const override { return true; }
+  bool dropsBeforeLast(int) const override { return true; }
 };
 
 /// sg_cu.sv accum / retile and sg_mu.sv buffer mode: tiles collect into one of two banks; a
