@@ -111,6 +111,10 @@ int main(int argc, char** argv) {
   randomCmd->add_flag("--partition", rgPartition, "the fabric has the partition and merge functions: a Partition step (and an EagerMerge after it) may be drawn "
                                                   "(its routing traces are written beside the graph)")
       ->needs(rgOut);
+  bool rgFeedback = false;
+  randomCmd->add_flag("--feedback", rgFeedback, "... and select: a Partition may be dealt by a feedback cycle of free signals instead "
+                                                "(docs/graph_format.md#feedback-streams)")
+      ->needs("--partition");
   int layers = 4;
   auto* mlpCmd = graphCmd->add_subcommand("mlp", "a stack of SwiGLU FFN layers, each layer's output the next one's input");
   mlpCmd->add_option("--layers", layers, "number of layers N")->check(CLI::Range(1, 64));
@@ -396,6 +400,7 @@ int main(int argc, char** argv) {
     if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd) {
       RandomGraphLimits rgLimits;
       rgLimits.partition = rgLimits.merge = rgPartition;
+      rgLimits.feedback = rgFeedback;
       const RandomGraph rg = *randomCmd ? buildRandomGraph(rgSeed, rgLimits) : RandomGraph{};
       std::error_code ec;  // a folder that cannot be made shows as R-404 when the graph is written
       if (!gOut.empty() && std::filesystem::path(gOut).has_parent_path())

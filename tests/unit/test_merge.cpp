@@ -95,3 +95,22 @@ TEST_CASE("EagerMerge of free signals through depth-1 FIFOs: the order the RTL's
     CHECK(y2.data[size_t(64 + i)] == 0u);
   }
 }
+
+// The reducer's graph of that seed (tests/data/graphs/random_s54_reduced.yaml, one-row tiles):
+// the same merge order 0, 1, 0 by the same timing, so row 0 goes to y1 and row 1 to y2. The
+// model before the merge fix gave row 1 to y1 as well.
+TEST_CASE("EagerMerge of free signals through depth-1 FIFOs: the reducer's graph", "[model][merge][feedback]") {
+  const CompileResult c = compileGraph(root() + "/tests/data/arch_random_a4_fifo1.yaml",
+                                       root() + "/tests/data/graphs/random_s54_reduced.yaml");
+  const auto in = loadInputs(c.graph, "", 54);
+  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.layout, c.image, in);
+  REQUIRE_FALSE(r.timing.deadlock);
+  const Matrix &x = in.at("x1"), &y1 = r.outputs.at("y1"), &y2 = r.outputs.at("y2");
+  REQUIRE((x.rows == 2 && x.cols == 16 && y1.rows == 2 && y2.rows == 2));
+  for (int64_t i = 0; i < 16; ++i) {
+    CHECK(y1.data[size_t(i)] == x.data[size_t(i)]);
+    CHECK(y1.data[size_t(16 + i)] == 0u);
+    CHECK(y2.data[size_t(i)] == x.data[size_t(16 + i)]);
+    CHECK(y2.data[size_t(16 + i)] == 0u);
+  }
+}
