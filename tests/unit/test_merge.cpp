@@ -17,6 +17,20 @@ using namespace stepgen;
 namespace {
 std::string root() { return STEPGEN_ROOT; }
 double f(uint32_t bits) { return double(bitsToFloat(bits)); }
+
+// A graph of random seed 54 (tests/data/graphs/<file>) on random_a4 at link FIFO depth 1,
+// through the model with the study's inputs of that seed.
+struct Seed54 {
+  CompileResult c;
+  std::map<std::string, Matrix> in;
+  ModelResult r;
+};
+Seed54 runSeed54(const std::string& file) {
+  Seed54 s{compileGraph(root() + "/tests/data/arch_random_a4_fifo1.yaml", root() + "/tests/data/graphs/" + file), {}, {}};
+  s.in = loadInputs(s.c.graph, "", 54);
+  s.r = runModel(s.c.graph, s.c.shapes, s.c.mapping, s.c.arch, s.c.layout, s.c.image, s.in);
+  return s;
+}
 }  // namespace
 
 TEST_CASE("EagerMerge on a compute unit merges in arrival order", "[model][merge]") {
@@ -75,10 +89,10 @@ TEST_CASE("EagerMerge of a Partition's outputs: a guessed order that deadlocks i
 // deadlocked here while the select held a tile's dropped beats, and took f7's second token
 // while its merge waited a cycle too long between one-beat tiles.
 TEST_CASE("EagerMerge of free signals through depth-1 FIFOs: the order the RTL's timing gives", "[model][merge][feedback]") {
-  const CompileResult c = compileGraph(root() + "/tests/data/arch_random_a4_fifo1.yaml",
-                                       root() + "/tests/data/graphs/random_s54_feedback.yaml");
-  const auto in = loadInputs(c.graph, "", 54);
-  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.layout, c.image, in);
+  const Seed54 s = runSeed54("random_s54_feedback.yaml");
+  const CompileResult& c = s.c;
+  const ModelResult& r = s.r;
+  const auto& in = s.in;
   REQUIRE_FALSE(r.timing.deadlock);
   const int merge = int(std::find_if(c.graph.ops.begin(), c.graph.ops.end(),
                                      [](const Op& o) { return o.name == "merge_free2"; }) - c.graph.ops.begin());
@@ -100,12 +114,9 @@ TEST_CASE("EagerMerge of free signals through depth-1 FIFOs: the order the RTL's
 // the same merge order 0, 1, 0 by the same timing, so row 0 goes to y1 and row 1 to y2. The
 // model before the merge fix gave row 1 to y1 as well.
 TEST_CASE("EagerMerge of free signals through depth-1 FIFOs: the reducer's graph", "[model][merge][feedback]") {
-  const CompileResult c = compileGraph(root() + "/tests/data/arch_random_a4_fifo1.yaml",
-                                       root() + "/tests/data/graphs/random_s54_reduced.yaml");
-  const auto in = loadInputs(c.graph, "", 54);
-  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.layout, c.image, in);
-  REQUIRE_FALSE(r.timing.deadlock);
-  const Matrix &x = in.at("x1"), &y1 = r.outputs.at("y1"), &y2 = r.outputs.at("y2");
+  const Seed54 s = runSeed54("random_s54_reduced.yaml");
+  REQUIRE_FALSE(s.r.timing.deadlock);
+  const Matrix &x = s.in.at("x1"), &y1 = s.r.outputs.at("y1"), &y2 = s.r.outputs.at("y2");
   REQUIRE((x.rows == 2 && x.cols == 16 && y1.rows == 2 && y2.rows == 2));
   for (int64_t i = 0; i < 16; ++i) {
     CHECK(y1.data[size_t(i)] == x.data[size_t(i)]);
