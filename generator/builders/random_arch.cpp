@@ -47,7 +47,7 @@ std::string buildRandomArch(uint32_t seed) {
       "  functions: [matmul, silu, mul, add, accum, retile{16}]\n"
       "  number_format: bf16_fp32\n"
       "  buffer_bytes: 65536\n"
-      "memory_unit: {{capacity_bytes: 65536, banks: 4, bytes_per_cycle: 64}}\n"
+      "memory_unit: {{capacity_bytes: 65536, banks: 4, bytes_per_cycle: 64{17}}}\n"
       "offchip:\n"
       "  channels: {10}\n"
       "  bytes_per_request: 64\n"
@@ -58,7 +58,7 @@ std::string buildRandomArch(uint32_t seed) {
       "  address_bits: 32\n"
       "units:\n{15}",
       seed, cu, ag, mu, cols, rows, contexts, reach, lanes, 2 * lanes, channels, latency, ii, startup, outstanding, units,
-      seed % 2 == 0 ? ", partition, merge, select" : "");
+      seed % 2 == 0 ? ", partition, merge, select" : "", seed % 2 == 0 && mu > 0 ? ", route: true" : "");
 }
 
 }  // namespace stepgen

@@ -4,6 +4,7 @@
 #include "builders/random_graph.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <random>
@@ -160,6 +161,56 @@ class Builder {
     merged_ = true;
   }
 
+  // The MoE dispatch on a route-mode memory unit (map/clusters.cpp, route cluster): N token
+  // rows [1, C] of a new input tensor, each to k of n experts by a random trace; expert e's
+  // rows are padded to whole tiles of tb rows (Reshape pad), retiled and merged in expert
+  // order, and the merged rows are stored (their count is fixed by the trace). Three
+  // address generators (the load, the SelectGen, the store), no compute unit.
+  void routeRows() {
+    const Open a{fresh("s"), 1, 16 * pow2Upto(1, lim_.maxCols / 16), false};
+    const std::string x = fmt::format("x{}", inputs_++);
+    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", x, tensorShape(1, a.cols, false));
+    op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [1, {}], iter: [N], strides: [[1, 0]], out: {}", x, x,
+                   a.cols, a.name));
+    const int64_t n = pick(2, 4), k = pick(1, std::min<int64_t>(2, n)), tb = pow2Upto(1, 4);
+    const std::string r = fmt::format("r{}", routes_), trace = fmt::format("random_{}_route{}.csv", seed_, routes_++);
+    std::string csv = "token";
+    for (int64_t j = 0; j < k; ++j) csv += fmt::format(",expert_{}", j);
+    csv += "\n";
+    std::vector<int64_t> count(size_t(n), 0);
+    for (int64_t t = 0; t < n_; ++t) {
+      std::vector<int64_t> experts(static_cast<size_t>(n));
+      for (int64_t e = 0; e < n; ++e) experts[size_t(e)] = e;
+      std::shuffle(experts.begin(), experts.end(), rng_);
+      csv += fmt::format("{}", t);
+      for (int64_t j = 0; j < k; ++j) csv += fmt::format(",{}", experts[size_t(j)]), ++count[size_t(experts[size_t(j)])];
+      csv += "\n";
+    }
+    files_.emplace_back(trace, csv);
+    int64_t rows = 0;
+    for (int64_t c : count) rows += (c + tb - 1) / tb * tb;
+    const std::string sel = fresh("sel"), merged = fresh("m"), y = fmt::format("y{}", outputs_++);
+    tensors_ += fmt::format("  {}: {{shape: [N, 16], role: input}}\n", r);
+    tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: output}}\n", y, rows, a.cols);
+    op(fmt::format("name: route_{}, op: SelectGen, trace: {}, tensor: {}, n: {}, k: {}, iter: [N], out: {}", sel, trace, r, n,
+                   k, sel));
+    std::vector<std::string> parts, tiles;
+    for (int64_t e = 0; e < n; ++e) parts.push_back(fresh("p"));
+    op(fmt::format("name: part_{}, op: Partition, in: [{}, {}], n: {}, b: 0, out: [{}]", parts[0], a.name, sel, n,
+                   fmt::join(parts, ", ")));
+    for (const std::string& p : parts) {
+      const std::string g = fresh("g"), t = fresh("t");
+      op(fmt::format("name: reshape_{}, op: Reshape, chunk: {}, b: 0, pad: true, in: {}, out: {}", g, tb, p, g));
+      op(fmt::format("name: retile_{}, op: Accum, fn: retile, b: 1, in: {}, out: {}", t, g, t));
+      tiles.push_back(t);
+    }
+    op(fmt::format("name: merge_{0}, op: EagerMerge, b: 0, in: [{1}], out: {0}", merged, fmt::join(tiles, ", ")));
+    op(fmt::format("name: store_{}, op: LinearOffChipStore, in: {}, tensor: {}, tile: [1, {}], iter: [{}], strides: [[1, 0]]",
+                   y, merged, y, a.cols, rows));
+    ag_ += 3;
+    routed_ = true;
+  }
+
   void step() {
     if (std::all_of(open_.begin(), open_.end(), [](const Open& o) { return o.sealed; })) return;
     switch (pick(0, lim_.partition ? 5 : 4)) {
@@ -198,6 +249,7 @@ class Builder {
         return binary(x, matmul(y, a.cols), "add");
       }
       case 5: {  // Partition(b 0) of an [N] stream into two, by a SelectGen over a random trace
+        if (lim_.route && !routed_ && agLeft() >= 3 && pick(0, 1) == 0) return routeRows();
         size_t i = 0;
         while (i < open_.size() && (open_[i].twoLevel || open_[i].ragged)) ++i;
         if (i == open_.size() || agLeft() < 2 || lim_.maxCu - cu_ < 2) return unary(takeAny(), "silu");
@@ -260,7 +312,7 @@ class Builder {
   int64_t n_ = 1, m_ = 1;
   std::vector<Open> open_;
   std::string tensors_, body_;
-  bool merged_ = false;
+  bool merged_ = false, routed_ = false;
   int ag_ = 0, cu_ = 0, ops_ = 0, names_ = 0, inputs_ = 0, outputs_ = 0, weights_ = 0, routes_ = 0;
   std::vector<std::pair<std::string, std::string>> files_;
 };

@@ -25,6 +25,9 @@ struct RandomGraphLimits {
   /// ... and select, and the graph is mapped whole (a feedback cycle is never cut into
   /// sections): a Partition may deal its rows by a feedback cycle of free signals
   bool feedback = false;
+  /// A memory unit has the route mode (memory_unit.route) and the graph is mapped whole: one
+  /// Partition may route token rows to experts, padded to tiles and merged (the MoE dispatch)
+  bool route = false;
 };
 
 /// One random graph: its YAML text (docs/graph_format.md) and its size.
@@ -49,7 +52,10 @@ struct RandomGraph {
 /// store, or (with `merge`) an EagerMerge(b 0) of the two, or of one and a Map(silu) of the
 /// other, or (with `feedback`) a Partition(b 0) whose selector is the EagerMerge of its two
 /// outputs' Map(select) free signals with 1 or 2 initial tokens each (the dispatch cycle of
-/// docs/graph_format.md#feedback-streams), while the unit budget lasts; every stream left
+/// docs/graph_format.md#feedback-streams), or (with `route`, once) a route cluster on a memory
+/// unit: a SelectGen over a random top-k trace, Partition of token rows to 2..4 experts,
+/// Reshape(pad) to tiles of 1, 2 or 4 rows, Accum(retile) and EagerMerge, stored as padded
+/// rows (the dispatch of `stepgen graph moe --dispatch-only`), while the unit budget lasts; every stream left
 /// is stored to an output tensor
 /// y<i>. Matmul widths are powers of two, tiles whole 64-byte pieces, K at most 64 so that double-buffered operands
 /// fit a 64 KiB compute unit. Deterministic: the same seed and limits give the same bytes.

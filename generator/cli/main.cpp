@@ -115,6 +115,9 @@ int main(int argc, char** argv) {
   randomCmd->add_flag("--feedback", rgFeedback, "... and select: a Partition may be dealt by a feedback cycle of free signals instead "
                                                 "(docs/graph_format.md#feedback-streams)")
       ->needs("--partition");
+  bool rgRoute = false;
+  randomCmd->add_flag("--route", rgRoute, "... and a memory unit has the route mode: a route cluster (the MoE dispatch) may be drawn")
+      ->needs("--partition");
   int layers = 4;
   auto* mlpCmd = graphCmd->add_subcommand("mlp", "a stack of SwiGLU FFN layers, each layer's output the next one's input");
   mlpCmd->add_option("--layers", layers, "number of layers N")->check(CLI::Range(1, 64));
@@ -401,6 +404,7 @@ int main(int argc, char** argv) {
       RandomGraphLimits rgLimits;
       rgLimits.partition = rgLimits.merge = rgPartition;
       rgLimits.feedback = rgFeedback;
+      rgLimits.route = rgRoute;
       const RandomGraph rg = *randomCmd ? buildRandomGraph(rgSeed, rgLimits) : RandomGraph{};
       std::error_code ec;  // a folder that cannot be made shows as R-404 when the graph is written
       if (!gOut.empty() && std::filesystem::path(gOut).has_parent_path())

@@ -81,6 +81,7 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
   p.limits.partition = a.cu.has("partition");
   p.limits.merge = a.cu.has("merge");
   p.limits.feedback = a.cu.has("select");
+  p.limits.route = a.mu.route && !cat.unitsOfKind(UnitKind::Memory).empty();
   fs::create_directories(dir / a.name);
   for (int d : depths) p.variants.push_back(archVariant(path, (dir / a.name).string(), "fifo_depth", d));
   return p;
@@ -152,7 +153,7 @@ SeedPlan seedPlan(const PoolArch& arch, uint32_t seed, size_t poolSize) {
   const uint32_t k = uint32_t(seed / poolSize) % 4;
   if (k == 1) p.minSections = 2;
   if (k == 3) p.limits.maxAg *= 2, p.limits.maxCu *= 2;
-  if (k == 1 || k == 3) p.limits.feedback = false;  // a feedback cycle is mapped whole
+  if (k == 1 || k == 3) p.limits.feedback = p.limits.route = false;  // a feedback cycle and a route cluster are mapped whole
   return p;
 }
 

@@ -1,11 +1,15 @@
 // The random-graph generator (buildRandomGraph): determinism, the unit budget, that every
 // graph of the first 100 seeds compiles onto arch/default.yaml in one section, and, on a seed
-// whose graph is read by hand, the functional model against plain copies of the inputs.
+// whose graph is read by hand (a Partition by trace, a feedback dispatch, a route cluster),
+// the model against plain loops over the inputs.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include "builders/random_graph.hpp"
 #include "driver/inputs.hpp"
@@ -28,6 +32,28 @@ CompileResult compileText(const std::string& yaml, const std::string& name) {
   CompileResult c = compileProgram(std::string(STEPGEN_ROOT) + "/arch/default.yaml", (dir / "graph.yaml").string());
   std::filesystem::remove_all(dir);
   return c;
+}
+
+// The model run of graph g of `seed` (its trace files beside it) on arch/default.yaml with
+// `functions` added to its compute units and, if `route`, the route mode on its memory units.
+struct DefaultRun {
+  std::map<std::string, Matrix> in;
+  ModelResult r;
+};
+DefaultRun runOnDefault(const RandomGraph& g, uint32_t seed, const std::string& functions, bool route = false) {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("sg_random_{}", seed);
+  std::string arch = readText(std::string(STEPGEN_ROOT) + "/arch/default.yaml");
+  arch = std::regex_replace(arch, std::regex("accum, retile\\]"), "accum, retile, " + functions + "]");
+  if (route) arch = std::regex_replace(arch, std::regex("bytes_per_cycle: 64\\}"), "bytes_per_cycle: 64, route: true}");
+  writeFile(dir / "arch.yaml", arch);
+  writeFile(dir / "graph.yaml", g.yaml);
+  for (const auto& [name, body] : g.files) writeFile(dir / name, body);
+  const CompileResult c = compileProgram((dir / "arch.yaml").string(), (dir / "graph.yaml").string());
+  DefaultRun d;
+  d.in = loadInputs(c.graph, "", seed);
+  d.r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, d.in);
+  std::filesystem::remove_all(dir);
+  return d;
 }
 
 }  // namespace
@@ -74,16 +100,9 @@ TEST_CASE("random graphs: a Partition step deals each tile where its trace says"
   REQUIRE(g.yaml.find("{name: accum_s1, op: Accum, fn: add, b: 1, in: s0, out: s1}") != std::string::npos);
   REQUIRE(g.yaml.find("{name: store_y0, op: LinearOffChipStore, in: p3,") != std::string::npos);
   REQUIRE(g.yaml.find("{name: store_y1, op: LinearOffChipStore, in: p4,") != std::string::npos);
-  const auto dir = std::filesystem::temp_directory_path() / "sg_random_partition";
-  std::string arch = readText(std::string(STEPGEN_ROOT) + "/arch/default.yaml");
-  arch = std::regex_replace(arch, std::regex("accum, retile\\]"), "accum, retile, partition]");
-  writeFile(dir / "arch.yaml", arch);
-  writeFile(dir / "graph.yaml", g.yaml);
-  writeFile(dir / g.files[0].first, g.files[0].second);
-  const CompileResult c = compileProgram((dir / "arch.yaml").string(), (dir / "graph.yaml").string());
-  const auto in = loadInputs(c.graph, "", 180);
-  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, in);
-  std::filesystem::remove_all(dir);
+  const DefaultRun d = runOnDefault(g, 180, "partition");
+  const auto& in = d.in;
+  const ModelResult& r = d.r;
   REQUIRE_FALSE(r.timing.deadlock);
   const Matrix& x = in.at("x0");
   REQUIRE((x.rows == 3 && x.cols == 256));
@@ -158,15 +177,9 @@ TEST_CASE("random graphs: a feedback dispatch step deals every tile once, in ord
   REQUIRE(g.yaml.find("{name: store_y0, op: LinearOffChipStore, in: b5,") != std::string::npos);
   REQUIRE(g.yaml.find("{name: store_y1, op: LinearOffChipStore, in: b8,") != std::string::npos);
   CHECK_FALSE(buildRandomGraph(54, RandomGraphLimits{}).yaml.find("fn: select") != std::string::npos);
-  const auto dir = std::filesystem::temp_directory_path() / "sg_random_feedback";
-  std::string arch = readText(std::string(STEPGEN_ROOT) + "/arch/default.yaml");
-  arch = std::regex_replace(arch, std::regex("accum, retile\\]"), "accum, retile, partition, merge, select]");
-  writeFile(dir / "arch.yaml", arch);
-  writeFile(dir / "graph.yaml", g.yaml);
-  const CompileResult c = compileProgram((dir / "arch.yaml").string(), (dir / "graph.yaml").string());
-  const auto in = loadInputs(c.graph, "", 54);
-  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, in);
-  std::filesystem::remove_all(dir);
+  const DefaultRun d = runOnDefault(g, 54, "partition, merge, select");
+  const auto& in = d.in;
+  const ModelResult& r = d.r;
   REQUIRE_FALSE(r.timing.deadlock);
   const Matrix& x = in.at("x1");
   const Matrix* y[2] = {&r.outputs.at("y0"), &r.outputs.at("y1")};
@@ -185,4 +198,43 @@ TEST_CASE("random graphs: a feedback dispatch step deals every tile once, in ord
   }
   for (int o = 0; o < 2; ++o)
     for (int64_t i = next[o] * 64; i < 128; ++i) CHECK(y[o]->data[size_t(i)] == 0u);
+}
+
+// Seed 50 with the route step, read by hand: x1's N = 2 token rows [1, 64] are routed by the
+// trace (one expert of 4 per token, k = 1) on a route-mode memory unit, each expert's rows
+// padded to tiles of 4 rows and merged in expert order into y0 [8, 64]. The expected rows
+// by a plain loop over the trace file the generator wrote: for each expert in order, its
+// tokens' rows in token order, then zero rows up to a whole tile.
+TEST_CASE("random graphs: a route step groups token rows by expert, padded to tiles", "[random]") {
+  RandomGraphLimits lim;
+  lim.partition = lim.merge = lim.feedback = lim.route = true;
+  const RandomGraph g = buildRandomGraph(50, lim);
+  REQUIRE(g.files.size() == 1);
+  REQUIRE(g.yaml.find("{name: load_x1, op: LinearOffChipLoad, tensor: x1, tile: [1, 64], iter: [N], strides: [[1, 0]], out: s3}") !=
+          std::string::npos);
+  REQUIRE(g.yaml.find("{name: part_p6, op: Partition, in: [s3, sel4], n: 4, b: 0, out: [p6, p7, p8, p9]}") != std::string::npos);
+  REQUIRE(g.yaml.find("op: Reshape, chunk: 4, b: 0, pad: true") != std::string::npos);
+  REQUIRE(g.yaml.find("y0: {shape: [8, 64], role: output}") != std::string::npos);
+  CHECK(buildRandomGraph(50, RandomGraphLimits{}).yaml.find("op: Reshape") == std::string::npos);
+  const DefaultRun d = runOnDefault(g, 50, "partition, merge, select", true);
+  const auto& in = d.in;
+  const ModelResult& r = d.r;
+  REQUIRE_FALSE(r.timing.deadlock);
+  // The trace: "token,expert_0" then one line per token.
+  std::vector<int64_t> expertOf;
+  std::istringstream trace(g.files[0].second);
+  std::string line;
+  std::getline(trace, line);
+  while (std::getline(trace, line)) expertOf.push_back(std::stoll(line.substr(line.find(',') + 1)));
+  REQUIRE(expertOf.size() == 2);
+  const Matrix &x = in.at("x1"), &y = r.outputs.at("y0");
+  REQUIRE((y.rows == 8 && y.cols == 64));
+  std::vector<uint32_t> want;
+  for (int64_t e = 0; e < 4; ++e) {
+    int64_t rows = 0;
+    for (size_t t = 0; t < expertOf.size(); ++t)
+      if (expertOf[t] == e) want.insert(want.end(), x.data.begin() + int64_t(t) * 64, x.data.begin() + int64_t(t + 1) * 64), ++rows;
+    for (; rows % 4 != 0; ++rows) want.insert(want.end(), 64, 0u);
+  }
+  CHECK(want == y.data);
 }
