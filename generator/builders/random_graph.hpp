@@ -55,10 +55,10 @@ struct RandomGraph {
 /// docs/graph_format.md#feedback-streams), or (with `route`, once) a route cluster on a memory
 /// unit: a SelectGen over a random top-k trace, Partition of token rows to 2..4 experts,
 /// Reshape(pad) to tiles of 1, 2 or 4 rows, Accum(retile) and EagerMerge, stored as padded
-/// rows (the dispatch of `stepgen graph moe --dispatch-only`), while the unit budget lasts; every stream left
-/// is stored to an output tensor
-/// y<i>. Matmul widths are powers of two, tiles whole 64-byte pieces, K at most 64 so that double-buffered operands
-/// fit a 64 KiB compute unit. Deterministic: the same seed and limits give the same bytes.
+/// rows (the dispatch of `stepgen graph moe --dispatch-only`), while the unit budget lasts;
+/// every stream left is stored to an output tensor y<i>. Matmul widths are powers of two,
+/// tiles whole 64-byte pieces, K at most 64 so that double-buffered operands fit a 64 KiB
+/// compute unit. Deterministic: the same seed and limits give the same bytes.
 RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits = {});
 
 /// The smallest graph of a failing seed that still fails, and the limits that give it.
