@@ -135,6 +135,17 @@ class Builder {
     return o;
   }
 
+  // A SelectGen `sel` (top-k of n) over the routing trace `csv` (token,expert_0..): the
+  // trace file random_<seed>_route<k>.csv, its routing tensor r<k>, one address generator.
+  void selectGen(const std::string& sel, const std::string& csv, int64_t n, int64_t k) {
+    const std::string r = fmt::format("r{}", routes_), trace = fmt::format("random_{}_route{}.csv", seed_, routes_++);
+    files_.emplace_back(trace, csv);
+    tensors_ += fmt::format("  {}: {{shape: [N, 16], role: input}}\n", r);
+    op(fmt::format("name: route_{}, op: SelectGen, trace: {}, tensor: {}, n: {}, k: {}, iter: [N], out: {}", sel, trace, r, n, k,
+                   sel));
+    ++ag_;
+  }
+
   // Partition(b 0) of `a` into two, each row to the output that reported itself free first:
   // a Broadcast of each output feeds a Map(select) naming it, after 1 or 2 initial tokens
   // (its credits), and the EagerMerge of the two signals is the Partition's selector. 5
@@ -173,7 +184,6 @@ class Builder {
     op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [1, {}], iter: [N], strides: [[1, 0]], out: {}", x, x,
                    a.cols, a.name));
     const int64_t n = pick(2, 4), k = pick(1, std::min<int64_t>(2, n)), tb = pow2Upto(1, 4);
-    const std::string r = fmt::format("r{}", routes_), trace = fmt::format("random_{}_route{}.csv", seed_, routes_++);
     std::string csv = "token";
     for (int64_t j = 0; j < k; ++j) csv += fmt::format(",expert_{}", j);
     csv += "\n";
@@ -186,14 +196,11 @@ class Builder {
       for (int64_t j = 0; j < k; ++j) csv += fmt::format(",{}", experts[size_t(j)]), ++count[size_t(experts[size_t(j)])];
       csv += "\n";
     }
-    files_.emplace_back(trace, csv);
     int64_t rows = 0;
     for (int64_t c : count) rows += (c + tb - 1) / tb * tb;
     const std::string sel = fresh("sel"), merged = fresh("m"), y = fmt::format("y{}", outputs_++);
-    tensors_ += fmt::format("  {}: {{shape: [N, 16], role: input}}\n", r);
+    selectGen(sel, csv, n, k);
     tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: output}}\n", y, rows, a.cols);
-    op(fmt::format("name: route_{}, op: SelectGen, trace: {}, tensor: {}, n: {}, k: {}, iter: [N], out: {}", sel, trace, r, n,
-                   k, sel));
     std::vector<std::string> parts, tiles;
     for (int64_t e = 0; e < n; ++e) parts.push_back(fresh("p"));
     op(fmt::format("name: part_{}, op: Partition, in: [{}, {}], n: {}, b: 0, out: [{}]", parts[0], a.name, sel, n,
@@ -207,7 +214,7 @@ class Builder {
     op(fmt::format("name: merge_{0}, op: EagerMerge, b: 0, in: [{1}], out: {0}", merged, fmt::join(tiles, ", ")));
     op(fmt::format("name: store_{}, op: LinearOffChipStore, in: {}, tensor: {}, tile: [1, {}], iter: [{}], strides: [[1, 0]]",
                    y, merged, y, a.cols, rows));
-    ag_ += 3;
+    ag_ += 2;
     routed_ = true;
   }
 
@@ -255,15 +262,10 @@ class Builder {
         if (i == open_.size() || agLeft() < 2 || lim_.maxCu - cu_ < 2) return unary(takeAny(), "silu");
         const Open a = take(i);
         if (lim_.feedback && lim_.maxCu - cu_ >= 5 && pick(0, 1) == 0) return dispatch(a);
-        const std::string r = fmt::format("r{}", routes_), trace = fmt::format("random_{}_route{}.csv", seed_, routes_++);
         const std::string sel = fresh("sel"), p0 = fresh("p"), p1 = fresh("p");
         std::string csv = "token,expert_0\n";
         for (int64_t t = 0; t < n_; ++t) csv += fmt::format("{},{}\n", t, pick(0, 1));
-        files_.emplace_back(trace, csv);
-        tensors_ += fmt::format("  {}: {{shape: [N, 16], role: input}}\n", r);
-        op(fmt::format("name: route_{}, op: SelectGen, trace: {}, tensor: {}, n: 2, k: 1, iter: [N], out: {}", sel, trace, r,
-                       sel));
-        ++ag_;
+        selectGen(sel, csv, 2, 1);
         op(fmt::format("name: part_{}, op: Partition, in: [{}, {}], n: 2, b: 0, out: [{}, {}]", p0, a.name, sel, p0, p1));
         cu_ += 2;
         Open o0 = a, o1 = a;
