@@ -108,6 +108,17 @@ class Builder {
     open_.push_back(o);
   }
 
+  // Scan(fn, b 1) of an [N, M] stream: a running add or max over each group of M tiles,
+  // the same shape.
+  void scan(const Open& in) {
+    static const char* const kFns[] = {"add", "max", "max_exclusive"};
+    Open o = in;
+    o.name = fresh("s");
+    op(fmt::format("name: scan_{0}, op: Scan, fn: {1}, b: 1, in: {2}, out: {0}", o.name, kFns[pick(0, 2)], in.name));
+    ++cu_;
+    open_.push_back(o);
+  }
+
   void binary(const Open& a, const Open& b, const char* fn) {
     const std::string z = fresh("z");
     op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, b.name, z));
@@ -221,11 +232,14 @@ class Builder {
   void step() {
     if (std::all_of(open_.begin(), open_.end(), [](const Open& o) { return o.sealed; })) return;
     switch (pick(0, lim_.partition ? 5 : 4)) {
-      case 0:
-        unary(takeAny(), "silu");
-        return;
-      case 1: {  // add or mul of two streams of one type
-        const char* fn = pick(0, 1) ? "add" : "mul";
+      case 0: {
+        Open a = takeAny();
+        if (lim_.scan && a.twoLevel && pick(0, 1) == 0) return scan(a);
+        return unary(a, "silu");
+      }
+      case 1: {  // add, mul (or sub) of two streams of one type
+        static const char* const kFns[] = {"mul", "add", "sub"};
+        const char* fn = kFns[pick(0, lim_.scan ? 2 : 1)];
         Open a = takeAny();
         for (size_t i = 0; i < open_.size(); ++i)
           if (open_[i].sameType(a)) return binary(a, take(i), fn);

@@ -82,6 +82,7 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
   p.limits.merge = a.cu.has("merge");
   p.limits.feedback = a.cu.has("select");
   p.limits.route = a.mu.route && !cat.unitsOfKind(UnitKind::Memory).empty();
+  p.limits.scan = a.cu.has("sub") && a.cu.has("scan") && a.cu.has("scan_max") && a.cu.has("scan_max_exclusive");
   fs::create_directories(dir / a.name);
   for (int d : depths) p.variants.push_back(archVariant(path, (dir / a.name).string(), "fifo_depth", d));
   return p;

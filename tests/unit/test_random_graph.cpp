@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -237,4 +239,34 @@ TEST_CASE("random graphs: a route step groups token rows by expert, padded to ti
     for (; rows % 4 != 0; ++rows) want.insert(want.end(), 64, 0u);
   }
   CHECK(want == y.data);
+}
+
+// Seed 81 with the scan step, read by hand: x0 [N*8, M*64] (N = M = 2) is loaded as [8, 64]
+// tiles in (n, m) order and y1 is Scan(max, b 1) of it: tile (n, m) of y1 is the elementwise
+// max of x0's tiles (n, 0) .. (n, m). y0 is x1 as loaded. The expected values by a plain loop.
+TEST_CASE("random graphs: a scan step keeps a running max over each group", "[random]") {
+  RandomGraphLimits lim;
+  lim.partition = lim.merge = lim.scan = true;
+  const RandomGraph g = buildRandomGraph(81, lim);
+  REQUIRE(g.yaml.find("{name: scan_s2, op: Scan, fn: max, b: 1, in: s0, out: s2}") != std::string::npos);
+  REQUIRE(g.yaml.find("{name: store_y1, op: LinearOffChipStore, in: s2, tensor: y1, tile: [8, 64], iter: [N, M]") !=
+          std::string::npos);
+  CHECK(buildRandomGraph(81, RandomGraphLimits{}).yaml.find("op: Scan") == std::string::npos);
+  const DefaultRun d = runOnDefault(g, 81, "partition, merge, sub, scan, scan_max, scan_max_exclusive");
+  REQUIRE_FALSE(d.r.timing.deadlock);
+  const Matrix &x0 = d.in.at("x0"), &x1 = d.in.at("x1"), &y0 = d.r.outputs.at("y0"), &y1 = d.r.outputs.at("y1");
+  REQUIRE((x0.rows == 16 && x0.cols == 128));
+  CHECK(y0.data == x1.data);
+  auto at = [](const Matrix& m, int64_t r, int64_t c) {
+    float v;
+    std::memcpy(&v, &m.data[size_t(r * m.cols + c)], 4);
+    return v;
+  };
+  for (int64_t r = 0; r < 16; ++r)
+    for (int64_t c = 0; c < 128; ++c) {
+      float want = at(x0, r, c % 64);  // the group's first tile, then the max with each next one
+      for (int64_t m = 1; m <= c / 64; ++m) want = std::max(want, at(x0, r, m * 64 + c % 64));
+      REQUIRE(std::isfinite(want));
+      CHECK(at(y1, r, c) == want);
+    }
 }
