@@ -23,8 +23,9 @@ struct Open {
   std::string name;
   int64_t rows = 1, cols = 16;
   bool twoLevel = false, ragged = false, sealed = false;
+  std::string n = "N";  ///< the outermost dim: N, or a Parallelize output's count
   bool sameType(const Open& o) const {
-    return !ragged && !o.ragged && rows == o.rows && cols == o.cols && twoLevel == o.twoLevel;
+    return !ragged && !o.ragged && rows == o.rows && cols == o.cols && twoLevel == o.twoLevel && n == o.n;
   }
 };
 
@@ -62,9 +63,9 @@ class Builder {
   int agLeft() const { return int(lim_.maxAg) - ag_ - int(open_.size()); }
   std::string fresh(const char* stem) { return fmt::format("{}{}", stem, names_++); }
   void op(const std::string& text) { body_ += "  - {" + text + "}\n", ++ops_; }
-  static std::string outer(bool two) { return two ? "[N, M]" : "[N]"; }
-  std::string tensorShape(int64_t rows, int64_t cols, bool two) const {
-    return two ? fmt::format("[N*{}, M*{}]", rows, cols) : fmt::format("[N*{}, {}]", rows, cols);
+  static std::string outer(const Open& o) { return o.twoLevel ? fmt::format("[{}, M]", o.n) : fmt::format("[{}]", o.n); }
+  static std::string tensorShape(const Open& o) {
+    return o.twoLevel ? fmt::format("[{}*{}, M*{}]", o.n, o.rows, o.cols) : fmt::format("[{}*{}, {}]", o.n, o.rows, o.cols);
   }
   static std::string walk(bool two) { return two ? "[[1, 0], [0, 1]]" : "[[1, 0]]"; }
 
@@ -84,18 +85,18 @@ class Builder {
   void load() {
     Open o{fresh("s"), pow2Upto(1, lim_.maxRows), 16 * pow2Upto(1, lim_.maxCols / 16), pick(0, 1) == 1};
     const std::string t = fmt::format("x{}", inputs_++);
-    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", t, tensorShape(o.rows, o.cols, o.twoLevel));
+    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", t, tensorShape(o));
     op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: {}, strides: {}, out: {}", t,
-                   t, o.rows, o.cols, outer(o.twoLevel), walk(o.twoLevel), o.name));
+                   t, o.rows, o.cols, outer(o), walk(o.twoLevel), o.name));
     ++ag_;
     open_.push_back(o);
   }
 
   void store(const Open& o) {
     const std::string t = fmt::format("y{}", outputs_++);
-    tensors_ += fmt::format("  {}: {{shape: {}, role: output}}\n", t, tensorShape(o.rows, o.cols, o.twoLevel));
+    tensors_ += fmt::format("  {}: {{shape: {}, role: output}}\n", t, tensorShape(o));
     op(fmt::format("name: store_{}, op: LinearOffChipStore, in: {}, tensor: {}, tile: [{}, {}], iter: {}, strides: {}",
-                   t, o.name, t, o.rows, o.cols, outer(o.twoLevel), walk(o.twoLevel)));
+                   t, o.name, t, o.rows, o.cols, outer(o), walk(o.twoLevel)));
     ++ag_;
   }
 
@@ -119,6 +120,18 @@ class Builder {
     open_.push_back(o);
   }
 
+  // Parallelize of an [N] stream (N >= 2) into two, a compute unit each: output 0 gets the
+  // even tiles, [ceil(N/2)], output 1 the odd ones, [floor(N/2)].
+  void parallelize(const Open& in) {
+    Open o0 = in, o1 = in;
+    o0.name = fresh("q"), o1.name = fresh("q");
+    o0.n = std::to_string((n_ + 1) / 2), o1.n = std::to_string(n_ / 2);
+    op(fmt::format("name: par_{}, op: Parallelize, in: {}, out: [{}, {}]", o0.name, in.name, o0.name, o1.name));
+    cu_ += 2;
+    open_.push_back(o0);
+    open_.push_back(o1);
+  }
+
   void binary(const Open& a, const Open& b, const char* fn) {
     const std::string z = fresh("z");
     op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, b.name, z));
@@ -130,19 +143,34 @@ class Builder {
     open_.push_back(o);
   }
 
-  // Zip(a, w) + Map(matmul) with a loaded weight tile w [a.cols, c2], the same tile for
-  // every element; the matmul's output stream (not added to the open pool).
-  Open matmul(const Open& a, int64_t c2) {
+  // Zip(a, w) + Map(matmul) with a loaded weight tile w [a.cols, c2] (transposed: Map(matmul_t)
+  // with w [c2, a.cols]), the same tile for every element; the matmul's output stream (not
+  // added to the open pool).
+  Open matmul(const Open& a, int64_t c2, bool transposed = false) {
     const std::string w = fmt::format("w{}", weights_++), ws = fresh("s"), z = fresh("z");
-    tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: input}}\n", w, a.cols, c2);
+    const int64_t wr = transposed ? c2 : a.cols, wc = transposed ? a.cols : c2;
+    tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: input}}\n", w, wr, wc);
     op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: {}, strides: {}, out: {}", w,
-                   w, a.cols, c2, outer(a.twoLevel), a.twoLevel ? "[[0, 0], [0, 0]]" : "[[0, 0]]", ws));
+                   w, wr, wc, outer(a), a.twoLevel ? "[[0, 0], [0, 0]]" : "[[0, 0]]", ws));
     ++ag_;
     op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, ws, z));
     Open o = a;
     o.name = fresh("s"), o.cols = c2;
-    op(fmt::format("name: matmul_{}, op: Map, fn: matmul, in: {}, out: {}", o.name, z, o.name));
+    op(fmt::format("name: matmul_{}, op: Map, fn: {}, in: {}, out: {}", o.name, transposed ? "matmul_t" : "matmul", z, o.name));
     ++cu_;
+    return o;
+  }
+
+  // A loaded stream of a's type with [a.rows, 16] tiles: scale_rows's row scalars (word 0
+  // of each row; docs/graph_format.md).
+  Open loadScalars(const Open& a) {
+    Open o = a;
+    o.name = fresh("s"), o.cols = 16;
+    const std::string t = fmt::format("x{}", inputs_++);
+    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", t, tensorShape(o));
+    op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, 16], iter: {}, strides: {}, out: {}", t, t,
+                   o.rows, outer(o), walk(o.twoLevel), o.name));
+    ++ag_;
     return o;
   }
 
@@ -191,7 +219,7 @@ class Builder {
   void routeRows() {
     const Open a{fresh("s"), 1, 16 * pow2Upto(1, lim_.maxCols / 16), false};
     const std::string x = fmt::format("x{}", inputs_++);
-    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", x, tensorShape(1, a.cols, false));
+    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", x, tensorShape(a));
     op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [1, {}], iter: [N], strides: [[1, 0]], out: {}", x, x,
                    a.cols, a.name));
     const int64_t n = pick(2, 4), k = pick(1, std::min<int64_t>(2, n)), tb = pow2Upto(1, 4);
@@ -234,13 +262,19 @@ class Builder {
     switch (pick(0, lim_.partition ? 5 : 4)) {
       case 0: {
         Open a = takeAny();
-        if (lim_.scan && a.twoLevel && pick(0, 1) == 0) return scan(a);
+        if (lim_.dynamic && a.twoLevel && pick(0, 1) == 0) return scan(a);
+        if (lim_.dynamic && !a.twoLevel && !a.ragged && a.n == "N" && n_ >= 2 && lim_.maxCu - cu_ >= 2 && pick(0, 1) == 0)
+          return parallelize(a);
         return unary(a, "silu");
       }
-      case 1: {  // add, mul (or sub) of two streams of one type
-        static const char* const kFns[] = {"mul", "add", "sub"};
-        const char* fn = kFns[pick(0, lim_.scan ? 2 : 1)];
+      case 1: {  // add, mul (or sub) of two streams of one type, or scale_rows by a loaded column
+        static const char* const kFns[] = {"mul", "add", "sub", "scale_rows"};
+        const char* fn = kFns[pick(0, lim_.dynamic ? 3 : 1)];
         Open a = takeAny();
+        if (fn == kFns[3]) {
+          if (a.ragged || agLeft() < 1) return unary(a, "silu");
+          return binary(a, loadScalars(a), fn);
+        }
         for (size_t i = 0; i < open_.size(); ++i)
           if (open_[i].sameType(a)) return binary(a, take(i), fn);
         const std::string b1 = fresh("b"), b2 = fresh("b");
@@ -253,7 +287,8 @@ class Builder {
         if (agLeft() < 1) return unary(takeAny(), "silu");
         Open a = takeAny();
         if (a.ragged) return unary(a, "silu");
-        open_.push_back(matmul(a, 16 * pow2Upto(1, lim_.maxCols / 16)));
+        const int64_t c2 = 16 * pow2Upto(1, lim_.maxCols / 16);
+        open_.push_back(matmul(a, c2, lim_.dynamic && pick(0, 1) == 0));
         return;
       }
       case 3: {  // a detour: a + matmul(a, w) with w [C, C]. The add takes a's beats in
@@ -272,7 +307,7 @@ class Builder {
       case 5: {  // Partition(b 0) of an [N] stream into two, by a SelectGen over a random trace
         if (lim_.route && !routed_ && agLeft() >= 3 && pick(0, 1) == 0) return routeRows();
         size_t i = 0;
-        while (i < open_.size() && (open_[i].twoLevel || open_[i].ragged)) ++i;
+        while (i < open_.size() && (open_[i].twoLevel || open_[i].ragged || open_[i].n != "N")) ++i;  // its trace has N tokens
         if (i == open_.size() || agLeft() < 2 || lim_.maxCu - cu_ < 2) return unary(takeAny(), "silu");
         const Open a = take(i);
         if (lim_.feedback && lim_.maxCu - cu_ >= 5 && pick(0, 1) == 0) return dispatch(a);

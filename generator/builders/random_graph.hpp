@@ -28,10 +28,12 @@ struct RandomGraphLimits {
   /// A memory unit has the route mode (memory_unit.route) and the graph is mapped whole: one
   /// Partition may route token rows to experts, padded to tiles and merged (the MoE dispatch)
   bool route = false;
-  /// The compute units have sub, scan, scan_max and scan_max_exclusive: a binary step may be
-  /// a Map(sub), and one unary step in two on an [N, M] stream a Scan(add | max |
-  /// max_exclusive, b 1)
-  bool scan = false;
+  /// The compute units have the dynamic-tile functions sub, scan, scan_max,
+  /// scan_max_exclusive, rowscale, matmul_t and parallelize: a binary step may be a Map(sub)
+  /// or a Map(scale_rows) by a loaded column, a matmul a matmul_t, and one Map(silu) draw in
+  /// two a Scan(add | max | max_exclusive, b 1) of an [N, M] stream or a Parallelize of an
+  /// [N] stream (N >= 2)
+  bool dynamic = false;
 };
 
 /// One random graph: its YAML text (docs/graph_format.md) and its size.
@@ -47,10 +49,11 @@ struct RandomGraph {
 };
 
 /// The graph of `seed` (std::mt19937): one to three loads of input tensors x<i> as streams
-/// [N] or [N, M] of [R, C] tiles, then random steps, each a Map(silu) (with `scan`, or a
-/// Scan(add | max | max_exclusive, b 1) of an [N, M] stream), a Zip +
-/// Map(add | mul, with `scan` also sub) of two streams of one type (a Broadcast when only one is at hand), a Zip with a loaded
-/// weight tile + Map(matmul), a detour a + matmul(a, w) (Broadcast of a; it deadlocks where
+/// [N] or [N, M] of [R, C] tiles, then random steps, each a Map(silu) (with `dynamic`, or a
+/// Scan(add | max | max_exclusive, b 1) of an [N, M] stream, or a Parallelize of an [N]
+/// stream into its even and odd tiles), a Zip + Map(add | mul, with `dynamic` also sub and
+/// scale_rows by a loaded column) of two streams of one type (a Broadcast when only one is
+/// at hand), a Zip with a loaded weight tile + Map(matmul) (with `dynamic`, or matmul_t), a detour a + matmul(a, w) (Broadcast of a; it deadlocks where
 /// a's tile outgrows the add's FIFO, docs/random_graphs.md), an Accum(add, b 1) of an
 /// [N, M] stream, or (with `partition`) a Partition(b 0) of an [N] stream into two by a
 /// SelectGen over a random trace, whose outputs (ragged counts) take at most one Map and a

@@ -118,8 +118,9 @@ int main(int argc, char** argv) {
   bool rgRoute = false;
   randomCmd->add_flag("--route", rgRoute, "... and a memory unit has the route mode: a route cluster (the MoE dispatch) may be drawn")
       ->needs("--partition");
-  bool rgScan = false;
-  randomCmd->add_flag("--scan", rgScan, "the fabric has sub, scan, scan_max and scan_max_exclusive: Map(sub) and Scan steps may be drawn");
+  bool rgDynamic = false;
+  randomCmd->add_flag("--dynamic", rgDynamic, "the fabric has the dynamic-tile functions sub, scan, scan_max, scan_max_exclusive, rowscale, "
+                                              "matmul_t and parallelize: their steps may be drawn");
   int layers = 4;
   auto* mlpCmd = graphCmd->add_subcommand("mlp", "a stack of SwiGLU FFN layers, each layer's output the next one's input");
   mlpCmd->add_option("--layers", layers, "number of layers N")->check(CLI::Range(1, 64));
@@ -407,7 +408,7 @@ int main(int argc, char** argv) {
       rgLimits.partition = rgLimits.merge = rgPartition;
       rgLimits.feedback = rgFeedback;
       rgLimits.route = rgRoute;
-      rgLimits.scan = rgScan;
+      rgLimits.dynamic = rgDynamic;
       const RandomGraph rg = *randomCmd ? buildRandomGraph(rgSeed, rgLimits) : RandomGraph{};
       std::error_code ec;  // a folder that cannot be made shows as R-404 when the graph is written
       if (!gOut.empty() && std::filesystem::path(gOut).has_parent_path())

@@ -82,7 +82,9 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
   p.limits.merge = a.cu.has("merge");
   p.limits.feedback = a.cu.has("select");
   p.limits.route = a.mu.route && !cat.unitsOfKind(UnitKind::Memory).empty();
-  p.limits.scan = a.cu.has("sub") && a.cu.has("scan") && a.cu.has("scan_max") && a.cu.has("scan_max_exclusive");
+  p.limits.dynamic = true;
+  for (const char* f : {"sub", "scan", "scan_max", "scan_max_exclusive", "rowscale", "matmul_t", "parallelize"})
+    p.limits.dynamic = p.limits.dynamic && a.cu.has(f);
   fs::create_directories(dir / a.name);
   for (int d : depths) p.variants.push_back(archVariant(path, (dir / a.name).string(), "fifo_depth", d));
   return p;

@@ -23,6 +23,17 @@ using namespace stepgen;
 
 namespace {
 
+// The functions that RandomGraphLimits::dynamic asks of the compute units, and partition and
+// merge (as the even-seed random fabrics have them).
+const char* const kDynamicFns = "partition, merge, sub, scan, scan_max, scan_max_exclusive, rowscale, matmul_t, parallelize";
+
+// Word (r, c) of m as an fp32 value.
+float word(const Matrix& m, int64_t r, int64_t c) {
+  float v;
+  std::memcpy(&v, &m.data[size_t(r * m.cols + c)], 4);
+  return v;
+}
+
 int count(const std::string& text, const std::string& pattern) {
   const std::regex re(pattern);
   return int(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
@@ -55,6 +66,22 @@ DefaultRun runOnDefault(const RandomGraph& g, uint32_t seed, const std::string& 
   d.in = loadInputs(c.graph, "", seed);
   d.r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, d.in);
   std::filesystem::remove_all(dir);
+  return d;
+}
+
+// The graph of `seed` with the dynamic-tile steps (RandomGraphLimits::dynamic), which must
+// hold each of `lines`, run by the model on arch/default.yaml with those functions; it must
+// not deadlock.
+DefaultRun runDynamic(uint32_t seed, std::initializer_list<const char*> lines) {
+  RandomGraphLimits lim;
+  lim.partition = lim.merge = lim.dynamic = true;
+  const RandomGraph g = buildRandomGraph(seed, lim);
+  for (const char* l : lines) {
+    INFO(l);
+    REQUIRE(g.yaml.find(l) != std::string::npos);
+  }
+  DefaultRun d = runOnDefault(g, seed, kDynamicFns);
+  REQUIRE_FALSE(d.r.timing.deadlock);
   return d;
 }
 
@@ -245,28 +272,75 @@ TEST_CASE("random graphs: a route step groups token rows by expert, padded to ti
 // tiles in (n, m) order and y1 is Scan(max, b 1) of it: tile (n, m) of y1 is the elementwise
 // max of x0's tiles (n, 0) .. (n, m). y0 is x1 as loaded. The expected values by a plain loop.
 TEST_CASE("random graphs: a scan step keeps a running max over each group", "[random]") {
-  RandomGraphLimits lim;
-  lim.partition = lim.merge = lim.scan = true;
-  const RandomGraph g = buildRandomGraph(81, lim);
-  REQUIRE(g.yaml.find("{name: scan_s2, op: Scan, fn: max, b: 1, in: s0, out: s2}") != std::string::npos);
-  REQUIRE(g.yaml.find("{name: store_y1, op: LinearOffChipStore, in: s2, tensor: y1, tile: [8, 64], iter: [N, M]") !=
-          std::string::npos);
+  const DefaultRun d = runDynamic(81, {"{name: scan_s2, op: Scan, fn: max, b: 1, in: s0, out: s2}",
+                                      "{name: store_y1, op: LinearOffChipStore, in: s2, tensor: y1, tile: [8, 64], iter: [N, M]"});
   CHECK(buildRandomGraph(81, RandomGraphLimits{}).yaml.find("op: Scan") == std::string::npos);
-  const DefaultRun d = runOnDefault(g, 81, "partition, merge, sub, scan, scan_max, scan_max_exclusive");
-  REQUIRE_FALSE(d.r.timing.deadlock);
   const Matrix &x0 = d.in.at("x0"), &x1 = d.in.at("x1"), &y0 = d.r.outputs.at("y0"), &y1 = d.r.outputs.at("y1");
   REQUIRE((x0.rows == 16 && x0.cols == 128));
   CHECK(y0.data == x1.data);
-  auto at = [](const Matrix& m, int64_t r, int64_t c) {
-    float v;
-    std::memcpy(&v, &m.data[size_t(r * m.cols + c)], 4);
+  for (int64_t r = 0; r < 16; ++r)
+    for (int64_t c = 0; c < 128; ++c) {
+      float want = word(x0, r, c % 64);  // the group's first tile, then the max with each next one
+      for (int64_t m = 1; m <= c / 64; ++m) want = std::max(want, word(x0, r, m * 64 + c % 64));
+      REQUIRE(std::isfinite(want));
+      CHECK(word(y1, r, c) == want);
+    }
+}
+
+// Seed 119 with the parallelize step, read by hand: x0 [N*8, 16] (N = 4) is loaded as [8, 16]
+// tiles and dealt by a Parallelize: y1 gets tiles 0 and 2, y2 tiles 1 and 3 (rows 8t .. 8t+7
+// of x0 each). The expected rows by a plain loop.
+TEST_CASE("random graphs: a parallelize step deals even and odd tiles", "[random]") {
+  const DefaultRun d = runDynamic(119, {"{name: par_q2, op: Parallelize, in: s0, out: [q2, q3]}",
+                                      "{name: store_y1, op: LinearOffChipStore, in: q2, tensor: y1, tile: [8, 16], iter: [2],",
+                                      "{name: store_y2, op: LinearOffChipStore, in: q3, tensor: y2, tile: [8, 16], iter: [2],"});
+  CHECK(buildRandomGraph(119, RandomGraphLimits{}).yaml.find("op: Parallelize") == std::string::npos);
+  const Matrix &x = d.in.at("x0"), &y1 = d.r.outputs.at("y1"), &y2 = d.r.outputs.at("y2");
+  REQUIRE((x.rows == 32 && x.cols == 16));
+  std::vector<uint32_t> even, odd;
+  for (int64_t t = 0; t < 4; ++t) {
+    std::vector<uint32_t>& to = t % 2 == 0 ? even : odd;
+    to.insert(to.end(), x.data.begin() + t * 128, x.data.begin() + (t + 1) * 128);
+  }
+  CHECK(y1.data == even);
+  CHECK(y2.data == odd);
+}
+
+// Seed 129 with the dynamic functions, read by hand: y0 = scale_rows(x0, x1), x0 [N*4, M*32]
+// and x1 [N*4, M*16] (N = 3, M = 2) loaded as [4, 32] and [4, 16] tiles in step: row r of
+// tile (n, m) of y0 is x0's row times word 0 of x1's row r in tile (n, m), an fp32 multiply.
+TEST_CASE("random graphs: a scale_rows step multiplies each row by its scalar", "[random]") {
+  const DefaultRun d = runDynamic(129, {"{name: zip_z2, op: Zip, in: [s0, s1], out: z2}",
+                                      "{name: scale_rows_s3, op: Map, fn: scale_rows, in: z2, out: s3}",
+                                      "{name: store_y0, op: LinearOffChipStore, in: s3, tensor: y0, tile: [4, 32], iter: [N, M]"});
+  const Matrix &x0 = d.in.at("x0"), &x1 = d.in.at("x1"), &y = d.r.outputs.at("y0");
+  REQUIRE((x0.rows == 12 && x0.cols == 64 && x1.cols == 32));
+  for (int64_t r = 0; r < 12; ++r)
+    for (int64_t c = 0; c < 64; ++c) CHECK(word(y, r, c) == word(x0, r, c) * word(x1, r, c / 32 * 16));
+}
+
+// Seed 59 with the dynamic functions, read by hand: y0 = matmul_t(x0, w0), x0 [N*4, M*64]
+// (N = M = 4) as [4, 64] tiles, w0 [64, 64] stored [out, in], the same tile for each: y0[r][j]
+// = sum over k of bf16(x0[r][k]) * bf16(w0[j][k]) (bf16 by truncation, exact products), added
+// in k order into fp32 from +0, by a plain loop.
+TEST_CASE("random graphs: a matmul_t step reads its weight transposed", "[random]") {
+  const DefaultRun d = runDynamic(59, {"w0: {shape: [64, 64], role: input}",
+                                      "{name: matmul_s3, op: Map, fn: matmul_t, in: z2, out: s3}",
+                                      "{name: store_y0, op: LinearOffChipStore, in: s3, tensor: y0, tile: [4, 64], iter: [N, M]"});
+  const Matrix &x = d.in.at("x0"), &w = d.in.at("w0"), &y = d.r.outputs.at("y0");
+  REQUIRE((x.rows == 16 && x.cols == 256 && w.rows == 64));
+  auto bf16 = [](float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    b &= 0xFFFF0000u;
+    std::memcpy(&v, &b, 4);
     return v;
   };
   for (int64_t r = 0; r < 16; ++r)
-    for (int64_t c = 0; c < 128; ++c) {
-      float want = at(x0, r, c % 64);  // the group's first tile, then the max with each next one
-      for (int64_t m = 1; m <= c / 64; ++m) want = std::max(want, at(x0, r, m * 64 + c % 64));
-      REQUIRE(std::isfinite(want));
-      CHECK(at(y1, r, c) == want);
-    }
+    for (int64_t m = 0; m < 4; ++m)
+      for (int64_t j = 0; j < 64; ++j) {
+        float acc = 0;
+        for (int64_t k = 0; k < 64; ++k) acc += bf16(word(x, r, m * 64 + k)) * bf16(word(w, j, k));
+        CHECK(word(y, r, m * 64 + j) == acc);
+      }
 }
