@@ -58,7 +58,7 @@ std::string buildRandomArch(uint32_t seed) {
       "  address_bits: 32\n"
       "units:\n{15}",
       seed, cu, ag, mu, cols, rows, contexts, reach, lanes, 2 * lanes, channels, latency, ii, startup, outstanding, units,
-      seed % 2 == 0 ? ", partition, merge, select, sub, scan, scan_max, scan_max_exclusive, rowscale, matmul_t, parallelize" : "", seed % 2 == 0 && mu > 0 ? ", route: true" : "");
+      seed % 2 == 0 ? ", partition, merge, select, sub, scan, scan_max, scan_max_exclusive, rowscale, matmul_t, parallelize, expand" : "", seed % 2 == 0 && mu > 0 ? ", route: true" : "");
 }
 
 }  // namespace stepgen

@@ -132,6 +132,23 @@ class Builder {
     open_.push_back(o1);
   }
 
+  // Expand(b 1) of a new input's [N, 1] stream of [R, C] tiles to the stops of `ref`, an
+  // [N, M] stream (only its stops are read): every tile M times.
+  void expand(const Open& ref) {
+    Open d{fresh("s"), pow2Upto(1, lim_.maxRows), 16 * pow2Upto(1, lim_.maxCols / 16), false};
+    const std::string x = fmt::format("x{}", inputs_++);
+    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", x, tensorShape(d));
+    op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: [N, 1], strides: [[1, 0], [0, 0]], "
+                   "out: {}",
+                   x, x, d.rows, d.cols, d.name));
+    ++ag_;
+    Open o = ref;
+    o.name = fresh("s"), o.rows = d.rows, o.cols = d.cols;
+    op(fmt::format("name: expand_{0}, op: Expand, b: 1, in: [{1}, {2}], out: {0}", o.name, d.name, ref.name));
+    ++cu_;
+    open_.push_back(o);
+  }
+
   void binary(const Open& a, const Open& b, const char* fn) {
     const std::string z = fresh("z");
     op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, b.name, z));
@@ -342,9 +359,10 @@ class Builder {
         open_.push_back(m);
         return;
       }
-      default: {  // Accum(add) over M of an [N, M] stream
+      default: {  // Accum(add) over M of an [N, M] stream (with `dynamic`, or an Expand to it)
         for (size_t i = 0; i < open_.size(); ++i)
           if (open_[i].twoLevel) {
+            if (lim_.dynamic && agLeft() >= 1 && pick(0, 1) == 0) return expand(take(i));
             Open a = take(i), o = a;
             o.name = fresh("s"), o.twoLevel = false;
             op(fmt::format("name: accum_{}, op: Accum, fn: add, b: 1, in: {}, out: {}", o.name, a.name, o.name));

@@ -29,10 +29,11 @@ struct RandomGraphLimits {
   /// Partition may route token rows to experts, padded to tiles and merged (the MoE dispatch)
   bool route = false;
   /// The compute units have the dynamic-tile functions sub, scan, scan_max,
-  /// scan_max_exclusive, rowscale, matmul_t and parallelize: a binary step may be a Map(sub)
-  /// or a Map(scale_rows) by a loaded column, a matmul a matmul_t, and one Map(silu) draw in
-  /// two a Scan(add | max | max_exclusive, b 1) of an [N, M] stream or a Parallelize of an
-  /// [N] stream (N >= 2)
+  /// scan_max_exclusive, rowscale, matmul_t, parallelize and expand: a binary step may be a
+  /// Map(sub) or a Map(scale_rows) by a loaded column, a matmul a matmul_t, one Map(silu) draw
+  /// in two a Scan(add | max | max_exclusive, b 1) of an [N, M] stream or a Parallelize of an
+  /// [N] stream (N >= 2), and one Accum draw in two an Expand(b 1) of a loaded [N, 1] stream
+  /// to an [N, M] stream's stops
   bool dynamic = false;
 };
 
@@ -53,9 +54,10 @@ struct RandomGraph {
 /// Scan(add | max | max_exclusive, b 1) of an [N, M] stream, or a Parallelize of an [N]
 /// stream into its even and odd tiles), a Zip + Map(add | mul, with `dynamic` also sub and
 /// scale_rows by a loaded column) of two streams of one type (a Broadcast when only one is
-/// at hand), a Zip with a loaded weight tile + Map(matmul) (with `dynamic`, or matmul_t), a detour a + matmul(a, w) (Broadcast of a; it deadlocks where
-/// a's tile outgrows the add's FIFO, docs/random_graphs.md), an Accum(add, b 1) of an
-/// [N, M] stream, or (with `partition`) a Partition(b 0) of an [N] stream into two by a
+/// at hand), a Zip with a loaded weight tile + Map(matmul) (with `dynamic`, or matmul_t), a
+/// detour a + matmul(a, w) (Broadcast of a; it deadlocks where a's tile outgrows the add's
+/// FIFO, docs/random_graphs.md), an Accum(add, b 1) of an [N, M] stream (with `dynamic`, or
+/// an Expand(b 1) of a loaded [N, 1] stream to its stops), or (with `partition`) a Partition(b 0) of an [N] stream into two by a
 /// SelectGen over a random trace, whose outputs (ragged counts) take at most one Map and a
 /// store, or (with `merge`) an EagerMerge(b 0) of the two, or of one and a Map(silu) of the
 /// other, or (with `feedback`) a Partition(b 0) whose selector is the EagerMerge of its two

@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
       ->needs("--partition");
   bool rgDynamic = false;
   randomCmd->add_flag("--dynamic", rgDynamic, "the fabric has the dynamic-tile functions sub, scan, scan_max, scan_max_exclusive, rowscale, "
-                                              "matmul_t and parallelize: their steps may be drawn");
+                                              "matmul_t, parallelize and expand: their steps may be drawn");
   int layers = 4;
   auto* mlpCmd = graphCmd->add_subcommand("mlp", "a stack of SwiGLU FFN layers, each layer's output the next one's input");
   mlpCmd->add_option("--layers", layers, "number of layers N")->check(CLI::Range(1, 64));

@@ -25,7 +25,7 @@ namespace {
 
 // The functions that RandomGraphLimits::dynamic asks of the compute units, and partition and
 // merge (as the even-seed random fabrics have them).
-const char* const kDynamicFns = "partition, merge, sub, scan, scan_max, scan_max_exclusive, rowscale, matmul_t, parallelize";
+const char* const kDynamicFns = "partition, merge, sub, scan, scan_max, scan_max_exclusive, rowscale, matmul_t, parallelize, expand";
 
 // Word (r, c) of m as an fp32 value.
 float word(const Matrix& m, int64_t r, int64_t c) {
@@ -343,4 +343,18 @@ TEST_CASE("random graphs: a matmul_t step reads its weight transposed", "[random
         for (int64_t k = 0; k < 64; ++k) acc += bf16(word(x, r, m * 64 + k)) * bf16(word(w, j, k));
         CHECK(word(y, r, m * 64 + j) == acc);
       }
+}
+
+// Seed 109 with the dynamic functions, read by hand: y1 = Expand(b 1) of x2 [N*2, 64] loaded
+// as an [N, 1] stream of [2, 64] tiles to the stops of x0's [N, M] stream (N = M = 3): tile
+// (n, m) of y1 is x2's tile n for every m. y0 is x1 as loaded. The expected rows by a plain loop.
+TEST_CASE("random graphs: an expand step repeats each tile over its group", "[random]") {
+  const DefaultRun d = runDynamic(109, {"{name: expand_s3, op: Expand, b: 1, in: [s2, s0], out: s3}",
+                                        "{name: store_y1, op: LinearOffChipStore, in: s3, tensor: y1, tile: [2, 64], iter: [N, M]"});
+  CHECK(buildRandomGraph(109, RandomGraphLimits{}).yaml.find("op: Expand") == std::string::npos);
+  const Matrix &x1 = d.in.at("x1"), &x2 = d.in.at("x2"), &y0 = d.r.outputs.at("y0"), &y1 = d.r.outputs.at("y1");
+  REQUIRE((x2.rows == 6 && x2.cols == 64 && y1.cols == 192));
+  CHECK(y0.data == x1.data);
+  for (int64_t r = 0; r < 6; ++r)
+    for (int64_t c = 0; c < 192; ++c) CHECK(y1.data[size_t(r * 192 + c)] == x2.data[size_t(r * 64 + c % 64)]);
 }
