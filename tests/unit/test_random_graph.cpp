@@ -358,3 +358,30 @@ TEST_CASE("random graphs: an expand step repeats each tile over its group", "[ra
   for (int64_t r = 0; r < 6; ++r)
     for (int64_t c = 0; c < 192; ++c) CHECK(y1.data[size_t(r * 192 + c)] == x2.data[size_t(r * 64 + c % 64)]);
 }
+
+// Seed 444 at link FIFO depth 1 (tests/data/graphs/random_s444_expand.yaml): expand_s6 repeats
+// each [8, 64] data tile (32 beats) over 4 one-beat ref tiles, into a one-beat FIFO. By hand,
+// from sg_fifo (a push into a one-beat FIFO waits a cycle after the pop): a copy takes 64
+// cycles (a beat every other cycle, then the next copy's first beat), 4 of them 256; the next
+// data tile's first beat, waiting in its FIFO, is taken 2 cycles before the last copy ends,
+// and its other 31 beats come every other cycle, 62 more, before the next group's first
+// copy: 256 - 2 + 62 = 316 cycles per group. So N = 4 takes one period more than N = 3.
+// (Verilator on that fabric: 1,071 and 1,387 cycles.) The model took the 31 beats one per
+// cycle: 286 per group.
+TEST_CASE("random graphs: a data tile that waited in a one-beat FIFO comes a beat every other cycle", "[random]") {
+  auto cycles = [](int n) {
+    std::string g = readText(std::string(STEPGEN_ROOT) + "/tests/data/graphs/random_s444_expand.yaml");
+    g = std::regex_replace(g, std::regex("symbols: \\{N: 4,"), fmt::format("symbols: {{N: {},", n));
+    const auto dir = std::filesystem::temp_directory_path() / "sg_random_444";
+    writeFile(dir / "graph.yaml", g);
+    const CompileResult c =
+        compileProgram(std::string(STEPGEN_ROOT) + "/tests/data/arch_random_a4_fifo1.yaml", (dir / "graph.yaml").string());
+    const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, loadInputs(c.graph, "", 444));
+    std::filesystem::remove_all(dir);
+    REQUIRE_FALSE(r.timing.deadlock);
+    return r.timing.cycles;
+  };
+  const int64_t c3 = cycles(3), c4 = cycles(4);
+  CHECK(std::abs(c4 - c3 - 316) <= 1);
+  CHECK(std::abs(c4 - 1387) <= 1387 / 100);
+}

@@ -158,7 +158,9 @@ bool TimingModel::resolve(Link& l) {
         int64_t s = std::max(l.start[i], l.accept[c][i]);
         if (i > 0) s = std::max(s, l.cend[c][i - 1]);
         l.cstart[c][i] = s;
-        if (!l.streamingCons[c]) l.hold[c][i] = s + l.beats[i] * l.rate[c];
+        // On a one-beat FIFO a beat is taken every other cycle at best, also in a tile whose
+        // first beat waited in the FIFO for the consumer (`interval`).
+        if (!l.streamingCons[c]) l.hold[c][i] = std::max(s + l.beats[i] * l.rate[c], s + (l.beats[i] - 1) * l.interval + 1);
         ++l.nextCStart[c], moved = true;
       }
     }
