@@ -2,9 +2,12 @@
 #include "builders/random_arch.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <random>
 #include <vector>
+
+#include "builders/random_graph.hpp"
 
 namespace stepgen {
 
@@ -58,7 +61,8 @@ std::string buildRandomArch(uint32_t seed) {
       "  address_bits: 32\n"
       "units:\n{15}",
       seed, cu, ag, mu, cols, rows, contexts, reach, lanes, 2 * lanes, channels, latency, ii, startup, outstanding, units,
-      seed % 2 == 0 ? ", partition, merge, select, sub, scan, scan_max, scan_max_exclusive, rowscale, matmul_t, parallelize, expand" : "", seed % 2 == 0 && mu > 0 ? ", route: true" : "");
+      seed % 2 == 0 ? fmt::format(", partition, merge, select, {}", fmt::join(kDynamicStepFunctions, ", ")) : "",
+      seed % 2 == 0 && mu > 0 ? ", route: true" : "");
 }
 
 }  // namespace stepgen

@@ -11,11 +11,11 @@ namespace stepgen {
 /// least); 1, 2 or 4 contexts; link reach 2..4 and FIFO depth 2 (the study varies it);
 /// 4, 8 or 16 MAC lanes over 512-bit beats and arch/default.yaml's functions (with
 /// `partition`, `merge`, `select`, `sub`, the three scans, `rowscale`, `matmul_t`,
-/// `parallelize` and `expand`, the dynamic-tile datapath,
-/// and the route mode for memory units, on even seeds), number format and 64 KiB
-/// buffers; 1, 2 or 4 DRAM channels with latency 20..80 cycles, initiation interval 1 or 2,
-/// start-up 0 or 100 cycles and 8, 16 or 32 beats in flight per address generator. Every draw is within the schema's limits, so the text always
-/// loads. Deterministic: the same seed gives the same bytes.
+/// `parallelize` and `expand`, the dynamic-tile datapath, and the route mode for memory
+/// units, on even seeds), number format and 64 KiB buffers; 1, 2 or 4 DRAM channels with
+/// latency 20..80 cycles, initiation interval 1 or 2, start-up 0 or 100 cycles and 8, 16 or
+/// 32 beats in flight per address generator. Every draw is within the schema's limits, so
+/// the text always loads. Deterministic: the same seed gives the same bytes.
 std::string buildRandomArch(uint32_t seed);
 
 }  // namespace stepgen

@@ -37,6 +37,10 @@ struct RandomGraphLimits {
   bool dynamic = false;
 };
 
+/// The compute-unit functions of RandomGraphLimits::dynamic (arch `compute_unit.functions`).
+inline constexpr const char* kDynamicStepFunctions[] = {"sub",      "scan",     "scan_max",    "scan_max_exclusive",
+                                                        "rowscale", "matmul_t", "parallelize", "expand"};
+
 /// One random graph: its YAML text (docs/graph_format.md) and its size.
 struct RandomGraph {
   std::string yaml;
@@ -57,11 +61,12 @@ struct RandomGraph {
 /// at hand), a Zip with a loaded weight tile + Map(matmul) (with `dynamic`, or matmul_t), a
 /// detour a + matmul(a, w) (Broadcast of a; it deadlocks where a's tile outgrows the add's
 /// FIFO, docs/random_graphs.md), an Accum(add, b 1) of an [N, M] stream (with `dynamic`, or
-/// an Expand(b 1) of a loaded [N, 1] stream to its stops), or (with `partition`) a Partition(b 0) of an [N] stream into two by a
-/// SelectGen over a random trace, whose outputs (ragged counts) take at most one Map and a
-/// store, or (with `merge`) an EagerMerge(b 0) of the two, or of one and a Map(silu) of the
-/// other, or (with `feedback`) a Partition(b 0) whose selector is the EagerMerge of its two
-/// outputs' Map(select) free signals with 1 or 2 initial tokens each (the dispatch cycle of
+/// an Expand(b 1) of a loaded [N, 1] stream to its stops), or (with `partition`) a
+/// Partition(b 0) of an [N] stream into two by a SelectGen over a random trace, whose
+/// outputs (ragged counts) take at most one Map and a store, or (with `merge`) an
+/// EagerMerge(b 0) of the two, or of one and a Map(silu) of the other, or (with `feedback`)
+/// a Partition(b 0) whose selector is the EagerMerge of its two outputs' Map(select) free
+/// signals with 1 or 2 initial tokens each (the dispatch cycle of
 /// docs/graph_format.md#feedback-streams), or (with `route`, once) a route cluster on a memory
 /// unit: a SelectGen over a random top-k trace, Partition of token rows to 2..4 experts,
 /// Reshape(pad) to tiles of 1, 2 or 4 rows, Accum(retile) and EagerMerge, stored as padded

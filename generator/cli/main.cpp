@@ -1,6 +1,7 @@
 // The stepgen command: argument parsing only; the work is in driver/ (pipeline.cpp) and studies/.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
@@ -119,8 +120,9 @@ int main(int argc, char** argv) {
   randomCmd->add_flag("--route", rgRoute, "... and a memory unit has the route mode: a route cluster (the MoE dispatch) may be drawn")
       ->needs("--partition");
   bool rgDynamic = false;
-  randomCmd->add_flag("--dynamic", rgDynamic, "the fabric has the dynamic-tile functions sub, scan, scan_max, scan_max_exclusive, rowscale, "
-                                              "matmul_t, parallelize and expand: their steps may be drawn");
+  randomCmd->add_flag("--dynamic", rgDynamic,
+                      fmt::format("the fabric has the dynamic-tile functions ({}): their steps may be drawn",
+                                  fmt::join(kDynamicStepFunctions, ", ")));
   int layers = 4;
   auto* mlpCmd = graphCmd->add_subcommand("mlp", "a stack of SwiGLU FFN layers, each layer's output the next one's input");
   mlpCmd->add_option("--layers", layers, "number of layers N")->check(CLI::Range(1, 64));

@@ -83,7 +83,7 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
   p.limits.feedback = a.cu.has("select");
   p.limits.route = a.mu.route && !cat.unitsOfKind(UnitKind::Memory).empty();
   p.limits.dynamic = true;
-  for (const char* f : {"sub", "scan", "scan_max", "scan_max_exclusive", "rowscale", "matmul_t", "parallelize", "expand"})
+  for (const char* f : kDynamicStepFunctions)
     p.limits.dynamic = p.limits.dynamic && a.cu.has(f);
   fs::create_directories(dir / a.name);
   for (int d : depths) p.variants.push_back(archVariant(path, (dir / a.name).string(), "fifo_depth", d));

@@ -25,7 +25,7 @@ namespace {
 
 // The functions that RandomGraphLimits::dynamic asks of the compute units, and partition and
 // merge (as the even-seed random fabrics have them).
-const char* const kDynamicFns = "partition, merge, sub, scan, scan_max, scan_max_exclusive, rowscale, matmul_t, parallelize, expand";
+const std::string kDynamicFns = fmt::format("partition, merge, {}", fmt::join(kDynamicStepFunctions, ", "));
 
 // Word (r, c) of m as an fp32 value.
 float word(const Matrix& m, int64_t r, int64_t c) {
