@@ -82,13 +82,19 @@ class Builder {
     return take(free[size_t(pick(0, int64_t(free.size()) - 1))]);
   }
 
-  void load() {
-    Open o{fresh("s"), pow2Upto(1, lim_.maxRows), 16 * pow2Upto(1, lim_.maxCols / 16), pick(0, 1) == 1};
+  // A new input tensor x<i> of o's shape, loaded into stream o.name as o's tiles over `iter`
+  // (default: o's own outer dims, walked in order); one address generator.
+  void loadInput(const Open& o, std::string iter = "", std::string strides = "") {
     const std::string t = fmt::format("x{}", inputs_++);
     tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", t, tensorShape(o));
     op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: {}, strides: {}, out: {}", t,
-                   t, o.rows, o.cols, outer(o), walk(o.twoLevel), o.name));
+                   t, o.rows, o.cols, iter.empty() ? outer(o) : iter, strides.empty() ? walk(o.twoLevel) : strides, o.name));
     ++ag_;
+  }
+
+  void load() {
+    Open o{fresh("s"), pow2Upto(1, lim_.maxRows), 16 * pow2Upto(1, lim_.maxCols / 16), pick(0, 1) == 1};
+    loadInput(o);
     open_.push_back(o);
   }
 
@@ -135,13 +141,8 @@ class Builder {
   // Expand(b 1) of a new input's [N, 1] stream of [R, C] tiles to the stops of `ref`, an
   // [N, M] stream (only its stops are read): every tile M times.
   void expand(const Open& ref) {
-    Open d{fresh("s"), pow2Upto(1, lim_.maxRows), 16 * pow2Upto(1, lim_.maxCols / 16), false};
-    const std::string x = fmt::format("x{}", inputs_++);
-    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", x, tensorShape(d));
-    op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: [N, 1], strides: [[1, 0], [0, 0]], "
-                   "out: {}",
-                   x, x, d.rows, d.cols, d.name));
-    ++ag_;
+    const Open d{fresh("s"), pow2Upto(1, lim_.maxRows), 16 * pow2Upto(1, lim_.maxCols / 16), false};
+    loadInput(d, "[N, 1]", "[[1, 0], [0, 0]]");
     Open o = ref;
     o.name = fresh("s"), o.rows = d.rows, o.cols = d.cols;
     op(fmt::format("name: expand_{0}, op: Expand, b: 1, in: [{1}, {2}], out: {0}", o.name, d.name, ref.name));
@@ -183,11 +184,7 @@ class Builder {
   Open loadScalars(const Open& a) {
     Open o = a;
     o.name = fresh("s"), o.cols = 16;
-    const std::string t = fmt::format("x{}", inputs_++);
-    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", t, tensorShape(o));
-    op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [{}, 16], iter: {}, strides: {}, out: {}", t, t,
-                   o.rows, outer(o), walk(o.twoLevel), o.name));
-    ++ag_;
+    loadInput(o);
     return o;
   }
 
@@ -235,10 +232,7 @@ class Builder {
   // address generators (the load, the SelectGen, the store), no compute unit.
   void routeRows() {
     const Open a{fresh("s"), 1, 16 * pow2Upto(1, lim_.maxCols / 16), false};
-    const std::string x = fmt::format("x{}", inputs_++);
-    tensors_ += fmt::format("  {}: {{shape: {}, role: input}}\n", x, tensorShape(a));
-    op(fmt::format("name: load_{}, op: LinearOffChipLoad, tensor: {}, tile: [1, {}], iter: [N], strides: [[1, 0]], out: {}", x, x,
-                   a.cols, a.name));
+    loadInput(a);
     const int64_t n = pick(2, 4), k = pick(1, std::min<int64_t>(2, n)), tb = pow2Upto(1, 4);
     std::string csv = "token";
     for (int64_t j = 0; j < k; ++j) csv += fmt::format(",expert_{}", j);
@@ -270,7 +264,7 @@ class Builder {
     op(fmt::format("name: merge_{0}, op: EagerMerge, b: 0, in: [{1}], out: {0}", merged, fmt::join(tiles, ", ")));
     op(fmt::format("name: store_{}, op: LinearOffChipStore, in: {}, tensor: {}, tile: [1, {}], iter: [{}], strides: [[1, 0]]",
                    y, merged, y, a.cols, rows));
-    ag_ += 2;
+    ++ag_;  // the store
     routed_ = true;
   }
 

@@ -82,9 +82,8 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
   p.limits.merge = a.cu.has("merge");
   p.limits.feedback = a.cu.has("select");
   p.limits.route = a.mu.route && !cat.unitsOfKind(UnitKind::Memory).empty();
-  p.limits.dynamic = true;
-  for (const char* f : kDynamicStepFunctions)
-    p.limits.dynamic = p.limits.dynamic && a.cu.has(f);
+  p.limits.dynamic = std::all_of(std::begin(kDynamicStepFunctions), std::end(kDynamicStepFunctions),
+                                 [&](const char* f) { return a.cu.has(f); });
   fs::create_directories(dir / a.name);
   for (int d : depths) p.variants.push_back(archVariant(path, (dir / a.name).string(), "fifo_depth", d));
   return p;
