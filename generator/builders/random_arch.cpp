@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -27,6 +28,14 @@ std::string buildRandomArch(uint32_t seed) {
   const int64_t contexts = oneOf({1, 2, 4}), reach = pick(2, 4), lanes = oneOf({4, 8, 16});
   const int64_t channels = oneOf({1, 2, 4}), latency = pick(20, 80), ii = pick(1, 2), startup = oneOf({0, 100}),
                 outstanding = oneOf({8, 16, 32});
+  // An even seed's memory units, if it has one, are made three, drawn last so that every
+  // other draw stays as it was: the combine cluster needs a route-mode unit besides the
+  // route cluster's two (its data and its selector twin).
+  if (seed % 2 == 0 && std::count(site.begin(), site.end(), "mu") >= 1 && inner >= 4)
+    while (std::count(site.begin(), site.end(), "mu") < 3) {
+      const int64_t y = pick(0, rows - 1), x = pick(1, cols - 2);
+      if (site[size_t(y * cols + x)] == "cu") site[size_t(y * cols + x)] = "mu";
+    }
   std::string units;
   int cu = 0, ag = 0, mu = 0;
   for (int64_t y = 0; y < rows; ++y) {

@@ -229,11 +229,14 @@ class Builder {
   // rows [1, C] of a new input tensor, each to k of n experts by a random trace; expert e's
   // rows are padded to whole tiles of tb rows (Reshape pad), retiled and merged in expert
   // order, and the merged rows are stored (their count is fixed by the trace). Three
-  // address generators (the load, the SelectGen, the store), no compute unit.
+  // address generators (the load, the SelectGen, the store), no compute unit. With
+  // `combine`, three times in four (a compute unit and a fourth address generator left), the
+  // layer's back instead: expandBack.
   void routeRows() {
     const Open a{fresh("s"), 1, 16 * pow2Upto(1, lim_.maxCols / 16), false};
     loadInput(a);
     const int64_t n = pick(2, 4), k = pick(1, std::min<int64_t>(2, n)), tb = pow2Upto(1, 4);
+    const bool back = lim_.combine && agLeft() >= 3 && cu_ < lim_.maxCu && pick(0, 3) != 0;
     std::string csv = "token";
     for (int64_t j = 0; j < k; ++j) csv += fmt::format(",expert_{}", j);
     csv += "\n";
@@ -248,24 +251,82 @@ class Builder {
     }
     int64_t rows = 0;
     for (int64_t c : count) rows += (c + tb - 1) / tb * tb;
-    const std::string sel = fresh("sel"), merged = fresh("m"), y = fmt::format("y{}", outputs_++);
+    const std::string sel = fresh("sel"), merged = fresh("m");
     selectGen(sel, csv, n, k);
-    tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: output}}\n", y, rows, a.cols);
-    std::vector<std::string> parts, tiles;
+    std::string selPart = sel, selBack;
+    if (back) {
+      selPart = fresh("sel"), selBack = fresh("sel");
+      op(fmt::format("name: bcast_{}, op: Broadcast, in: {}, out: [{}, {}]", selPart, sel, selPart, selBack));
+    }
+    std::vector<std::string> parts, tiles, pads;
     for (int64_t e = 0; e < n; ++e) parts.push_back(fresh("p"));
-    op(fmt::format("name: part_{}, op: Partition, in: [{}, {}], n: {}, b: 0, out: [{}]", parts[0], a.name, sel, n,
+    op(fmt::format("name: part_{}, op: Partition, in: [{}, {}], n: {}, b: 0, out: [{}]", parts[0], a.name, selPart, n,
                    fmt::join(parts, ", ")));
     for (const std::string& p : parts) {
       const std::string g = fresh("g"), t = fresh("t");
-      op(fmt::format("name: reshape_{}, op: Reshape, chunk: {}, b: 0, pad: true, in: {}, out: {}", g, tb, p, g));
+      if (back) {  // the "is padding" flags go on to the combine cluster's filter_rows
+        const std::string pg = fresh("g"), pt = fresh("t");
+        op(fmt::format("name: reshape_{}, op: Reshape, chunk: {}, b: 0, pad: true, in: {}, out: [{}, {}]", g, tb, p, g, pg));
+        op(fmt::format("name: retile_{}, op: Accum, fn: retile, b: 1, in: {}, out: {}", pt, pg, pt));
+        pads.push_back(pt);
+      } else {
+        op(fmt::format("name: reshape_{}, op: Reshape, chunk: {}, b: 0, pad: true, in: {}, out: {}", g, tb, p, g));
+      }
       op(fmt::format("name: retile_{}, op: Accum, fn: retile, b: 1, in: {}, out: {}", t, g, t));
       tiles.push_back(t);
     }
+    routed_ = true;
+    if (back) return combineRows(merged, tiles, pads, selBack, n, k, tb, a.cols);
+    const std::string y = fmt::format("y{}", outputs_++);
+    tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: output}}\n", y, rows, a.cols);
     op(fmt::format("name: merge_{0}, op: EagerMerge, b: 0, in: [{1}], out: {0}", merged, fmt::join(tiles, ", ")));
     op(fmt::format("name: store_{}, op: LinearOffChipStore, in: {}, tensor: {}, tile: [1, {}], iter: [{}], strides: [[1, 0]]",
                    y, merged, y, a.cols, rows));
     ++ag_;  // the store
-    routed_ = true;
+  }
+
+  // The back of the MoE layer after routeRows's merge (the graph of `stepgen graph moe`, with
+  // a bias add for the expert): the merged tiles [tb, C] and the merge's selector; each tile
+  // gets its expert's bias tile of a new input b<i> [n*tb, C] added (AddrGen(tiles 1) +
+  // RandomOffChipLoad by the selector on one address generator, Promote(b 0) so that the
+  // tile stream meets the [., 1] bias stream, Zip, Map(add) on one compute unit, Flatten
+  // back), then a combine cluster on a second route-mode memory unit (Partition by the
+  // selector -> FlatMap(filter_rows, the padding flags) -> Flatten -> Reassemble by the
+  // token selector) puts the rows back in token order: [N, k] rows [1, C], stored as y<i>
+  // [N*k, C]. Row j of token t is x[t] + b[e*tb + i % tb] for its j-th expert e in
+  // ascending order, t being the i-th token of e.
+  void combineRows(const std::string& merged, const std::vector<std::string>& tiles, const std::vector<std::string>& pads,
+                   const std::string& selBack, int64_t n, int64_t k, int64_t tb, int64_t cols) {
+    const std::string selm = fresh("sel"), selw = fresh("sel"), selo = fresh("sel"), adr = fresh("a"), bt = fresh("s"),
+                      xp = fresh("s"), z = fresh("z"), o = fresh("s"), of = fresh("s"), yk = fresh("s");
+    const std::string b = fmt::format("b{}", weights_++), y = fmt::format("y{}", outputs_++);
+    tensors_ += fmt::format("  {}: {{shape: [{}, {}], role: input}}\n", b, n * tb, cols);
+    tensors_ += fmt::format("  {}: {{shape: [N*{}, {}], role: output}}\n", y, k, cols);
+    op(fmt::format("name: merge_{0}, op: EagerMerge, b: 0, in: [{1}], out: [{0}, {2}]", merged, fmt::join(tiles, ", "), selm));
+    op(fmt::format("name: bcast_{}, op: Broadcast, in: {}, out: [{}, {}]", selw, selm, selw, selo));
+    op(fmt::format("name: addr_{}, op: AddrGen, tiles: 1, in: {}, out: {}", adr, selw, adr));
+    op(fmt::format("name: load_{}, op: RandomOffChipLoad, tensor: {}, tile: [{}, {}], in: {}, out: {}", b, b, tb, cols, adr, bt));
+    ++ag_;
+    op(fmt::format("name: promote_{0}, op: Promote, b: 0, in: {1}, out: {0}", xp, merged));
+    op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, xp, bt, z));
+    op(fmt::format("name: add_{0}, op: Map, fn: add, in: {1}, out: {0}", o, z));
+    ++cu_;
+    op(fmt::format("name: flat_{0}, op: Flatten, lo: 0, hi: 1, in: {1}, out: {0}", of, o));
+    std::vector<std::string> parts, flat;
+    for (int64_t e = 0; e < n; ++e) parts.push_back(fresh("p"));
+    op(fmt::format("name: part_{}, op: Partition, in: [{}, {}], n: {}, b: 0, out: [{}]", parts[0], of, selo, n,
+                   fmt::join(parts, ", ")));
+    for (size_t e = 0; e < parts.size(); ++e) {
+      const std::string r = fresh("s"), f = fresh("s");
+      op(fmt::format("name: rows_{}, op: FlatMap, fn: filter_rows, b: 1, in: [{}, {}], out: {}", r, parts[e], pads[e], r));
+      op(fmt::format("name: flat_{0}, op: Flatten, lo: 0, hi: 1, in: {1}, out: {0}", f, r));
+      flat.push_back(f);
+    }
+    op(fmt::format("name: reassemble_{}, op: Reassemble, in: [{}, {}], n: {}, b: 0, out: {}", yk, fmt::join(flat, ", "), selBack,
+                   n, yk));
+    op(fmt::format("name: store_{}, op: LinearOffChipStore, in: {}, tensor: {}, tile: [1, {}], iter: [N, {}], strides: [[{}, 0], [1, 0]]",
+                   y, yk, y, cols, k, k));
+    ++ag_;
   }
 
   void step() {

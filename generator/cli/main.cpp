@@ -119,6 +119,10 @@ int main(int argc, char** argv) {
   bool rgRoute = false;
   randomCmd->add_flag("--route", rgRoute, "... and a memory unit has the route mode: a route cluster (the MoE dispatch) may be drawn")
       ->needs("--partition");
+  bool rgCombine = false;
+  randomCmd->add_flag("--combine", rgCombine, "... and three memory units have it: the route cluster may go on through an expert "
+                                              "bias add and a combine cluster (FlatMap, Flatten, Reassemble) back to token order")
+      ->needs("--route");
   bool rgDynamic = false;
   randomCmd->add_flag("--dynamic", rgDynamic,
                       fmt::format("the fabric has the dynamic-tile functions ({}): their steps may be drawn",
@@ -410,6 +414,7 @@ int main(int argc, char** argv) {
       rgLimits.partition = rgLimits.merge = rgPartition;
       rgLimits.feedback = rgFeedback;
       rgLimits.route = rgRoute;
+      rgLimits.combine = rgCombine;
       rgLimits.dynamic = rgDynamic;
       const RandomGraph rg = *randomCmd ? buildRandomGraph(rgSeed, rgLimits) : RandomGraph{};
       std::error_code ec;  // a folder that cannot be made shows as R-404 when the graph is written

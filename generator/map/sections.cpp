@@ -488,12 +488,14 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
   };
   size_t i = 0;
   // `atCap`: closing because of --sections; a cut that cannot be carried there lets the
-  // section grow past the cap instead (returns false).
+  // section grow past the cap instead (returns false). Not once the section has shrunk
+  // because it did not fit: growing again would loop between the two failures, so it
+  // shrinks on (and the ungrouped cut may end in M-309, which planSections retries grouped).
   auto close = [&](bool atCap) {
-    for (;;) {
+    for (bool shrunk = false;; shrunk = true) {
       std::optional<DiagError> err = trial(true);
       if (!err) break;
-      if (atCap && err->diags.at(0).id == "M-309") return false;
+      if (atCap && !shrunk && err->diags.at(0).id == "M-309") return false;
       if (inSection.size() <= 1) throw alone(*err, core[size_t(inSection.at(0))]);
       const int back = inSection.back();
       inSection.pop_back();

@@ -82,6 +82,7 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
   p.limits.merge = a.cu.has("merge");
   p.limits.feedback = a.cu.has("select");
   p.limits.route = a.mu.route && !cat.unitsOfKind(UnitKind::Memory).empty();
+  p.limits.combine = a.mu.route && cat.unitsOfKind(UnitKind::Memory).size() >= 3;  // route data, its selector twin, combine
   p.limits.dynamic = std::all_of(std::begin(kDynamicStepFunctions), std::end(kDynamicStepFunctions),
                                  [&](const char* f) { return a.cu.has(f); });
   fs::create_directories(dir / a.name);
@@ -155,7 +156,7 @@ SeedPlan seedPlan(const PoolArch& arch, uint32_t seed, size_t poolSize) {
   const uint32_t k = uint32_t(seed / poolSize) % 4;
   if (k == 1) p.minSections = 2;
   if (k == 3) p.limits.maxAg *= 2, p.limits.maxCu *= 2;
-  if (k == 1 || k == 3) p.limits.feedback = p.limits.route = false;  // a feedback cycle and a route cluster are mapped whole
+  if (k == 1 || k == 3) p.limits.feedback = p.limits.route = p.limits.combine = false;  // a feedback cycle and a route cluster are mapped whole
   return p;
 }
 

@@ -34,7 +34,9 @@ TEST_CASE("random fabrics: load, keep their layout and value sets, and hold a gr
     }
     CHECK(ag == 2 * a.rows);
     CHECK(cu >= 1);
-    CHECK(mu <= 2);
+    // Up to two memory units drawn; an even seed's are then made three (the combine cluster's).
+    if (seed % 2 == 0 && mu > 0 && (a.cols - 2) * a.rows >= 4) CHECK(mu == 3);
+    else CHECK(mu <= 2);
     CHECK(text.rfind(fmt::format("# random fabric (buildRandomArch) of seed {}: {} cu, {} ag, {} mu\n", seed, cu, ag, mu), 0) == 0);
     CHECK(a.cu.flopsPerCycle == 2 * a.cu.lanes);
     CHECK(a.cuBankable());

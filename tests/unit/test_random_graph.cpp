@@ -268,6 +268,67 @@ TEST_CASE("random graphs: a route step groups token rows by expert, padded to ti
   CHECK(want == y.data);
 }
 
+// Seed 137 with the combine step, read by hand: 4 token rows x1 [1, 16], each to 2 of 3
+// experts by its trace (random_137_route0.csv), padded to tiles of 2 rows and merged in expert
+// order; each merged tile gets its expert's bias tile b0[2e .. 2e+1] added, and the combine
+// cluster puts the rows back by token, a token's experts in ascending order. So row 2t + j of
+// y0 is x1[t] + b0[2e + i % 2], e the j-th smallest expert of token t and t the i-th token
+// of e. Run by the model on arch/moe.yaml (three route-mode memory units and more); the
+// expected values by a plain loop in fp32.
+TEST_CASE("random graphs: a combine step puts each expert's rows back in token order", "[random]") {
+  RandomGraphLimits lim;
+  lim.partition = lim.merge = lim.route = lim.combine = true;
+  const RandomGraph g = buildRandomGraph(137, lim);
+  REQUIRE(g.files.size() == 1);
+  for (const char* l : {"symbols: {N: 4, M: 3}", "b0: {shape: [6, 16], role: input}", "y0: {shape: [N*2, 16], role: output}",
+                        "{name: part_p11, op: Partition, in: [s6, sel9], n: 3, b: 0, out: [p11, p12, p13]}",
+                        "{name: reshape_g14, op: Reshape, chunk: 2, b: 0, pad: true, in: p11, out: [g14, g16]}",
+                        "{name: load_b0, op: RandomOffChipLoad, tensor: b0, tile: [2, 16], in: a29, out: s30}",
+                        "{name: reassemble_s35, op: Reassemble, in: [s40, s42, s44, sel10], n: 3, b: 0, out: s35}",
+                        "{name: store_y0, op: LinearOffChipStore, in: s35, tensor: y0, tile: [1, 16], iter: [N, 2]"}) {
+    INFO(l);
+    REQUIRE(g.yaml.find(l) != std::string::npos);
+  }
+  CHECK(buildRandomGraph(137, RandomGraphLimits{}).yaml.find("op: Reassemble") == std::string::npos);
+  const auto dir = std::filesystem::temp_directory_path() / "sg_random_137";
+  writeFile(dir / "graph.yaml", g.yaml);
+  for (const auto& [name, body] : g.files) writeFile(dir / name, body);
+  const CompileResult c = compileProgram(std::string(STEPGEN_ROOT) + "/arch/moe.yaml", (dir / "graph.yaml").string());
+  const auto in = loadInputs(c.graph, "", 137);
+  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, in);
+  std::filesystem::remove_all(dir);
+  REQUIRE_FALSE(r.timing.deadlock);
+  // The trace: "token,expert_0,expert_1" then one line per token.
+  std::vector<std::vector<int64_t>> experts;
+  std::istringstream trace(g.files[0].second);
+  std::string line;
+  std::getline(trace, line);
+  while (std::getline(trace, line)) {
+    int64_t t, e0, e1;
+    REQUIRE(std::sscanf(line.c_str(), "%ld,%ld,%ld", &t, &e0, &e1) == 3);
+    experts.push_back({e0, e1});
+  }
+  REQUIRE(experts.size() == 4);
+  const Matrix &x = in.at("x1"), &b = in.at("b0"), &y = r.outputs.at("y0");
+  REQUIRE((y.rows == 8 && y.cols == 16));
+  std::vector<int64_t> seen(3, 0);  // tokens each expert has had so far
+  std::vector<float> want(8 * 16);
+  for (int64_t t = 0; t < 4; ++t) {
+    std::vector<int64_t> es = experts[size_t(t)];
+    std::sort(es.begin(), es.end());
+    for (int64_t e : experts[size_t(t)]) ++seen[size_t(e)];
+    for (size_t j = 0; j < 2; ++j) {
+      const int64_t e = es[j], i = seen[size_t(e)] - 1;
+      for (int64_t c = 0; c < 16; ++c) want[size_t((2 * t + int64_t(j)) * 16 + c)] = word(x, t, c) + word(b, 2 * e + i % 2, c);
+    }
+  }
+  for (int64_t row = 0; row < 8; ++row)
+    for (int64_t c = 0; c < 16; ++c) {
+      INFO("row " << row << " col " << c);
+      CHECK(word(y, row, c) == want[size_t(row * 16 + c)]);
+    }
+}
+
 // Seed 81 with the scan step, read by hand: x0 [N*8, M*64] (N = M = 2) is loaded as [8, 64]
 // tiles in (n, m) order and y1 is Scan(max, b 1) of it: tile (n, m) of y1 is the elementwise
 // max of x0's tiles (n, 0) .. (n, m). y0 is x1 as loaded. The expected values by a plain loop.

@@ -206,6 +206,22 @@ TEST_CASE("sections: a Partition and the readers of its ragged outputs share a s
   for (const CarriedStream& cs : c.sections.carried) CHECK((cs.stream != "p6" && cs.stream != "p7"));
 }
 
+// Random graph 27 on random_a4 asked for 2 sections (the random-graph study's turn 1): the
+// cap of 11 ops cuts the Partition's ragged output (M-309), so the section grows to 12, which
+// does not fit (M-301), so it shrinks to 11 again. The planner went round between the two for
+// ever; now a section that has shrunk does not grow again, the ungrouped cut ends in M-309
+// and the grouped one closes section 0 after the Partition's readers.
+TEST_CASE("sections: a cut that can neither grow nor shrink at the cap ends", "[sections]") {
+  const CompileResult c = compileGraph(root() + "/tests/data/arch_random_a4_3mu.yaml",
+                                       root() + "/tests/data/graphs/random_s27_sections.yaml", 2);
+  REQUIRE(c.sections.sections == 2);
+  for (const char* op : {"part_p4", "silu_s6", "merge_m7", "store_y0"}) {
+    INFO(op);
+    CHECK(opsOf(c, 0).count(op) == 1);
+  }
+  CHECK(opsOf(c, 1).count("par_q19") == 1);
+}
+
 TEST_CASE("sections: a cut through a buffer's reference stream is a located error", "[sections][bad]") {
   // buffer.yaml: load -> Bufferize -> Streamify -> store. With one address generator the
   // store cannot join the load's section, and the reference stream cannot be carried.
