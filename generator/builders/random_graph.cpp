@@ -231,7 +231,7 @@ class Builder {
   // order, and the merged rows are stored (their count is fixed by the trace). Three
   // address generators (the load, the SelectGen, the store), no compute unit. With
   // `combine`, three times in four (a compute unit and a fourth address generator left), the
-  // layer's back instead: expandBack.
+  // layer's back instead: combineRows.
   void routeRows() {
     const Open a{fresh("s"), 1, 16 * pow2Upto(1, lim_.maxCols / 16), false};
     loadInput(a);
