@@ -8,7 +8,8 @@ namespace stepgen {
 /// The architecture YAML (arch/README.md) of `seed` (std::mt19937), named random_a<seed>:
 /// a grid of 3..6 columns by 2..4 rows with address generators down both edge columns and
 /// compute units inside (up to two of them memory units instead, one compute unit at
-/// least; an even seed with a memory unit gets three); 1, 2 or 4 contexts; link reach 2..4 and FIFO depth 2 (the study varies it);
+/// least; an even seed with a memory unit gets three); 1, 2 or 4 contexts; link reach 2..4
+/// and FIFO depth 2 (the study varies it);
 /// 4, 8 or 16 MAC lanes over 512-bit beats and arch/default.yaml's functions (with
 /// `partition`, `merge`, `select`, `sub`, the three scans, `rowscale`, `matmul_t`,
 /// `parallelize` and `expand`, the dynamic-tile datapath, and the route mode for memory

@@ -290,7 +290,7 @@ class Builder {
   // gets its expert's bias tile of a new input b<i> [n*tb, C] added (AddrGen(tiles 1) +
   // RandomOffChipLoad by the selector on one address generator, Promote(b 0) so that the
   // tile stream meets the [., 1] bias stream, Zip, Map(add) on one compute unit, Flatten
-  // back), then a combine cluster on a second route-mode memory unit (Partition by the
+  // back), then a combine cluster on a third route-mode memory unit (Partition by the
   // selector -> FlatMap(filter_rows, the padding flags) -> Flatten -> Reassemble by the
   // token selector) puts the rows back in token order: [N, k] rows [1, C], stored as y<i>
   // [N*k, C]. Row j of token t is x[t] + b[e*tb + i % tb] for its j-th expert e in

@@ -28,8 +28,9 @@ struct RandomGraphLimits {
   /// A memory unit has the route mode (memory_unit.route) and the graph is mapped whole: one
   /// Partition may route token rows to experts, padded to tiles and merged (the MoE dispatch)
   bool route = false;
-  /// ... and three memory units have it (the route cluster's data and selector twins, the combine): the route cluster may go on through a per-expert
-  /// bias add and a combine cluster (FlatMap, Flatten, Reassemble) back to token order
+  /// ... and three memory units have it (the route cluster's data and selector twins, the
+  /// combine): the route cluster may go on through a per-expert bias add and a combine
+  /// cluster (FlatMap, Flatten, Reassemble) back to token order
   bool combine = false;
   /// The compute units have the dynamic-tile functions sub, scan, scan_max,
   /// scan_max_exclusive, rowscale, matmul_t, parallelize and expand: a binary step may be a
@@ -76,8 +77,8 @@ struct RandomGraph {
 /// rows (the dispatch of `stepgen graph moe --dispatch-only`), or (with `combine`, three times
 /// in four) through an AddrGen + RandomOffChipLoad of each expert's bias tile, Promote, Zip,
 /// Map(add), Flatten and a combine cluster (Partition, FlatMap(filter_rows), Flatten,
-/// Reassemble) back to [N, k] token rows (the graph of `stepgen graph moe`), while the unit budget lasts;
-/// every stream left is stored to an output tensor y<i>. Matmul widths are powers of two,
+/// Reassemble) back to [N, k] token rows (the graph of `stepgen graph moe`), while the unit
+/// budget lasts; every stream left is stored to an output tensor y<i>. Matmul widths are powers of two,
 /// tiles whole 64-byte pieces, K at most 64 so that double-buffered operands fit a 64 KiB
 /// compute unit. Deterministic: the same seed and limits give the same bytes.
 RandomGraph buildRandomGraph(uint32_t seed, const RandomGraphLimits& limits = {});
