@@ -264,13 +264,13 @@ class Builder {
                    fmt::join(parts, ", ")));
     for (const std::string& p : parts) {
       const std::string g = fresh("g"), t = fresh("t");
-      if (back) {  // the "is padding" flags go on to the combine cluster's filter_rows
-        const std::string pg = fresh("g"), pt = fresh("t");
-        op(fmt::format("name: reshape_{}, op: Reshape, chunk: {}, b: 0, pad: true, in: {}, out: [{}, {}]", g, tb, p, g, pg));
+      // With the back, the "is padding" flags go on to the combine cluster's filter_rows.
+      const std::string pg = back ? fresh("g") : "", pt = back ? fresh("t") : "";
+      op(fmt::format("name: reshape_{}, op: Reshape, chunk: {}, b: 0, pad: true, in: {}, out: {}", g, tb, p,
+                     back ? fmt::format("[{}, {}]", g, pg) : g));
+      if (back) {
         op(fmt::format("name: retile_{}, op: Accum, fn: retile, b: 1, in: {}, out: {}", pt, pg, pt));
         pads.push_back(pt);
-      } else {
-        op(fmt::format("name: reshape_{}, op: Reshape, chunk: {}, b: 0, pad: true, in: {}, out: {}", g, tb, p, g));
       }
       op(fmt::format("name: retile_{}, op: Accum, fn: retile, b: 1, in: {}, out: {}", t, g, t));
       tiles.push_back(t);

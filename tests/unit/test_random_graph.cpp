@@ -47,17 +47,14 @@ CompileResult compileText(const std::string& yaml, const std::string& name) {
   return c;
 }
 
-// The model run of graph g of `seed` (its trace files beside it) on arch/default.yaml with
-// `functions` added to its compute units and, if `route`, the route mode on its memory units.
+// A model run of a random graph: its inputs and the result.
 struct DefaultRun {
   std::map<std::string, Matrix> in;
   ModelResult r;
 };
-DefaultRun runOnDefault(const RandomGraph& g, uint32_t seed, const std::string& functions, bool route = false) {
+// The model run of graph g of `seed` (its trace files beside it) on the arch text `arch`.
+DefaultRun runOnArch(const RandomGraph& g, uint32_t seed, const std::string& arch) {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("sg_random_{}", seed);
-  std::string arch = readText(std::string(STEPGEN_ROOT) + "/arch/default.yaml");
-  arch = std::regex_replace(arch, std::regex("accum, retile\\]"), "accum, retile, " + functions + "]");
-  if (route) arch = std::regex_replace(arch, std::regex("bytes_per_cycle: 64\\}"), "bytes_per_cycle: 64, route: true}");
   writeFile(dir / "arch.yaml", arch);
   writeFile(dir / "graph.yaml", g.yaml);
   for (const auto& [name, body] : g.files) writeFile(dir / name, body);
@@ -67,6 +64,14 @@ DefaultRun runOnDefault(const RandomGraph& g, uint32_t seed, const std::string& 
   d.r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, d.in);
   std::filesystem::remove_all(dir);
   return d;
+}
+// ... on arch/default.yaml with `functions` added to its compute units and, if `route`, the
+// route mode on its memory units.
+DefaultRun runOnDefault(const RandomGraph& g, uint32_t seed, const std::string& functions, bool route = false) {
+  std::string arch = readText(std::string(STEPGEN_ROOT) + "/arch/default.yaml");
+  arch = std::regex_replace(arch, std::regex("accum, retile\\]"), "accum, retile, " + functions + "]");
+  if (route) arch = std::regex_replace(arch, std::regex("bytes_per_cycle: 64\\}"), "bytes_per_cycle: 64, route: true}");
+  return runOnArch(g, seed, arch);
 }
 
 // The graph of `seed` with the dynamic-tile steps (RandomGraphLimits::dynamic), which must
@@ -290,13 +295,9 @@ TEST_CASE("random graphs: a combine step puts each expert's rows back in token o
     REQUIRE(g.yaml.find(l) != std::string::npos);
   }
   CHECK(buildRandomGraph(137, RandomGraphLimits{}).yaml.find("op: Reassemble") == std::string::npos);
-  const auto dir = std::filesystem::temp_directory_path() / "sg_random_137";
-  writeFile(dir / "graph.yaml", g.yaml);
-  for (const auto& [name, body] : g.files) writeFile(dir / name, body);
-  const CompileResult c = compileProgram(std::string(STEPGEN_ROOT) + "/arch/moe.yaml", (dir / "graph.yaml").string());
-  const auto in = loadInputs(c.graph, "", 137);
-  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, in);
-  std::filesystem::remove_all(dir);
+  const DefaultRun d = runOnArch(g, 137, readText(std::string(STEPGEN_ROOT) + "/arch/moe.yaml"));
+  const auto& in = d.in;
+  const ModelResult& r = d.r;
   REQUIRE_FALSE(r.timing.deadlock);
   // The trace: "token,expert_0,expert_1" then one line per token.
   std::vector<std::vector<int64_t>> experts;
