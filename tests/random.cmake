@@ -15,3 +15,11 @@ add_test(NAME e2e_random_graphs_a4
          COMMAND bash -c "set -e; d=${CMAKE_BINARY_DIR}/e2e/random_a4; mkdir -p $d; ln -sfn ../random/build $d/build
            $<TARGET_FILE:stepgen> study random --first 19 --seeds 16 --random-archs 1 --arch-seed 4 --fifo-depths 2 -o $d")
 set_tests_properties(e2e_random_graphs_a4 PROPERTIES TIMEOUT 1800 WORKING_DIRECTORY ${STEPGEN_ROOT} FIXTURES_REQUIRED random_default)
+# The attention functions in RTL, with FIFO invariance on a random fabric: seeds 1 .. 14 on
+# the pool default + random_a2 (4 compute units with sg_cu ATTN = 1, about a minute a build)
+# at depths 1, 2 and 8. The odd seeds run on random_a2: recip (1, 7), exp (3), rowmax (7),
+# rowsum (11) and Accum(rescale_add) (7, 13).
+add_test(NAME e2e_random_graphs_a2
+         COMMAND bash -c "set -e; d=${CMAKE_BINARY_DIR}/e2e/random_a2; mkdir -p $d; ln -sfn ../random/build $d/build
+           $<TARGET_FILE:stepgen> study random --first 1 --seeds 14 --random-archs 1 --arch-seed 2 -o $d")
+set_tests_properties(e2e_random_graphs_a2 PROPERTIES TIMEOUT 1800 WORKING_DIRECTORY ${STEPGEN_ROOT} FIXTURES_REQUIRED random_default)

@@ -56,7 +56,7 @@ std::string buildRandomArch(uint32_t seed) {
       "compute_unit:\n"
       "  lanes: {8}\n"
       "  flops_per_cycle: {9}\n"
-      "  functions: [matmul, silu, mul, add, accum, retile{16}]\n"
+      "  functions: [matmul, silu, mul, add, accum, retile{16}{18}]\n"
       "  number_format: bf16_fp32\n"
       "  buffer_bytes: 65536\n"
       "memory_unit: {{capacity_bytes: 65536, banks: 4, bytes_per_cycle: 64{17}}}\n"
@@ -71,7 +71,8 @@ std::string buildRandomArch(uint32_t seed) {
       "units:\n{15}",
       seed, cu, ag, mu, cols, rows, contexts, reach, lanes, 2 * lanes, channels, latency, ii, startup, outstanding, units,
       seed % 2 == 0 ? fmt::format(", partition, merge, select, {}", fmt::join(kDynamicStepFunctions, ", ")) : "",
-      seed % 2 == 0 && mu > 0 ? ", route: true" : "");
+      seed % 2 == 0 && mu > 0 ? ", route: true" : "",
+      seed % 4 == 2 ? fmt::format(", {}", fmt::join(kAttentionStepFunctions, ", ")) : "");
 }
 
 }  // namespace stepgen

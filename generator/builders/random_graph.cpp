@@ -150,6 +150,17 @@ class Builder {
     open_.push_back(o);
   }
 
+  // a and a second open stream of its type, or, if none is open, a Broadcast of a into both.
+  std::pair<Open, Open> pairWith(const Open& a) {
+    for (size_t i = 0; i < open_.size(); ++i)
+      if (open_[i].sameType(a)) return {a, take(i)};
+    const std::string b1 = fresh("b"), b2 = fresh("b");
+    op(fmt::format("name: bcast_{}, op: Broadcast, in: {}, out: [{}, {}]", b1, a.name, b1, b2));
+    Open x = a, y = a;
+    x.name = b1, y.name = b2;
+    return {x, y};
+  }
+
   void binary(const Open& a, const Open& b, const char* fn) {
     const std::string z = fresh("z");
     op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, b.name, z));
@@ -334,6 +345,10 @@ class Builder {
     switch (pick(0, lim_.partition ? 5 : 4)) {
       case 0: {
         Open a = takeAny();
+        if (lim_.attention && pick(0, 1) == 0) {
+          static const char* const kFns[] = {"exp", "recip", "rowmax", "rowsum"};
+          return unary(a, kFns[pick(0, 3)]);
+        }
         if (lim_.dynamic && a.twoLevel && pick(0, 1) == 0) return scan(a);
         if (lim_.dynamic && !a.twoLevel && !a.ragged && a.n == "N" && n_ >= 2 && lim_.maxCu - cu_ >= 2 && pick(0, 1) == 0)
           return parallelize(a);
@@ -347,12 +362,7 @@ class Builder {
           if (a.ragged || agLeft() < 1) return unary(a, "silu");
           return binary(a, loadScalars(a), fn);
         }
-        for (size_t i = 0; i < open_.size(); ++i)
-          if (open_[i].sameType(a)) return binary(a, take(i), fn);
-        const std::string b1 = fresh("b"), b2 = fresh("b");
-        op(fmt::format("name: bcast_{}, op: Broadcast, in: {}, out: [{}, {}]", b1, a.name, b1, b2));
-        Open x = a, y = a;
-        x.name = b1, y.name = b2;
+        const auto [x, y] = pairWith(a);
         return binary(x, y, fn);
       }
       case 2: {  // matmul with a loaded weight tile [K, C2], the same tile for every element
@@ -414,13 +424,23 @@ class Builder {
         open_.push_back(m);
         return;
       }
-      default: {  // Accum(add) over M of an [N, M] stream (with `dynamic`, or an Expand to it)
+      default: {  // Accum(add) over M of an [N, M] stream (with `attention`, or max or rescale_add;
+                  // with `dynamic`, or an Expand to it)
         for (size_t i = 0; i < open_.size(); ++i)
           if (open_[i].twoLevel) {
             if (lim_.dynamic && agLeft() >= 1 && pick(0, 1) == 0) return expand(take(i));
-            Open a = take(i), o = a;
+            static const char* const kFns[] = {"add", "max", "rescale_add"};
+            const char* fn = kFns[lim_.attention ? pick(0, 2) : 0];
+            Open a = take(i);
+            std::string in = a.name;
+            if (fn == kFns[2]) {  // acc * s + x word by word: s a second stream of a's type
+              const auto [x, scale] = pairWith(a);
+              in = fresh("z");
+              op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", in, x.name, scale.name, in));
+            }
+            Open o = a;
             o.name = fresh("s"), o.twoLevel = false;
-            op(fmt::format("name: accum_{}, op: Accum, fn: add, b: 1, in: {}, out: {}", o.name, a.name, o.name));
+            op(fmt::format("name: accum_{}, op: Accum, fn: {}, b: 1, in: {}, out: {}", o.name, fn, in, o.name));
             ++cu_;
             open_.push_back(o);
             return;

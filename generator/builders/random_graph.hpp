@@ -39,11 +39,20 @@ struct RandomGraphLimits {
   /// [N] stream (N >= 2), and one Accum draw in two an Expand(b 1) of a loaded [N, 1] stream
   /// to an [N, M] stream's stops
   bool dynamic = false;
+  /// The compute units have the attention functions exp, recip, rowmax, rowsum, accum_max
+  /// and accum_rescale (sg_cu ATTN = 1): one Map(silu) draw in two is a Map(exp | recip |
+  /// rowmax | rowsum), and two Accum(add) draws in three an Accum(max) or an
+  /// Accum(rescale_add) of the stream zipped with a second one of its type
+  bool attention = false;
 };
 
 /// The compute-unit functions of RandomGraphLimits::dynamic (arch `compute_unit.functions`).
 inline constexpr const char* kDynamicStepFunctions[] = {"sub",      "scan",     "scan_max",    "scan_max_exclusive",
                                                         "rowscale", "matmul_t", "parallelize", "expand"};
+
+/// The compute-unit functions of RandomGraphLimits::attention (arch `compute_unit.functions`).
+inline constexpr const char* kAttentionStepFunctions[] = {"exp", "recip", "rowmax", "rowsum", "accum_max",
+                                                          "accum_rescale"};
 
 /// One random graph: its YAML text (docs/graph_format.md) and its size.
 struct RandomGraph {
@@ -60,11 +69,13 @@ struct RandomGraph {
 /// The graph of `seed` (std::mt19937): one to three loads of input tensors x<i> as streams
 /// [N] or [N, M] of [R, C] tiles, then random steps, each a Map(silu) (with `dynamic`, or a
 /// Scan(add | max | max_exclusive, b 1) of an [N, M] stream, or a Parallelize of an [N]
-/// stream into its even and odd tiles), a Zip + Map(add | mul, with `dynamic` also sub and
+/// stream into its even and odd tiles; with `attention`, or a Map(exp | recip | rowmax |
+/// rowsum)), a Zip + Map(add | mul, with `dynamic` also sub and
 /// scale_rows by a loaded column) of two streams of one type (a Broadcast when only one is
 /// at hand), a Zip with a loaded weight tile + Map(matmul) (with `dynamic`, or matmul_t), a
 /// detour a + matmul(a, w) (Broadcast of a; it deadlocks where a's tile outgrows the add's
-/// FIFO, docs/random_graphs.md), an Accum(add, b 1) of an [N, M] stream (with `dynamic`, or
+/// FIFO, docs/random_graphs.md), an Accum(add, b 1) of an [N, M] stream (with `attention`,
+/// or an Accum(max | rescale_add, b 1); with `dynamic`, or
 /// an Expand(b 1) of a loaded [N, 1] stream to its stops), or (with `partition`) a
 /// Partition(b 0) of an [N] stream into two by a SelectGen over a random trace, whose
 /// outputs (ragged counts) take at most one Map and a store, or (with `merge`) an

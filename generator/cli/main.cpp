@@ -127,6 +127,11 @@ int main(int argc, char** argv) {
   randomCmd->add_flag("--dynamic", rgDynamic,
                       fmt::format("the fabric has the dynamic-tile functions ({}): their steps may be drawn",
                                   fmt::join(kDynamicStepFunctions, ", ")));
+  bool rgAttention = false;
+  randomCmd->add_flag("--attention",
+                      rgAttention,
+                      fmt::format("the fabric has the attention functions ({}): they may be drawn",
+                                  fmt::join(kAttentionStepFunctions, ", ")));
   int layers = 4;
   auto* mlpCmd = graphCmd->add_subcommand("mlp", "a stack of SwiGLU FFN layers, each layer's output the next one's input");
   mlpCmd->add_option("--layers", layers, "number of layers N")->check(CLI::Range(1, 64));
@@ -416,6 +421,7 @@ int main(int argc, char** argv) {
       rgLimits.route = rgRoute;
       rgLimits.combine = rgCombine;
       rgLimits.dynamic = rgDynamic;
+      rgLimits.attention = rgAttention;
       const RandomGraph rg = *randomCmd ? buildRandomGraph(rgSeed, rgLimits) : RandomGraph{};
       std::error_code ec;  // a folder that cannot be made shows as R-404 when the graph is written
       if (!gOut.empty() && std::filesystem::path(gOut).has_parent_path())

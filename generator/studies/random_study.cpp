@@ -85,6 +85,8 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
   p.limits.combine = a.mu.route && cat.unitsOfKind(UnitKind::Memory).size() >= 3;  // route data, its selector twin, combine
   p.limits.dynamic = std::all_of(std::begin(kDynamicStepFunctions), std::end(kDynamicStepFunctions),
                                  [&](const char* f) { return a.cu.has(f); });
+  p.limits.attention = std::all_of(std::begin(kAttentionStepFunctions), std::end(kAttentionStepFunctions),
+                                   [&](const char* f) { return a.cu.has(f); });
   fs::create_directories(dir / a.name);
   for (int d : depths) p.variants.push_back(archVariant(path, (dir / a.name).string(), "fifo_depth", d));
   return p;

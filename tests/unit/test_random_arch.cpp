@@ -39,6 +39,8 @@ TEST_CASE("random fabrics: load, keep their layout and value sets, and hold a gr
     else CHECK(mu <= 2);
     CHECK(text.rfind(fmt::format("# random fabric (buildRandomArch) of seed {}: {} cu, {} ag, {} mu\n", seed, cu, ag, mu), 0) == 0);
     CHECK(a.cu.flopsPerCycle == 2 * a.cu.lanes);
+    CHECK(a.cu.dynamicTiles() == (seed % 2 == 0));
+    CHECK(a.cu.hasAttn() == (seed % 4 == 2));  // the attention datapath on seeds 2 mod 4
     CHECK(a.cuBankable());
     reaches.insert(a.link.reach), lanes.insert(a.cu.lanes), contexts.insert(a.contexts);
     if (seed <= 10) {  // a graph within its units maps onto it whole

@@ -421,6 +421,70 @@ TEST_CASE("random graphs: an expand step repeats each tile over its group", "[ra
     for (int64_t c = 0; c < 192; ++c) CHECK(y1.data[size_t(r * 192 + c)] == x2.data[size_t(r * 64 + c % 64)]);
 }
 
+// The graph of `seed` with the attention steps too (RandomGraphLimits::attention), which must
+// hold each of `lines`, run by the model on arch/default.yaml with those functions.
+static DefaultRun runAttention(uint32_t seed, std::initializer_list<const char*> lines) {
+  RandomGraphLimits lim;
+  lim.partition = lim.merge = lim.dynamic = lim.attention = true;
+  const RandomGraph g = buildRandomGraph(seed, lim);
+  for (const char* l : lines) {
+    INFO(l);
+    REQUIRE(g.yaml.find(l) != std::string::npos);
+  }
+  lim.attention = false;
+  CHECK(buildRandomGraph(seed, lim).yaml.find("fn: rowmax") == std::string::npos);
+  DefaultRun d = runOnDefault(g, seed, kDynamicFns + fmt::format(", {}", fmt::join(kAttentionStepFunctions, ", ")));
+  REQUIRE_FALSE(d.r.timing.deadlock);
+  return d;
+}
+
+// Seeds 23, 81 and 539 with the attention steps, read by hand: seed 23's y1 = rowmax(x1),
+// x1 [N*2, 32] as [2, 32] tiles (N = 3), each row's max in every word, exact; seed 81's
+// y1 = recip(x0) and seed 539's y2 = exp(x2), x0 [16, 128] and x2 [4, 64], word by word
+// against libm within the units' documented relative errors (5e-6 and 3.5e-4,
+// tests/unit/test_fp.cpp); seed 539's y1 = Accum(rescale_add, b 1) of x0 [8, M*16] zipped
+// with itself (M = 2): acc = acc * x + x over the group's tiles from +0, two fp32 roundings,
+// exact.
+TEST_CASE("random graphs: the attention steps against plain loops", "[random]") {
+  {
+    const DefaultRun d = runAttention(23, {"{name: rowmax_s3, op: Map, fn: rowmax, in: s1, out: s3}",
+                                           "{name: store_y1, op: LinearOffChipStore, in: s3, tensor: y1, tile: [2, 32], iter: [N]"});
+    const Matrix &x1 = d.in.at("x1"), &y1 = d.r.outputs.at("y1");
+    REQUIRE((x1.rows == 6 && x1.cols == 32));
+    for (int64_t r = 0; r < 6; ++r) {
+      float want = word(x1, r, 0);
+      for (int64_t c = 1; c < 32; ++c) want = std::max(want, word(x1, r, c));
+      for (int64_t c = 0; c < 32; ++c) CHECK(word(y1, r, c) == want);
+    }
+  }
+  {
+    const DefaultRun d = runAttention(81, {"{name: recip_s2, op: Map, fn: recip, in: s0, out: s2}",
+                                           "{name: store_y1, op: LinearOffChipStore, in: s2, tensor: y1, tile: [8, 64], iter: [N, M]"});
+    const Matrix &x0 = d.in.at("x0"), &y1 = d.r.outputs.at("y1");
+    REQUIRE((x0.rows == 16 && x0.cols == 128));
+    for (int64_t r = 0; r < 16; ++r)
+      for (int64_t c = 0; c < 128; ++c) CHECK(std::fabs(double(word(y1, r, c)) * double(word(x0, r, c)) - 1.0) < 5e-6);
+  }
+  const DefaultRun d = runAttention(539, {"{name: zip_z5, op: Zip, in: [b3, b4], out: z5}",
+                                          "{name: accum_s6, op: Accum, fn: rescale_add, b: 1, in: z5, out: s6}",
+                                          "{name: exp_s7, op: Map, fn: exp, in: s2, out: s7}",
+                                          "{name: store_y1, op: LinearOffChipStore, in: s6, tensor: y1, tile: [8, 16], iter: [N]",
+                                          "{name: store_y2, op: LinearOffChipStore, in: s7, tensor: y2, tile: [4, 64], iter: [N]"});
+  const Matrix &x0 = d.in.at("x0"), &x2 = d.in.at("x2"), &y1 = d.r.outputs.at("y1"), &y2 = d.r.outputs.at("y2");
+  REQUIRE((x0.rows == 8 && x0.cols == 32 && x2.rows == 4 && x2.cols == 64));
+  for (int64_t r = 0; r < 8; ++r)
+    for (int64_t c = 0; c < 16; ++c) {
+      float acc = 0;
+      for (int64_t m = 0; m < 2; ++m) {
+        const float x = word(x0, r, m * 16 + c), p = acc * x;
+        acc = p + x;
+      }
+      CHECK(word(y1, r, c) == acc);
+    }
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t c = 0; c < 64; ++c) CHECK(std::fabs(double(word(y2, r, c)) / std::exp(double(word(x2, r, c))) - 1.0) < 3.5e-4);
+}
+
 // Seed 444 at link FIFO depth 1 (tests/data/graphs/random_s444_expand.yaml): expand_s6 repeats
 // each [8, 64] data tile (32 beats) over 4 one-beat ref tiles, into a one-beat FIFO. By hand,
 // from sg_fifo (a push into a one-beat FIFO waits a cycle after the pop): a copy takes 64
