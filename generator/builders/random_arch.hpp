@@ -14,9 +14,10 @@ namespace stepgen {
 /// `partition`, `merge`, `select`, `sub`, the three scans, `rowscale`, `matmul_t`,
 /// `parallelize` and `expand`, the dynamic-tile datapath, and the route mode for memory
 /// units, on even seeds; with the attention functions `exp`, `recip`, `rowmax`, `rowsum`,
-/// `accum_max` and `accum_rescale` too, the attention datapath, on seeds 2 mod 4), number format and 64 KiB buffers; 1, 2 or 4 DRAM channels with
-/// latency 20..80 cycles, initiation interval 1 or 2, start-up 0 or 100 cycles and 8, 16 or
-/// 32 beats in flight per address generator. Every draw is within the schema's limits, so
+/// `accum_max` and `accum_rescale` too, the attention datapath, on seeds 2 mod 4), number
+/// format and 64 KiB buffers; 1, 2 or 4 DRAM channels with latency 20..80 cycles,
+/// initiation interval 1 or 2, start-up 0 or 100 cycles and 8, 16 or 32 beats in flight per
+/// address generator. Every draw is within the schema's limits, so
 /// the text always loads. Deterministic: the same seed gives the same bytes.
 std::string buildRandomArch(uint32_t seed);
 
