@@ -161,9 +161,15 @@ class Builder {
     return {x, y};
   }
 
-  void binary(const Open& a, const Open& b, const char* fn) {
+  // Zip(a, b): the name of the tuple stream.
+  std::string zip(const Open& a, const Open& b) {
     const std::string z = fresh("z");
     op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", z, a.name, b.name, z));
+    return z;
+  }
+
+  void binary(const Open& a, const Open& b, const char* fn) {
+    const std::string z = zip(a, b);
     Open o = a;
     o.name = fresh("s");
     o.sealed = a.ragged;
@@ -435,8 +441,7 @@ class Builder {
             std::string in = a.name;
             if (fn == kFns[2]) {  // acc * s + x word by word: s a second stream of a's type
               const auto [x, scale] = pairWith(a);
-              in = fresh("z");
-              op(fmt::format("name: zip_{}, op: Zip, in: [{}, {}], out: {}", in, x.name, scale.name, in));
+              in = zip(x, scale);
             }
             Open o = a;
             o.name = fresh("s"), o.twoLevel = false;

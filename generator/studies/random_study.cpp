@@ -83,10 +83,9 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
   p.limits.feedback = a.cu.has("select");
   p.limits.route = a.mu.route && !cat.unitsOfKind(UnitKind::Memory).empty();
   p.limits.combine = a.mu.route && cat.unitsOfKind(UnitKind::Memory).size() >= 3;  // route data, its selector twin, combine
-  p.limits.dynamic = std::all_of(std::begin(kDynamicStepFunctions), std::end(kDynamicStepFunctions),
-                                 [&](const char* f) { return a.cu.has(f); });
-  p.limits.attention = std::all_of(std::begin(kAttentionStepFunctions), std::end(kAttentionStepFunctions),
-                                   [&](const char* f) { return a.cu.has(f); });
+  auto hasAll = [&](const auto& fns) { return std::all_of(std::begin(fns), std::end(fns), [&](const char* f) { return a.cu.has(f); }); };
+  p.limits.dynamic = hasAll(kDynamicStepFunctions);
+  p.limits.attention = hasAll(kAttentionStepFunctions);
   fs::create_directories(dir / a.name);
   for (int d : depths) p.variants.push_back(archVariant(path, (dir / a.name).string(), "fifo_depth", d));
   return p;

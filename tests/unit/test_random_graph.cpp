@@ -74,18 +74,20 @@ DefaultRun runOnDefault(const RandomGraph& g, uint32_t seed, const std::string& 
   return runOnArch(g, seed, arch);
 }
 
-// The graph of `seed` with the dynamic-tile steps (RandomGraphLimits::dynamic), which must
-// hold each of `lines`, run by the model on arch/default.yaml with those functions; it must
-// not deadlock.
-DefaultRun runDynamic(uint32_t seed, std::initializer_list<const char*> lines) {
+// The graph of `seed` with the dynamic-tile steps (RandomGraphLimits::dynamic), and with
+// `attention` the attention steps too, which must hold each of `lines`, run by the model on
+// arch/default.yaml with those functions; it must not deadlock.
+DefaultRun runDynamic(uint32_t seed, std::initializer_list<const char*> lines, bool attention = false) {
   RandomGraphLimits lim;
   lim.partition = lim.merge = lim.dynamic = true;
+  lim.attention = attention;
   const RandomGraph g = buildRandomGraph(seed, lim);
   for (const char* l : lines) {
     INFO(l);
     REQUIRE(g.yaml.find(l) != std::string::npos);
   }
-  DefaultRun d = runOnDefault(g, seed, kDynamicFns);
+  DefaultRun d = runOnDefault(
+      g, seed, attention ? kDynamicFns + fmt::format(", {}", fmt::join(kAttentionStepFunctions, ", ")) : kDynamicFns);
   REQUIRE_FALSE(d.r.timing.deadlock);
   return d;
 }
@@ -421,21 +423,6 @@ TEST_CASE("random graphs: an expand step repeats each tile over its group", "[ra
     for (int64_t c = 0; c < 192; ++c) CHECK(y1.data[size_t(r * 192 + c)] == x2.data[size_t(r * 64 + c % 64)]);
 }
 
-// The graph of `seed` with the attention steps too (RandomGraphLimits::attention), which must
-// hold each of `lines`, run by the model on arch/default.yaml with those functions.
-static DefaultRun runAttention(uint32_t seed, std::initializer_list<const char*> lines) {
-  RandomGraphLimits lim;
-  lim.partition = lim.merge = lim.dynamic = lim.attention = true;
-  const RandomGraph g = buildRandomGraph(seed, lim);
-  for (const char* l : lines) {
-    INFO(l);
-    REQUIRE(g.yaml.find(l) != std::string::npos);
-  }
-  DefaultRun d = runOnDefault(g, seed, kDynamicFns + fmt::format(", {}", fmt::join(kAttentionStepFunctions, ", ")));
-  REQUIRE_FALSE(d.r.timing.deadlock);
-  return d;
-}
-
 // Seeds 23, 81 and 539 with the attention steps, read by hand: seed 23's y1 = rowmax(x1),
 // x1 [N*2, 32] as [2, 32] tiles (N = 3), each row's max in every word, exact; seed 81's
 // y1 = recip(x0) and seed 539's y2 = exp(x2), x0 [16, 128] and x2 [4, 64], word by word
@@ -445,8 +432,8 @@ static DefaultRun runAttention(uint32_t seed, std::initializer_list<const char*>
 // exact.
 TEST_CASE("random graphs: the attention steps against plain loops", "[random]") {
   {
-    const DefaultRun d = runAttention(23, {"{name: rowmax_s3, op: Map, fn: rowmax, in: s1, out: s3}",
-                                           "{name: store_y1, op: LinearOffChipStore, in: s3, tensor: y1, tile: [2, 32], iter: [N]"});
+    const DefaultRun d = runDynamic(23, {"{name: rowmax_s3, op: Map, fn: rowmax, in: s1, out: s3}",
+                                           "{name: store_y1, op: LinearOffChipStore, in: s3, tensor: y1, tile: [2, 32], iter: [N]"}, true);
     const Matrix &x1 = d.in.at("x1"), &y1 = d.r.outputs.at("y1");
     REQUIRE((x1.rows == 6 && x1.cols == 32));
     for (int64_t r = 0; r < 6; ++r) {
@@ -456,18 +443,18 @@ TEST_CASE("random graphs: the attention steps against plain loops", "[random]") 
     }
   }
   {
-    const DefaultRun d = runAttention(81, {"{name: recip_s2, op: Map, fn: recip, in: s0, out: s2}",
-                                           "{name: store_y1, op: LinearOffChipStore, in: s2, tensor: y1, tile: [8, 64], iter: [N, M]"});
+    const DefaultRun d = runDynamic(81, {"{name: recip_s2, op: Map, fn: recip, in: s0, out: s2}",
+                                           "{name: store_y1, op: LinearOffChipStore, in: s2, tensor: y1, tile: [8, 64], iter: [N, M]"}, true);
     const Matrix &x0 = d.in.at("x0"), &y1 = d.r.outputs.at("y1");
     REQUIRE((x0.rows == 16 && x0.cols == 128));
     for (int64_t r = 0; r < 16; ++r)
       for (int64_t c = 0; c < 128; ++c) CHECK(std::fabs(double(word(y1, r, c)) * double(word(x0, r, c)) - 1.0) < 5e-6);
   }
-  const DefaultRun d = runAttention(539, {"{name: zip_z5, op: Zip, in: [b3, b4], out: z5}",
+  const DefaultRun d = runDynamic(539, {"{name: zip_z5, op: Zip, in: [b3, b4], out: z5}",
                                           "{name: accum_s6, op: Accum, fn: rescale_add, b: 1, in: z5, out: s6}",
                                           "{name: exp_s7, op: Map, fn: exp, in: s2, out: s7}",
                                           "{name: store_y1, op: LinearOffChipStore, in: s6, tensor: y1, tile: [8, 16], iter: [N]",
-                                          "{name: store_y2, op: LinearOffChipStore, in: s7, tensor: y2, tile: [4, 64], iter: [N]"});
+                                          "{name: store_y2, op: LinearOffChipStore, in: s7, tensor: y2, tile: [4, 64], iter: [N]"}, true);
   const Matrix &x0 = d.in.at("x0"), &x2 = d.in.at("x2"), &y1 = d.r.outputs.at("y1"), &y2 = d.r.outputs.at("y2");
   REQUIRE((x0.rows == 8 && x0.cols == 32 && x2.rows == 4 && x2.cols == 64));
   for (int64_t r = 0; r < 8; ++r)
