@@ -23,3 +23,17 @@ add_test(NAME e2e_random_graphs_a2
          COMMAND bash -c "set -e; d=${CMAKE_BINARY_DIR}/e2e/random_a2; mkdir -p $d; ln -sfn ../random/build $d/build
            $<TARGET_FILE:stepgen> study random --first 1 --seeds 14 --random-archs 1 --arch-seed 2 -o $d")
 set_tests_properties(e2e_random_graphs_a2 PROPERTIES TIMEOUT 1800 WORKING_DIRECTORY ${STEPGEN_ROOT} FIXTURES_REQUIRED random_default)
+# A Parallelize whose outputs meet again at a Zip (tests/data/graphs/parallelize_reconverge.yaml),
+# on random_a4 at link FIFO depth 1: with 2-beat tiles model and RTL finish (the model's cycles
+# within 5 %); with 3-beat tiles both deadlock and name the stuck streams. The random graph of
+# seed 4 the first was reduced from, where only the model deadlocked, finishes in both.
+stepgen_verify_test(e2e_parallelize_reconverge tests/data/arch_random_a4_3mu_fifo1.yaml
+                    tests/data/graphs/parallelize_reconverge.yaml --max-cycle-error 5)
+set_tests_properties(e2e_parallelize_reconverge PROPERTIES FIXTURES_SETUP random_a4_fifo1)
+add_test(NAME e2e_parallelize_reconverge_3beat COMMAND bash ${STEPGEN_ROOT}/tests/rtl/deadlock.sh $<TARGET_FILE:stepgen>
+         ${E2E_DIR}/par_reconverge_3beat ${E2E_CACHE} tests/data/arch_random_a4_3mu_fifo1.yaml
+         tests/data/graphs/parallelize_reconverge_3beat.yaml s0 load_x)
+stepgen_verify_test(e2e_random_s4_parallelize tests/data/arch_random_a4_3mu_fifo1.yaml
+                    tests/data/graphs/random_s4_parallelize.yaml --seed 4 --max-cycle-error 5)
+set_tests_properties(e2e_parallelize_reconverge_3beat PROPERTIES TIMEOUT 900)
+set_tests_properties(e2e_parallelize_reconverge_3beat e2e_random_s4_parallelize PROPERTIES FIXTURES_REQUIRED random_a4_fifo1)

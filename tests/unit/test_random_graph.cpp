@@ -496,3 +496,54 @@ TEST_CASE("random graphs: a data tile that waited in a one-beat FIFO comes a bea
   CHECK(std::abs(c4 - c3 - 316) <= 1);
   CHECK(std::abs(c4 - 1387) <= 1387 / 100);
 }
+
+// A Parallelize whose two outputs meet again at a Zip (tests/data/graphs/parallelize_reconverge.yaml,
+// which says why, and its _3beat twin): at link FIFO depth 1 a 2-beat tile finishes and a 3-beat
+// tile deadlocks,
+// reasoned from the registers (the Zip's one-beat FIFO and output 0's output register hold
+// two beats of tile 2i while output 1 needs tile 2i+1); at depth 2 both finish. The output is
+// the product of tiles 2i+1 and 2i by a plain loop; the cycles are Verilator's on that
+// fabric (150, 143), and the random seed-4 graph it was reduced from (RTL 193 cycles) runs too.
+TEST_CASE("random graphs: a Parallelize whose outputs meet again holds a beat in its output register", "[random]") {
+  const std::string root = std::string(STEPGEN_ROOT) + "/tests/data/";
+  const std::string arch1 = readText(root + "arch_random_a4_3mu_fifo1.yaml");
+  auto run = [&](int cols, int depth) {
+    const std::string g = readText(root + (cols == 32 ? "graphs/parallelize_reconverge.yaml" : "graphs/parallelize_reconverge_3beat.yaml"));
+    const std::string a = std::regex_replace(arch1, std::regex("fifo_depth: 1"), fmt::format("fifo_depth: {}", depth));
+    const auto dir = std::filesystem::temp_directory_path() / "sg_par_reconverge";
+    writeFile(dir / "graph.yaml", g);
+    writeFile(dir / "arch.yaml", a);
+    const CompileResult c = compileProgram((dir / "arch.yaml").string(), (dir / "graph.yaml").string());
+    DefaultRun d;
+    d.in = loadInputs(c.graph, "", 1);
+    d.r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, d.in);
+    std::filesystem::remove_all(dir);
+    return d;
+  };
+  auto checkProduct = [](const DefaultRun& d, int cols) {
+    const Matrix& x = d.in.at("x");
+    const Matrix& y = d.r.outputs.at("y");
+    for (int64_t r = 0; r < 4; ++r)
+      for (int64_t c = 0; c < cols; ++c) CHECK(word(y, r, c) == word(x, 2 * r + 1, c) * word(x, 2 * r, c));
+  };
+  const DefaultRun two = run(32, 1);
+  REQUIRE_FALSE(two.r.timing.deadlock);
+  checkProduct(two, 32);
+  CHECK(std::abs(two.r.timing.cycles - 150) <= 150 / 50);
+
+  const DefaultRun three = run(48, 1);
+  REQUIRE(three.r.timing.deadlock);
+  const std::string stuck = fmt::format("{}", fmt::join(three.r.timing.stuck, "\n"));
+  CHECK(stuck.find("q0 (par -> mul) at tile 0") != std::string::npos);
+  CHECK(stuck.find("q1 (par (output 1) -> mul) at tile 0 of 5: no data") != std::string::npos);
+
+  const DefaultRun deep = run(48, 2);
+  REQUIRE_FALSE(deep.r.timing.deadlock);
+  checkProduct(deep, 48);
+  CHECK(std::abs(deep.r.timing.cycles - 143) <= 143 / 50);
+
+  const CompileResult c = compileProgram(root + "arch_random_a4_3mu_fifo1.yaml", root + "graphs/random_s4_parallelize.yaml");
+  const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, loadInputs(c.graph, "", 4));
+  REQUIRE_FALSE(r.timing.deadlock);
+  CHECK(std::abs(r.timing.cycles - 193) <= 193 / 50);
+}

@@ -57,14 +57,30 @@ bool CuParallelize::step(TimingModel& m) {
     if (outOf[nextOffer] >= 0) o.offer[size_t(outOf[nextOffer])] = inStart(m, 0, nextOffer) + kHop + kOutHop;
   while (nextHold < l.size()) {
     const size_t i = nextHold;
-    const int64_t s = inStart(m, 0, i);
-    const int64_t e = outOf[i] < 0 ? (s == kUnknown ? kUnknown : s + l.beats[i])
-                                   : (o.end[size_t(outOf[i])] == kUnknown ? kUnknown : o.end[size_t(outOf[i])] - 1 - kOutHop);
+    int64_t e = kUnknown;
+    if (outOf[i] < 0) {
+      const int64_t s = inStart(m, 0, i);
+      if (s != kUnknown) e = s + l.beats[i];
+    } else {
+      e = keptHold(m, size_t(outOf[i]));
+    }
     if (e == kUnknown) break;
     l.hold[c][i] = e;
     ++nextHold, progress = true;
   }
   return progress;
+}
+
+// The last beat of a passed tile enters the output register once the beat before it has
+// left (valid/ready), not once it has left itself: the register holds one beat more than the
+// FIFO. A Parallelize whose outputs meet again at a Zip needs that beat: output 0 holds tile
+// i's last beat while output 1 waits for tile i+1 (tests/data/graphs/parallelize_reconverge.yaml).
+// Unstalled this is the tile's natural end less the two hops, as before.
+int64_t CuParallelize::keptHold(TimingModel& m, size_t j) const {
+  const Link& o = m.links[size_t(out)];
+  if (o.nextNat <= j) return kUnknown;
+  const int64_t prev = m.roomFor(o, o.first[j] + o.beats[j] - 2, j);
+  return prev == kUnknown ? kUnknown : std::max(o.natEnd[j] - 1 - kOutHop, prev);
 }
 
 int64_t CuParallelize::beatVisible(const TimingModel& m, size_t j, int64_t k) const {

@@ -124,6 +124,16 @@ int64_t TimingModel::taken(const Link& l, size_t c, int64_t k, size_t tile) cons
   return l.hold[c][j] - (last - k) * r;
 }
 
+int64_t TimingModel::roomFor(const Link& l, int64_t k, size_t tile) const {
+  int64_t s = 0;
+  for (size_t c = 0; c < l.cons.size(); ++c) {
+    const int64_t t = taken(l, c, k - l.chain[c], tile);
+    if (t == kUnknown) return kUnknown;
+    s = std::max(s, t);
+  }
+  return s;
+}
+
 bool TimingModel::resolve(Link& l) {
   bool progress = false;
   for (bool moved = true; moved;) {
@@ -133,13 +143,9 @@ bool TimingModel::resolve(Link& l) {
       if (l.offer[i] != kUnknown && (i == 0 || l.end[i - 1] != kUnknown)) {
         int64_t s = l.offer[i];
         if (i > 0) s = std::max(s, l.end[i - 1] + l.interval - 1);
-        bool room = true;
-        for (size_t c = 0; c < l.cons.size() && room; ++c) {
-          const int64_t t = taken(l, c, l.first[i] - l.chain[c], i);
-          room = t != kUnknown, s = std::max(s, t);
-        }
-        if (room) {
-          l.start[i] = s;
+        const int64_t t = roomFor(l, l.first[i], i);
+        if (t != kUnknown) {
+          l.start[i] = std::max(s, t);
           ++l.nextStart, moved = true;
         }
       }
@@ -166,14 +172,9 @@ bool TimingModel::resolve(Link& l) {
     }
     while (l.nextEnd < l.nextNat) {  // producer: the last beat leaves once every FIFO has room
       const size_t i = l.nextEnd;
-      int64_t e = l.natEnd[i];
-      bool room = true;
-      for (size_t c = 0; c < l.cons.size() && room; ++c) {
-        const int64_t t = taken(l, c, l.first[i] + l.beats[i] - 1 - l.chain[c], i);
-        room = t != kUnknown, e = std::max(e, t + 1);
-      }
-      if (!room) break;
-      l.end[i] = e;
+      const int64_t t = roomFor(l, l.first[i] + l.beats[i] - 1, i);
+      if (t == kUnknown) break;
+      l.end[i] = std::max(l.natEnd[i], t + 1);
       ++l.nextEnd, moved = true;
     }
     for (size_t c = 0; c < l.cons.size(); ++c) {

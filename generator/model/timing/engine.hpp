@@ -175,6 +175,10 @@ class TimingModel {
   /// Earliest cycle beat k of tile i on link l can be taken: its start + k, or later where
   /// the producer knows its beats come in bursts (Unit::beatVisible). Tile i must have started.
   int64_t beatAt(size_t l, size_t i, int64_t k) const;
+  /// Earliest cycle beat k (global index on l, a beat of `tile`) can leave the producer as
+  /// far as room goes: every consumer c has taken beat k - chain[c]; kUnknown while that is
+  /// not known.
+  int64_t roomFor(const Link& l, int64_t k, size_t tile) const;
   /// Resolves what is known of link l's transfers; true on progress.
   bool resolve(Link& l);
   /// Sets every consumer's `chain` from the units' passesThrough (call once links are built).

@@ -201,6 +201,9 @@ struct CuParallelize : Unit {
 
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t j, int64_t start) override;
+  /// Cycle the unit lets go of the last input beat of out tile j: once the output register
+  /// can take it; kUnknown while not known.
+  int64_t keptHold(TimingModel& m, size_t j) const;
   bool streams(int port) const override { return port == 0; }
   /// Beat k of an out tile leaves kHop + kOutHop after the in tile's beat k.
   int64_t beatVisible(const TimingModel& m, size_t j, int64_t k) const override;
