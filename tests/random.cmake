@@ -9,8 +9,8 @@ set_tests_properties(e2e_random_graphs PROPERTIES TIMEOUT 1800 WORKING_DIRECTORY
 # The steps only random_a4 draws, in RTL: seeds 19 .. 34 on the pool default + random_a4 at
 # depth 2 alone (one fabric build more; default's comes from e2e_random_graphs's cache). The
 # odd seeds run on random_a4: Scan, sub, scale_rows, matmul_t, Parallelize, Expand, two route
-# clusters followed by the combine step (21, 29) and one stored (33), graphs in 2 and 3
-# sections, and seed 27, whose section cut went round for ever.
+# clusters followed by the combine step (29, beside a feedback cycle, and 33) and one stored
+# (25), and graphs in 2 and 3 sections.
 add_test(NAME e2e_random_graphs_a4
          COMMAND bash -c "set -e; d=${CMAKE_BINARY_DIR}/e2e/random_a4; mkdir -p $d; ln -sfn ../random/build $d/build
            $<TARGET_FILE:stepgen> study random --first 19 --seeds 16 --random-archs 1 --arch-seed 4 --fifo-depths 2 -o $d")
@@ -23,10 +23,11 @@ add_test(NAME e2e_random_graphs_a2
          COMMAND bash -c "set -e; d=${CMAKE_BINARY_DIR}/e2e/random_a2; mkdir -p $d; ln -sfn ../random/build $d/build
            $<TARGET_FILE:stepgen> study random --first 1 --seeds 14 --random-archs 1 --arch-seed 2 -o $d")
 set_tests_properties(e2e_random_graphs_a2 PROPERTIES TIMEOUT 1800 WORKING_DIRECTORY ${STEPGEN_ROOT} FIXTURES_REQUIRED random_default)
-# A Parallelize whose outputs meet again at a Zip (tests/data/graphs/parallelize_reconverge.yaml),
-# on random_a4 at link FIFO depth 1: with 2-beat tiles model and RTL finish (the model's cycles
-# within 5 %); with 3-beat tiles both deadlock and name the stuck streams. The random graph of
-# seed 4 the first was reduced from, where only the model deadlocked, finishes in both.
+# A Parallelize whose outputs meet again at a Zip (tests/data/graphs/parallelize_reconverge.yaml:
+# a tile of B beats passes at link FIFO depth d when B <= 2d), on random_a4: at d = 1 with
+# 2-beat tiles model and RTL finish (the model's cycles within 5 %), with 3-beat tiles both
+# deadlock and name the stuck streams; at d = 2 with 4-beat tiles both finish. The random
+# graph of seed 4 the first was reduced from, where only the model deadlocked, finishes in both.
 stepgen_verify_test(e2e_parallelize_reconverge tests/data/arch_random_a4_3mu_fifo1.yaml
                     tests/data/graphs/parallelize_reconverge.yaml --max-cycle-error 5)
 set_tests_properties(e2e_parallelize_reconverge PROPERTIES FIXTURES_SETUP random_a4_fifo1)
@@ -37,3 +38,5 @@ stepgen_verify_test(e2e_random_s4_parallelize tests/data/arch_random_a4_3mu_fifo
                     tests/data/graphs/random_s4_parallelize.yaml --seed 4 --max-cycle-error 5)
 set_tests_properties(e2e_parallelize_reconverge_3beat PROPERTIES TIMEOUT 900)
 set_tests_properties(e2e_parallelize_reconverge_3beat e2e_random_s4_parallelize PROPERTIES FIXTURES_REQUIRED random_a4_fifo1)
+stepgen_verify_test(e2e_parallelize_reconverge_4beat tests/data/arch_random_a4_3mu_fifo2.yaml
+                    tests/data/graphs/parallelize_reconverge_4beat.yaml --max-cycle-error 5)

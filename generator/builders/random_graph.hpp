@@ -29,8 +29,9 @@ struct RandomGraphLimits {
   /// Partition may route token rows to experts, padded to tiles and merged (the MoE dispatch)
   bool route = false;
   /// ... and three memory units have it (the route cluster's data and selector twins, the
-  /// combine): the route cluster may go on through a per-expert bias add and a combine
-  /// cluster (FlatMap, Flatten, Reassemble) back to token order
+  /// combine): each step draws the route cluster first one time in two, and it may go on
+  /// through a per-expert bias add and a combine cluster (FlatMap, Flatten, Reassemble) back
+  /// to token order
   bool combine = false;
   /// The compute units have the dynamic-tile functions sub, scan, scan_max,
   /// scan_max_exclusive, rowscale, matmul_t, parallelize and expand: a binary step may be a
@@ -82,7 +83,8 @@ struct RandomGraph {
 /// EagerMerge(b 0) of the two, or of one and a Map(silu) of the other, or (with `feedback`)
 /// a Partition(b 0) whose selector is the EagerMerge of its two outputs' Map(select) free
 /// signals with 1 or 2 initial tokens each (the dispatch cycle of
-/// docs/graph_format.md#feedback-streams), or (with `route`, once) a route cluster on a memory
+/// docs/graph_format.md#feedback-streams), or (with `route`, once; with `combine`, first one
+/// step in two) a route cluster on a memory
 /// unit: a SelectGen over a random top-k trace, Partition of token rows to 2..4 experts,
 /// Reshape(pad) to tiles of 1, 2 or 4 rows, Accum(retile) and EagerMerge, stored as padded
 /// rows (the dispatch of `stepgen graph moe --dispatch-only`), or (with `combine`, three times

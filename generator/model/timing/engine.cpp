@@ -107,7 +107,9 @@ int64_t TimingModel::beatAt(size_t li, size_t i, int64_t k) const {
 // beats are taken `rate` apart, as late as the tile's end allows (a consumer that waits for
 // its output takes them as that drains); within the tile being pushed only the consumer's
 // hold bounds it (a tile longer than the slack couples producer and consumer as in
-// lockstep, less the slack).
+// lockstep, less the slack). Until the tile's end or hold is known, a consumer that knows
+// when it took a beat before the last says so (Unit::beatTaken: Parallelize), where waiting
+// for the hold would wait for the producer itself.
 int64_t TimingModel::taken(const Link& l, size_t c, int64_t k, size_t tile) const {
   if (k < 0) return 0;
   const size_t j = size_t(std::upper_bound(l.first.begin(), l.first.end(), k) - l.first.begin()) - 1;
@@ -117,11 +119,23 @@ int64_t TimingModel::taken(const Link& l, size_t c, int64_t k, size_t tile) cons
     return l.cstart[c][j] + (k - l.first[j]) * r + 1;
   }
   if (j < tile) {
-    if (l.cend[c][j] == kUnknown) return kUnknown;
+    if (l.cend[c][j] == kUnknown) {
+      const int64_t e = takenEarly(l, c, k, j);
+      return e == kUnknown ? kUnknown : std::max(l.cstart[c][j] + (k - l.first[j]) * r + 1, e);
+    }
     return std::max(l.cstart[c][j] + (k - l.first[j]) * r + 1, l.cend[c][j] - (last - k) * r);
   }
-  if (l.hold[c][j] == kUnknown) return kUnknown;
+  if (l.hold[c][j] == kUnknown) return takenEarly(l, c, k, j);
   return l.hold[c][j] - (last - k) * r;
+}
+
+int64_t TimingModel::takenEarly(const Link& l, size_t c, int64_t k, size_t j) const {
+  if (k == l.first[j] + l.beats[j] - 1 || l.cstart[c][j] == kUnknown) return kUnknown;
+  const Unit& u = *units[size_t(l.cons[c])];
+  const int li = int(&l - links.data());
+  for (size_t p = 0; p < u.in.size(); ++p)
+    if (u.in[p] == std::make_pair(li, int(c))) return u.beatTaken(*this, int(p), j, k - l.first[j]);
+  return kUnknown;
 }
 
 int64_t TimingModel::roomFor(const Link& l, int64_t k, size_t tile) const {

@@ -111,6 +111,10 @@ struct Unit {
   /// Consumer side: true if the unit takes the beats before a tile's last on input `port`
   /// without waiting for its output (it drops them), holding only the last (Link::dropsBeforeLast).
   virtual bool dropsBeforeLast(int /*port*/) const { return false; }
+  /// Consumer side: one past the cycle the unit took beat k (not the last) of tile i on
+  /// input `port`, where it knows that before the tile's hold (the link's default: the beats
+  /// are taken as late as the hold allows); kUnknown where it does not.
+  virtual int64_t beatTaken(const TimingModel&, int /*port*/, size_t /*i*/, int64_t /*k*/) const { return kUnknown; }
   /// Cycles per beat at which the unit takes its inputs (the links' consumer `rate`).
   virtual int64_t inRate() const { return 1; }
   /// True if the unit passes input beats straight to its output one for one (a beat in, a
@@ -192,6 +196,8 @@ class TimingModel {
   /// Cycle beat k (global index on l) has been taken by consumer c, bounded from known
   /// tile times; kUnknown while that is not known. `tile` is the tile being pushed.
   int64_t taken(const Link& l, size_t c, int64_t k, size_t tile) const;
+  /// Unit::beatTaken of consumer c for beat k (global index on l) of tile j.
+  int64_t takenEarly(const Link& l, size_t c, int64_t k, size_t j) const;
   int64_t chainOf(size_t link, size_t c, int depthLeft);
   /// Issues deferred DRAM reads, earliest request first (ties: lower unit index, as the
   /// harness calls DramModel::request in AG order), until one makes something known.

@@ -204,6 +204,11 @@ struct CuParallelize : Unit {
   /// Cycle the unit lets go of the last input beat of out tile j: once the output register
   /// can take it; kUnknown while not known.
   int64_t keptHold(TimingModel& m, size_t j) const;
+  /// A passed tile's beat k is taken once the register has sent beat k-1 (keptHold's rule
+  /// for every beat), so before the tile's hold is known.
+  int64_t beatTaken(const TimingModel& m, int port, size_t i, int64_t k) const override;
+  /// Link time of out beat b (not the last) of out tile j; kUnknown while not known.
+  int64_t outBeat(const TimingModel& m, size_t j, int64_t b) const;
   bool streams(int port) const override { return port == 0; }
   /// Beat k of an out tile leaves kHop + kOutHop after the in tile's beat k.
   int64_t beatVisible(const TimingModel& m, size_t j, int64_t k) const override;
