@@ -8,9 +8,9 @@ add_test(NAME e2e_random_graphs COMMAND $<TARGET_FILE:stepgen> study random --se
 set_tests_properties(e2e_random_graphs PROPERTIES TIMEOUT 1800 WORKING_DIRECTORY ${STEPGEN_ROOT} FIXTURES_SETUP random_default)
 # The steps only random_a4 draws, in RTL: seeds 19 .. 34 on the pool default + random_a4 at
 # depth 2 alone (one fabric build more; default's comes from e2e_random_graphs's cache). The
-# odd seeds run on random_a4: Scan, sub, scale_rows, matmul_t, Parallelize, Expand, two route
-# clusters followed by the combine step (29, beside a feedback cycle, and 33) and one stored
-# (25), and graphs in 2 and 3 sections.
+# odd seeds run on random_a4: Scan, sub, scale_rows, matmul_t, Parallelize (Expand only in
+# the 500-seed study), two route clusters followed by the combine step (29, beside a feedback
+# cycle, and 33) and one stored (25), and graphs in 2 and 3 sections.
 add_test(NAME e2e_random_graphs_a4
          COMMAND bash -c "set -e; d=${CMAKE_BINARY_DIR}/e2e/random_a4; mkdir -p $d; ln -sfn ../random/build $d/build
            $<TARGET_FILE:stepgen> study random --first 19 --seeds 16 --random-archs 1 --arch-seed 4 --fifo-depths 2 -o $d")
