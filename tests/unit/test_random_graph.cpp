@@ -551,3 +551,17 @@ TEST_CASE("random graphs: a Parallelize whose outputs meet again holds a beat in
   REQUIRE_FALSE(r.timing.deadlock);
   CHECK(std::abs(r.timing.cycles - 193) <= 193 / 50);
 }
+
+// Seed 674 (tests/data/graphs/random_s674_expand.yaml, which says why): a one-beat Expand copy
+// leaves with its ref tile's last beat, 8 beats after the ref tile starts. Verilator on that
+// fabric: 156 cycles at link FIFO depth 1, 141 at depth 2; the model was 140 and 132.
+TEST_CASE("random graphs: a one-beat Expand copy leaves with its ref tile's last beat", "[random]") {
+  const std::string root = std::string(STEPGEN_ROOT) + "/tests/data/";
+  for (auto [arch, rtl] : {std::pair<const char*, int64_t>{"arch_random_a4_3mu_fifo1.yaml", 156}, {"arch_random_a4_3mu_fifo2.yaml", 141}}) {
+    INFO(arch);
+    const CompileResult c = compileProgram(root + arch, root + "graphs/random_s674_expand.yaml");
+    const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, loadInputs(c.graph, "", 674));
+    REQUIRE_FALSE(r.timing.deadlock);
+    CHECK(std::abs(r.timing.cycles - rtl) <= rtl / 50);
+  }
+}

@@ -49,10 +49,24 @@ bool CuExpand::step(TimingModel& m) {
     r.accept[rc][j] = t;
     ++nextRef, progress = true;
   }
-  for (; nextOffer < o.size() && inStart(m, 1, nextOffer) != kUnknown; ++nextOffer, progress = true)
-    o.offer[nextOffer] = inStart(m, 1, nextOffer) + kHop;
+  // A one-beat copy is its own last beat: it leaves with the ref tile's last beat.
+  for (; nextOffer < o.size() && inStart(m, 1, nextOffer) != kUnknown; ++nextOffer, progress = true) {
+    const size_t j = nextOffer;
+    o.offer[j] = inStart(m, 1, j) + kHop;
+    if (o.beats[j] == 1 && o.kinds[j] == Kind::Data) o.offer[j] = std::max(o.offer[j], lastBeat(m, j));
+  }
   for (; nextHold < o.nextEnd; ++nextHold, progress = true) r.hold[rc][nextHold] = o.end[nextHold] - 1;
   return progress;
+}
+
+int64_t CuExpand::lastBeat(const TimingModel& m, size_t j) const {
+  const int64_t n = m.links[size_t(in[1].first)].natEnd[j];
+  return n == kUnknown ? kUnknown : n - 1 + kHop;
+}
+
+int64_t CuExpand::beatVisible(const TimingModel& m, size_t j, int64_t k) const {
+  const Link& o = m.links[size_t(out)];
+  return k + 1 == o.beats[j] && o.kinds[j] == Kind::Data ? lastBeat(m, j) : kUnknown;
 }
 
 int64_t CuExpand::endFor(TimingModel& m, size_t j, int64_t start) {

@@ -180,6 +180,10 @@ struct CuExpand : Unit {
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t j, int64_t start) override;
   bool streams(int port) const override { return port == 1; }
+  /// A copy's last beat leaves with the ref tile's last beat (kHop after it).
+  int64_t beatVisible(const TimingModel& m, size_t j, int64_t k) const override;
+  /// Link time of copy j's last beat as the ref tile allows; kUnknown while not known.
+  int64_t lastBeat(const TimingModel& m, size_t j) const;
 };
 
 /// sg_cu.sv func parallelize: one output of Parallelize(n); func partition: one output of a
