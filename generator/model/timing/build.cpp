@@ -393,7 +393,7 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
     Link& l = m.links[size_t(linkOf.at({r.srcUnit, srcCtx}))];
     const int ui = timingUnit(r.dstUnit, r.ctx);
     Unit& u = *m.units[size_t(ui)];
-    const int c = l.addConsumer(ui, u.streams(r.dstPort), u.inRate(), r.fifoDepth, u.dropsBeforeLast(r.dstPort));
+    const int c = l.addConsumer(ui, r.dstPort, u.streams(r.dstPort), u.inRate(), r.fifoDepth, u.dropsBeforeLast(r.dstPort));
     if (int(u.in.size()) <= r.dstPort) u.in.resize(size_t(r.dstPort) + 1, {-1, -1});
     u.in[size_t(r.dstPort)] = {linkOf.at({r.srcUnit, srcCtx}), c};
     l.name += fmt::format(" ({} -> {})", m.units[size_t(l.producer)]->name, u.name);

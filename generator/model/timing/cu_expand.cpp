@@ -50,10 +50,11 @@ bool CuExpand::step(TimingModel& m) {
     ++nextRef, progress = true;
   }
   // A one-beat copy is its own last beat: it leaves with the ref tile's last beat.
-  for (; nextOffer < o.size() && inStart(m, 1, nextOffer) != kUnknown; ++nextOffer, progress = true) {
+  for (; nextOffer < o.size(); ++nextOffer, progress = true) {
     const size_t j = nextOffer;
-    o.offer[j] = inStart(m, 1, j) + kHop;
-    if (o.beats[j] == 1 && o.kinds[j] == Kind::Data) o.offer[j] = std::max(o.offer[j], lastBeat(m, j));
+    const int64_t s = inStart(m, 1, j), last = o.beats[j] == 1 && o.kinds[j] == Kind::Data ? lastBeat(m, j) : 0;
+    if (s == kUnknown || last == kUnknown) break;
+    o.offer[j] = std::max(s + kHop, last);
   }
   for (; nextHold < o.nextEnd; ++nextHold, progress = true) r.hold[rc][nextHold] = o.end[nextHold] - 1;
   return progress;

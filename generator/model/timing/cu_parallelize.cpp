@@ -74,15 +74,21 @@ bool CuParallelize::step(TimingModel& m) {
 // A passed tile's beat k enters the output register once beat k-1 has left it (valid/ready),
 // not once beat k itself has left: the register holds a beat more than the FIFOs. Where the
 // next unit's FIFO is full, beat k-1 leaves the cycle after that unit took a beat, since
-// sg_fifo's ready is registered (the + 1). A Parallelize whose outputs meet again at a Zip
+// sg_fifo's ready is registered (outRoom's + 1). A Parallelize whose outputs meet again at a Zip
 // depends on it, beat by beat: output 0's tile i must get out of the way while output 1's
 // tile i+1 comes behind it in the Broadcast (tests/data/graphs/parallelize_reconverge.yaml).
 // Unstalled, the last beat's hold is the tile's natural end less the two hops, as before.
 int64_t CuParallelize::keptHold(TimingModel& m, size_t j) const {
   const Link& o = m.links[size_t(out)];
   if (o.nextNat <= j) return kUnknown;
-  const int64_t prev = m.roomFor(o, o.first[j] + o.beats[j] - 2, j);
-  return prev == kUnknown ? kUnknown : std::max(o.natEnd[j] - 1 - kOutHop, prev + 1);
+  const int64_t prev = outRoom(m, j, o.beats[j] - 2);
+  return prev == kUnknown ? kUnknown : std::max(o.natEnd[j] - 1 - kOutHop, prev);
+}
+
+int64_t CuParallelize::outRoom(const TimingModel& m, size_t j, int64_t b) const {
+  const Link& o = m.links[size_t(out)];
+  const int64_t r = m.roomFor(o, o.first[j] + b, j);
+  return r == kUnknown ? kUnknown : r + 1;
 }
 
 int64_t CuParallelize::beatTaken(const TimingModel& m, int port, size_t i, int64_t k) const {
@@ -98,8 +104,8 @@ int64_t CuParallelize::beatTaken(const TimingModel& m, int port, size_t i, int64
 int64_t CuParallelize::outBeat(const TimingModel& m, size_t j, int64_t b) const {
   const Link& o = m.links[size_t(out)];
   if (o.start[j] == kUnknown) return kUnknown;
-  const int64_t r = m.roomFor(o, o.first[j] + b, j);
-  return r == kUnknown ? kUnknown : std::max({o.start[j] + b * o.interval, beatVisible(m, j, b), r + 1});
+  const int64_t r = outRoom(m, j, b);
+  return r == kUnknown ? kUnknown : std::max({o.start[j] + b * o.interval, beatVisible(m, j, b), r});
 }
 
 int64_t CuParallelize::beatVisible(const TimingModel& m, size_t j, int64_t k) const {

@@ -17,8 +17,8 @@ void Link::init(const TokenStream& toks, int64_t wpb) {
   offer.assign(n, kUnknown), start = offer, natEnd = offer, end = offer;
 }
 
-int Link::addConsumer(int unit, bool streaming, int64_t r, int64_t d, bool drops) {
-  cons.push_back(unit), streamingCons.push_back(streaming), dropsBeforeLast.push_back(drops), rate.push_back(r);
+int Link::addConsumer(int unit, int port, bool streaming, int64_t r, int64_t d, bool drops) {
+  cons.push_back(unit), consPort.push_back(port), streamingCons.push_back(streaming), dropsBeforeLast.push_back(drops), rate.push_back(r);
   depth.push_back(std::max<int64_t>(d, 1)), chain.push_back(std::max<int64_t>(d, 1));
   if (d <= 1) interval = 2;
   for (auto* v : {&accept, &hold, &cstart, &cend}) v->emplace_back(beats.size(), kUnknown);
@@ -131,11 +131,7 @@ int64_t TimingModel::taken(const Link& l, size_t c, int64_t k, size_t tile) cons
 
 int64_t TimingModel::takenEarly(const Link& l, size_t c, int64_t k, size_t j) const {
   if (k == l.first[j] + l.beats[j] - 1 || l.cstart[c][j] == kUnknown) return kUnknown;
-  const Unit& u = *units[size_t(l.cons[c])];
-  const int li = int(&l - links.data());
-  for (size_t p = 0; p < u.in.size(); ++p)
-    if (u.in[p] == std::make_pair(li, int(c))) return u.beatTaken(*this, int(p), j, k - l.first[j]);
-  return kUnknown;
+  return units[size_t(l.cons[c])]->beatTaken(*this, l.consPort[c], j, k - l.first[j]);
 }
 
 int64_t TimingModel::roomFor(const Link& l, int64_t k, size_t tile) const {

@@ -58,6 +58,7 @@ struct Link {
   std::string name;
   int producer = -1;
   std::vector<int> cons;             ///< consumer unit per consumer slot
+  std::vector<int> consPort;         ///< the consumer unit's input port per consumer slot
   std::vector<bool> streamingCons;   ///< the consumer sets `hold` itself
   /// The consumer takes a tile's beats before its last as they come, one per `rate` from
   /// its `cstart`, whatever its output does; only the last beat waits for `hold`.
@@ -79,7 +80,7 @@ struct Link {
   /// Tiles of `toks` on a link of `wpb` words per beat.
   void init(const TokenStream& toks, int64_t wpb);
   /// Adds a consumer slot; returns its index.
-  int addConsumer(int unit, bool streaming, int64_t rate, int64_t depth, bool dropsBeforeLast = false);
+  int addConsumer(int unit, int port, bool streaming, int64_t rate, int64_t depth, bool dropsBeforeLast = false);
   size_t size() const { return beats.size(); }
   /// True once every tile has left the producer and been taken by every consumer.
   bool finished() const;

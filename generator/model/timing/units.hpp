@@ -213,6 +213,9 @@ struct CuParallelize : Unit {
   int64_t beatTaken(const TimingModel& m, int port, size_t i, int64_t k) const override;
   /// Link time of out beat b (not the last) of out tile j; kUnknown while not known.
   int64_t outBeat(const TimingModel& m, size_t j, int64_t b) const;
+  /// Earliest link time out beat b of out tile j (b may be -1: the tile before) leaves as
+  /// far as the next units' FIFOs go: the cycle after they made room; kUnknown while not known.
+  int64_t outRoom(const TimingModel& m, size_t j, int64_t b) const;
   bool streams(int port) const override { return port == 0; }
   /// Beat k of an out tile leaves kHop + kOutHop after the in tile's beat k.
   int64_t beatVisible(const TimingModel& m, size_t j, int64_t k) const override;
