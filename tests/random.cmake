@@ -38,5 +38,5 @@ stepgen_verify_test(e2e_random_s4_parallelize tests/data/arch_random_a4_3mu_fifo
                     tests/data/graphs/random_s4_parallelize.yaml --seed 4 --max-cycle-error 5)
 set_tests_properties(e2e_parallelize_reconverge_3beat PROPERTIES TIMEOUT 900)
 set_tests_properties(e2e_parallelize_reconverge_3beat e2e_random_s4_parallelize PROPERTIES FIXTURES_REQUIRED random_a4_fifo1)
-stepgen_verify_test(e2e_parallelize_reconverge_4beat tests/data/arch_random_a4_3mu_fifo2.yaml
+stepgen_verify_test(e2e_parallelize_reconverge_4beat tests/data/arch_random_a4_3mu.yaml
                     tests/data/graphs/parallelize_reconverge_4beat.yaml --max-cycle-error 5)

@@ -61,6 +61,8 @@ class Builder {
   }
   // Address generators still free once every open stream has its store.
   int agLeft() const { return int(lim_.maxAg) - ag_ - int(open_.size()); }
+  // The route cluster comes once per graph and needs three address generators.
+  bool canRoute() const { return !routed_ && agLeft() >= 3; }
   std::string fresh(const char* stem) { return fmt::format("{}{}", stem, names_++); }
   void op(const std::string& text) { body_ += "  - {" + text + "}\n", ++ops_; }
   static std::string outer(const Open& o) { return o.twoLevel ? fmt::format("[{}, M]", o.n) : fmt::format("[{}]", o.n); }
@@ -350,7 +352,7 @@ class Builder {
     if (std::all_of(open_.begin(), open_.end(), [](const Open& o) { return o.sealed; })) return;
     // Where the combine cluster fits, the route step comes first one draw in two: drawn only
     // as a Partition, it came in about one such graph in six.
-    if (lim_.combine && !routed_ && agLeft() >= 3 && pick(0, 1) == 0) return routeRows();
+    if (lim_.combine && canRoute() && pick(0, 1) == 0) return routeRows();
     switch (pick(0, lim_.partition ? 5 : 4)) {
       case 0: {
         Open a = takeAny();
@@ -396,7 +398,7 @@ class Builder {
         return binary(x, matmul(y, a.cols), "add");
       }
       case 5: {  // Partition(b 0) of an [N] stream into two, by a SelectGen over a random trace
-        if (lim_.route && !routed_ && agLeft() >= 3 && pick(0, 1) == 0) return routeRows();
+        if (lim_.route && canRoute() && pick(0, 1) == 0) return routeRows();
         size_t i = 0;
         while (i < open_.size() && (open_[i].twoLevel || open_[i].ragged || open_[i].n != "N")) ++i;  // its trace has N tokens
         if (i == open_.size() || agLeft() < 2 || lim_.maxCu - cu_ < 2) return unary(takeAny(), "silu");

@@ -120,8 +120,9 @@ int main(int argc, char** argv) {
   randomCmd->add_flag("--route", rgRoute, "... and a memory unit has the route mode: a route cluster (the MoE dispatch) may be drawn")
       ->needs("--partition");
   bool rgCombine = false;
-  randomCmd->add_flag("--combine", rgCombine, "... and three memory units have it: the route cluster may go on through an expert "
-                                              "bias add and a combine cluster (FlatMap, Flatten, Reassemble) back to token order")
+  randomCmd->add_flag("--combine", rgCombine, "... and three memory units have it: each step draws the route cluster first one time in two, "
+                                              "and it may go on through an expert bias add and a combine cluster (FlatMap, Flatten, "
+                                              "Reassemble) back to token order")
       ->needs("--route");
   bool rgDynamic = false;
   randomCmd->add_flag("--dynamic", rgDynamic,

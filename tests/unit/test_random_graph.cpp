@@ -509,18 +509,10 @@ TEST_CASE("random graphs: a Parallelize whose outputs meet again holds a beat in
   const std::string root = std::string(STEPGEN_ROOT) + "/tests/data/";
   const std::string arch1 = readText(root + "arch_random_a4_3mu_fifo1.yaml");
   auto run = [&](int beats, int depth) {
-    std::string g = readText(root + "graphs/parallelize_reconverge.yaml");
-    g = std::regex_replace(g, std::regex("32\\]"), fmt::format("{}]", 16 * beats));
-    const std::string a = std::regex_replace(arch1, std::regex("fifo_depth: 1"), fmt::format("fifo_depth: {}", depth));
-    const auto dir = std::filesystem::temp_directory_path() / "sg_par_reconverge";
-    writeFile(dir / "graph.yaml", g);
-    writeFile(dir / "arch.yaml", a);
-    const CompileResult c = compileProgram((dir / "arch.yaml").string(), (dir / "graph.yaml").string());
-    DefaultRun d;
-    d.in = loadInputs(c.graph, "", 1);
-    d.r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, d.in);
-    std::filesystem::remove_all(dir);
-    return d;
+    RandomGraph g;
+    g.yaml = std::regex_replace(readText(root + "graphs/parallelize_reconverge.yaml"), std::regex("32\\]"),
+                                fmt::format("{}]", 16 * beats));
+    return runOnArch(g, 1, std::regex_replace(arch1, std::regex("fifo_depth: 1"), fmt::format("fifo_depth: {}", depth)));
   };
   auto finishes = [&](int beats, int depth, int64_t rtlCycles) {
     INFO("B = " << beats << ", d = " << depth);
@@ -557,7 +549,7 @@ TEST_CASE("random graphs: a Parallelize whose outputs meet again holds a beat in
 // fabric: 156 cycles at link FIFO depth 1, 141 at depth 2; the model was 140 and 132.
 TEST_CASE("random graphs: a one-beat Expand copy leaves with its ref tile's last beat", "[random]") {
   const std::string root = std::string(STEPGEN_ROOT) + "/tests/data/";
-  for (auto [arch, rtl] : {std::pair<const char*, int64_t>{"arch_random_a4_3mu_fifo1.yaml", 156}, {"arch_random_a4_3mu_fifo2.yaml", 141}}) {
+  for (auto [arch, rtl] : {std::pair<const char*, int64_t>{"arch_random_a4_3mu_fifo1.yaml", 156}, {"arch_random_a4_3mu.yaml", 141}}) {
     INFO(arch);
     const CompileResult c = compileProgram(root + arch, root + "graphs/random_s674_expand.yaml");
     const ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, loadInputs(c.graph, "", 674));
