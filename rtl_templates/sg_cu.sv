@@ -14,8 +14,12 @@
 // their funcs are unknown functions (the list below), and the extra logic folds away (it
 // halves simulation speed). SILU = 1 builds silu's sigmoid table (W/2 dual-port
 // block RAMs; the generator sets it when the arch lists silu); with SILU = 0 func 2 is
-// unknown. BANKED = 1 (compute_unit.memory: banked) builds the local memory as W banks an
-// FPGA maps to block RAM, 0 as one flat array (sg_cu_mem.sv). A_COPIES = 2 (compute_unit.memory:
+// unknown. MUL = 1 builds the W-word unit's fp32 multipliers (silu, mul, rowscale, exp and
+// accum rescale use them; the generator sets it when the arch lists one of these); with
+// MUL = 0 those funcs are unknown (an FPGA without DSP blocks, such as an iCE40 HX part,
+// builds each multiplier from about 1,750 LUT4s). BANKED = 1 (compute_unit.memory: banked)
+// builds the local memory as W banks an FPGA maps to block RAM, 0 as one flat array
+// (sg_cu_mem.sv). A_COPIES = 2 (compute_unit.memory:
 // banked_ragged) holds the banked a memory twice so that a matmul's K need not be whole beats.
 // Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
 //
@@ -37,7 +41,7 @@
 // 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
 // 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge, 22 select;
 // any other value (and 7..10, 17 and 19..22 with DYN = 0, 12..16 and 18 with ATTN = 0, 2
-// with SILU = 0) finishes an enabled context at once.
+// with SILU = 0, 2, 3, 7, 12 and 18 with MUL = 0) finishes an enabled context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -276,6 +280,7 @@ module sg_cu #(
   parameter int DYN = 1,
   parameter int ATTN = 0,
   parameter int SILU = 1,
+  parameter int MUL = 1,
   parameter int BANKED = 0,
   parameter int A_COPIES = 1
 ) (
@@ -408,12 +413,13 @@ module sg_cu #(
   logic is_mm, is_ew1, is_ew2, is_acc, is_rt, is_rs, is_sc, is_ex, is_pl, is_pt, is_mg, is_sl, is_rr, bad_func;
   logic acc_rs;                 // accum rescale: in1 (the scales) in lockstep with in0
   assign is_mm = run && (cf_func == F_MATMUL);
-  assign is_ew1 = run && ((SILU != 0 && cf_func == F_SILU) || (ATTN != 0 && (cf_func == F_EXP || cf_func == F_RECIP)));
-  assign is_ew2 = run && (cf_func == F_MUL || cf_func == F_ADD || cf_func == F_SUB);
-  assign acc_rs = run && ATTN != 0 && cf_func == F_ACCRS;
-  assign is_acc = run && (cf_func == F_ACCUM || (ATTN != 0 && (cf_func == F_ACCMAX || cf_func == F_ACCRS)));
+  assign is_ew1 = run && ((SILU != 0 && MUL != 0 && cf_func == F_SILU) ||
+                          (ATTN != 0 && ((MUL != 0 && cf_func == F_EXP) || cf_func == F_RECIP)));
+  assign is_ew2 = run && ((MUL != 0 && cf_func == F_MUL) || cf_func == F_ADD || cf_func == F_SUB);
+  assign acc_rs = run && ATTN != 0 && MUL != 0 && cf_func == F_ACCRS;
+  assign is_acc = run && (cf_func == F_ACCUM || (ATTN != 0 && cf_func == F_ACCMAX) || acc_rs);
   assign is_rt = run && (cf_func == F_RETILE);
-  assign is_rs = run && DYN != 0 && (cf_func == F_ROWSCALE);
+  assign is_rs = run && DYN != 0 && MUL != 0 && (cf_func == F_ROWSCALE);
   assign is_sc = run && DYN != 0 && (cf_func == F_SCAN || cf_func == F_SCANMAX || cf_func == F_SCANMAXX);
   assign is_ex = run && DYN != 0 && (cf_func == F_EXPAND);
   assign is_pl = run && DYN != 0 && (cf_func == F_PARALLELIZE);
@@ -1002,7 +1008,7 @@ module sg_cu #(
         if (DYN != 0 && cf_func == F_SCANMAXX) xtmp[32*w +: 32] = acc_has_q ? av : 32'hFF80_0000;
         bv = (cf_func == F_SILU) ? sig_q[32*w +: 32] :
              (cf_func == F_ROWSCALE) ? rs_sc : (ATTN != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
-        pr = sg_fp_pkg::fp32_mul(acc_rs ? av : x, bv);
+        pr = (MUL != 0) ? sg_fp_pkg::fp32_mul(acc_rs ? av : x, bv) : 32'h0;
         sm = sg_fp_pkg::fp32_add((is_acc || is_sc) ? (acc_rs ? pr : av) : x,
                                  (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
         if (ATTN != 0 && cf_func == F_RECIP) begin

@@ -84,6 +84,8 @@ sg_rtl_lint(rtl_units sg_cu "cu_small|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0"
             "cu_banked|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=1 -GATTN=1 -GBANKED=1"
             "cu_banked_ragged|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=1 -GBANKED=1 -GA_COPIES=2"
             "cu_banked_static|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=0 -GBANKED=1"
+            "cu_nomul|-GW=2 -GLANES=1 -GBUF_WORDS=128 -GBF16=1 -GDYN=0 -GSILU=0 -GMUL=0 -GBANKED=1"
+            "cu_nomul_dyn|-GW=4 -GLANES=2 -GBUF_WORDS=64 -GBF16=0 -GDYN=1 -GATTN=1 -GSILU=0 -GMUL=0"
             SOURCES ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
 sg_rtl_lint(rtl_units sg_mu "mu_small|-GW=2 -GWORDS=64 -GCPB=3" "mu_big|-GW=16 -GWORDS=16384 -GCPB=1"
             SOURCES ${SG_UNIT_DEPS} ${SG_RTL}/sg_mu.sv)

@@ -45,6 +45,14 @@ struct ComputeUnitParams {
   /// The arch lists silu: the compute units carry its sigmoid table (W/2 dual-port block RAM
   /// copies of 2,048 x 32 bits; sg_cu SILU = 1).
   bool hasSilu() const { return has("silu"); }
+  /// The arch lists silu, mul, rowscale, exp or accum_rescale: the compute units carry the
+  /// W-word unit's fp32 multipliers (sg_cu MUL = 1; without DSP blocks each is about 1,750
+  /// iCE40 LUT4s, docs/results/fpga.md).
+  bool hasWordMul() const {
+    for (const char* f : {"silu", "mul", "rowscale", "exp", "accum_rescale"})
+      if (has(f)) return true;
+    return false;
+  }
   /// The arch lists function `f`.
   bool has(const std::string& f) const { return std::find(functions.begin(), functions.end(), f) != functions.end(); }
   NumberFormat format = NumberFormat::Bf16Fp32;

@@ -54,6 +54,7 @@ std::vector<TemplateParam> UnitCatalogue::templateParams(UnitId u) const {
               {"DYN", i(a_.cu.dynamicTiles())},
               {"ATTN", i(a_.cu.hasAttn())},
               {"SILU", i(a_.cu.hasSilu())},
+              {"MUL", i(a_.cu.hasWordMul())},
               {"BANKED", i(a_.cu.banked)},
               {"A_COPIES", i(a_.cu.aCopies)}};
     case UnitKind::Memory:

@@ -7,6 +7,7 @@ stepgen="$1"; out="$2"; root="$(cd "$(dirname "$0")/../.." && pwd)"
 # The Verilog depends on the architecture only; any graph that maps will do.
 for pair in arch/default.yaml:examples/swiglu/graph.yaml arch/step_validation.yaml:examples/swiglu/graph.yaml \
             arch/moe.yaml:examples/swiglu/graph.yaml tests/data/arch_small.yaml:tests/data/graphs/repeat.yaml \
+            tests/data/arch_small_nomul.yaml:tests/data/graphs/matmul_accum.yaml \
             tests/data/arch_small_route.yaml:tests/data/graphs/repeat.yaml arch/attention.yaml:examples/attention/graph.yaml; do
   arch="${pair%%:*}"; graph="${pair#*:}"; name=$(basename "$arch" .yaml)
   "$stepgen" compile --arch "$root/$arch" --graph "$root/$graph" -o "$out/$name" > /dev/null
