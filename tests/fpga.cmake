@@ -19,8 +19,8 @@ add_test(NAME fpga_synth_default_xc7
 # The compute unit at the default architecture's parameters (16 lanes, W = 16, 64 KiB, silu):
 # 10 to 20 minutes of Yosys and 7 GB, so ctest starts it early (COST). Its banked memory and
 # sigmoid tables must be block RAM (48 banks, the output memory's second read port and 8
-# two-port sigmoid copies: 80 RAMB36), its 16 MAC products and 16 word multipliers DSP blocks
-# (64), and the longest combinational path at most 80 levels (measured 71 to 73; the W-word
+# two-port sigmoid copies: 80 RAMB36), its 16 MAC products, 16 word multipliers (two each)
+# and 16 lane address multiplies DSP blocks (64), and the longest combinational path at most 80 levels (measured 71 to 73; the W-word
 # unit's fp32 add is not pipelined, docs/results/fpga.md).
 add_test(NAME fpga_synth_default_cu_xc7
          COMMAND bash -c "set -e
