@@ -19,14 +19,9 @@ stepgen_verify_test(e2e_buffer_default arch/default.yaml tests/data/graphs/buffe
 stepgen_verify_test(e2e_shapes_default arch/default.yaml tests/data/graphs/shapes.yaml)
 # A fabric whose compute units list no function that multiplies word by word (sg_cu MUL = 0,
 # the unit that fits an iCE40): a K-tiled matmul summed by Accum(add) runs bit-exact, the
-# model's cycles within 5 %; a graph with silu is refused with the missing function named.
+# model's cycles within 5 % (a graph that needs a multiplier is refused: tests/diag case
+# arch_nomul_exp).
 stepgen_verify_test(e2e_nomul_matmul_accum tests/data/arch_small_nomul.yaml tests/data/graphs/matmul_accum.yaml --max-cycle-error 5)
-add_test(NAME e2e_nomul_refuses_silu
-         COMMAND bash -c "set -u; rm -rf nomul_diamond
-           if $<TARGET_FILE:stepgen> compile --arch ${STEPGEN_ROOT}/tests/data/arch_small_nomul.yaml \
-                --graph ${STEPGEN_ROOT}/tests/data/graphs/diamond.yaml -o nomul_diamond 2> nomul_err.txt; then exit 1; fi
-           cat nomul_err.txt; grep -q \"diamond.yaml:[0-9]*:[0-9]*: error.M-304.*no function 'silu'\" nomul_err.txt && test ! -e nomul_diamond"
-         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 # The timing model against the RTL (generator/model/timing/): a diamond graph (one stream
 # broadcast to a streaming path and a buffering path that meet at an add) must finish in
 # both, bit-exact, with the model's cycles within 5 % of the RTL's. A lock-step model (no

@@ -1,39 +1,28 @@
 # FPGA synthesis (docs/fpga.md): `stepgen synth` for xc7 at the default architecture's
-# parameters. The address generator, the memory unit and the AXI wrapper go through
-# gate-level synth_xilinx and must count LUTs and flip-flops (the memory unit's buffer as
-# block RAM); the compute unit has its own test below; the top (3.5 minutes, 100k LUT) and
-# the whole fabric are a command with committed results (docs/results/fpga.csv).
+# parameters, one unit of each kind through gate-level synth_xilinx (the top, 3.5 minutes and
+# 100k LUT, and the whole fabric are a command with committed results, docs/results/fpga.csv).
+# The address generator, the memory unit and the AXI wrapper must count LUTs and flip-flops,
+# the memory unit's buffer as block RAM. The compute unit (16 lanes, W = 16, 64 KiB, silu;
+# 10 to 31 minutes of Yosys, 1,855 s beside a GQA fabric build, and 7 GB, so ctest starts
+# this test early: COST) must have its banked memory and sigmoid tables in block RAM (48
+# banks, the output memory's second read port and 8 two-port sigmoid copies: 80 RAMB36), its
+# 16 MAC products, 16 word multipliers (two each) and 16 lane address multiplies in DSP
+# blocks (64), and its longest combinational path at most 80 levels (measured 71 to 73; the
+# W-word unit's fp32 add is not pipelined, docs/results/fpga.md). The partial fabric row
+# counts six address generators, two memory units and seven compute units, not the wrapper;
+# it does not fit the default part (xc7a100t, 63,400 LUT): exit 3, naming it.
 add_test(NAME fpga_synth_default_xc7
-         COMMAND bash -c "set -e
-           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/default.yaml --target xc7 --only ag,mu,axi \
-             -o fpga_default --timeout 600 --csv fpga_default/fpga.csv > fpga_default.log
-           cat fpga_default.log
+         COMMAND bash -c "set -u; rc=0
+           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/default.yaml --target xc7 --only ag,mu,cu,axi \
+             -o fpga_default --timeout 3300 --csv fpga_default/fpga.csv > fpga_default.log 2> fpga_default.err || rc=\$?
+           cat fpga_default.log fpga_default.err
+           [ \$rc -eq 3 ] && grep -q 'does not fit part xc7a100t' fpga_default.err && test -f fpga_default/synth.json || exit 1
            awk -F, '\$3 == \"ag\" || \$3 == \"mu\" || \$3 == \"axi\" { n++; if (\$16 != \"ok\" || \$4 < 100 || \$5 < 100) bad = 1 }
                     \$3 == \"mu\" && \$8 < 8 { bad = 1 }
-                    END { exit (n == 3 && !bad) ? 0 : 1 }' fpga_default/fpga.csv
-           # the partial fabric row counts six address generators and two memory units, not the wrapper
-           awk -F, '\$3 == \"ag\" { ag = \$4 } \$3 == \"mu\" { mu = \$4 } \$3 == \"fabric\" { f = \$4; st = \$16 }
-                    END { exit (f == 6 * ag + 2 * mu && st == \"partial\") ? 0 : 1 }' fpga_default/fpga.csv
-           test -f fpga_default/synth.json"
+                    \$3 == \"cu\" { n++; if (\$16 != \"ok\" || \$4 < 40000 || \$4 > 100000 || \$7 < 64 || \$8 < 80 || \$10 > 80) bad = 1 }
+                    \$3 == \"ag\" { ag = \$4 } \$3 == \"mu\" { mu = \$4 } \$3 == \"cu\" { cu = \$4 } \$3 == \"fabric\" { f = \$4; st = \$16 }
+                    END { exit (n == 4 && !bad && f == 6 * ag + 2 * mu + 7 * cu && st == \"partial\") ? 0 : 1 }' fpga_default/fpga.csv"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-# The compute unit at the default architecture's parameters (16 lanes, W = 16, 64 KiB, silu):
-# 10 to 31 minutes of Yosys (1,855 s beside a GQA fabric build) and 7 GB, so ctest starts it
-# early (COST). Its banked memory and sigmoid tables must be block RAM (48 banks, the output
-# memory's second read port and 8 two-port sigmoid copies: 80 RAMB36), its 16 MAC products,
-# 16 word multipliers (two each) and 16 lane address multiplies DSP blocks (64), and the
-# longest combinational path at most 80 levels (measured 71 to 73; the W-word unit's fp32
-# add is not pipelined, docs/results/fpga.md).
-# Seven such units do not fit the default part (xc7a100t, 63,400 LUT): exit 3, naming it.
-add_test(NAME fpga_synth_default_cu_xc7
-         COMMAND bash -c "set -u; rc=0
-           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/default.yaml --target xc7 --only cu \
-             -o fpga_default_cu --timeout 3300 --csv fpga_default_cu/fpga.csv > fpga_default_cu.log 2> fpga_default_cu.err || rc=\$?
-           cat fpga_default_cu.log fpga_default_cu.err
-           [ \$rc -eq 3 ] && grep -q 'does not fit part xc7a100t' fpga_default_cu.err || exit 1
-           awk -F, '\$3 == \"cu\" { n++; if (\$16 != \"ok\" || \$4 < 40000 || \$4 > 100000 || \$7 < 64 || \$8 < 80 || \$10 > 80) bad = 1 }
-                    END { exit (n == 1 && !bad) ? 0 : 1 }' fpga_default_cu/fpga.csv"
-         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-set_tests_properties(fpga_synth_default_cu_xc7 PROPERTIES TIMEOUT 3600 LABELS "fpga;slow" COST 50000)
 # The compute unit through gate-level synth_xilinx with its banked local memory at small
 # parameters (W = 4, 4 lanes, 16 KiB, a couple of minutes): the banks must be block RAM (3 memories x 4 banks
 # and the output memory's second read port: 16 RAMB36) and so must the two sigmoid copies
@@ -101,5 +90,6 @@ add_test(NAME fpga_synth_flat_cu
                     END { exit (n == 1 && !bad) ? 0 : 1 }' fpga_flat/fpga.csv"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(fpga_synth_flat_cu PROPERTIES LABELS "fpga;quick")
-set_tests_properties(fpga_synth_default_xc7 fpga_synth_cu_xc7 fpga_synth_bad_input fpga_pnr_ice40 PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
+set_tests_properties(fpga_synth_cu_xc7 fpga_synth_bad_input fpga_pnr_ice40 PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
+set_tests_properties(fpga_synth_default_xc7 PROPERTIES TIMEOUT 3600 LABELS "fpga;slow" COST 50000)
 set_tests_properties(fpga_synth_bad_options PROPERTIES LABELS "fpga;cli")
