@@ -23,21 +23,6 @@ add_test(NAME fpga_synth_default_xc7
                     \$3 == \"ag\" { ag = \$4 } \$3 == \"mu\" { mu = \$4 } \$3 == \"cu\" { cu = \$4 } \$3 == \"fabric\" { f = \$4; st = \$16 }
                     END { exit (n == 4 && !bad && f == 6 * ag + 2 * mu + 7 * cu && st == \"partial\") ? 0 : 1 }' fpga_default/fpga.csv"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-# The compute unit through gate-level synth_xilinx with its banked local memory at small
-# parameters (W = 4, 4 lanes, 16 KiB, a couple of minutes): the banks must be block RAM (3 memories x 4 banks
-# and the output memory's second read port: 16 RAMB36) and so must the two sigmoid copies
-# (4 RAMB36; as ROMs in logic the unit was 17,440 LUT, with them in block RAM 12,741), the
-# mantissa products DSP blocks, and the longest combinational path at most 70 levels: 66 with
-# the MAC's product register (79 without it; a path through a block RAM would mean its read
-# is not registered).
-add_test(NAME fpga_synth_cu_xc7
-         COMMAND bash -c "set -e
-           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 --only cu \
-             --set cu.W=4,cu.LANES=4,cu.BUF_WORDS=4096 -o fpga_cu --timeout 900 --csv fpga_cu/fpga.csv > fpga_cu.log
-           cat fpga_cu.log
-           awk -F, '\$3 == \"cu\" { n++; if (\$16 != \"ok\" || \$4 < 1000 || \$4 > 16000 || \$7 < 4 || \$8 < 20 || \$10 > 70) bad = 1 }
-                    END { exit (n == 1 && !bad) ? 0 : 1 }' fpga_cu/fpga.csv"
-         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 # Bad input: an unknown target is an argument error; the two address generators of the
 # small test architecture (about 4,300 SB_LUT4 each on iCE40) overflow an UP5K (5,280
 # LUTs): exit 3 naming the part.
@@ -90,6 +75,6 @@ add_test(NAME fpga_synth_flat_cu
                     END { exit (n == 1 && !bad) ? 0 : 1 }' fpga_flat/fpga.csv"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(fpga_synth_flat_cu PROPERTIES LABELS "fpga;quick")
-set_tests_properties(fpga_synth_cu_xc7 fpga_synth_bad_input fpga_pnr_ice40 PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
+set_tests_properties(fpga_synth_bad_input fpga_pnr_ice40 PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
 set_tests_properties(fpga_synth_default_xc7 PROPERTIES TIMEOUT 3600 LABELS "fpga;slow" COST 50000)
 set_tests_properties(fpga_synth_bad_options PROPERTIES LABELS "fpga;cli")
