@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Verilator simulation of a fabric top `sg_top` together with the stepgen harness.
 #
-# usage: flows/verilator_build.sh <out_dir> <top.sv> [--trace] [--axi] [extra .sv files...]
+# usage: flows/verilator_build.sh <out_dir> <top.sv> [--trace] [--axi] [--hier] [extra .sv files...]
 #
 #   <out_dir>   build folder; the binary is <out_dir>/obj_dir/Vfabric, the verilator/make
 #               log is <out_dir>/verilator_build.log
@@ -11,6 +11,11 @@
 #   --axi       <top.sv> holds the AXI wrapper sg_axi_top (docs/axi.md): the top module is
 #               sg_axi_top and the harness sim/harness/axi_main.cpp, which includes
 #               sg_axi_ports.h from the folder of <top.sv>. No tracing.
+#   --hier      Verilator --hierarchical: the modules marked /*verilator hier_block*/ (sg_cu,
+#               sg_ag, sg_mu) are verilated and compiled once per parameter set and the top
+#               calls them. Verilator otherwise writes each instance's logic out again (the
+#               121-unit gqa_dynamic fabric: 2.7 M lines of C++, 15 to 45 minutes to compile
+#               on 2 cores), so this is for big fabrics; it runs several times slower.
 #   extra files further .sv/.v files; *_pkg.sv files are put first (Verilator needs packages
 #               before their users). The folder of every file and rtl_templates/ are include
 #               directories.
@@ -20,7 +25,7 @@
 # verilator), STEPGEN_VERILATOR_JOBS (default 2).
 set -euo pipefail
 
-usage() { echo "usage: $0 <out_dir> <top.sv> [--trace] [--axi] [extra .sv files...]" >&2; exit 2; }
+usage() { echo "usage: $0 <out_dir> <top.sv> [--trace] [--axi] [--hier] [extra .sv files...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,12 +34,14 @@ out="$1"; shift
 top="$1"; shift
 trace=0
 axi=0
+hier=0
 pkgs=()
 others=()
 for a in "$@"; do
   case "$a" in
     --trace) trace=1 ;;
     --axi) axi=1 ;;
+    --hier) hier=1 ;;
     -*) echo "verilator_build.sh: unknown option $a" >&2; usage ;;
     *_pkg.sv) pkgs+=("$(realpath "$a")") ;;
     *) others+=("$(realpath "$a")") ;;
@@ -74,6 +81,7 @@ if [ "$axi" = 1 ]; then
   cflags="$cflags -I$(dirname "$top")"
 fi
 vflags=()
+if [ "$hier" = 1 ]; then vflags+=(--hierarchical); fi
 if [ "$trace" = 1 ]; then
   vflags+=(--trace-fst)
   cflags="$cflags -DSTEPGEN_TRACE"

@@ -315,6 +315,8 @@ module sg_cu #(
   output logic out_valid,
   input  logic out_ready
 );
+  // Verilated once per parameter set when the fabric is built with --hier (flows/verilator_build.sh).
+  /*verilator hier_block*/
   localparam int NCTX = sg_cfg_pkg::CONTEXTS;
   localparam int CB = sg_cfg_pkg::CU_BITS;
   localparam int DW = 32 * W;

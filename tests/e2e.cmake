@@ -32,47 +32,53 @@ stepgen_verify_test(e2e_diamond_default arch/default.yaml tests/data/graphs/diam
 # recip, mul and both matmuls, the score and probability tiles held in memory units;
 # bit-exact, and the model's cycles within 5 % of the RTL's. The double-precision reference:
 # tests/unit/test_attention.cpp.
-stepgen_verify_test(e2e_attention_decode arch/attention.yaml examples/attention/graph.yaml --max-cycle-error 5)
+# The attention tests share one build of arch/attention.yaml (17 attention compute units),
+# verilated hierarchically (verify --hierarchical, docs/hardware.md section 6): their runs
+# are short, the flat build took 3 to 5 minutes beside the other tests.
+stepgen_verify_test(e2e_attention_decode arch/attention.yaml examples/attention/graph.yaml --max-cycle-error 5 --hierarchical)
 set_tests_properties(e2e_attention_decode PROPERTIES FIXTURES_SETUP attention_fabric)
-stepgen_verify_test(e2e_attention_decode_1k arch/attention.yaml tests/data/graphs/attention_decode_1k.yaml --max-cycle-error 5)
+stepgen_verify_test(e2e_attention_decode_1k arch/attention.yaml tests/data/graphs/attention_decode_1k.yaml --max-cycle-error 5 --hierarchical)
 # An example written at test time (`stepgen graph CMD ARGN --example`), then verified on
 # `arch`: bit-exact, model within 5 %.
+# graph_example_test(name arch cmd graph-args... [VERIFY verify-args...])
 function(graph_example_test name arch cmd)
-  string(REPLACE ";" " " args "${ARGN}")
+  cmake_parse_arguments(PARSE_ARGV 3 ARG "" "" "VERIFY")
+  string(REPLACE ";" " " args "${ARG_UNPARSED_ARGUMENTS}")
+  string(REPLACE ";" " " vargs "${ARG_VERIFY}")
   add_test(NAME ${name}
            COMMAND bash -c "set -e; d=${E2E_DIR}/${name}; rm -rf $d
              $<TARGET_FILE:stepgen> graph ${cmd} ${args} --example $d/ex
              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/${arch} --graph $d/ex/graph.yaml \
-               --inputs $d/ex/inputs -o $d/v --build-cache ${E2E_CACHE} --max-cycle-error 5")
+               --inputs $d/ex/inputs -o $d/v --build-cache ${E2E_CACHE} --max-cycle-error 5 ${vargs}")
   set_tests_properties(${name} PROPERTIES TIMEOUT 1800 PASS_REGULAR_EXPRESSION "verdict: PASS")
 endfunction()
 set(AZURE_KV ${STEPGEN_ROOT}/examples/attention/data/azure_kv_batches_b16_b64.csv)
 # GQA: 8 query rows per KV head over a real KV-cache length from the Azure trace (batch 0,
 # request 3: 376 tokens, stored as 12 tiles of 32, the last 8 rows masked with -inf), the
 # example written at test time (`stepgen graph attention --kv-lengths ... --example`).
-graph_example_test(e2e_attention_gqa_real_length arch/attention.yaml attention --kv-lengths ${AZURE_KV} --batch-index 0 --slot 3 --queries 8)
+graph_example_test(e2e_attention_gqa_real_length arch/attention.yaml attention --kv-lengths ${AZURE_KV} --batch-index 0 --slot 3 --queries 8 VERIFY --hierarchical)
 # Expand whose ref is Broadcast to a Map(sub) that also waits for the copies (the deadlock the
 # GQA graph found): bit-exact; a 237-cycle graph, so the cycle check allows 10 %.
-stepgen_verify_test(e2e_expand_broadcast arch/attention.yaml tests/data/graphs/expand_broadcast.yaml --max-cycle-error 10)
+stepgen_verify_test(e2e_expand_broadcast arch/attention.yaml tests/data/graphs/expand_broadcast.yaml --max-cycle-error 10 --hierarchical)
 # Single pass with the online-softmax rescale (`stepgen graph attention --single-pass`: Scan(max),
 # Scan(max_exclusive), Accum(rescale_add)): 8 query rows, T = D = 64 (rows of 4 beats: the
 # reconvergent row max needs the arch's 8-beat link FIFOs), and the paper's KV tile T = 32
 # with D = 64 (the rescale widened by scale_rows of a ones tile), 4 rows; and the single pass
 # over the same real 376-token cache as above (T = 64, masked). Bit-exact, model within 5 %.
-stepgen_verify_test(e2e_attention_single_pass arch/attention.yaml tests/data/graphs/attention_single_pass.yaml --max-cycle-error 5)
-graph_example_test(e2e_attention_single_pass_t32 arch/attention.yaml attention --single-pass --kv 128 --head-dim 64 --kv-tile 32 --queries 4)
+stepgen_verify_test(e2e_attention_single_pass arch/attention.yaml tests/data/graphs/attention_single_pass.yaml --max-cycle-error 5 --hierarchical)
+graph_example_test(e2e_attention_single_pass_t32 arch/attention.yaml attention --single-pass --kv 128 --head-dim 64 --kv-tile 32 --queries 4 VERIFY --hierarchical)
 graph_example_test(e2e_attention_single_pass_real_length arch/attention.yaml attention --single-pass --kv-tile 64 --kv-lengths ${AZURE_KV}
-                       --batch-index 0 --slot 3 --queries 8)
+                       --batch-index 0 --slot 3 --queries 8 VERIFY --hierarchical)
 # EagerMerge on a compute unit, in arrival order: the matmul's tiles arrive long after the
 # loaded ones, so the output is input 1 first; the model finds that order from its timing
 # (tests/unit/test_merge.cpp). Bit-exact, model within 5 %.
-stepgen_verify_test(e2e_merge_attention arch/attention.yaml tests/data/graphs/merge.yaml --max-cycle-error 5)
+stepgen_verify_test(e2e_merge_attention arch/attention.yaml tests/data/graphs/merge.yaml --max-cycle-error 5 --hierarchical)
 # A feedback cycle (docs/graph_format.md#feedback-streams): 12 rows dealt one at a time to
 # the region that reported itself free first, through Map(select) signals with initial tokens
 # merged in arrival order back into the Partition's selector. Which rows go where is decided
 # by the fabric's timing: bit-exact outputs mean the RTL decided as the model did; the rows'
 # placement rule by plain loops: tests/unit/test_feedback.cpp.
-stepgen_verify_test(e2e_feedback_dispatch arch/attention.yaml tests/data/graphs/feedback.yaml --max-cycle-error 10)
+stepgen_verify_test(e2e_feedback_dispatch arch/attention.yaml tests/data/graphs/feedback.yaml --max-cycle-error 10 --hierarchical)
 set_tests_properties(e2e_feedback_dispatch e2e_merge_attention e2e_attention_decode_1k e2e_attention_gqa_real_length e2e_expand_broadcast e2e_attention_single_pass
                      e2e_attention_single_pass_t32 e2e_attention_single_pass_real_length
                      PROPERTIES FIXTURES_REQUIRED attention_fabric)
@@ -82,7 +88,7 @@ set_tests_properties(e2e_feedback_dispatch e2e_merge_attention e2e_attention_dec
 # every last tile masked), each region a single-pass attention over its requests' run loads;
 # both static strategies map onto the fabric (bitstream and mapping report written) and run
 # on the model. Their values against double: tests/unit/test_gqa_decode.cpp. The RTL runs of the
-# static strategies are the regions study's (docs/results/gqa_decode.csv): CI builds one
+# static strategies are the dynpar study's (docs/results/dynpar.csv, 42 runs, bit-exact): CI builds one
 # ~100-unit fabric only, the dynamic one below, because a cold build of each takes 1,000 to
 # 2,700 s of CI's 90 minutes.
 function(graph_model_test name arch cmd)
@@ -105,11 +111,12 @@ graph_model_test(e2e_gqa_decode_interleave arch/gqa.yaml gqa-decode --kv-lengths
 # frees at least one KV tile (about 1,000 cycles) apart from the next, so the dispatch is
 # decided by the regions' work, not by a cycle-level race. Bit-exact outputs per region mean
 # the RTL dealt the requests as the model did; model within 5 %.
+# Verilated hierarchically (verify --hierarchical: each unit kind once): flat, the fabric was
+# 2.7 M lines of C++ that took 15 to 50 minutes and 4.6 GB to build beside the other tests;
+# hierarchical, about 9 minutes and 1.9 GB, and the run of 18,008 cycles 115 s instead of 32.
+# Still among the suite's longest tests, so the highest COST makes ctest start it early.
 graph_example_test(e2e_gqa_decode_dynamic arch/gqa_dynamic.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 10
-                   --requests 8 --kv-scale 8 --regions 4 --strategy dynamic)
-# The ~100-unit fabric takes 10 to 15 minutes to verilate and compile on 2 cores and 4.6 GB
-# (up to 45 minutes beside the rest of the suite): the suite's longest path, so the highest
-# COST makes ctest start it at once.
+                   --requests 8 --kv-scale 8 --regions 4 --strategy dynamic VERIFY --hierarchical)
 set_tests_properties(e2e_gqa_decode_dynamic PROPERTIES TIMEOUT 3600 COST 100000)
 # The AXI wrapper (docs/axi.md): the SwiGLU example through sg_axi_top (AXI4 masters served by
 # the harness's AXI memory, configuration and start over AXI4-Lite), bit-exact with the model
@@ -163,7 +170,9 @@ set_tests_properties(e2e_deadlock_default PROPERTIES TIMEOUT 900 FIXTURES_REQUIR
 # The single-pass attention graph on 2-beat link FIFOs: the scores are Broadcast to the row
 # max (which needs a row of 4 beats before it emits) and to the subtraction that waits for
 # that max; the subtraction's FIFO holds 2 beats, so the scores stop (arch/attention.yaml
-# has 8-beat FIFOs for this graph).
+# has 8-beat FIFOs for this graph). Its fabric is used by this test alone and is verilated
+# hierarchically (17 attention compute units: about 5 minutes flat beside the other tests).
 add_test(NAME e2e_deadlock_single_pass_fifo2 COMMAND bash ${STEPGEN_ROOT}/tests/rtl/deadlock.sh $<TARGET_FILE:stepgen>
-         ${E2E_DIR}/deadlock_sp ${E2E_CACHE} tests/data/arch_attention_fifo2.yaml tests/data/graphs/attention_single_pass.yaml s scores)
+         ${E2E_DIR}/deadlock_sp ${E2E_CACHE} tests/data/arch_attention_fifo2.yaml tests/data/graphs/attention_single_pass.yaml s scores
+         --hierarchical)
 set_tests_properties(e2e_deadlock_single_pass_fifo2 PROPERTIES TIMEOUT 900)

@@ -20,6 +20,11 @@ stepgen_verify_test(e2e_axi_sections_reload_small arch/small.yaml examples/swigl
                     --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs --sections 7 --axi)
 set_tests_properties(e2e_axi_sections_reload_small PROPERTIES FIXTURES_REQUIRED small_fabric
                      PASS_REGULAR_EXPRESSION "reload words while running.*outputs bit-exact.*verdict: PASS")
+# The hierarchical Verilator build (verify --hierarchical) runs the same 7 sections bit-exact
+# in the same cycles as the flat build above (tests/rtl/hier_same.sh).
+add_test(NAME e2e_hierarchical_small
+         COMMAND bash ${STEPGEN_ROOT}/tests/rtl/hier_same.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/e2e_hierarchical_small ${E2E_CACHE})
+set_tests_properties(e2e_hierarchical_small PROPERTIES FIXTURES_REQUIRED small_fabric TIMEOUT 1200)
 add_test(NAME e2e_sections_mlp4_default
          COMMAND bash -c "set -e; mkdir -p ${E2E_DIR}
            $<TARGET_FILE:stepgen> graph mlp --layers 4 --batch 16 --hidden 64 --ffn 128 --tile-b 8 --tile-f 32 \
