@@ -11,11 +11,12 @@
 #   --axi       <top.sv> holds the AXI wrapper sg_axi_top (docs/axi.md): the top module is
 #               sg_axi_top and the harness sim/harness/axi_main.cpp, which includes
 #               sg_axi_ports.h from the folder of <top.sv>. No tracing.
-#   --hier      Verilator --hierarchical: the modules marked /*verilator hier_block*/ (sg_cu,
-#               sg_ag, sg_mu) are verilated and compiled once per parameter set and the top
-#               calls them. Verilator otherwise writes each instance's logic out again (the
-#               121-unit gqa_dynamic fabric: 2.7 M lines of C++, 15 to 45 minutes to compile
-#               on 2 cores), so this is for big fabrics; it runs several times slower.
+#   --hier      Verilator --hierarchical: the module marked /*verilator hier_block*/ (sg_cu)
+#               is verilated and compiled once per parameter set and the top calls it.
+#               Verilator otherwise writes each instance's logic out again (the 121-unit
+#               gqa_dynamic fabric: 2.7 M lines of C++, 15 to 50 minutes to compile on 2
+#               cores), so this is for big fabrics; it runs several times slower. sg_ag and
+#               sg_mu as hier blocks too built no faster and ran slower.
 #   extra files further .sv/.v files; *_pkg.sv files are put first (Verilator needs packages
 #               before their users). The folder of every file and rtl_templates/ are include
 #               directories.

@@ -111,7 +111,7 @@ graph_model_test(e2e_gqa_decode_interleave arch/gqa.yaml gqa-decode --kv-lengths
 # frees at least one KV tile (about 1,000 cycles) apart from the next, so the dispatch is
 # decided by the regions' work, not by a cycle-level race. Bit-exact outputs per region mean
 # the RTL dealt the requests as the model did; model within 5 %.
-# Verilated hierarchically (verify --hierarchical: each unit kind once): flat, the fabric was
+# Verilated hierarchically (verify --hierarchical: sg_cu once): flat, the fabric was
 # 2.7 M lines of C++ that took 15 to 50 minutes and 4.6 GB to build beside the other tests;
 # hierarchical, about 9 minutes and 1.9 GB, and the run of 18,008 cycles 115 s instead of 32.
 # Still among the suite's longest tests, so the highest COST makes ctest start it early.

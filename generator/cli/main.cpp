@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
                       "also run the fabric through its AXI wrapper sg_axi_top (AXI4 masters, AXI4-Lite control; docs/axi.md) "
                       "and compare it with the model and the flat-port run");
   verifyCmd->add_flag("--hierarchical", vo.hierarchical,
-                      "verilate each unit kind once (Verilator --hierarchical): builds of big fabrics several times "
+                      "verilate the compute unit once per parameter set (Verilator --hierarchical): builds of big fabrics several times "
                       "faster, runs slower; for fabrics of tens of compute units (docs/hardware.md section 6)");
   verifyCmd->add_option("--watchdog", vo.watchdogCycles, "cycles without progress before the RTL run is declared deadlocked");
   verifyCmd->add_option("--build-cache", vo.buildCache, "folder that keeps verilated fabrics between runs");

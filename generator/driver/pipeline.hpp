@@ -71,7 +71,7 @@ struct VerifyOptions {
   bool trace = false;               ///< FST waveform of the RTL run
   bool skipRtl = false;             ///< model only
   bool axi = false;                 ///< also run the fabric through its AXI wrapper (docs/axi.md)
-  bool hierarchical = false;        ///< Verilator --hierarchical: each unit kind verilated once (docs/hardware.md)
+  bool hierarchical = false;        ///< Verilator --hierarchical: sg_cu verilated once per parameter set (docs/hardware.md)
   int64_t watchdogCycles = 20000;
   std::string buildCache;           ///< folder for verilated fabrics keyed by RTL hash ("" = <out>/build)
   double maxCycleErrorPercent = 0;  ///< > 0: |RTL - model| / RTL above this fails the verdict

@@ -17,9 +17,9 @@ namespace stepgen {
 /// the binary path and sets `*seconds` to the wall time spent. A fabric depends on the
 /// architecture only, so every graph on one arch reuses one build. `axiMasters` > 0 builds
 /// the AXI wrapper sg_axi_top with that many masters (one per AG) and the AXI harness
-/// instead of sg_top and the flat-port one (docs/axi.md). `hierarchical` verilates each
-/// unit module (sg_cu, sg_ag, sg_mu: their hier_block comments) once per parameter set
-/// and the top around them (Verilator --hierarchical): on the 121-unit gqa_dynamic fabric
+/// instead of sg_top and the flat-port one (docs/axi.md). `hierarchical` verilates the
+/// compute unit (sg_cu's hier_block comment) once per parameter set and the top around it
+/// (Verilator --hierarchical): on the 121-unit gqa_dynamic fabric
 /// the build is several times faster and the run slower (docs/hardware.md section 6).
 /// Throws std::runtime_error with the build log's tail on failure.
 std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& archName, const std::string& cacheDir,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# verify --hierarchical (each unit kind verilated once, docs/hardware.md section 6) gives the
+# verify --hierarchical (sg_cu verilated once, docs/hardware.md section 6) gives the
 # flat build's run: SwiGLU on arch/small.yaml in 7 sections on 4 contexts (3 of them
 # reloaded while the fabric runs), bit-exact with the model in both builds and the same RTL
 # cycle count. The flat run is traced so that it reuses the build of the small_fabric
