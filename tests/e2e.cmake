@@ -86,25 +86,17 @@ set_tests_properties(e2e_feedback_dispatch e2e_merge_attention e2e_attention_dec
 # `stepgen graph gqa-decode`): the first 8 requests of Azure batch 0 with their KV lengths
 # divided by 8 (138, 132, 130, 47, 131, 128, 139, 137 tokens: 5 KV tiles of 32 or fewer,
 # every last tile masked), each region a single-pass attention over its requests' run loads;
-# both static strategies map onto the fabric (bitstream and mapping report written) and run
-# on the model. Their values against double: tests/unit/test_gqa_decode.cpp. The RTL runs of the
+# both static strategies map onto the fabric (verify fails when they do not) and run on the
+# model. Their values against double: tests/unit/test_gqa_decode.cpp. The RTL runs of the
 # static strategies are the dynpar study's (docs/results/dynpar.csv, 42 runs, bit-exact): CI builds one
 # ~100-unit fabric only, the dynamic one below, because a cold build of each takes 1,000 to
 # 2,700 s of CI's 90 minutes.
-function(graph_model_test name arch cmd)
-  string(REPLACE ";" " " args "${ARGN}")
-  add_test(NAME ${name}
-           COMMAND bash -c "set -e; d=${E2E_DIR}/${name}; rm -rf $d
-             $<TARGET_FILE:stepgen> graph ${cmd} ${args} --example $d/ex
-             $<TARGET_FILE:stepgen> verify --model-only --arch ${STEPGEN_ROOT}/${arch} --graph $d/ex/graph.yaml \
-               --inputs $d/ex/inputs -o $d/v
-             test -s $d/v/fabric.bin && test -s $d/v/mapping.txt")
-  set_tests_properties(${name} PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "model : [0-9]+ cycles.*rtl   : not run")
-endfunction()
-graph_model_test(e2e_gqa_decode_coarse arch/gqa.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 0 --requests 8
-                 --kv-scale 8 --regions 4 --strategy coarse)
-graph_model_test(e2e_gqa_decode_interleave arch/gqa.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 0 --requests 8
-                 --kv-scale 8 --regions 4 --strategy interleave)
+foreach(strategy coarse interleave)
+  graph_example_test(e2e_gqa_decode_${strategy} arch/gqa.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 0
+                     --requests 8 --kv-scale 8 --regions 4 --strategy ${strategy} VERIFY --model-only)
+  set_tests_properties(e2e_gqa_decode_${strategy} PROPERTIES TIMEOUT 300
+                       PASS_REGULAR_EXPRESSION "model : [0-9]+ cycles.*rtl   : not run")
+endforeach()
 # The dynamic strategy on arch/gqa_dynamic.yaml: the first 8 requests of Azure batch 10 at
 # KV / 8 (4, 9, 2, 1, 11, 6, 7, 5 KV tiles), dealt one at a time by the Partition whose
 # selector is the merge of the four regions' free signals (the feedback cycle). Every region
