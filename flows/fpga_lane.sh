@@ -5,10 +5,10 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$1"; mkdir -p "$work"; work="$(realpath "$work")"
-names=(fp32_add fp32_mul bf16_mul bf16_mac)
+names=(fp32_add fp32_mul bf16_mul bf16_mac fp32_add_sp bf16_mac_sp)
 echo "target,op,luts,carries,dsps,ffs,logic_levels,seconds"
 for target in xc7 ice40; do
-  for op in 0 1 2 3; do
+  for op in 0 1 2 3 4 5; do
     out="$work/${target}_${names[$op]}"
     case "$target" in
       xc7) synth="synth_xilinx -family xc7 -flatten -noiopad -noclkbuf -top fpga_lane"

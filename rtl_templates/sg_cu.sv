@@ -21,6 +21,10 @@
 // builds the local memory as W banks an FPGA maps to block RAM, 0 as one flat array
 // (sg_cu_mem.sv). A_COPIES = 2 (compute_unit.memory:
 // banked_ragged) holds the banked a memory twice so that a matmul's K need not be whole beats.
+// NEAR_FAR = 1 (compute_unit.fp_adder: near_far, the default) builds every fp32 adder (the MAC
+// lanes', the W-word unit's, rowsum's) as sg_fp_pkg::fp32_add, two paths side by side; 0
+// (single_path) as fp32_add_sp, about half the LUTs and twice the logic depth. The results
+// are the same bit patterns, so the timing and every output are the same either way.
 // Arithmetic: sg_fp_pkg (bit-exact with sim/common/fp.hpp).
 //
 // Tile packing: a tile of R x C words travels row-major, flattened, in ceil(R*C / W) DATA
@@ -282,7 +286,8 @@ module sg_cu #(
   parameter int SILU = 1,
   parameter int MUL = 1,
   parameter int BANKED = 0,
-  parameter int A_COPIES = 1
+  parameter int A_COPIES = 1,
+  parameter int NEAR_FAR = 1
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -324,6 +329,10 @@ module sg_cu #(
   localparam int MI = (BUF_WORDS > 1) ? $clog2(BUF_WORDS) : 1;  // memory index bits
   localparam int BA = sg_cfg_pkg::BUF_ADDR_BITS;
   localparam int FW = sg_cfg_pkg::CU_FUNC_W;
+  // a + b by the adder NEAR_FAR chooses (the header).
+  function automatic logic [31:0] fadd(input logic [31:0] a, input logic [31:0] b);
+    fadd = (NEAR_FAR != 0) ? sg_fp_pkg::fp32_add(a, b) : sg_fp_pkg::fp32_add_sp(a, b);
+  endfunction
   localparam logic [FW-1:0] F_MATMUL = FW'(sg_cfg_pkg::CU_FUNC_MATMUL);
   localparam logic [FW-1:0] F_SILU = FW'(sg_cfg_pkg::CU_FUNC_SILU);
   localparam logic [FW-1:0] F_MUL = FW'(sg_cfg_pkg::CU_FUNC_MUL);
@@ -593,10 +602,10 @@ module sg_cu #(
     for (int w = 0; w < W; w++) rr_tree[32*(W + w) +: 32] = d0[32*w +: 32];
     for (int n = W - 1; n >= 1; n--)
       rr_tree[32*n +: 32] = !is_rr ? 32'h0 :
-          (cf_func == F_ROWSUM) ? sg_fp_pkg::fp32_add(rr_tree[32*(2*n) +: 32], rr_tree[32*(2*n+1) +: 32]) :
+          (cf_func == F_ROWSUM) ? fadd(rr_tree[32*(2*n) +: 32], rr_tree[32*(2*n+1) +: 32]) :
                                   sg_fp_pkg::fp32_max(rr_tree[32*(2*n) +: 32], rr_tree[32*(2*n+1) +: 32]);
     rr_val = (rr_w_q == 16'd0) ? rr_tree[63:32] :
-             (cf_func == F_ROWSUM) ? sg_fp_pkg::fp32_add(rr_acc_q, rr_tree[63:32]) : sg_fp_pkg::fp32_max(rr_acc_q, rr_tree[63:32]);
+             (cf_func == F_ROWSUM) ? fadd(rr_acc_q, rr_tree[63:32]) : sg_fp_pkg::fp32_max(rr_acc_q, rr_tree[63:32]);
     rr_done = ({1'b0, rr_w_q} + 17'(W) >= {1'b0, cf_k}) || l0;
   end
 
@@ -963,7 +972,7 @@ module sg_cu #(
     acc_n = acc;
     if (m2_v)
       for (int l = 0; l < LANES; l++)
-        if (m2_act[l]) acc_n[32*l +: 32] = sg_fp_pkg::fp32_add(m2_kfirst ? 32'h0 : acc[32*l +: 32], mpr_q[32*l +: 32]);
+        if (m2_act[l]) acc_n[32*l +: 32] = fadd(m2_kfirst ? 32'h0 : acc[32*l +: 32], mpr_q[32*l +: 32]);
   end
   always_ff @(posedge clk) begin
     mpr_q <= mpr_n;
@@ -1011,13 +1020,13 @@ module sg_cu #(
         bv = (cf_func == F_SILU) ? sig_q[32*w +: 32] :
              (cf_func == F_ROWSCALE) ? rs_sc : (ATTN != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
         pr = (MUL != 0) ? sg_fp_pkg::fp32_mul(acc_rs ? av : x, bv) : 32'h0;
-        sm = sg_fp_pkg::fp32_add((is_acc || is_sc) ? (acc_rs ? pr : av) : x,
+        sm = fadd((is_acc || is_sc) ? (acc_rs ? pr : av) : x,
                                  (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
         if (ATTN != 0 && cf_func == F_RECIP) begin
           // the significand of x in [1, 2) times its seed, then r1 = r0 * (2 - that)
           r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
           r1 = sg_fp_pkg::fp32_mul({9'h07F, x[22:0]}, r0);  // positive, near 1: negated below
-          r1 = sg_fp_pkg::fp32_mul(r0, sg_fp_pkg::fp32_add(32'h4000_0000, {1'b1, r1[30:0]}));
+          r1 = sg_fp_pkg::fp32_mul(r0, fadd(32'h4000_0000, {1'b1, r1[30:0]}));
           wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
         end else if ((ATTN != 0 && cf_func == F_ACCMAX) || cf_func == F_SCANMAX || cf_func == F_SCANMAXX) begin
           wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;

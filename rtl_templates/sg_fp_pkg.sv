@@ -10,8 +10,8 @@
 //
 // Tool subset (docs/architecture.md#sv-subset): no `return`, results are assigned to
 // the function name; no import, callers write sg_fp_pkg::fp32_add(...); no '{} patterns,
-// no packed 2-D arrays, no loops (normalisation is a 5-stage log shifter), so the
-// functions stay small when inlined into a for loop over many lanes.
+// no packed 2-D arrays, no loops (leading zeros are counted by an explicit tree or a 5-stage
+// log shifter), so the functions stay small when inlined into a for loop over many lanes.
 package sg_fp_pkg;
 
   localparam logic [31:0] FP32_QNAN = 32'h7FC0_0000;
@@ -40,22 +40,144 @@ package sg_fp_pkg;
   // Rounds a normalised significand 1.frac (plus guard bit grd and sticky bit stk, the OR
   // of everything below grd) to nearest even and packs it. ex is the biased exponent of the
   // leading 1, unbounded (may be <= 0 or >= 255 here; those flush to zero / overflow).
+  // The rounding carry (frac all ones, rounded up) and the range checks are formed beside
+  // the increment rather than after it, which keeps them off the increment's carry chain.
   function automatic logic [31:0] fp32_round_pack(input logic sgn, input logic signed [9:0] ex,
                                                   input logic [22:0] frac, input logic grd,
                                                   input logic stk);
-    logic [23:0] m;
-    logic signed [9:0] e;
-    m = {1'b0, frac} + {23'd0, grd & (stk | frac[0])};
-    // Carry out of rounding: the significand becomes 1.000..0 (m[22:0] is already zero).
-    e = m[23] ? ex + 10'sd1 : ex;
-    if (e >= 10'sd255) fp32_round_pack = {sgn, 8'hFF, 23'd0};
-    else if (e <= 10'sd0) fp32_round_pack = {sgn, 31'd0};
-    else fp32_round_pack = {sgn, e[7:0], m[22:0]};
+    logic rnd, cy;
+    logic [22:0] m;
+    logic [7:0] e1;
+    rnd = grd & (stk | frac[0]);
+    m = frac + {22'd0, rnd};
+    // Carry out of rounding: the significand becomes 1.000..0 (m is already zero).
+    cy = rnd & (&frac);
+    e1 = ex[7:0] + 8'd1;
+    if (ex >= 10'sd255 || (ex == 10'sd254 && cy)) fp32_round_pack = {sgn, 8'hFF, 23'd0};
+    else if (ex < 10'sd0 || (ex == 10'sd0 && !cy)) fp32_round_pack = {sgn, 31'd0};
+    else fp32_round_pack = {sgn, cy ? e1 : ex[7:0], m};
   endfunction
 
-  // a + b (binary32 bit patterns in and out).
-  function automatic logic [31:0] fp32_add(input logic [31:0] a, input logic [31:0] b);
+  // Leading zeros (0 .. 3) of a nonzero nibble from its top three bits (a nibble that is
+  // zero above bit 0 has 3; a zero nibble's count is not read).
+  function automatic logic [1:0] lzc4(input logic [3:1] v);
+    lzc4 = {v[3:2] == 2'd0, !v[3] & (v[2] | !v[1])};
+  endfunction
+
+  // Leading zeros of the 32-bit value {v, 1'b1} (0 .. 31), as a tree of 4-bit counts: every
+  // count bit comes from v itself, not from a shifted copy, so the count is a few LUTs deep.
+  function automatic logic [4:0] lzc32(input logic [31:1] v);
+    logic [7:1] z;              // nibble i (bits 4i+3..4i) is zero (nibble 0 never is)
+    logic [15:0] c;             // its count, 2 bits per nibble
+    logic [3:1] z8;             // byte j is zero (byte 0's flag is not needed)
+    logic [11:0] c8;            // its count, 3 bits per byte
+    logic z16;                  // the upper half is zero
+    logic [7:0] c16;
+    z = {v[31:28] == 4'd0, v[27:24] == 4'd0, v[23:20] == 4'd0, v[19:16] == 4'd0,
+         v[15:12] == 4'd0, v[11:8] == 4'd0, v[7:4] == 4'd0};
+    c = {lzc4(v[31:29]), lzc4(v[27:25]), lzc4(v[23:21]), lzc4(v[19:17]),
+         lzc4(v[15:13]), lzc4(v[11:9]), lzc4(v[7:5]), lzc4(v[3:1])};
+    z8 = {z[7] & z[6], z[5] & z[4], z[3] & z[2]};
+    c8 = {z[7] ? {1'b1, c[13:12]} : {1'b0, c[15:14]}, z[5] ? {1'b1, c[9:8]} : {1'b0, c[11:10]},
+          z[3] ? {1'b1, c[5:4]} : {1'b0, c[7:6]}, z[1] ? {1'b1, c[1:0]} : {1'b0, c[3:2]}};
+    z16 = z8[3] & z8[2];
+    c16 = {z8[3] ? {1'b1, c8[8:6]} : {1'b0, c8[11:9]}, z8[1] ? {1'b1, c8[2:0]} : {1'b0, c8[5:3]}};
+    lzc32 = z16 ? {1'b1, c16[3:0]} : {1'b0, c16[7:4]};
+  endfunction
+
+  // a + b where an operand is a NaN, an infinity or a zero (a subnormal reads as zero);
+  // `normal`, the sum of two normal numbers, otherwise.
+  function automatic logic [31:0] fp32_add_special(input logic [31:0] a, input logic [31:0] b,
+                                                   input logic [31:0] normal);
     logic a_zero, b_zero, a_inf, b_inf, a_nan, b_nan;
+    {a_zero, a_inf, a_nan} = fp32_class(a[30:0]);
+    {b_zero, b_inf, b_nan} = fp32_class(b[30:0]);
+    if (a_nan || b_nan || (a_inf && b_inf && (a[31] ^ b[31]))) fp32_add_special = FP32_QNAN;
+    else if (a_inf) fp32_add_special = a;
+    else if (b_inf) fp32_add_special = b;
+    else if (a_zero && b_zero) fp32_add_special = {a[31] & b[31], 31'd0};
+    else if (a_zero) fp32_add_special = b;
+    else if (b_zero) fp32_add_special = a;
+    else fp32_add_special = normal;
+  endfunction
+
+  // a + b (binary32 bit patterns in and out). Two paths, computed side by side and one
+  // chosen (the near/far or dual-path split of fast fp adders): the far path aligns the
+  // smaller operand by the exponent difference and adds, with at most one bit of
+  // normalisation before rounding; the near path subtracts operands whose exponents differ by
+  // 0 or 1, whose difference is exact (no rounding) but may cancel many leading bits. Each
+  // path is much shallower than one adder doing both shifts in series (fp32_add_sp); the
+  // result is the same bit pattern.
+  function automatic logic [31:0] fp32_add(input logic [31:0] a, input logic [31:0] b);
+    logic sub, a_ge, eq, a1, b1, use_near;
+    logic [8:0] dab, dba;       // ea - eb, eb - ea (bit 8: borrow)
+    logic [31:0] x;             // far path: the operand with the larger exponent
+    logic [22:0] yf;            // ... and the other's fraction
+    logic [7:0] d;
+    logic [4:0] dsh;
+    logic [25:0] yh;
+    logic [26:0] xm, ym;
+    logic [27:0] s;
+    logic [31:0] far, near;
+    logic [25:0] n_ab;          // near path differences (n_ab[25]: b's significand is larger)
+    logic [24:0] n_ba, n_aq, n_bp, r;
+    logic [22:0] nf;            // the near result's fraction
+    logic [4:0] lz;
+    logic signed [9:0] ne;
+    logic nsgn;
+    sub = a[31] ^ b[31];
+    dab = {1'b0, a[30:23]} - {1'b0, b[30:23]};
+    dba = {1'b0, b[30:23]} - {1'b0, a[30:23]};
+    a_ge = !dab[8];
+    // Far path: align y (24-bit significand, then guard, round and sticky bits; the sticky
+    // bit is the OR of the bits the shift drops, masked beside the shift, not after it).
+    x = a_ge ? a : b;
+    yf = a_ge ? b[22:0] : a[22:0];
+    // AND-OR selects, not ?:, where the choices come from adders: Yosys's share and opt_share
+    // merge adders whose results one mux chooses between into a single adder behind the
+    // select, which puts the select logic (here the whole near path) in series with a carry
+    // chain.
+    d = ({8{a_ge}} & dab[7:0]) | ({8{!a_ge}} & dba[7:0]);
+    dsh = (d > 8'd26) ? 5'd26 : d[4:0];
+    yh = {1'b1, yf, 2'b00};
+    ym = {yh >> dsh, |(yh & ~({26{1'b1}} << dsh))};
+    xm = {1'b1, x[22:0], 3'b000};
+    s = sub ? ({1'b0, xm} - {1'b0, ym}) : ({1'b0, xm} + {1'b0, ym});
+    // Normalise by at most one bit (carry out: right; one bit of cancellation: left). The
+    // three cases are rounded side by side and the carry-out picks one: rounding after a
+    // normalisation mux is 5 LUT levels deeper on xc7 (about 115 LUTs fewer).
+    if (s[27]) far = fp32_round_pack(x[31], $signed({2'b00, x[30:23]}) + 10'sd1, s[26:4], s[3], |s[2:0]);
+    else if (s[26]) far = fp32_round_pack(x[31], $signed({2'b00, x[30:23]}), s[25:3], s[2], |s[1:0]);
+    else far = fp32_round_pack(x[31], $signed({2'b00, x[30:23]}) - 10'sd1, s[24:2], s[1], s[0]);
+    // Near path (sub, exponents equal or one apart): 25-bit fixed point, the larger
+    // exponent's leading 1 at bit 24; all four differences at once, one chosen.
+    n_ab = {2'b01, a[22:0], 1'b0} - {2'b01, b[22:0], 1'b0};
+    n_ba = {1'b1, b[22:0], 1'b0} - {1'b1, a[22:0], 1'b0};
+    n_aq = {1'b1, a[22:0], 1'b0} - {1'b0, 1'b1, b[22:0]};
+    n_bp = {1'b1, b[22:0], 1'b0} - {1'b0, 1'b1, a[22:0]};
+    eq = (a[30:23] == b[30:23]);
+    a1 = (dab == 9'd1);
+    b1 = (dba == 9'd1);
+    r = ({25{eq & !n_ab[25]}} & n_ab[24:0]) | ({25{eq & n_ab[25]}} & n_ba) |
+        ({25{!eq & a1}} & n_aq) | ({25{!eq & !a1}} & n_bp);
+    nsgn = (eq ? n_ab[25] : !a1) ? b[31] : a[31];
+    lz = lzc32({r, 6'd0});
+    nf = 23'((r << lz) >> 1);  // the leading 1 to bit 24; bit 0 is 0 (an exact result)
+    ne = $signed({2'b00, x[30:23]}) - $signed({5'd0, lz});
+    if (r == 25'd0) near = 32'd0;  // exact cancellation: +0
+    else if (ne <= 10'sd0) near = {nsgn, 31'd0};
+    else near = {nsgn, ne[7:0], nf};
+    // With exponents one apart and no cancellation the difference has 25 significant bits
+    // and must round: the far path's case.
+    use_near = sub && (eq || ((a1 || b1) && !r[24]));
+    fp32_add = fp32_add_special(a, b, ({32{use_near}} & near) | ({32{!use_near}} & far));
+  endfunction
+
+  // a + b, the same function as fp32_add with one path: align, add, normalise by a log
+  // shifter, round, all in series. About half the LUTs of fp32_add and twice its depth
+  // (docs/results/fpga_lane.csv); the compute unit's choice with NEAR_FAR = 0 (arch
+  // compute_unit.fp_adder: single_path), for parts where area is the limit.
+  function automatic logic [31:0] fp32_add_sp(input logic [31:0] a, input logic [31:0] b);
     logic swap, sub;
     logic [31:0] x, y;
     logic [7:0] d;
@@ -65,8 +187,7 @@ package sg_fp_pkg;
     logic [27:0] s;
     logic [4:0] lz;
     logic signed [9:0] e;
-    {a_zero, a_inf, a_nan} = fp32_class(a[30:0]);
-    {b_zero, b_inf, b_nan} = fp32_class(b[30:0]);
+    logic [31:0] sn;            // the sum of two normal numbers
     // Normal path: x is the operand of larger magnitude (integer compare of |bits|).
     swap = (b[30:0] > a[30:0]);
     x = swap ? b : a;
@@ -88,16 +209,10 @@ package sg_fp_pkg;
     if (n[26:25] == 2'd0) begin n = {n[24:0], 2'd0}; lz = lz + 5'd2; end
     if (!n[26]) begin n = {n[25:0], 1'b0}; lz = lz + 5'd1; end
     e = $signed({2'b00, x[30:23]}) - $signed({5'd0, lz});
-    if (a_nan || b_nan || (a_inf && b_inf && (a[31] ^ b[31]))) fp32_add = FP32_QNAN;
-    else if (a_inf) fp32_add = a;
-    else if (b_inf) fp32_add = b;
-    else if (a_zero && b_zero) fp32_add = {a[31] & b[31], 31'd0};
-    else if (a_zero) fp32_add = b;
-    else if (b_zero) fp32_add = a;
-    else if (s == 28'd0) fp32_add = 32'd0;  // exact cancellation: +0
-    else if (s[27])
-      fp32_add = fp32_round_pack(x[31], $signed({2'b00, x[30:23]}) + 10'sd1, s[26:4], s[3], |s[2:0]);
-    else fp32_add = fp32_round_pack(x[31], e, n[25:3], n[2], |n[1:0]);
+    if (s == 28'd0) sn = 32'd0;  // exact cancellation: +0
+    else if (s[27]) sn = fp32_round_pack(x[31], $signed({2'b00, x[30:23]}) + 10'sd1, s[26:4], s[3], |s[2:0]);
+    else sn = fp32_round_pack(x[31], e, n[25:3], n[2], |n[1:0]);
+    fp32_add_sp = fp32_add_special(a, b, sn);
   endfunction
 
   // a * b (binary32 bit patterns in and out).

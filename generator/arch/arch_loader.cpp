@@ -94,7 +94,8 @@ void readCompute(YamlMap m, ArchModel& a) {
                                    "beat a power of two and buffer_bytes whole beats; use memory: flat",
                                    cu.lanes, a.wordsPerBeat()));
   }
-  m.finish("lanes, flops_per_cycle, functions, number_format, buffer_bytes, memory");
+  if (auto v = m.find("fp_adder")) cu.nearFar = v->asEnum({"near_far", "single_path"}) == "near_far";
+  m.finish("lanes, flops_per_cycle, functions, number_format, buffer_bytes, memory, fp_adder");
 }
 
 void readMemory(YamlMap m, MemoryUnitParams& mu) {

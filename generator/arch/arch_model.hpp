@@ -64,6 +64,12 @@ struct ComputeUnitParams {
   /// BANKED and A_COPIES.
   bool banked = true;
   int aCopies = 1;                 ///< copies of the banked a memory: 2 for banked_ragged
+  /// compute_unit.fp_adder: `near_far` (true, the default: every fp32 adder has a near and a
+  /// far path side by side, about 29 LUT levels on xc7, 914 LUTs) or `single_path` (false:
+  /// one path in series, 47 levels, 519 LUTs; for parts where area is the limit, such as
+  /// iCE40). The same results bit for bit, so the choice changes neither outputs nor cycles.
+  /// sg_fp_pkg fp32_add / fp32_add_sp; sg_cu parameter NEAR_FAR; docs/results/fpga_lane.csv.
+  bool nearFar = true;
   /// Whether a matmul with rows of K words (a's columns) fits the local memory's banks; `bt`:
   /// b transposed (its rows are K words too, and have no second copy for ragged rows).
   bool matmulRowsFit(int64_t K, int64_t wordsPerBeat, bool bt) const {

@@ -56,7 +56,8 @@ std::vector<TemplateParam> UnitCatalogue::templateParams(UnitId u) const {
               {"SILU", i(a_.cu.hasSilu())},
               {"MUL", i(a_.cu.hasWordMul())},
               {"BANKED", i(a_.cu.banked)},
-              {"A_COPIES", i(a_.cu.aCopies)}};
+              {"A_COPIES", i(a_.cu.aCopies)},
+              {"NEAR_FAR", i(a_.cu.nearFar)}};
     case UnitKind::Memory:
       return {{"W", "W"}, {"WORDS", i(a_.mu.capacityBytes / 4)}, {"CPB", i(muCyclesPerBeat(a_))}, {"ROUTE", i(a_.mu.route)}};
     default:

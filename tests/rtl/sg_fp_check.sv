@@ -3,6 +3,7 @@
 // loop in an always_ff block. Outputs are registered: the results for the inputs present at
 // a rising clock edge appear after that edge. Per lane:
 //   add_o  = fp32_add(a, b)      mul_o  = fp32_mul(a, b)      bf16_o = bf16_mul(a, b)
+//   addsp_o = fp32_add_sp(a, b)  (the single-path adder: the same function)
 //   silu_o = fp32_mul(a, sg_sigmoid_lut(sigmoid_index(a)))    sidx_o = sigmoid_index(a)
 //   sig_o  = sg_sigmoid_lut(sigmoid_index(a))    sigc_o = sigmoid_lut_case(sigmoid_index(a))
 // sg_sigmoid_lut is the flat-vector form under Verilator and the case form elsewhere, so the
@@ -16,6 +17,7 @@ module sg_fp_check #(
     input  logic [             LANES*32-1:0]      a,
     input  logic [             LANES*32-1:0]      b,
     output logic [             LANES*32-1:0]      add_o,
+    output logic [             LANES*32-1:0]      addsp_o,
     output logic [             LANES*32-1:0]      mul_o,
     output logic [             LANES*32-1:0]      bf16_o,
     output logic [             LANES*32-1:0]      silu_o,
@@ -28,6 +30,7 @@ module sg_fp_check #(
   always_ff @(posedge clk) begin
     for (int i = 0; i < LANES; i++) begin
       add_o[i*32+:32]  <= sg_fp_pkg::fp32_add(a[i*32+:32], b[i*32+:32]);
+      addsp_o[i*32+:32] <= sg_fp_pkg::fp32_add_sp(a[i*32+:32], b[i*32+:32]);
       mul_o[i*32+:32]  <= sg_fp_pkg::fp32_mul(a[i*32+:32], b[i*32+:32]);
       bf16_o[i*32+:32] <= sg_fp_pkg::bf16_mul(a[i*32+:32], b[i*32+:32]);
       silu_o[i*32+:32] <= sg_fp_pkg::fp32_mul(

@@ -66,6 +66,7 @@ class Harness {
       for (int l = 0; l < kLanes && i + l < v.size(); ++l) {
         const uint32_t xa = v[i + l].a, xb = v[i + l].b;
         compare("fp32_add", xa, xb, lane32(top_->add_o, l), fp32Add(xa, xb));
+        compare("fp32_add_sp", xa, xb, lane32(top_->addsp_o, l), fp32Add(xa, xb));
         compare("fp32_mul", xa, xb, lane32(top_->mul_o, l), fp32Mul(xa, xb));
         compare("bf16_mul", xa, xb, lane32(top_->bf16_o, l), bf16Mul(xa, xb));
         compare("silu", xa, 0, lane32(top_->silu_o, l), silu(xa));

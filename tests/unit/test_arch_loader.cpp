@@ -156,6 +156,11 @@ TEST_CASE("a banked memory takes whole-beat rows, banked_ragged also even K abov
   CHECK(cu.matmulRowsFit(25, 16, true));
 }
 
+TEST_CASE("compute_unit.fp_adder is optional, default near_far (sg_cu NEAR_FAR)", "[arch]") {
+  CHECK(loadArch(kRoot + "/arch/default.yaml").cu.nearFar);
+  CHECK_FALSE(loadArch(kRoot + "/tests/data/arch_small_nomul.yaml").cu.nearFar);  // single_path
+}
+
 TEST_CASE("memory_unit.route is optional, default false", "[arch]") {
   CHECK_FALSE(loadArch(kRoot + "/arch/default.yaml").mu.route);
   CHECK_FALSE(loadArch(kRoot + "/tests/data/arch_small.yaml").mu.route);
