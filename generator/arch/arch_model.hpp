@@ -65,8 +65,8 @@ struct ComputeUnitParams {
   bool banked = true;
   int aCopies = 1;                 ///< copies of the banked a memory: 2 for banked_ragged
   /// compute_unit.fp_adder: `near_far` (true, the default: every fp32 adder has a near and a
-  /// far path side by side, about 29 LUT levels on xc7, 914 LUTs) or `single_path` (false:
-  /// one path in series, 47 levels, 519 LUTs; for parts where area is the limit, such as
+  /// far path side by side, 29 LUT levels on xc7, 860 LUTs) or `single_path` (false:
+  /// one path in series, 44 levels, 594 LUTs; for parts where area is the limit, such as
   /// iCE40). The same results bit for bit, so the choice changes neither outputs nor cycles.
   /// sg_fp_pkg fp32_add / fp32_add_sp; sg_cu parameter NEAR_FAR; docs/results/fpga_lane.csv.
   bool nearFar = true;
