@@ -174,7 +174,7 @@ package sg_fp_pkg;
   endfunction
 
   // a + b, the same function as fp32_add with one path: align, add, normalise by a log
-  // shifter, round, all in series. About half the LUTs of fp32_add and twice its depth
+  // shifter, round, all in series: 594 LUTs and 44 levels on xc7 against fp32_add's 860 and 29
   // (docs/results/fpga_lane.csv); the compute unit's choice with NEAR_FAR = 0 (arch
   // compute_unit.fp_adder: single_path), for parts where area is the limit.
   function automatic logic [31:0] fp32_add_sp(input logic [31:0] a, input logic [31:0] b);

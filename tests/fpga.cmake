@@ -35,11 +35,13 @@ add_test(NAME fpga_synth_bad_input
            rc=$?; cat err2.txt; [ $rc -eq 3 ] && grep -q 'does not fit part up5k' err2.txt"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 # Place and route (nextpnr-ice40, out of context): the memory unit at W = 4, 256 words, and
-# the compute unit without W-word multipliers (MUL = 0, from arch_small_nomul.yaml) at
+# the compute unit without W-word multipliers and with single-path adders (MUL = 0 and
+# NEAR_FAR = 0, both from arch_small_nomul.yaml: the log must show them) at
 # W = 2, one lane and 512 bytes on an HX8K must be placed in no more logic cells and block
 # RAMs than the part has (7,680 and 32), the memory unit above the 12 MHz constraint
-# (measured 77.5 MHz), the compute unit above 6 MHz (measured 13.6 with single-path adders,
-# 6,758 cells: its W-word path is 127 LUT4s deep, docs/results/fpga.md). The address generator's row (40.9 MHz) is the
+# (measured 77.5 MHz), the compute unit above 6 MHz (measured 13.6 MHz and 6,758 cells: its
+# W-word path is 127 LUT4s deep, docs/results/fpga.md). At 88 % of the part its routing is
+# fragile (sg_fp_pkg fp32_add_sp's comment). The address generator's row (40.9 MHz) is the
 # command's (docs/results/fpga.csv); it would add 160 s here.
 add_test(NAME fpga_pnr_ice40
          COMMAND bash -c "set -e
@@ -48,6 +50,7 @@ add_test(NAME fpga_pnr_ice40
              --timeout 600 --csv fpga_pnr/fpga.csv > fpga_pnr.log
            cat fpga_pnr.log
            grep -q 'MUL=0' fpga_pnr.log
+           grep -q 'NEAR_FAR=0' fpga_pnr.log
            awk -F, '\$3 == \"mu\" || \$3 == \"cu\" { n++; if (\$18 != \"placed\" || \$11 <= (\$3 == \"cu\" ? 6 : 12) || \$19 < 100 || \$19 > 7680 || \$20 > 32) bad = 1 }
                     END { exit (n == 2 && !bad) ? 0 : 1 }' fpga_pnr/fpga.csv"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
