@@ -108,7 +108,8 @@
 //   `last`) is taken only when no earlier row is still leaving and the output register frees;
 //   its first output beat leaves with it, the other n - 1 one per cycle after; the tile's
 //   `last` and stop go on its final output beat. Other beats of a row are taken one per
-//   cycle meanwhile. STOP and DONE pass once no row is left to send.
+//   cycle meanwhile. STOP and DONE pass once no row is left to send. The tree is pipelined,
+//   one level per stage (RP = log2 W stages in front of the fold; all beats pass through them).
 // accum (b = accum_b; tile = o_beats beats; banks o_base0 / o_base1): beat t of a tile is
 //   added word-wise into beat t of the accumulating bank (first tile of a group: +0 + x).
 //   accum max (func 16, ATTN = 1): the same with sg_fp_pkg::fp32_max, the group's first
@@ -208,8 +209,10 @@
 //     in cycle R + SU, R = the context's first RUN cycle (start + 2 for context 0, the
 //     cycle after INIT otherwise), SU = $clog2(LANES + 1). When the first beats are
 //     accepted in cycle R, the first output beat is valid in max(La, SU) + C + 2.
-//   rowmax / rowsum: the first beat of a row whose last beat is accepted in cycle c is valid
-//     in c+1, its others in c+2 .. c+n; with n = 1 as silu.
+//   rowmax / rowsum (RP = log2 W tree stages): the first beat of a row whose last beat is
+//     accepted in cycle c is valid in c+1+RP, its others in c+2+RP .. c+n+RP, when the output
+//     does not stall; STOP and DONE likewise in c+1+RP. The RP stages take a beat per cycle
+//     whatever they hold; they stop all together when the fold cannot take the last stage's beat.
 //   silu / exp / recip / mul / add / sub / retile / rowscale / scan: a beat accepted in cycle c is
 //     valid at the output in c+1; one beat per cycle (rowscale: when the row's in1 beat is at in1's head;
 //     a STOP dropped from in1 costs in1 one cycle).
@@ -589,24 +592,59 @@ module sg_cu #(
   assign mg_go = is_mg && !eos_q && can_out && (mg_src ? (in1_valid && (k1 == K_DATA)) : (in0_valid && (k0 == K_DATA)));
   assign mg_done = is_mg && !eos_q && !mg_open_q && in0_valid && (k0 == K_DONE) && in1_valid && (k1 == K_DONE) && can_out;
 
-  // rowmax / rowsum: the beat's W words by a pairwise tree (heap order), then this row's value
+  // rowmax / rowsum: the beat's W words by a pairwise tree (heap order), one tree level per
+  // register stage (RP = log2 W stages), then this row's value. The stages shift in lockstep
+  // (rr_adv: the fold takes the last stage's beat or that stage is empty), so a beat per cycle
+  // passes; STOP and DONE go through the stages too, keeping the order. One level per stage
+  // because a level is one fp32 adder deep: a one-cycle tree of a 16-word beat plus the fold
+  // was the attention compute unit's longest path (178 logic levels on xc7, fpga.csv).
   // Node n of the heap at [32*n +: 32] (a packed vector: an unpacked array here would make
-  // Yosys warn that it replaces a memory by registers); node 0 is not used.
+  // Yosys warn that it replaces a memory by registers); node 0 is not used, nodes W .. 2W-1
+  // are in0's words, node n < W is registered in stage log2(W) - floor(log2(n)).
+  localparam int RP = $clog2(W);
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [64*W-1:0] rr_tree;
+  logic [64*W-1:0] rr_src;            // the registered nodes and in0's words
+  logic [32*W-1:0] rr_nxt, rr_tq;     // every internal node's next value, its register
   /* verilator lint_on UNUSEDSIGNAL */
+  logic [31:0] rr_x;                  // the tree's root: the beat reduced
+  logic [1:0] rr_k;                   // the last stage's beat (kind, last, stop) and whether it is there
+  logic rr_l, rr_v, rr_adv, rr_take, rr_dn_q;
+  logic [2:0] rr_s;
   logic [31:0] rr_val;
-  logic rr_done;                      // in0's beat ends its row
+  logic rr_done;                      // the last stage's beat ends its row
   always_comb begin
-    rr_tree[31:0] = 32'h0;
-    for (int w = 0; w < W; w++) rr_tree[32*(W + w) +: 32] = d0[32*w +: 32];
+    rr_src = '0;
+    rr_src[32*W-1:0] = rr_tq;
+    for (int w = 0; w < W; w++) rr_src[32*(W + w) +: 32] = d0[32*w +: 32];
+    rr_nxt = '0;
     for (int n = W - 1; n >= 1; n--)
-      rr_tree[32*n +: 32] = !is_rr ? 32'h0 :
-          (cf_func == F_ROWSUM) ? fadd(rr_tree[32*(2*n) +: 32], rr_tree[32*(2*n+1) +: 32]) :
-                                  sg_fp_pkg::fp32_max(rr_tree[32*(2*n) +: 32], rr_tree[32*(2*n+1) +: 32]);
-    rr_val = (rr_w_q == 16'd0) ? rr_tree[63:32] :
-             (cf_func == F_ROWSUM) ? fadd(rr_acc_q, rr_tree[63:32]) : sg_fp_pkg::fp32_max(rr_acc_q, rr_tree[63:32]);
-    rr_done = ({1'b0, rr_w_q} + 17'(W) >= {1'b0, cf_k}) || l0;
+      rr_nxt[32*n +: 32] = (cf_func == F_ROWSUM) ? fadd(rr_src[32*(2*n) +: 32], rr_src[32*(2*n+1) +: 32]) :
+                                                   sg_fp_pkg::fp32_max(rr_src[32*(2*n) +: 32], rr_src[32*(2*n+1) +: 32]);
+  end
+  generate
+    if (RP == 0) begin : g_rr_comb
+      // W = 1: the word is its own root; the fold reads in0's head.
+      assign rr_x = d0[31:0];
+      assign {rr_v, rr_k, rr_l, rr_s} = {in0_valid, k0, l0, s0};
+    end else begin : g_rr_pipe
+      logic [7*RP-1:0] rh_q;          // stage j's {valid, kind, last, stop} at [7*j +: 7]
+      always_ff @(posedge clk) begin
+        if (!rst_n || !run) rh_q <= '0;
+        else if (rr_adv) rh_q <= (7*RP)'({rh_q, is_rr && fire0, k0, l0, s0});
+      end
+      assign rr_x = rr_tq[63:32];
+      assign {rr_v, rr_k, rr_l, rr_s} = rh_q[7*(RP-1) +: 7];
+    end
+  endgenerate
+  always_ff @(posedge clk)
+    if (rr_adv) rr_tq <= rr_nxt;
+  always_comb begin
+    rr_val = (rr_w_q == 16'd0) ? rr_x :
+             (cf_func == F_ROWSUM) ? fadd(rr_acc_q, rr_x) : sg_fp_pkg::fp32_max(rr_acc_q, rr_x);
+    rr_done = ({1'b0, rr_w_q} + 17'(W) >= {1'b0, cf_k}) || rr_l;
+    // A row's last beat, a STOP or a DONE needs the output register and no row still leaving.
+    rr_take = is_rr && rr_v && !eos_q && (((rr_k == K_DATA) && !rr_done) || (!rr_have_q && can_out));
+    rr_adv = !rr_v || rr_take;
   end
 
   always_comb begin
@@ -662,8 +700,8 @@ module sg_cu #(
       in0_ready = !eos_q && ((k0 == K_STOP) || (mg_go && !mg_src) || mg_done);
       in1_ready = !eos_q && ((k1 == K_STOP) || (mg_go && mg_src) || mg_done);
     end else if (is_rr) begin
-      // A row's last beat, a STOP or a DONE needs the output register and no row still leaving.
-      in0_ready = !eos_q && (((k0 == K_DATA) && !rr_done) || (!rr_have_q && can_out));
+      // Nothing after the DONE: the next context's beats wait for INIT.
+      in0_ready = (RP == 0) ? rr_take : (rr_adv && !rr_dn_q);
     end
   end
   assign fire0 = in0_valid && in0_ready;
@@ -1089,6 +1127,7 @@ module sg_cu #(
       mg_src_q <= 1'b0;
       rr_w_q <= 16'd0;
       rr_have_q <= 1'b0;
+      rr_dn_q <= 1'b0;
       lb_w_q <= 16'd0;
       la_rot_q <= '0;
       lb_rot_q <= '0;
@@ -1334,24 +1373,25 @@ module sg_cu #(
         rr_left_q <= rr_left_q - 16'd1;
         if (rr_left_q == 16'd1) rr_have_q <= 1'b0;
       end
-      if (is_rr && fire0) begin
-        if (k0 != K_DATA) begin
+      if (is_rr && fire0 && k0 == K_DONE) rr_dn_q <= 1'b1;
+      if (rr_take) begin
+        if (rr_k != K_DATA) begin
           ld_out = 1'b1;
-          nb = {k0, 1'b0, (k0 == K_STOP) ? s0 : 3'd0, {DW{1'b0}}};
-          if (k0 == K_DONE) eos_q <= 1'b1;
+          nb = {rr_k, 1'b0, (rr_k == K_STOP) ? rr_s : 3'd0, {DW{1'b0}}};
+          if (rr_k == K_DONE) eos_q <= 1'b1;
         end else if (!rr_done) begin
           rr_w_q <= rr_w_q + 16'(W);
           rr_acc_q <= rr_val;
         end else begin
           rr_w_q <= 16'd0;
           ld_out = 1'b1;
-          nb = {K_DATA, l0 && cf_n <= 16'd1, (l0 && cf_n <= 16'd1) ? s0 : 3'd0, {W{rr_val}}};
+          nb = {K_DATA, rr_l && cf_n <= 16'd1, (rr_l && cf_n <= 16'd1) ? rr_s : 3'd0, {W{rr_val}}};
           if (cf_n > 16'd1) begin
             rr_have_q <= 1'b1;
             rr_val_q <= rr_val;
             rr_left_q <= cf_n - 16'd1;
-            rr_tl_q <= l0;
-            rr_st_q <= l0 ? s0 : 3'd0;
+            rr_tl_q <= rr_l;
+            rr_st_q <= rr_l ? rr_s : 3'd0;
           end
         end
       end

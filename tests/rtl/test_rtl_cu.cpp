@@ -2025,21 +2025,24 @@ TokenStream refRescale(const TokenStream& x, const TokenStream& a, int b) {
   return r;
 }
 
+/// s with every tile's words replaced by words(tile) (same shape and stop); STOP and DONE kept.
+template <class F>
+TokenStream mapTiles(const TokenStream& s, F words) {
+  TokenStream r;
+  for (const Token& t : s)
+    r.push_back(t.kind == Token::Kind::Data ? Token::tile(t.rows, t.cols, words(*t.data), t.stop) : t);
+  return r;
+}
+
 // Scales like the single-pass graph's (exp of a non-positive number: in [0, 1]), with +0 and
 // 1.0 among them, in the same token structure as x.
 TokenStream scalesLike(std::mt19937& g, const TokenStream& x) {
-  TokenStream r;
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  for (const Token& t : x) {
-    if (t.kind != Token::Kind::Data) {
-      r.push_back(t);
-      continue;
-    }
-    std::vector<uint32_t> w(t.data->size());
+  return mapTiles(x, [&](const std::vector<uint32_t>& d) {
+    std::vector<uint32_t> w(d.size());
     for (size_t i = 0; i < w.size(); ++i) w[i] = i == 0 ? 0u : i == 1 ? 0x3F800000u : stepgen::floatToBits(u(g));
-    r.push_back(Token::tile(t.rows, t.cols, w, t.stop));
-  }
-  return r;
+    return w;
+  });
 }
 
 }  // namespace
@@ -2090,6 +2093,80 @@ TEST_CASE("sg_cu accum rescale: acc * a + x in lockstep, stop rules, empty group
       CHECK(r.outCyc[0] == r.inCyc[0][b == 1 ? 5 : 10] + 2);
       const RunOut bp = runCu<Vsg_cu_fp32>(c, beatsOf(x), beatsOf(a), 41u + unsigned(b));
       requireBeats(bp.out, want);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ rowmax / rowsum
+namespace {
+
+/// rowmax / rowsum of tiles whose rows are `rowWords` words (docs/step_semantics.md): every
+/// word of a row becomes the row's value; a beat's 4 words reduce as (x0 op x1) op (x2 op x3),
+/// the beats of a row fold in order. Written out here for W = 4, not through rowReduce.
+TokenStream refRowReduce(const TokenStream& in, int rowWords, bool sum) {
+  auto op = [sum](uint32_t a, uint32_t b) { return sum ? fp32Add(a, b) : stepgen::fp32Max(a, b); };
+  return mapTiles(in, [&](std::vector<uint32_t> w) {
+    for (size_t row = 0; row < w.size(); row += size_t(rowWords)) {
+      uint32_t acc = 0;
+      for (size_t b = 0; b < size_t(rowWords); b += 4) {
+        const uint32_t* x = &w[row + b];
+        const uint32_t v = op(op(x[0], x[1]), op(x[2], x[3]));
+        acc = b == 0 ? v : op(acc, v);
+      }
+      std::fill(w.begin() + std::ptrdiff_t(row), w.begin() + std::ptrdiff_t(row) + rowWords, acc);
+    }
+    return w;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu rowmax / rowsum: pipelined tree, rows of two beats, STOP / DONE, timing", "[rtl][cu][timing]") {
+  stepgen::enableFtzDaz();
+  std::mt19937 g(96);
+  // Tiles of 2 x 8 words: rows of n = 2 beats (k = 8); STOPs after tiles and after a STOP.
+  const TokenStream in = done(makeToks(g, {0, 1, -1, -2, 0, 2, -3, 0}, 2, 8));
+  constexpr int RP = 2;  // tree stages: log2(W) for W = 4
+  for (const stepgen::CuFunc f : {stepgen::CuFunc::RowMax, stepgen::CuFunc::RowSum}) {
+    DYNAMIC_SECTION("func " << int(f)) {
+      CfgVec c = newCfg();
+      setSimple(c, 0, int(f));
+      c.set(0, "k", 8);
+      c.set(0, "n", 2);
+      const std::vector<Beat> want = beatsOf(refRowReduce(in, 8, f == stepgen::CuFunc::RowSum));
+      const RunOut r = runCu<Vsg_cu_fp32>(c, beatsOf(in), {}, 0);
+      requireBeats(r.out, want);
+      CHECK(r.rest0);
+      // A beat taken in cycle c reaches the fold in c + RP and leaves in c + 1 + RP: a row's
+      // first beat with its last input beat, its second the cycle after. A STOP or DONE right
+      // after a tile waits a cycle at the fold for the tile's last beat to leave; the stages
+      // stop with it, so it and the beats taken in the RP - 1 cycles after it leave a cycle
+      // later, and the input loses that cycle. Otherwise a beat per cycle in.
+      REQUIRE(r.inCyc[0].size() == want.size());
+      std::vector<uint64_t> waits;  // the cycles tokens that wait were taken in
+      for (size_t i = 1; i < want.size(); ++i)
+        if (want[i].kind != DATA && want[i - 1].kind == DATA) waits.push_back(r.inCyc[0][i]);
+      auto late = [&](uint64_t c) {
+        return uint64_t(std::count_if(waits.begin(), waits.end(), [&](uint64_t t) { return t <= c && c < t + RP; }));
+      };
+      size_t pos = 0;  // the beat's place in its run of DATA beats (rows start at even places)
+      for (size_t i = 0; i < want.size(); ++i, ++pos) {
+        if (want[i].kind != DATA) {
+          CHECK(r.outCyc[i] == r.inCyc[0][i] + 1 + RP + late(r.inCyc[0][i]));
+          pos = size_t(-1);
+        } else if (pos % 2 == 0) {
+          CHECK(r.outCyc[i] == r.inCyc[0][i + 1] + 1 + RP + late(r.inCyc[0][i + 1]));
+        } else {
+          CHECK(r.outCyc[i] == r.outCyc[i - 1] + 1);
+        }
+      }
+      CHECK(waits.size() == 3);
+      CHECK(late(r.inCyc[0][4]) == 0);  // tile 1's first beat: nothing waits before it
+      // The DONE's wait comes after the last input beat: two lost cycles.
+      CHECK(r.inCyc[0].back() - r.inCyc[0].front() == want.size() - 1 + 2);
+      // Under back-pressure the stages stop together: the same beats.
+      requireBeats(runCu<Vsg_cu_fp32>(c, beatsOf(in), {}, 51u).out, want);
+      requireBeats(runCu<Vsg_cu_fp32>(c, beatsOf(in), {}, 52u, 30).out, want);
     }
   }
 }

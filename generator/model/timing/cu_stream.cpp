@@ -1,6 +1,7 @@
 // CuStream: rtl_templates/sg_cu.sv funcs silu, exp, recip, mul, add, sub, rowscale and scan: a beat in, a
 // beat out, one per cycle, inputs in lockstep, one register stage; rowmax and rowsum: the
-// same, each row's beats out once its last beat is in. docs/hardware.md s.2.
+// same behind log2(W) tree stages, each row's beats out once its last beat is in.
+// docs/hardware.md s.2.
 #include <algorithm>
 
 #include "model/timing/units.hpp"
@@ -16,8 +17,9 @@ bool CuStream::step(TimingModel& m) {
     if (i > 0) {
       if (o.end[i - 1] == kUnknown) break;
       // A DATA tile's first beat follows the last one of the DATA tile before at once; a
-      // STOP or DONE waits until that tile's rows have left (rowBeats = 1: both at once).
-      t = o.end[i - 1] - (o.kinds[i] == Kind::Data ? latency(o, i - 1) : 1) - kOutHop;
+      // STOP or DONE waits until that tile's rows have left (rowBeats = 1: both at once),
+      // less the tree stages it spends on the way.
+      t = o.end[i - 1] - (o.kinds[i] == Kind::Data ? latency(o, i - 1) : 1 + treeStages) - kOutHop;
     }
     bool ready = true;
     for (auto [li, c] : in) ready = ready && m.links[size_t(li)].offer[i] != kUnknown, t = std::max(t, m.links[size_t(li)].offer[i]);

@@ -151,15 +151,17 @@ struct CuMatmul : Unit {
 
 /// sg_cu.sv silu / exp / recip / mul / add / sub / rowscale / scan: one beat per cycle, inputs in lockstep, one
 /// register stage (cu_stream.cpp). rowmax / rowsum: the same with a row of `rowBeats` beats
-/// in before its first beat leaves: a DATA tile is out rowBeats cycles after it came in.
+/// in before its first beat leaves, behind `treeStages` = log2(words per beat) register
+/// stages (the pipelined tree): a DATA tile is out rowBeats + treeStages cycles after it came
+/// in, a STOP or DONE 1 + treeStages.
 struct CuStream : Unit {
   size_t nextAccept = 0, nextOffer = 0, nextHold = 0;
-  int64_t rowBeats = 1;
+  int64_t rowBeats = 1, treeStages = 0;
   /// rowscale whose in1 rows have n > 1 beats: in0 waits n - 1 cycles after each row of
   /// `rowscaleRowBeats` beats while in1 drops the rest of its row (0: no drops).
   int64_t rowscaleDrops = 0, rowscaleRowBeats = 1;
   /// Cycles from a tile's first beat taken to its first beat valid at the output.
-  int64_t latency(const Link& o, size_t i) const { return o.kinds[i] == Kind::Data ? rowBeats : 1; }
+  int64_t latency(const Link& o, size_t i) const { return (o.kinds[i] == Kind::Data ? rowBeats : 1) + treeStages; }
 
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
