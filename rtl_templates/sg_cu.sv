@@ -607,9 +607,11 @@ module sg_cu #(
   logic [32*W-1:0] rr_nxt, rr_tq;     // every internal node's next value, its register
   /* verilator lint_on UNUSEDSIGNAL */
   logic [31:0] rr_x;                  // the tree's root: the beat reduced
-  logic [1:0] rr_k;                   // the last stage's beat (kind, last, stop) and whether it is there
-  logic rr_l, rr_v, rr_adv, rr_take, rr_dn_q;
+  logic rr_v, rr_l;                   // the last stage's beat: there, its last, kind and stop
+  logic [1:0] rr_k;
   logic [2:0] rr_s;
+  logic rr_adv, rr_take;
+  logic rr_dn;                        // a DONE is in the stages or taken: nothing more this context
   logic [31:0] rr_val;
   logic rr_done;                      // the last stage's beat ends its row
   always_comb begin
@@ -626,6 +628,7 @@ module sg_cu #(
       // W = 1: the word is its own root; the fold reads in0's head.
       assign rr_x = d0[31:0];
       assign {rr_v, rr_k, rr_l, rr_s} = {in0_valid, k0, l0, s0};
+      assign rr_dn = eos_q;
     end else begin : g_rr_pipe
       logic [7*RP-1:0] rh_q;          // stage j's {valid, kind, last, stop} at [7*j +: 7]
       always_ff @(posedge clk) begin
@@ -634,6 +637,10 @@ module sg_cu #(
       end
       assign rr_x = rr_tq[63:32];
       assign {rr_v, rr_k, rr_l, rr_s} = rh_q[7*(RP-1) +: 7];
+      always_comb begin
+        rr_dn = eos_q;
+        for (int j = 0; j < RP; j++) rr_dn = rr_dn || (rh_q[7*j + 6] && rh_q[7*j + 4 +: 2] == K_DONE);
+      end
     end
   endgenerate
   always_ff @(posedge clk)
@@ -701,7 +708,7 @@ module sg_cu #(
       in1_ready = !eos_q && ((k1 == K_STOP) || (mg_go && mg_src) || mg_done);
     end else if (is_rr) begin
       // Nothing after the DONE: the next context's beats wait for INIT.
-      in0_ready = (RP == 0) ? rr_take : (rr_adv && !rr_dn_q);
+      in0_ready = rr_adv && !rr_dn;
     end
   end
   assign fire0 = in0_valid && in0_ready;
@@ -1127,7 +1134,6 @@ module sg_cu #(
       mg_src_q <= 1'b0;
       rr_w_q <= 16'd0;
       rr_have_q <= 1'b0;
-      rr_dn_q <= 1'b0;
       lb_w_q <= 16'd0;
       la_rot_q <= '0;
       lb_rot_q <= '0;
@@ -1373,7 +1379,6 @@ module sg_cu #(
         rr_left_q <= rr_left_q - 16'd1;
         if (rr_left_q == 16'd1) rr_have_q <= 1'b0;
       end
-      if (is_rr && fire0 && k0 == K_DONE) rr_dn_q <= 1'b1;
       if (rr_take) begin
         if (rr_k != K_DATA) begin
           ld_out = 1'b1;

@@ -10,6 +10,13 @@
 
 namespace stepgen {
 
+/// Smallest k with 2^k >= n (Verilog's $clog2; 0 for n <= 1).
+inline int ceilLog2(int64_t n) {
+  int k = 0;
+  while ((int64_t(1) << k) < n) ++k;
+  return k;
+}
+
 /// Kind of a grid site.
 enum class UnitKind { Compute, Memory, AddressGen, Empty };
 
@@ -130,6 +137,9 @@ struct ArchModel {
 
   /// Words (32-bit) per beat.
   int wordsPerBeat() const { return link.widthBits / 32; }
+  /// Register stages of a compute unit's rowmax / rowsum tree, one per level: sg_cu's
+  /// RP = $clog2(W) (docs/hardware.md section 2).
+  int rowTreeStages() const { return ceilLog2(wordsPerBeat()); }
   /// Whether a banked compute-unit memory can be built (rtl_templates/sg_cu_mem.sv): at
   /// most one lane per word of a beat, W a power of two, the buffer whole beats.
   bool cuBankable() const {

@@ -333,8 +333,7 @@ class ConfigBuilder {
                                   "an even K above one beat without a transposed b, flat takes any K)",
                                   o.name, K, wordsPerBeat()));
     checkBuffer(o, 2 * (M * K + K * N + M * N), bufWords, "compute-unit");
-    int log2n = 0;
-    while ((int64_t(1) << log2n) < N) ++log2n;
+    const int log2n = ceilLog2(N);
     set(p, "dyn_m", dyn ? 1 : 0);
     set(p, "bt", bt ? 1 : 0);
     if (bt) set(p, "n", uint64_t(N));

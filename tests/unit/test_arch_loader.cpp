@@ -99,6 +99,16 @@ TEST_CASE("step_validation arch is the paper's HDL point", "[arch]") {
   CHECK(count(a, UnitKind::Memory) >= 2);
 }
 
+TEST_CASE("ceilLog2 is $clog2 and sets the row tree's stages", "[arch]") {
+  CHECK(ceilLog2(0) == 0);
+  CHECK(ceilLog2(1) == 0);
+  CHECK(ceilLog2(2) == 1);
+  CHECK(ceilLog2(3) == 2);
+  CHECK(ceilLog2(16) == 4);
+  CHECK(ceilLog2(17) == 5);
+  CHECK(loadArch(kRoot + "/arch/attention.yaml").rowTreeStages() == 4);  // 512-bit links: 16 words
+}
+
 TEST_CASE("unitKindName", "[arch]") {
   CHECK(std::string(unitKindName(UnitKind::Compute)) == "cu");
   CHECK(std::string(unitKindName(UnitKind::Memory)) == "mu");

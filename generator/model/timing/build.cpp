@@ -263,7 +263,7 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
         case CuFunc::RowMax: case CuFunc::RowSum: {
           auto x = std::make_unique<CuStream>();
           x->rowBeats = f("n");
-          while ((int64_t(1) << x->treeStages) < a.wordsPerBeat()) ++x->treeStages;  // sg_cu's RP = $clog2(W)
+          x->treeStages = a.rowTreeStages();
           return x;
         }
         case CuFunc::Accum: case CuFunc::AccumMax: case CuFunc::AccumRescale: case CuFunc::Retile:

@@ -17,9 +17,9 @@ bool CuStream::step(TimingModel& m) {
     if (i > 0) {
       if (o.end[i - 1] == kUnknown) break;
       // A DATA tile's first beat follows the last one of the DATA tile before at once; a
-      // STOP or DONE waits until that tile's rows have left (rowBeats = 1: both at once),
-      // less the tree stages it spends on the way.
-      t = o.end[i - 1] - (o.kinds[i] == Kind::Data ? latency(o, i - 1) : 1 + treeStages) - kOutHop;
+      // STOP or DONE waits until that tile's rows have left, less its own latency
+      // (rowBeats = 1: both at once).
+      t = o.end[i - 1] - latency(o, o.kinds[i] == Kind::Data ? i - 1 : i) - kOutHop;
     }
     bool ready = true;
     for (auto [li, c] : in) ready = ready && m.links[size_t(li)].offer[i] != kUnknown, t = std::max(t, m.links[size_t(li)].offer[i]);
