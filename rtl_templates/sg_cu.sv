@@ -90,6 +90,8 @@
 //   from sg_attn_lut::recip_seed, one Newton step, sg_fp_pkg::recip_pack (docs/hardware.md
 //   section 3). They work word by word, so a partial final beat passes (its zero words give +0
 //   for silu(+0), +0 * +0, +0 + +0 and +0 - +0, 1.0 for exp(+0) and +inf for recip(+0)).
+//   silu's table read and exp's and recip's first multiply work a cycle ahead, on in0_next
+//   (g_silu, g_ahead): the head cycle only finishes them.
 // rowscale (Map(mul) with Expand: row r of each tile times a per-row scalar): in0 = a tile
 //   R x C, C = k (a multiple of W: k / W beats per row); in1 = a tile R x C2 of n = C2 / W
 //   beats per row (n = 0 acts as 1), the scalar of row r is word idx_word of its first beat
@@ -474,6 +476,32 @@ module sg_cu #(
     end
   end else begin : g_no_silu
     assign sig_q = '0;
+  end
+
+  // exp and recip begin a cycle ahead (ATTN = 1), on in0_next as silu's table does: the
+  // multiply each starts with (exp: t = x * log2 e; recip: x's significand times its seed) is
+  // registered from the beat at in0's head next cycle, so the head cycle has one multiply
+  // less on its path and the one-cycle timing stays. One multiplier per word serves both
+  // (the running context's func picks its operands; in INIT it is already the new one's).
+  logic [DW-1:0] la_q;          // word w: that product for word w of the beat at in0's head
+  if (ATTN != 0) begin : g_ahead
+    logic [DW-1:0] la_n;
+    logic [31:0] xn;
+    logic la_exp;
+    always_comb begin
+      la_n = '0;
+      xn = '0;
+      la_exp = MUL != 0 && cf_func == F_EXP;
+      for (int w = 0; w < W; w++) begin
+        xn = in0_next[32*w +: 32];
+        la_n[32*w +: 32] = sg_fp_pkg::fp32_mul(la_exp ? xn : {9'h07F, xn[22:0]},
+                                               la_exp ? sg_fp_pkg::EXP_LOG2E :
+                                                        {9'h07E, sg_attn_lut::recip_seed(xn[22:15])});
+      end
+    end
+    always_ff @(posedge clk) la_q <= la_n;
+  end else begin : g_no_ahead
+    assign la_q = '0;
   end
 
   logic [31:0] rs_sc;           // rowscale: the scalar, word idx_word of in1
@@ -1042,15 +1070,15 @@ module sg_cu #(
 
   // W-word unit: one fp32_add and one fp32_mul per word, shared by accum and scan (old +
   // x, the first tile of a group +0 + x), accum rescale (old * y + x: the multiplier, then
-  // the adder), add (x + y), sub (x + -y), mul (x * y), silu (x * sigmoid(x)), exp (x *
-  // log2 e, then the table) and rowscale (x * the row's scalar).
+  // the adder), add (x + y), sub (x + -y), mul (x * y), silu (x * sigmoid(x)) and rowscale
+  // (x * the row's scalar); exp and recip finish here what g_ahead began.
   logic [DW-1:0] wtmp;          // W-word unit results
   logic [DW-1:0] xtmp;          // scan max exclusive: the running max before the beat (-inf first)
   logic [31:0] x, y, sm;        // word temporaries
   logic [31:0] av, bv, pr;      // operand / product temporaries
   localparam int EK_W = sg_fp_pkg::EXP_ROW_W + 10;
   logic [EK_W-1:0] ek;          // exp: sg_fp_pkg::exp_key of the product
-  logic [31:0] r0, r1;          // recip: the seed; y * r0, then the Newton step
+  logic [31:0] r0, r1;          // recip: the seed, the Newton step
   always_comb begin
     wtmp = '0;
     xtmp = '0;
@@ -1062,21 +1090,20 @@ module sg_cu #(
         y = d1[32*w +: 32];
         av = ((is_acc || is_sc) && acc_has_q) ? mc_q[32*w +: 32] : 32'h0;
         if (DYN != 0 && cf_func == F_SCANMAXX) xtmp[32*w +: 32] = acc_has_q ? av : 32'hFF80_0000;
-        bv = (cf_func == F_SILU) ? sig_q[32*w +: 32] :
-             (cf_func == F_ROWSCALE) ? rs_sc : (ATTN != 0 && cf_func == F_EXP) ? sg_fp_pkg::EXP_LOG2E : y;
+        bv = (cf_func == F_SILU) ? sig_q[32*w +: 32] : (cf_func == F_ROWSCALE) ? rs_sc : y;
         pr = (MUL != 0) ? sg_fp_pkg::fp32_mul(acc_rs ? av : x, bv) : 32'h0;
         sm = fadd((is_acc || is_sc) ? (acc_rs ? pr : av) : x,
                                  (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
         if (ATTN != 0 && cf_func == F_RECIP) begin
-          // the significand of x in [1, 2) times its seed, then r1 = r0 * (2 - that)
+          // r1 = r0 * (2 - the significand of x in [1, 2) times its seed r0, from la_q:
+          // positive, near 1, negated here)
           r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
-          r1 = sg_fp_pkg::fp32_mul({9'h07F, x[22:0]}, r0);  // positive, near 1: negated below
-          r1 = sg_fp_pkg::fp32_mul(r0, fadd(32'h4000_0000, {1'b1, r1[30:0]}));
+          r1 = sg_fp_pkg::fp32_mul(r0, fadd(32'h4000_0000, {1'b1, la_q[32*w +: 31]}));
           wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
         end else if ((ATTN != 0 && cf_func == F_ACCMAX) || cf_func == F_SCANMAX || cf_func == F_SCANMAXX) begin
           wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
         end else if (ATTN != 0 && cf_func == F_EXP) begin
-          ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, pr);
+          ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, la_q[32*w +: 32]);
           wtmp[32*w +: 32] = (ek[EK_W-1 -: 2] == 2'd3) ? sg_fp_pkg::FP32_QNAN :
                              (ek[EK_W-1 -: 2] == 2'd2) ? 32'h7F80_0000 :
                              (ek[EK_W-1 -: 2] == 2'd1) ? 32'h0 :

@@ -469,6 +469,49 @@ TEST_CASE("sg_cu sub", "[rtl][cu]") { elementwise<Vsg_cu_static>(11); }
 TEST_CASE("sg_cu exp (ATTN = 1)", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(12); }
 TEST_CASE("sg_cu recip (ATTN = 1)", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(13); }
 
+// silu's table read and exp's and recip's first multiply work on in0_next, the beat at in0's
+// head next cycle. Gaps in the input (a beat pushed into an empty FIFO shows on in0_next
+// first), a blocked output (the head stays) and a context switch between two of these
+// functions (the INIT cycle must already pick the new function's operands) must not change a
+// word. Each context reads its own stream of in0; the reference is fp.cpp's, word by word.
+TEST_CASE("sg_cu look-ahead functions: gaps, back-pressure, a context switch", "[rtl][cu]") {
+  stepgen::enableFtzDaz();
+  const auto ref = [](int func, uint32_t x) {
+    return func == 2 ? stepgen::silu(x) : func == 12 ? stepgen::fp32Exp(x) : stepgen::fp32Recip(x);
+  };
+  for (const auto& [f0, f1] : {std::pair{13, 12}, std::pair{12, 13}, std::pair{2, 12}, std::pair{13, 2}}) {
+    INFO("context 0 func " << f0 << ", context 1 func " << f1);
+    std::mt19937 g(unsigned(100 * f0 + f1));
+    CfgVec c = newCfg();
+    setSimple(c, 0, f0);
+    setSimple(c, 1, f1);
+    StreamSim<Vsg_cu_fp32, 2> sim(W);
+    sim.config(c);
+    std::mt19937 r(unsigned(f0 + f1));
+    sim.inGate = [&r](int, uint64_t) { return (r() % 3) != 0; };
+    sim.outGate = [&r](uint64_t) { return (r() % 2) != 0; };
+    std::vector<Beat> want;
+    for (int func : {f0, f1}) {
+      for (int i = 0; i < 60; ++i) {
+        std::vector<uint32_t> x = randWords(g, W, -13, 6), y(x.size());
+        if (i == 1) x = {0x00000000, 0x80000000, 0x7F800000, 0x7FC00000};
+        for (int k = 0; k < W; ++k) y[size_t(k)] = ref(func, x[size_t(k)]);
+        sim.in[0].push_back(dataBeat(x, i % 4 == 3, i % 4 == 3 ? 1 : 0));
+        want.push_back(dataBeat(y, i % 4 == 3, i % 4 == 3 ? 1 : 0));
+      }
+      sim.in[0].push_back(doneBeat(W));
+      want.push_back(doneBeat(W));
+    }
+    sim.start();
+    REQUIRE(sim.runUntilDone(5000));
+    REQUIRE(sim.out.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      INFO("beat " << i << " got " << show(sim.out[i]) << " want " << show(want[i]));
+      REQUIRE(sim.out[i] == want[i]);
+    }
+  }
+}
+
 TEST_CASE("sg_cu accum stop rules and empty groups", "[rtl][cu]") {
   std::mt19937 g(3);
   auto t = [&](int stop) { return AccIn{false, stop, randWords(g, 8)}; };
