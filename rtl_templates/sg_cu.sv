@@ -1100,7 +1100,7 @@ module sg_cu #(
           r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
           r1 = sg_fp_pkg::fp32_mul(r0, fadd(32'h4000_0000, {1'b1, la_q[32*w +: 31]}));
           wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
-        end else if ((ATTN != 0 && cf_func == F_ACCMAX) || cf_func == F_SCANMAX || cf_func == F_SCANMAXX) begin
+        end else if ((ATTN != 0 && cf_func == F_ACCMAX) || (DYN != 0 && (cf_func == F_SCANMAX || cf_func == F_SCANMAXX))) begin
           wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
         end else if (ATTN != 0 && cf_func == F_EXP) begin
           ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, la_q[32*w +: 32]);

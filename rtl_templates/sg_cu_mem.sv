@@ -15,6 +15,9 @@
 //   b read   (MAC): lane l's word at b_raddr[l];
 //   d read   (drain): W words at d_rbase.. (from the output banks, or the a port's with
 //            d_from_a); c read (Accum / Scan): W words at c_rbase.. .
+// The Accum / Scan port (oc write, c read) takes whole beats: oc_wbase and c_rbase are
+// multiples of W (the mapper puts those banks at beat offsets). In the banked layout its
+// word w is bank w, so no rotation sits in Accum's read-add-write loop (docs/fpga.md).
 //
 // BANKED = 0: one flat array with as many ports as the unit uses (2W + 2 LANES reads). It
 // simulates any W and LANES, but no FPGA memory has those ports: such a unit does not
@@ -164,7 +167,7 @@ module sg_cu_mem #(
       always_comb
         for (int b = 0; b < NB; b++) begin
           od_row[DR*b +: DR] = row_of(d_rbase, RB'(b) - d_rbase[RB-1:0]);
-          oc_row[DR*b +: DR] = row_of(c_rbase, RB'(b) - c_rbase[RB-1:0]);
+          oc_row[DR*b +: DR] = DR'(c_rbase >> RB);
           // Expand reads its data tile (rotation 0) from copy 0
           a_row[DR*b +: DR] = d_from_a ? od_row[DR*b +: DR] : a_lrow[DR*b +: DR];
           for (int c = 1; c < NA; c++) a_row[DR*(NB*c + b) +: DR] = a_lrow[DR*(NB*c + b) +: DR];
@@ -173,7 +176,7 @@ module sg_cu_mem #(
       // address), and which bank and copy each lane and each word takes its word from.
       logic [RB*LANES-1:0] a_lb_q, b_lb_q;
       logic [LANES-1:0] a_rcopy_q, b_rcopy_q;
-      logic [RB-1:0] d_off_q, c_off_q;
+      logic [RB-1:0] d_off_q;
       logic d_from_a_q;
       always_ff @(posedge clk) begin
         a_lb_q <= a_lb;
@@ -181,14 +184,14 @@ module sg_cu_mem #(
         a_rcopy_q <= a_rcopy;
         b_rcopy_q <= b_rcopy;
         d_off_q <= d_rbase[RB-1:0];
-        c_off_q <= c_rbase[RB-1:0];
         d_from_a_q <= d_from_a;
       end
       logic [32*NB-1:0] od_q, oc_q;
       logic [32*NB*NA-1:0] a_q;
       logic [32*NB*NC-1:0] b_q;
-      // Each lane's word from its bank; the W-word reads, word w from bank (base + w) mod NB.
-      logic [RB-1:0] dk, ck;
+      // Each lane's word from its bank; the drain's words, word w from bank (base + w) mod NB
+      // (the Accum / Scan port's from bank w).
+      logic [RB-1:0] dk;
       always_comb begin
         for (int l = 0; l < LANES; l++) begin
           a_rdata[32*l +: 32] = (NA > 1 && a_rcopy_q[l]) ? a_q[32*(NB + 32'(a_lb_q[RB*l +: RB])) +: 32]
@@ -197,17 +200,15 @@ module sg_cu_mem #(
                                                           : b_q[32*32'(b_lb_q[RB*l +: RB]) +: 32];
         end
         dk = '0;
-        ck = '0;
         for (int w = 0; w < W; w++) begin
           dk = d_off_q + RB'(w);
-          ck = c_off_q + RB'(w);
           d_rdata[32*w +: 32] = d_from_a_q ? a_q[32*32'(dk) +: 32] : od_q[32*32'(dk) +: 32];
-          c_rdata[32*w +: 32] = oc_q[32*32'(ck) +: 32];
         end
+        c_rdata = oc_q;
       end
       /* verilator lint_off UNUSEDSIGNAL */
-      logic unused;                   // one a or b copy: lanes never pick copy 1
-      assign unused = ^{a_rcopy, a_rcopy_q, b_rcopy, b_rcopy_q};
+      logic unused;                   // one a or b copy: lanes never pick copy 1; whole-beat oc / c bases
+      assign unused = ^{a_rcopy, a_rcopy_q, b_rcopy, b_rcopy_q, oc_wbase[RB-1:0], c_rbase[RB-1:0]};
       /* verilator lint_on UNUSEDSIGNAL */
 
       for (genvar b = 0; b < NB; b++) begin : g_bank
@@ -225,10 +226,10 @@ module sg_cu_mem #(
             o_wr = row_of(om_wbase, ow);
             o_wd = om_wdata[32*(32'(ow) % LANES) +: 32];
           end else begin
-            ow = RB'(b) - oc_wbase[RB-1:0];
+            ow = RB'(b);
             o_we = oc_we;
-            o_wr = row_of(oc_wbase, ow);
-            o_wd = oc_wdata[32*32'(ow) +: 32];
+            o_wr = DR'(oc_wbase >> RB);
+            o_wd = oc_wdata[32*b +: 32];
           end
         end
         // One block RAM per memory, copy and bank: a registered read address, write-first.

@@ -496,9 +496,12 @@ class ConfigBuilder {
     if (o.kind == OpKind::Map) return;  // silu, mul, add: one beat per cycle, no parameters
     set(p, "accum_b", uint64_t(attrInt(g_, o, "b")));
     set(p, "dyn_m", dyn ? 1 : 0);  // accum: a tile ends with its `last` beat
-    checkBuffer(o, 2 * t.words(), bufWords, "compute-unit");
+    // The two banks start on beat boundaries: sg_cu_mem's Accum port takes whole beats, so
+    // no word rotation sits in the read-add-write loop (a dynamic tile's bound may end mid-beat).
+    const int64_t bank = (t.words() + wordsPerBeat() - 1) / wordsPerBeat() * wordsPerBeat();
+    checkBuffer(o, 2 * bank, bufWords, "compute-unit");
     set(p, "o_base0", 0);
-    set(p, "o_base1", uint64_t(t.words()));
+    set(p, "o_base1", uint64_t(bank));
   }
 
   // Route mode (sg_route): the EagerMerge host of a Partition -> Reshape|Promote -> retile
