@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Test fpga_ltp_lutram: flows/fpga_synth_one.sh's depth report sees a LUT-RAM through its read
+# side only (flows/ltp_lutram.v). tests/data/fpga/ltp_lutram.sv puts a deep write enable in
+# front of a 16-entry LUT-RAM whose read data feeds an adder; with the write side counted the
+# longest path ran from the enable through the RAM32M into the adder (12 levels), without it
+# it is the enable's own logic (8).
+# usage: tests/rtl/ltp_lutram.sh <stepgen_root> <work_dir>
+set -euo pipefail
+root="$1"; work="$2"
+rm -rf "$work"; mkdir -p "$work/rtl"
+cp "$root/tests/data/fpga/ltp_lutram.sv" "$work/rtl/"
+echo ltp_lutram.sv > "$work/rtl/filelist.f"
+bash "$root/flows/fpga_synth_one.sh" "$work/rtl" ltp_lutram xc7 "" "" "$work/t" 600 4000000
+grep -q '"RAM32M"' "$work/t.stat.json" || { echo "no LUT-RAM inferred"; exit 1; }
+cat "$work/t.ltp.txt"
+if grep -q 'via m\.' "$work/t.ltp.txt"; then echo "the longest path goes through the LUT-RAM's write side"; exit 1; fi
+len=$(sed -n 's/.*(length=\([0-9]*\)).*/\1/p' "$work/t.ltp.txt")
+[ "$len" -ge 4 ] && [ "$len" -le 9 ] || { echo "unexpected length $len"; exit 1; }
