@@ -45,8 +45,8 @@ add_test(NAME fpga_synth_bad_input
 # NEAR_FAR = 0, both from arch_small_nomul.yaml: the log must show them) at
 # W = 2, one lane and 512 bytes on an HX8K must be placed in no more logic cells and block
 # RAMs than the part has (7,680 and 32), the memory unit above the 12 MHz constraint
-# (measured 77.5 MHz), the compute unit above 6 MHz (measured 13.6 MHz and 6,758 cells: its
-# W-word path is 127 LUT4s deep, docs/results/fpga.md). At 88 % of the part its routing is
+# (measured 77.5 MHz), the compute unit above 6 MHz (measured 15.7 MHz and 6,186 cells: its
+# W-word path is 122 LUT4s deep, docs/results/fpga.md). At 88 % of the part its routing is
 # fragile (sg_fp_pkg fp32_add_sp's comment). The address generator's row (40.9 MHz) is the
 # command's (docs/results/fpga.csv); it would add 160 s here.
 add_test(NAME fpga_pnr_ice40
