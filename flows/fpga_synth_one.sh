@@ -29,10 +29,11 @@ case "$target" in
             else
               script="$script $x;"
             fi
-            # The depth report sees each LUT-RAM through its read side only (flows/ltp_lutram.v).
-            view=" read_verilog -lib $(dirname "${BASH_SOURCE[0]}")/ltp_lutram.v;"
-            for t in RAM16X1S RAM32X1S RAM64X1S RAM128X1S RAM256X1S RAM512X1S RAM16X1D RAM32X1D RAM64X1D \
-                     RAM128X1D RAM256X1D RAM32M RAM64M RAM32M16 RAM64M8 RAM32X16DR8 RAM64X8SW; do
+            # The depth report sees each LUT-RAM through its read side only: every cell type
+            # flows/ltp_lutram.v has a view of (SG_LTP_<type>) is retyped to it.
+            views="$(dirname "${BASH_SOURCE[0]}")/ltp_lutram.v"
+            view=" read_verilog -lib $views;"
+            for t in $(sed -n 's/.*module SG_LTP_\([A-Z0-9]*\) .*/\1/p' "$views"); do
               view="$view chtype -set SG_LTP_$t t:$t;"
             done
             path="t:LUT* t:MUXF* t:CARRY* t:SG_LTP_* t:DSP*" ;;

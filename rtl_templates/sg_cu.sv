@@ -1096,7 +1096,9 @@ module sg_cu #(
                                  (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
         if (ATTN != 0 && cf_func == F_RECIP) begin
           // r1 = r0 * (2 - the significand of x in [1, 2) times its seed r0, from la_q:
-          // positive, near 1, negated here)
+          // positive, near 1, negated here). r0 is looked up again from x instead of being
+          // registered with la_q: the table sits beside the adder, off the longest path
+          // (registering it would trade this second table for 23 flip-flops a word; not measured).
           r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
           r1 = sg_fp_pkg::fp32_mul(r0, fadd(32'h4000_0000, {1'b1, la_q[32*w +: 31]}));
           wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);

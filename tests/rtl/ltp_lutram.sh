@@ -2,8 +2,9 @@
 # Test fpga_ltp_lutram: flows/fpga_synth_one.sh's depth report sees a LUT-RAM through its read
 # side only (flows/ltp_lutram.v). tests/data/fpga/ltp_lutram.sv puts a deep write enable in
 # front of a 16-entry LUT-RAM whose read data feeds an adder; with the write side counted the
-# longest path ran from the enable through the RAM32M into the adder (12 levels), without it
-# it is the enable's own logic (8).
+# longest path ran from the enable through the RAM32M into the adder and out at q, without it
+# the deepest logic is the enable's own (two 16-bit carry chains and a compare), so the path
+# must end at `we`.
 # usage: tests/rtl/ltp_lutram.sh <stepgen_root> <work_dir>
 set -euo pipefail
 root="$1"; work="$2"
@@ -14,5 +15,4 @@ bash "$root/flows/fpga_synth_one.sh" "$work/rtl" ltp_lutram xc7 "" "" "$work/t" 
 grep -q '"RAM32M"' "$work/t.stat.json" || { echo "no LUT-RAM inferred"; exit 1; }
 cat "$work/t.ltp.txt"
 if grep -q 'via m\.' "$work/t.ltp.txt"; then echo "the longest path goes through the LUT-RAM's write side"; exit 1; fi
-len=$(sed -n 's/.*(length=\([0-9]*\)).*/\1/p' "$work/t.ltp.txt")
-[ "$len" -ge 4 ] && [ "$len" -le 9 ] || { echo "unexpected length $len"; exit 1; }
+tail -n 1 "$work/t.ltp.txt" | grep -q '\\we ' || { echo "the longest path does not end at the write enable"; exit 1; }

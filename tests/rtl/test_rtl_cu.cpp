@@ -342,6 +342,16 @@ void matmulTimingCases() {
 }
 
 // ------------------------------------------------------------------ elementwise
+/// fp.cpp's result of W-word function `func` (sg_cu.sv numbering) on the words x (in0), y (in1).
+uint32_t ewRef(int func, uint32_t x, uint32_t y) {
+  return func == 2    ? stepgen::silu(x)
+       : func == 12 ? stepgen::fp32Exp(x)
+       : func == 13 ? stepgen::fp32Recip(x)
+       : func == 3  ? fp32Mul(x, y)
+       : func == 11 ? stepgen::fp32Sub(x, y)
+                    : fp32Add(x, y);
+}
+
 template <class V>
 void elementwise(int func) {
   stepgen::enableFtzDaz();
@@ -358,13 +368,7 @@ void elementwise(int func) {
     if (i == 4) x = {0xFF800000, 0x7FC00000, 0x41800000, 0xC1800000};
     if (i == 5) x = {0x3A800000, 0xBA7FFFFF, 0x7F7FFFFF, 0x33800000};
     std::vector<uint32_t> r(W);
-    for (int k = 0; k < W; ++k)
-      r[size_t(k)] = func == 2    ? stepgen::silu(x[size_t(k)])
-                   : func == 12 ? stepgen::fp32Exp(x[size_t(k)])
-                   : func == 13 ? stepgen::fp32Recip(x[size_t(k)])
-                   : func == 3  ? fp32Mul(x[size_t(k)], y[size_t(k)])
-                   : func == 11 ? stepgen::fp32Sub(x[size_t(k)], y[size_t(k)])
-                                : fp32Add(x[size_t(k)], y[size_t(k)]);
+    for (int k = 0; k < W; ++k) r[size_t(k)] = ewRef(func, x[size_t(k)], y[size_t(k)]);
     const bool last = (i % 3) == 2;
     const int st = last ? (i % 5) : 0;
     sim.in[0].push_back(dataBeat(x, last, st));
@@ -476,9 +480,6 @@ TEST_CASE("sg_cu recip (ATTN = 1)", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(13);
 // word. Each context reads its own stream of in0; the reference is fp.cpp's, word by word.
 TEST_CASE("sg_cu look-ahead functions: gaps, back-pressure, a context switch", "[rtl][cu]") {
   stepgen::enableFtzDaz();
-  const auto ref = [](int func, uint32_t x) {
-    return func == 2 ? stepgen::silu(x) : func == 12 ? stepgen::fp32Exp(x) : stepgen::fp32Recip(x);
-  };
   for (const auto& [f0, f1] : {std::pair{13, 12}, std::pair{12, 13}, std::pair{2, 12}, std::pair{13, 2}}) {
     INFO("context 0 func " << f0 << ", context 1 func " << f1);
     std::mt19937 g(unsigned(100 * f0 + f1));
@@ -495,7 +496,7 @@ TEST_CASE("sg_cu look-ahead functions: gaps, back-pressure, a context switch", "
       for (int i = 0; i < 60; ++i) {
         std::vector<uint32_t> x = randWords(g, W, -13, 6), y(x.size());
         if (i == 1) x = {0x00000000, 0x80000000, 0x7F800000, 0x7FC00000};
-        for (int k = 0; k < W; ++k) y[size_t(k)] = ref(func, x[size_t(k)]);
+        for (int k = 0; k < W; ++k) y[size_t(k)] = ewRef(func, x[size_t(k)], 0);
         sim.in[0].push_back(dataBeat(x, i % 4 == 3, i % 4 == 3 ? 1 : 0));
         want.push_back(dataBeat(y, i % 4 == 3, i % 4 == 3 ? 1 : 0));
       }
@@ -504,11 +505,7 @@ TEST_CASE("sg_cu look-ahead functions: gaps, back-pressure, a context switch", "
     }
     sim.start();
     REQUIRE(sim.runUntilDone(5000));
-    REQUIRE(sim.out.size() == want.size());
-    for (size_t i = 0; i < want.size(); ++i) {
-      INFO("beat " << i << " got " << show(sim.out[i]) << " want " << show(want[i]));
-      REQUIRE(sim.out[i] == want[i]);
-    }
+    requireBeats(sim.out, want);
   }
 }
 
