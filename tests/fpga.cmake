@@ -24,6 +24,13 @@ add_test(NAME fpga_synth_default_xc7
                     \$3 == \"ag\" { ag = \$4 } \$3 == \"mu\" { mu = \$4 } \$3 == \"cu\" { cu = \$4 } \$3 == \"fabric\" { f = \$4; st = \$16 }
                     END { exit (n == 4 && !bad && f == 6 * ag + 2 * mu + 7 * cu && st == \"partial\") ? 0 : 1 }' fpga_default/fpga.csv"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+# The same run's readable table (synth.txt) and JSON (synth.json) give every CSV row's LUT,
+# flip-flop and level figures, and the JSON says the fabric overflows its part. A fixture of
+# fpga_synth_default_xc7 so that ctest starts the synthesis, the suite's longest test, before
+# everything else (it schedules the tests that others depend on first, then by COST).
+add_test(NAME fpga_synth_default_report
+         COMMAND python3 ${STEPGEN_ROOT}/tests/rtl/synth_report_check.py fpga_default
+         WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 # The depth report sees a LUT-RAM through its read side only (flows/ltp_lutram.v): a deep
 # write enable in front of a LUT-RAM does not reach its read data (tests/rtl/ltp_lutram.sh;
 # the flow without the read-only views fails it). A few seconds of Yosys.
@@ -87,5 +94,7 @@ add_test(NAME fpga_synth_flat_cu
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(fpga_synth_flat_cu PROPERTIES LABELS "fpga;quick")
 set_tests_properties(fpga_synth_bad_input fpga_pnr_ice40 PROPERTIES TIMEOUT 900 LABELS "fpga;slow")
-set_tests_properties(fpga_synth_default_xc7 PROPERTIES TIMEOUT 3600 LABELS "fpga;slow" COST 50000)
+set_tests_properties(fpga_synth_default_xc7 PROPERTIES TIMEOUT 3600 LABELS "fpga;slow" COST 50000
+                     FIXTURES_SETUP fpga_default)
+set_tests_properties(fpga_synth_default_report PROPERTIES LABELS "fpga;slow" FIXTURES_REQUIRED fpga_default)
 set_tests_properties(fpga_synth_bad_options PROPERTIES LABELS "fpga;cli")
