@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -116,7 +117,9 @@ void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptio
     return;
   }
   classify(stat["design"].value("num_cells_by_type", nlohmann::json::object()), row.c);
-  row.c.logicLevels = pathLength(readText(prefix.string() + ".ltp.txt"));
+  const std::string ltp = readText(prefix.string() + ".ltp.txt");
+  row.c.logicLevels = pathLength(ltp);
+  row.c.lutLevels = pathLutLevels(ltp);
   row.status = "ok";
 }
 
@@ -188,6 +191,11 @@ void runPnr(const fs::path& rtl, const SynthOptions& o, const Part& part, SynthR
 }
 
 }  // namespace
+
+int64_t pathLutLevels(const std::string& ltpText) {
+  static const std::regex re(R"(\(via ltp_lut(ram)?_\d+\))");
+  return std::distance(std::sregex_iterator(ltpText.begin(), ltpText.end(), re), std::sregex_iterator());
+}
 
 bool SynthReport::overflows() const {
   const SynthCounts& f = rows.back().c;
@@ -268,6 +276,7 @@ SynthReport runSynth(const SynthOptions& o) {
     t.luts += row.count * row.c.luts, t.ffs += row.count * row.c.ffs, t.carries += row.count * row.c.carries;
     t.dsps += row.count * row.c.dsps, t.brams += row.count * row.c.brams, t.lutrams += row.count * row.c.lutrams;
     t.logicLevels = std::max(t.logicLevels, row.c.logicLevels);
+    t.lutLevels = std::max(t.lutLevels, row.c.lutLevels);
     if (row.status != "ok" && row.status != "skipped" && row.status != "flat-memory") fabric.status = "incomplete";
   }
   r.rows.push_back(fabric);
@@ -276,14 +285,14 @@ SynthReport runSynth(const SynthOptions& o) {
 
 std::string synthTable(const SynthReport& r) {
   std::string s = fmt::format("# stepgen synth: architecture '{}', target {}, part {}\n", r.arch, r.target, r.part);
-  s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7} {:>8} {:>6} {:>9}  {}\n", "unit", "count", "LUT", "FF",
-                   "carry", "DSP", "BRAM", "LUT-RAM", "levels", "yosys s", "status / parameters");
+  s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7} {:>8} {:>6} {:>4} {:>9}  {}\n", "unit", "count", "LUT",
+                   "FF", "carry", "DSP", "BRAM", "LUT-RAM", "levels", "LUTs", "yosys s", "status / parameters");
   for (const SynthRow& row : r.rows) {
     const bool ok = row.status == "ok" || row.unit == "fabric";
-    s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7.1f} {:>8} {:>6} {:>9.1f}  {}{}\n", row.unit, row.count,
-                     ok ? std::to_string(row.c.luts) : "-", ok ? std::to_string(row.c.ffs) : "-", row.c.carries,
-                     row.c.dsps, row.c.brams, row.c.lutrams, row.c.logicLevels, row.seconds, row.status,
-                     row.params.empty() ? "" : " " + row.params);
+    s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7.1f} {:>8} {:>6} {:>4} {:>9.1f}  {}{}\n", row.unit,
+                     row.count, ok ? std::to_string(row.c.luts) : "-", ok ? std::to_string(row.c.ffs) : "-",
+                     row.c.carries, row.c.dsps, row.c.brams, row.c.lutrams, row.c.logicLevels, row.c.lutLevels,
+                     row.seconds, row.status, row.params.empty() ? "" : " " + row.params);
     if (row.status == "flat-memory")
       s += fmt::format("{:<7} not synthesized: compute_unit.memory is flat (2W + 2 lanes read ports; "
                        "`memory: banked` needs lanes <= W)\n", "");
@@ -297,7 +306,7 @@ std::string synthTable(const SynthReport& r) {
   }
   const SynthCounts& f = r.rows.back().c;
   s += fmt::format("per instance for units and top; axi = the AXI wrapper's own logic (sg_top a black box); fabric = "
-                   "top + count x unit (without axi). {} ({} LUT, {} FF, {} BRAM, {} DSP): "
+                   "top + count x unit (without axi); levels = combinational cells on the longest path, LUTs = the LUTs among them. {} ({} LUT, {} FF, {} BRAM, {} DSP): "
                    "{:.1f} % LUT, {:.1f} % FF, {:.1f} % BRAM, {:.1f} % DSP{}\n",
                    r.part, r.partLuts, r.partFfs, r.partBrams, r.partDsps, 100.0 * double(f.luts) / double(r.partLuts),
                    100.0 * double(f.ffs) / double(r.partFfs), r.partBrams > 0 ? 100.0 * f.brams / r.partBrams : 0.0,
@@ -308,18 +317,18 @@ std::string synthTable(const SynthReport& r) {
 
 std::string synthCsv(const SynthReport& r, bool header) {
   std::string s = header ? "arch,target,unit,luts,ffs,carries,dsps,brams,lutrams,logic_levels,fmax_mhz,synth_seconds,"
-                           "count,module,params,status,part,pnr_status,pnr_lcs,pnr_rams,pnr_seconds\n"
+                           "count,module,params,status,part,pnr_status,pnr_lcs,pnr_rams,pnr_seconds,lut_levels\n"
                          : "";
   for (const SynthRow& row : r.rows) {
     const bool ok = row.status == "ok" || row.status == "partial";  // a partial fabric: the rows counted
     auto n = [&](auto v) { return ok ? fmt::format("{}", v) : std::string(); };
     const bool placed = row.pnrStatus == "placed";
     auto p = [&](auto v) { return placed ? fmt::format("{}", v) : std::string(); };
-    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.1f},{},{},{},{},{},{},{},{},{}\n", r.arch, r.target, row.unit,
+    s += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.1f},{},{},{},{},{},{},{},{},{},{}\n", r.arch, r.target, row.unit,
                      n(row.c.luts), n(row.c.ffs), n(row.c.carries), n(row.c.dsps), n(row.c.brams), n(row.c.lutrams),
                      n(row.c.logicLevels), placed ? fmt::format("{:.1f}", row.fmaxMhz) : "", row.seconds, row.count,
                      row.module, row.params, row.status, r.part, row.pnrStatus, row.pnrLcs > 0 ? std::to_string(row.pnrLcs) : "", p(row.pnrRams),
-                     row.pnrStatus.empty() ? "" : fmt::format("{:.1f}", row.pnrSeconds));
+                     row.pnrStatus.empty() ? "" : fmt::format("{:.1f}", row.pnrSeconds), n(row.c.lutLevels));
   }
   return s;
 }
@@ -344,6 +353,7 @@ std::string synthJson(const SynthReport& r) {
                          {"brams", row.c.brams},
                          {"lutrams", row.c.lutrams},
                          {"logic_levels", row.c.logicLevels},
+                         {"lut_levels", row.c.lutLevels},
                          {"synth_seconds", row.seconds},
                          {"pnr_status", row.pnrStatus},
                          {"fmax_mhz", row.fmaxMhz},

@@ -38,6 +38,9 @@ struct SynthCounts {
   double brams = 0;      ///< 36 Kb block RAMs (a RAMB18 counts 0.5) / SB_RAM40_4K + SB_SPRAM256KA
   int64_t lutrams = 0;   ///< LUT-RAM and shift-register cells (RAM32M, RAM64M, RAM*X1*, SRL*)
   int64_t logicLevels = 0;  ///< combinational cells on the longest path between registers (Yosys ltp)
+  /// LUTs on that path (a LUT-RAM read counts as one; its carry cells, wide-mux halves
+  /// MUXF7/F8 and DSP blocks do not): pathLutLevels of the row's ltp report.
+  int64_t lutLevels = 0;
 };
 
 /// One row of the report: a unit kind, the top, or the whole fabric.
@@ -62,6 +65,11 @@ struct SynthRow {
   double pnrSeconds = 0;
 };
 
+/// The LUTs on the longest path of a flows/fpga_synth_one.sh depth report (`ltp` output with
+/// every path cell renamed ltp_<kind>_<n>): the steps "via ltp_lut_*" and "via ltp_lutram_*".
+/// 0 for a report without such names.
+int64_t pathLutLevels(const std::string& ltpText);
+
 /// What `stepgen synth` measured.
 struct SynthReport {
   std::string arch, target, part;
@@ -81,8 +89,9 @@ SynthReport runSynth(const SynthOptions& o);
 /// The readable table (one line per row, then the part's utilization). Deterministic.
 std::string synthTable(const SynthReport& r);
 /// CSV: arch,target,unit,luts,ffs,carries,dsps,brams,lutrams,logic_levels,fmax_mhz,
-/// synth_seconds,count,module,params,status,part,pnr_status,pnr_lcs,pnr_rams,pnr_seconds
-/// (fmax_mhz and the pnr columns empty where no place and route ran).
+/// synth_seconds,count,module,params,status,part,pnr_status,pnr_lcs,pnr_rams,pnr_seconds,
+/// lut_levels (fmax_mhz and the pnr columns empty where no place and route ran; lut_levels
+/// last so that the earlier columns keep their positions).
 std::string synthCsv(const SynthReport& r, bool header);
 /// synth.json: every row's counts, the part and whether the fabric fits.
 std::string synthJson(const SynthReport& r);

@@ -3,9 +3,10 @@
 
 usage: synth_report_check.py <out_dir>   (with <out_dir>/fpga.csv from --csv)
 
-- every CSV row (unit, LUT, FF, carry, DSP, block RAM, LUT-RAM, levels, status) is the same
+- every CSV row (unit, LUT, FF, carry, DSP, block RAM, LUT-RAM, levels, LUT levels, status) is the same
   in synth.json and in the readable table synth.txt;
 - rows with figures (status ok or partial) agree on them, the others on their status;
+- every synthesized row has between 1 and `logic_levels` LUTs on its longest path;
 - the fabric row of synth.json (when summed: ok or partial) is the sum over the unit rows it counts (count x per-instance
   figures, the top once, the AXI wrapper not: synth.txt's footnote), and a fabric that
   overflows its part says so in `overflows_part`.
@@ -15,7 +16,7 @@ import csv
 import json
 import sys
 
-FIELDS = ["luts", "ffs", "carries", "dsps", "brams", "lutrams", "logic_levels"]
+FIELDS = ["luts", "ffs", "carries", "dsps", "brams", "lutrams", "logic_levels", "lut_levels"]
 
 
 def fail(msg):
@@ -35,7 +36,7 @@ def main():
     with open(d + "/synth.txt") as f:
         for line in f:
             cols = line.split()
-            if len(cols) >= 10 and cols[0] in ("ag", "cu", "mu", "top", "axi", "fabric"):
+            if len(cols) >= 11 and cols[0] in ("ag", "cu", "mu", "top", "axi", "fabric"):
                 table[cols[0]] = cols
     if not rows:
         fail("fpga.csv has no rows")
@@ -55,17 +56,20 @@ def main():
         t = table.get(u)
         if t is None:
             fail(f"CSV row {u} is not in synth.txt")
-        # synth.txt: unit count LUT FF carry DSP BRAM LUT-RAM levels seconds status ...
+        # synth.txt: unit count LUT FF carry DSP BRAM LUT-RAM levels LUTs seconds status ...
         if u != "fabric" and t[2] == "-":
             fail(f"{u}: synth.txt shows no figures for a row the CSV has")
         if u != "fabric":
-            got = [float(t[i]) for i in (2, 3, 4, 5, 6, 7, 8)]
+            got = [float(t[i]) for i in range(2, 10)]
             want = [float(r[k]) for k in FIELDS]
             if got != want:
                 fail(f"{u}: synth.txt {got}, CSV {want}")
     fab = by_unit.get("fabric")
     if fab is None:
         fail("synth.json has no fabric row")
+    for j in js["rows"]:
+        if j["status"] == "ok" and not 0 < j["lut_levels"] <= j["logic_levels"]:
+            fail(f"{j['unit']}: {j['lut_levels']} LUT levels on a path of {j['logic_levels']} cells")
     if fab["status"] not in ("ok", "partial"):
         print(f"synth_report_check: {len(rows)} rows agree (fabric {fab['status']}, not summed)")
         return
