@@ -371,19 +371,25 @@ module sg_cu #(
                          K_DONE = sg_beat_pkg::K_DONE;
 
   // ---------------------------------------------------------------- context sequencing
+  localparam int CTXW = (NCTX > 1) ? $clog2(NCTX) : 1;
   logic [NCTX-1:0] en;
   logic fin;
   logic run;
+  logic go;                     // a context enters INIT at this edge: context go_ctx
+  logic [CTXW-1:0] go_ctx;
   always_comb
     for (int c = 0; c < NCTX; c++) en[c] = cfg[c * CB + sg_cfg_pkg::CU_ENABLE_LSB];
-  /* verilator lint_off PINCONNECTEMPTY */
-  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .sectioned, .start, .start_ctx, .fin, .ctx, .run, .busy, .done, .go(), .go_ctx());
-  /* verilator lint_on PINCONNECTEMPTY */
+  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .sectioned, .start, .start_ctx, .fin, .ctx, .run, .busy, .done, .go, .go_ctx);
 
   // ---------------------------------------------------------------- configuration
   // cc: the running context's vector; enable is read for all contexts through `en`, the
   // source selects are not used here, nor is in1_stopmap (Zip: the stop levels of a tile
-  // are in0's, so in1's mapped stop would be dropped anyway).
+  // are in0's, so in1's mapped stop would be dropped anyway). It is a register, loaded with
+  // the context that runs after each edge (from INIT on), so that the function decode and
+  // every field start the unit's paths from a flip-flop instead of a context multiplexer
+  // (each longest path began there). The configuration of a running context does not change
+  // (sg_sec_seq: the host rewrites a finished context, then raises `loaded`), so this equals
+  // cfg[ctx], one cycle after a write.
   /* verilator lint_off UNUSEDSIGNAL */
   logic [CB-1:0] cc;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -399,7 +405,9 @@ module sg_cu #(
   logic [5:0] cf_idx;
   logic [31:0] n_eff;           // N: n with bt, 1 << log2n otherwise
 
-  assign cc = cfg[32'(ctx) * CB +: CB];
+  logic [CTXW-1:0] ctx_n;        // the context after this edge
+  assign ctx_n = go ? go_ctx : ctx;
+  always_ff @(posedge clk) cc <= cfg[32'(ctx_n) * CB +: CB];
   always_comb begin
     cf_func = cc[sg_cfg_pkg::CU_FUNC_LSB +: FW];
     cf_b = cc[sg_cfg_pkg::CU_ACCUM_B_LSB +: 3];
