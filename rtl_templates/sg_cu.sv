@@ -266,8 +266,8 @@
 // synchronous (block RAM): the read addresses of cycle c + 1 are computed in cycle c from the
 // next values of the registers they depend on (k_d, cp_sel_d, dr_sel_d, dr_cnt_d, acc_sel_d,
 // acc_cnt_d, ex_oc_d, the lanes' rows nr_d, with bt li_cn and lj_cn), and a read sees the
-// writes of the cycle before. With BANKED = 1 it is one bank per word of a beat; otherwise one flat array
-// (simulation only). Which banks a lane reads follows from the rows it works on: the loader
+// writes of the cycle before. With BANKED = 1 it is one bank per word of a beat; otherwise
+// one flat array (simulation only). Which banks a lane reads follows from the rows it works on: the loader
 // rotates row i of a (and row j of a transposed b) by i mod W (la_rot_q, lb_rot_q), the MAC
 // asks with the same rotation. With A_COPIES = 2 a row of a need not be whole beats: the
 // head of row i (the words of the beat that began in row i - 1) is read from a's copy 1
