@@ -264,10 +264,10 @@
 //
 // Implementation note: the local memory is sg_cu_mem, driven through ports. Its reads are
 // synchronous (block RAM): the read addresses of cycle c + 1 are computed in cycle c from the
-// next values of the registers they depend on (k_d, cp_sel_d, dr_sel_d, dr_cnt_d, acc_sel_d,
-// acc_cnt_d, ex_oc_d, the lanes' rows nr_d, with bt li_cn and lj_cn), and a read sees the
-// writes of the cycle before. With BANKED = 1 it is one bank per word of a beat; otherwise
-// one flat array (simulation only). Which banks a lane reads follows from the rows it works on: the loader
+// next values of the registers they depend on (k_d, p_d, pbase_d, cp_sel_d, dr_sel_d,
+// dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d, li_cn, lj_cn), and a read sees the writes of the
+// cycle before. With BANKED = 1 it is one bank per word of a beat; otherwise one flat array
+// (simulation only). Which banks a lane reads follows from the rows it works on: the loader
 // rotates row i of a (and row j of a transposed b) by i mod W (la_rot_q, lb_rot_q), the MAC
 // asks with the same rotation. With A_COPIES = 2 a row of a need not be whole beats: the
 // head of row i (the words of the beat that began in row i - 1) is read from a's copy 1
@@ -371,25 +371,19 @@ module sg_cu #(
                          K_DONE = sg_beat_pkg::K_DONE;
 
   // ---------------------------------------------------------------- context sequencing
-  localparam int CTXW = (NCTX > 1) ? $clog2(NCTX) : 1;
   logic [NCTX-1:0] en;
   logic fin;
   logic run;
-  logic go;                     // a context enters INIT at this edge: context go_ctx
-  logic [CTXW-1:0] go_ctx;
   always_comb
     for (int c = 0; c < NCTX; c++) en[c] = cfg[c * CB + sg_cfg_pkg::CU_ENABLE_LSB];
-  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .sectioned, .start, .start_ctx, .fin, .ctx, .run, .busy, .done, .go, .go_ctx);
+  /* verilator lint_off PINCONNECTEMPTY */
+  sg_ctx_seq #(.NCTX(NCTX)) u_seq (.clk, .rst_n, .en, .sectioned, .start, .start_ctx, .fin, .ctx, .run, .busy, .done, .go(), .go_ctx());
+  /* verilator lint_on PINCONNECTEMPTY */
 
   // ---------------------------------------------------------------- configuration
   // cc: the running context's vector; enable is read for all contexts through `en`, the
   // source selects are not used here, nor is in1_stopmap (Zip: the stop levels of a tile
-  // are in0's, so in1's mapped stop would be dropped anyway). It is a register, loaded with
-  // the context that runs after each edge (from INIT on), so that the function decode and
-  // every field start the unit's paths from a flip-flop instead of a context multiplexer
-  // (each longest path began there). The configuration of a running context does not change
-  // (sg_sec_seq: the host rewrites a finished context, then raises `loaded`), so this equals
-  // cfg[ctx], one cycle after a write.
+  // are in0's, so in1's mapped stop would be dropped anyway).
   /* verilator lint_off UNUSEDSIGNAL */
   logic [CB-1:0] cc;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -405,9 +399,7 @@ module sg_cu #(
   logic [5:0] cf_idx;
   logic [31:0] n_eff;           // N: n with bt, 1 << log2n otherwise
 
-  logic [CTXW-1:0] ctx_n;        // the context after this edge
-  assign ctx_n = go ? go_ctx : ctx;
-  always_ff @(posedge clk) cc <= cfg[32'(ctx_n) * CB +: CB];
+  assign cc = cfg[32'(ctx) * CB +: CB];
   always_comb begin
     cf_func = cc[sg_cfg_pkg::CU_FUNC_LSB +: FW];
     cf_b = cc[sg_cfg_pkg::CU_ACCUM_B_LSB +: 3];
@@ -947,62 +939,6 @@ module sg_cu #(
     end
   endgenerate
 
-  // ---------------------------------------------------------------- lane rows (matmul without bt)
-  // Lane l of pass p computes output o = p*LANES + l: a's row i = o >> log2n (word i*K of the
-  // bank) and b's column j = o & (N-1). The next cycle's read addresses need them for the next
-  // cycle's pass, which the last-step compares (klast, plast) decide late in the cycle, and a
-  // shift and a multiply behind those compares were the default unit's longest path (46 levels
-  // at W = 16). So every lane keeps them for its current pass (nr_c_q) and the pass after
-  // (nr_n_q), and steps them by LANES per pass without a multiply: j += LANES % N,
-  // i += LANES / N, one more where j passes N. Passes 0 and 1 are computed from the
-  // configuration and registered (nr_z0_q, nr_z1_q): right from the first RUN cycle, which
-  // computes the MAC's first read addresses at the earliest (INIT empties the input banks).
-  // A lane's entry: {i*K (MI bits: the addresses wrap to MI bits), i mod W (RB bits), j}.
-  localparam int NR = MI + RB + 32;
-  logic [NR*LANES-1:0] nr_z0_q, nr_z1_q, nr_c_q, nr_n_q;  // pass 0, pass 1, this pass, the next
-  logic [NR*LANES-1:0] nr_z0, nr_z1, nr_nn;   // pass 0, pass 1 from the configuration; the pass after next
-  logic [NR*LANES-1:0] nr_d;                   // each lane's entry in the next cycle
-  logic nr_adv;                                // the MAC moves to the tile's next pass
-  // The entry of output o.
-  function automatic logic [NR-1:0] nr_at(input logic [31:0] o, input logic [4:0] log2n, input logic [15:0] k);
-    logic [31:0] i;
-    i = o >> log2n;
-    nr_at = {MI'(i * 32'(k)), RB'(i), o & ((32'd1 << log2n) - 32'd1)};
-  endfunction
-  // The entry of output o + LANES from that of o (km = K, di = LANES / N, dik = di * K, all
-  // wrapped to their widths; lm = LANES % N).
-  function automatic logic [NR-1:0] nr_step(input logic [NR-1:0] v, input logic [4:0] log2n, input logic [MI-1:0] km,
-                                            input logic [RB-1:0] di, input logic [MI-1:0] dik, input logic [31:0] lm);
-    logic [32:0] j2, n;
-    logic c;
-    n = 33'd1 << log2n;
-    j2 = {1'b0, v[31:0]} + {1'b0, lm};
-    c = (j2 >= n);
-    nr_step = {v[32+RB +: MI] + dik + (c ? km : MI'(0)), v[32 +: RB] + di + RB'(c),
-               c ? 32'(j2 - n) : 32'(j2)};
-  endfunction
-  always_comb begin
-    nr_adv = mm_go && mm_data && klast && !plast;
-    for (int l = 0; l < LANES; l++) begin
-      nr_z0[NR*l +: NR] = nr_at(32'(l), cf_log2n, cf_k);
-      nr_z1[NR*l +: NR] = nr_at(32'(LANES + l), cf_log2n, cf_k);
-      nr_nn[NR*l +: NR] = nr_step((p_q == 16'd0) ? nr_z1_q[NR*l +: NR] : nr_n_q[NR*l +: NR], cf_log2n, MI'(cf_k),
-                                  RB'(32'(LANES) >> cf_log2n), MI'((32'(LANES) >> cf_log2n) * 32'(cf_k)),
-                                  32'(LANES) & nmask);
-      nr_d[NR*l +: NR] = (p_d == 16'd0) ? nr_z0_q[NR*l +: NR] :
-                         !nr_adv ? nr_c_q[NR*l +: NR] :
-                         (p_q == 16'd0) ? nr_z1_q[NR*l +: NR] : nr_n_q[NR*l +: NR];
-    end
-  end
-  always_ff @(posedge clk) begin
-    nr_z0_q <= nr_z0;
-    nr_z1_q <= nr_z1;
-    if (nr_adv) begin
-      nr_c_q <= (p_q == 16'd0) ? nr_z1_q : nr_n_q;
-      nr_n_q <= nr_nn;
-    end
-  end
-
   // ---------------------------------------------------------------- local memory
   // sg_cu_mem's ports. Writes are this cycle's; read addresses are next cycle's (the *_d
   // values), and the words a stage reads in a cycle include the previous cycle's writes
@@ -1015,13 +951,15 @@ module sg_cu #(
   logic [RB:0] ahead;           // ... its offset in its first beat (0: the row starts a beat)
   logic [32*LANES-1:0] ma_q, mb_q;
   logic [DW-1:0] md_q, mc_q;
-  logic [31:0] mo;                      // MAC temporary: lane output index
+  logic [31:0] mo, mn_o, ai;            // MAC temporaries: lane output index (now, next), a row
   logic [31:0] abase_d, bbase_d;       // next cycle's bases
   /* verilator lint_off UNUSEDSIGNAL */
   logic [31:0] rd_base_d, acc_base_d;  // next cycle's drain and accum addresses (wrap to MI bits)
   /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
     mo = 32'd0;
+    mn_o = 32'd0;
+    ai = 32'd0;
     abase_d = cp_sel_d ? 32'(cf_abase1) : 32'(cf_abase0);
     bbase_d = cp_sel_d ? 32'(cf_bbase1) : 32'(cf_bbase0);
     lane_act = '0;
@@ -1043,15 +981,17 @@ module sg_cu #(
         // Next cycle's operands (whether or not the MAC works then: a read costs nothing).
         // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
         // them into a cell that feeds its own select.
-        arow = cf_bt ? 32'(li_cn[16*l +: 16]) * 32'(cf_k) : 32'(nr_d[NR*l + 32 + RB +: MI]);
+        mn_o = pbase_d + 32'(l);
+        ai = cf_bt ? 32'(li_cn[16*l +: 16]) : (mn_o >> cf_log2n);
+        arow = ai * 32'(cf_k);
         ma_addr[MI*l +: MI] = MI'(abase_d + arow + 32'(k_d));
         // A_COPIES = 2: word k of row i is in the row's head while it shares the beat that
         // row i - 1 began (the a bank's base is whole beats)
         ahead = {1'b0, arow[RB-1:0]};
         ma_copy[l] = A_COPIES > 1 && ahead != '0 && 32'(ahead) + 32'(k_d) < 32'(W);
-        ma_rot[RB*l +: RB] = cf_bt ? RB'(li_cn[16*l +: 16]) : nr_d[NR*l + 32 +: RB];
+        ma_rot[RB*l +: RB] = RB'(ai);
         mb_addr[MI*l +: MI] = MI'(cf_bt ? (bbase_d + 32'(lj_cn[16*l +: 16]) * 32'(cf_k) + 32'(k_d)) :
-                                          (bbase_d + (32'(k_d) << cf_log2n) + nr_d[NR*l +: 32]));
+                                          (bbase_d + (32'(k_d) << cf_log2n) + (mn_o & nmask)));
         mb_rot[RB*l +: RB] = cf_bt ? RB'(lj_cn[16*l +: 16]) : RB'(0);
         // bt: j values below lane 0's have wrapped past N (the pass's second run of rows)
         mb_copy[l] = cf_bt && (lj_cn[16*l +: 16] < lj_cn[15:0]);
