@@ -36,21 +36,21 @@ case "$target" in
             for t in $(sed -n 's/.*module SG_LTP_\([A-Z0-9]*\) .*/\1/p' "$views"); do
               view="$view chtype -set SG_LTP_$t t:$t;"
             done
-            path="t:LUT* t:MUXF* t:CARRY* t:SG_LTP_* t:DSP*"
             kinds=("lut:t:LUT*" "muxf:t:MUXF*" "carry:t:CARRY*" "lutram:t:SG_LTP_*" "dsp:t:DSP*") ;;
   ice40) script="$script synth_ice40 -dsp -top $top;"
          view=""
-         path="t:SB_LUT4 t:SB_CARRY t:SB_MAC16"
          kinds=("lut:t:SB_LUT4" "carry:t:SB_CARRY" "dsp:t:SB_MAC16") ;;
   *) echo "unknown target $target" >&2; exit 2 ;;
 esac
-# The longest path counts the combinational cells only (flip-flops, block RAMs and the
-# black boxes cut it): LUTs, wide muxes, carry cells, LUT-RAM reads (read address -> data;
-# the block RAMs' reads are registered), DSP blocks.
-# Each path cell is renamed ltp_<kind>_<n> first (only Yosys's private names change), so
-# that the report can tell the LUTs on the path from its carry cells, wide-mux halves and
-# DSP blocks (generator/fpga/synth.cpp pathCells).
-names=""
-for k in "${kinds[@]}"; do names="$names rename -enumerate -pattern ltp_${k%%:*}_% ${k#*:};"; done
+# The longest path counts the combinational cells only, <kind>:<selection> above (flip-flops,
+# block RAMs and the black boxes cut it): LUTs, wide muxes, carry cells, LUT-RAM reads (read
+# address -> data; the block RAMs' reads are registered), DSP blocks. Each is renamed
+# ltp_<kind>_<n> first, so that the report can tell the LUTs on the path from the other cells
+# (generator/fpga/synth.cpp pathLutLevels); `rename -enumerate` renames private names only,
+# and synth_ice40 ends with public ones (autoname), hence `-hide` before it.
+names=""; path=""
+for k in "${kinds[@]}"; do
+  names="$names rename -hide ${k#*:}; rename -enumerate -pattern ltp_${k%%:*}_% ${k#*:};"; path="$path ${k#*:}"
+done
 script="$script tee -q -o $out.stat.json stat -json;$view$names tee -q -o $out.ltp.txt ltp -noff $path w:*"
 (ulimit -v "$mem"; exec timeout "$limit" yosys -q -l "$out.log" -p "$script") > /dev/null 2>&1

@@ -306,7 +306,8 @@ std::string synthTable(const SynthReport& r) {
   }
   const SynthCounts& f = r.rows.back().c;
   s += fmt::format("per instance for units and top; axi = the AXI wrapper's own logic (sg_top a black box); fabric = "
-                   "top + count x unit (without axi); levels = combinational cells on the longest path, LUTs = the LUTs among them. {} ({} LUT, {} FF, {} BRAM, {} DSP): "
+                   "top + count x unit (without axi); levels = combinational cells on the longest path, "
+                   "LUTs = the LUTs among them. {} ({} LUT, {} FF, {} BRAM, {} DSP): "
                    "{:.1f} % LUT, {:.1f} % FF, {:.1f} % BRAM, {:.1f} % DSP{}\n",
                    r.part, r.partLuts, r.partFfs, r.partBrams, r.partDsps, 100.0 * double(f.luts) / double(r.partLuts),
                    100.0 * double(f.ffs) / double(r.partFfs), r.partBrams > 0 ? 100.0 * f.brams / r.partBrams : 0.0,

@@ -39,7 +39,8 @@ struct SynthCounts {
   int64_t lutrams = 0;   ///< LUT-RAM and shift-register cells (RAM32M, RAM64M, RAM*X1*, SRL*)
   int64_t logicLevels = 0;  ///< combinational cells on the longest path between registers (Yosys ltp)
   /// LUTs on that path (a LUT-RAM read counts as one; its carry cells, wide-mux halves
-  /// MUXF7/F8 and DSP blocks do not): pathLutLevels of the row's ltp report.
+  /// MUXF7/F8 and DSP blocks do not): pathLutLevels of the row's ltp report. The fabric
+  /// row, like logicLevels, takes the largest of its rows.
   int64_t lutLevels = 0;
 };
 
