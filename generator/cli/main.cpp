@@ -346,6 +346,10 @@ int main(int argc, char** argv) {
                        "override a unit parameter, KIND.NAME=VALUE (e.g. cu.LANES=4), to synthesize units out of context "
                        "at parameters the arch cannot express; the fabric row is then not summed")
       ->delimiter(',');
+  synthCmd->add_option("--reuse", syo.reuseCsv,
+                       "an earlier --csv file: rows --only leaves out are taken from it where it has the same arch, "
+                       "target, part, unit and parameters (status reused), so that the fabric row sums runs made apart")
+      ->check(CLI::ExistingFile);
   synthCmd->add_flag("--pnr", syo.pnr,
                      "ice40: also place and route each unit that fits the part with nextpnr-ice40 (out of context, "
                      "ports serialized) and report its Fmax");

@@ -18,6 +18,7 @@
 #include "arch/config_layout.hpp"
 #include "arch/unit_catalogue.hpp"
 #include "emit/verilog_top.hpp"
+#include "support/csv.hpp"
 #include "support/files.hpp"
 
 namespace fs = std::filesystem;
@@ -197,6 +198,75 @@ int64_t pathLutLevels(const std::string& ltpText) {
   return std::distance(std::sregex_iterator(ltpText.begin(), ltpText.end(), re), std::sregex_iterator());
 }
 
+// synthCsv's columns, which readSynthCsv checks.
+constexpr const char* kCsvHeader =
+    "arch,target,unit,luts,ffs,carries,dsps,brams,lutrams,logic_levels,fmax_mhz,synth_seconds,"
+    "count,module,params,status,part,pnr_status,pnr_lcs,pnr_rams,pnr_seconds,lut_levels";
+
+std::vector<SynthCsvRow> readSynthCsv(const std::string& text, const std::string& file) {
+  std::vector<SynthCsvRow> rows;
+  size_t pos = 0;
+  for (int line = 1; line == 1 || pos < text.size(); ++line) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    const std::vector<CsvField> f = splitCsvLine(text.substr(pos, end - pos));
+    pos = end + 1;
+    auto bad = [&](int col, const std::string& what) {
+      return std::invalid_argument(fmt::format("{}:{}:{}: {}", file, line, col, what));
+    };
+    if (line == 1) {
+      std::string header;
+      for (const CsvField& x : f) header += (header.empty() ? "" : ",") + x.text;
+      if (header != kCsvHeader)
+        throw bad(1, fmt::format("not a `stepgen synth --csv` file: the header must be {}", kCsvHeader));
+      continue;
+    }
+    if (f.size() == 1 && f[0].text.empty()) continue;
+    if (f.size() != 22) throw bad(1, fmt::format("{} fields, the header has 22", f.size()));
+    auto whole = [&](int i) -> int64_t {
+      if (f[size_t(i)].text.empty()) return 0;
+      const std::optional<int64_t> v = parseWholeNumber(f[size_t(i)].text);
+      if (!v) throw bad(f[size_t(i)].col, fmt::format("field {}: '{}' is not a whole number", i + 1, f[size_t(i)].text));
+      return *v;
+    };
+    auto real = [&](int i) -> double {
+      const std::string& t = f[size_t(i)].text;
+      if (t.empty()) return 0;
+      char* stop = nullptr;
+      const double v = std::strtod(t.c_str(), &stop);
+      if (stop != t.c_str() + t.size()) throw bad(f[size_t(i)].col, fmt::format("field {}: '{}' is not a number", i + 1, t));
+      return v;
+    };
+    SynthCsvRow r{f[0].text, f[1].text, f[16].text, newRow(f[2].text, f[13].text, f[14].text, f[15].text)};
+    SynthCounts& c = r.row.c;
+    c.luts = whole(3), c.ffs = whole(4), c.carries = whole(5), c.dsps = whole(6), c.brams = real(7);
+    c.lutrams = whole(8), c.logicLevels = whole(9), c.lutLevels = whole(21);
+    r.row.fmaxMhz = real(10), r.row.seconds = real(11), r.row.count = int(whole(12));
+    r.row.pnrStatus = f[17].text, r.row.pnrLcs = whole(18), r.row.pnrRams = whole(19), r.row.pnrSeconds = real(20);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+SynthRow fabricRow(const std::vector<SynthRow>& rows, bool overridden) {
+  SynthRow fabric = newRow("fabric", "", "", overridden ? "overridden" : "ok");
+  for (const SynthRow& row : rows) {
+    if (row.unit == "axi") continue;  // the wrapper is not part of the fabric
+    fabric.seconds += row.seconds;
+    if (overridden) continue;
+    SynthCounts& t = fabric.c;
+    t.luts += row.count * row.c.luts, t.ffs += row.count * row.c.ffs, t.carries += row.count * row.c.carries;
+    t.dsps += row.count * row.c.dsps, t.brams += row.count * row.c.brams, t.lutrams += row.count * row.c.lutrams;
+    t.logicLevels = std::max(t.logicLevels, row.c.logicLevels);
+    t.lutLevels = std::max(t.lutLevels, row.c.lutLevels);
+    if (row.status == "skipped" || row.status == "flat-memory") {
+      if (fabric.status == "ok") fabric.status = "partial";
+    } else if (row.status != "ok" && row.status != "reused") {
+      fabric.status = "incomplete";
+    }
+  }
+  return fabric;
+}
+
 bool SynthReport::overflows() const {
   const SynthCounts& f = rows.back().c;
   return f.luts > partLuts || f.ffs > partFfs || f.brams > partBrams || f.dsps > partDsps;
@@ -206,6 +276,8 @@ SynthReport runSynth(const SynthOptions& o) {
   const Part& part = partFor(o.target, o.part);
   if (o.pnr && o.target != "ice40")
     throw std::invalid_argument(fmt::format("--pnr: place and route runs for ice40 only (nextpnr-ice40), not {}", o.target));
+  const std::vector<SynthCsvRow> prior =
+      o.reuseCsv.empty() ? std::vector<SynthCsvRow>() : readSynthCsv(readText(o.reuseCsv), o.reuseCsv);
   const ArchModel a = loadArch(o.archPath);
   if (a.unbounded)
     throw DiagError("A-112", a.loc, fmt::format("architecture '{}' is unbounded (grid: unbounded): it has no RTL to "
@@ -248,38 +320,30 @@ SynthReport runSynth(const SynthOptions& o) {
     filelist += f.name + "\n";
   }
   writeFile(rtl / "filelist.f", filelist);
-  bool partial = false;
   for (SynthRow& row : r.rows) {
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), row.unit) == o.only.end()) {
-      row.status = "skipped", partial = true;
+      auto it = std::find_if(prior.begin(), prior.end(), [&](const SynthCsvRow& p) {
+        return p.arch == r.arch && p.target == r.target && p.part == r.part && p.row.unit == row.unit &&
+               p.row.module == row.module && p.row.params == row.params &&
+               (p.row.status == "ok" || p.row.status == "reused");
+      });
+      const int count = row.count;
+      if (it != prior.end()) row = it->row, row.count = count, row.status = "reused";
+      else row.status = "skipped";
       continue;
     }
     // A flat compute-unit memory (BANKED = 0: the arch's, or --set's) has 2W + 2 LANES read
     // ports: Yosys turns it into flip-flops and runs out of memory or time (docs/fpga.md),
     // so it is not tried.
     if (cuParamIs(row, "BANKED", "0")) {
-      row.status = "flat-memory", partial = true;
+      row.status = "flat-memory";
       continue;
     }
     runJob(rtl, row.unit == "top" ? blackboxes : row.unit == "axi" ? "sg_top" : "", o, row);
     if (o.pnr && row.status == "ok" && row.unit != "top" && row.unit != "axi") runPnr(rtl, o, part, row);
   }
-
   // With --set the units are not the arch's: the fabric row keeps only the seconds.
-  const bool overridden = !o.sets.empty();
-  SynthRow fabric = newRow("fabric", "", "", overridden ? "overridden" : partial ? "partial" : "ok");
-  for (const SynthRow& row : r.rows) {
-    if (row.unit == "axi") continue;  // the wrapper is not part of the fabric
-    fabric.seconds += row.seconds;
-    if (overridden) continue;
-    SynthCounts& t = fabric.c;
-    t.luts += row.count * row.c.luts, t.ffs += row.count * row.c.ffs, t.carries += row.count * row.c.carries;
-    t.dsps += row.count * row.c.dsps, t.brams += row.count * row.c.brams, t.lutrams += row.count * row.c.lutrams;
-    t.logicLevels = std::max(t.logicLevels, row.c.logicLevels);
-    t.lutLevels = std::max(t.lutLevels, row.c.lutLevels);
-    if (row.status != "ok" && row.status != "skipped" && row.status != "flat-memory") fabric.status = "incomplete";
-  }
-  r.rows.push_back(fabric);
+  r.rows.push_back(fabricRow(r.rows, !o.sets.empty()));
   return r;
 }
 
@@ -288,7 +352,7 @@ std::string synthTable(const SynthReport& r) {
   s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7} {:>8} {:>6} {:>4} {:>9}  {}\n", "unit", "count", "LUT",
                    "FF", "carry", "DSP", "BRAM", "LUT-RAM", "levels", "LUTs", "yosys s", "status / parameters");
   for (const SynthRow& row : r.rows) {
-    const bool ok = row.status == "ok" || row.unit == "fabric";
+    const bool ok = row.status == "ok" || row.status == "reused" || row.unit == "fabric";
     s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7.1f} {:>8} {:>6} {:>4} {:>9.1f}  {}{}\n", row.unit,
                      row.count, ok ? std::to_string(row.c.luts) : "-", ok ? std::to_string(row.c.ffs) : "-",
                      row.c.carries, row.c.dsps, row.c.brams, row.c.lutrams, row.c.logicLevels, row.c.lutLevels,
@@ -317,11 +381,10 @@ std::string synthTable(const SynthReport& r) {
 }
 
 std::string synthCsv(const SynthReport& r, bool header) {
-  std::string s = header ? "arch,target,unit,luts,ffs,carries,dsps,brams,lutrams,logic_levels,fmax_mhz,synth_seconds,"
-                           "count,module,params,status,part,pnr_status,pnr_lcs,pnr_rams,pnr_seconds,lut_levels\n"
-                         : "";
+  std::string s = header ? std::string(kCsvHeader) + "\n" : "";
   for (const SynthRow& row : r.rows) {
-    const bool ok = row.status == "ok" || row.status == "partial";  // a partial fabric: the rows counted
+    // a partial fabric: the rows counted
+    const bool ok = row.status == "ok" || row.status == "reused" || row.status == "partial";
     auto n = [&](auto v) { return ok ? fmt::format("{}", v) : std::string(); };
     const bool placed = row.pnrStatus == "placed";
     auto p = [&](auto v) { return placed ? fmt::format("{}", v) : std::string(); };

@@ -27,6 +27,12 @@ struct SynthOptions {
   /// ice40 only: place and route every unit row that synthesized and fits the part with
   /// nextpnr-ice40, out of context (flows/ice40_pnr_one.sh), for its Fmax.
   bool pnr = false;
+  /// An earlier `--csv` file (synthCsv's columns). Each row that --only leaves out is taken
+  /// from it when it holds a synthesized row (status ok or reused) of the same arch, target,
+  /// part, unit, module and parameters; that row's status becomes "reused" and the fabric
+  /// row counts it, so units synthesized in separate runs sum to one fabric. The file is
+  /// trusted to come from the same RTL: a row measured before an RTL change is stale.
+  std::string reuseCsv;
 };
 
 /// Resources of one synthesized module (cell counts of the mapped netlist).
@@ -53,7 +59,8 @@ struct SynthRow {
   SynthCounts c;        ///< per instance (the fabric row: totals)
   double seconds = 0;   ///< Yosys wall seconds (the fabric row: their sum)
   /// ok, timeout, failed, skipped, flat-memory (a compute unit with `memory: flat`, which no
-  /// FPGA memory can hold: not synthesized) (the fabric row: ok, partial, incomplete or overridden)
+  /// FPGA memory can hold: not synthesized), reused (taken from --reuse's file) (the fabric
+  /// row: ok, partial, incomplete or overridden)
   std::string status;
   /// Place and route (--pnr): "" not asked, placed, too-big (the synthesized counts exceed
   /// the part), does-not-fit (nextpnr ran out of cells: the wrapper's registers count too),
@@ -71,6 +78,24 @@ struct SynthRow {
 /// 0 for a report without such names.
 int64_t pathLutLevels(const std::string& ltpText);
 
+/// One row of a synthCsv file with the columns that name its run.
+struct SynthCsvRow {
+  std::string arch, target, part;
+  SynthRow row;  ///< counts empty in the file read as 0
+};
+
+/// The rows of a synthCsv file (header first). Errors: std::invalid_argument naming `file`,
+/// the line and the column for another header, a line with another number of fields or a
+/// count that is not a number.
+std::vector<SynthCsvRow> readSynthCsv(const std::string& text, const std::string& file);
+
+/// The fabric row of unit, top and wrapper rows: the top's counts plus count x each unit's
+/// (the AXI wrapper is not part of the fabric), the largest logic_levels and lut_levels, the
+/// sum of the Yosys seconds. Status: overridden (units at --set parameters: only the seconds
+/// are summed), incomplete (a row timed out or failed), partial (a row skipped or flat-memory),
+/// else ok; reused rows count as synthesized.
+SynthRow fabricRow(const std::vector<SynthRow>& rows, bool overridden);
+
 /// What `stepgen synth` measured.
 struct SynthReport {
   std::string arch, target, part;
@@ -83,7 +108,8 @@ struct SynthReport {
 
 /// Emits the arch's fabric into `o.outDir`/rtl and synthesizes it. Errors: DiagError for a
 /// bad arch file; std::invalid_argument for an unknown target, part, row name or override,
-/// or --pnr with a target other than ice40; a Yosys or nextpnr job that fails or times out
+/// --pnr with a target other than ice40, or a --reuse file that cannot be read (readSynthCsv);
+/// a Yosys or nextpnr job that fails or times out
 /// is reported in its row (status, pnrStatus), not thrown.
 SynthReport runSynth(const SynthOptions& o);
 
