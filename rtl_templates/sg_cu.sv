@@ -90,7 +90,7 @@
 //   from sg_attn_lut::recip_seed, one Newton step, sg_fp_pkg::recip_pack (docs/hardware.md
 //   section 3). They work word by word, so a partial final beat passes (its zero words give +0
 //   for silu(+0), +0 * +0, +0 + +0 and +0 - +0, 1.0 for exp(+0) and +inf for recip(+0)).
-//   silu's table read, exp's first multiply and recip's multiply and 2 - p work a cycle ahead, on in0_next
+//   silu's table read and exp's and recip's first multiply work a cycle ahead, on in0_next
 //   (g_silu, g_ahead): the head cycle only finishes them.
 // rowscale (Map(mul) with Expand: row r of each tile times a per-row scalar): in0 = a tile
 //   R x C, C = k (a multiple of W: k / W beats per row); in1 = a tile R x C2 of n = C2 / W
@@ -478,29 +478,25 @@ module sg_cu #(
     assign sig_q = '0;
   end
 
-  // exp and recip begin a cycle ahead (ATTN = 1), on in0_next as silu's table does, so
-  // the head cycle keeps the one-cycle timing with less on its path. exp registers
-  // t = x * log2 e; recip registers its Newton step's correction 2 - p, where p is x's
-  // significand times its seed (positive, near 1, so -p is p with the sign set). recip's
-  // adder sits here and not in the head cycle because there, behind the multiply, it made
-  // the attention unit's longest path (docs/results/fpga.md). One multiplier per word
-  // serves both (the running context's func picks its operands; in INIT it is already the
-  // new one's).
-  logic [DW-1:0] la_q;          // word w: that value for word w of the beat at in0's head
+  // exp and recip begin a cycle ahead (ATTN = 1), on in0_next as silu's table does: the
+  // multiply each starts with (exp: t = x * log2 e; recip: x's significand times its seed) is
+  // registered from the beat at in0's head next cycle, so the head cycle has one multiply
+  // less on its path and the one-cycle timing stays. One multiplier per word serves both
+  // (the running context's func picks its operands; in INIT it is already the new one's).
+  logic [DW-1:0] la_q;          // word w: that product for word w of the beat at in0's head
   if (ATTN != 0) begin : g_ahead
     logic [DW-1:0] la_n;
-    logic [31:0] xn, pn;
+    logic [31:0] xn;
     logic la_exp;
     always_comb begin
       la_n = '0;
-      {xn, pn} = '0;
+      xn = '0;
       la_exp = MUL != 0 && cf_func == F_EXP;
       for (int w = 0; w < W; w++) begin
         xn = in0_next[32*w +: 32];
-        pn = sg_fp_pkg::fp32_mul(la_exp ? xn : {9'h07F, xn[22:0]},
-                                 la_exp ? sg_fp_pkg::EXP_LOG2E :
-                                          {9'h07E, sg_attn_lut::recip_seed(xn[22:15])});
-        la_n[32*w +: 32] = la_exp ? pn : fadd(32'h4000_0000, {1'b1, pn[30:0]});
+        la_n[32*w +: 32] = sg_fp_pkg::fp32_mul(la_exp ? xn : {9'h07F, xn[22:0]},
+                                               la_exp ? sg_fp_pkg::EXP_LOG2E :
+                                                        {9'h07E, sg_attn_lut::recip_seed(xn[22:15])});
       end
     end
     always_ff @(posedge clk) la_q <= la_n;
@@ -1099,12 +1095,12 @@ module sg_cu #(
         sm = fadd((is_acc || is_sc) ? (acc_rs ? pr : av) : x,
                                  (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
         if (ATTN != 0 && cf_func == F_RECIP) begin
-          // r1 = r0 * (2 - the significand of x in [1, 2) times its seed r0), the
-          // correction from la_q. r0 is looked up again from x instead of being registered
-          // with la_q: the table reads in parallel with nothing before it, off the longest
-          // path (registering it would trade this second table for 23 flip-flops a word).
+          // r1 = r0 * (2 - the significand of x in [1, 2) times its seed r0, from la_q:
+          // positive, near 1, negated here). r0 is looked up again from x instead of being
+          // registered with la_q: the table sits beside the adder, off the longest path
+          // (registering it would trade this second table for 23 flip-flops a word; not measured).
           r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
-          r1 = sg_fp_pkg::fp32_mul(r0, la_q[32*w +: 32]);
+          r1 = sg_fp_pkg::fp32_mul(r0, fadd(32'h4000_0000, {1'b1, la_q[32*w +: 31]}));
           wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
         end else if ((ATTN != 0 && cf_func == F_ACCMAX) || (DYN != 0 && (cf_func == F_SCANMAX || cf_func == F_SCANMAXX))) begin
           wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
