@@ -87,7 +87,7 @@
 //   sub need both inputs valid and take both (kind, last and stop from in0). silu(x) =
 //   fp32_mul(x, sigmoid(x)); sub(x, y) = fp32_add(x, y with its sign flipped); exp(x) from t =
 //   fp32_mul(x, log2 e) and sg_fp_pkg::exp_key / sg_attn_lut::exp_mant; recip(x) = a seed
-//   from sg_attn_lut::recip_seed, one Newton step, sg_fp_pkg::recip_pack (docs/hardware.md
+//   from sg_attn_lut::recip_seed, one Newton step finished by sg_fp_pkg::recip_finish (docs/hardware.md
 //   section 3). They work word by word, so a partial final beat passes (its zero words give +0
 //   for silu(+0), +0 * +0, +0 + +0 and +0 - +0, 1.0 for exp(+0) and +inf for recip(+0)).
 //   silu's table read and exp's and recip's first multiply work a cycle ahead, on in0_next
@@ -1078,11 +1078,11 @@ module sg_cu #(
   logic [31:0] av, bv, pr;      // operand / product temporaries
   localparam int EK_W = sg_fp_pkg::EXP_ROW_W + 10;
   logic [EK_W-1:0] ek;          // exp: sg_fp_pkg::exp_key of the product
-  logic [31:0] r0, r1;          // recip: the seed, the Newton step
+  logic [31:0] r0;              // recip: the seed
   always_comb begin
     wtmp = '0;
     xtmp = '0;
-    {x, y, sm, av, bv, pr, r0, r1} = '0;
+    {x, y, sm, av, bv, pr, r0} = '0;
     ek = '0;
     if (wu_go) begin
       for (int w = 0; w < W; w++) begin
@@ -1095,13 +1095,12 @@ module sg_cu #(
         sm = fadd((is_acc || is_sc) ? (acc_rs ? pr : av) : x,
                                  (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
         if (ATTN != 0 && cf_func == F_RECIP) begin
-          // r1 = r0 * (2 - the significand of x in [1, 2) times its seed r0, from la_q:
-          // positive, near 1, negated here). r0 is looked up again from x instead of being
-          // registered with la_q: the table sits beside the adder, off the longest path
-          // (registering it would trade this second table for 23 flip-flops a word; not measured).
+          // la_q holds p, x's significand times its seed r0. r0 is looked up again from x
+          // instead of being registered with la_q: the table reads beside recip_finish's
+          // first steps, off the longest path (registering it would trade this second table
+          // for 23 flip-flops a word; not measured).
           r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
-          r1 = sg_fp_pkg::fp32_mul(r0, fadd(32'h4000_0000, {1'b1, la_q[32*w +: 31]}));
-          wtmp[32*w +: 32] = sg_fp_pkg::recip_pack(x, r1);
+          wtmp[32*w +: 32] = sg_fp_pkg::recip_finish(x, r0, la_q[32*w +: 32]);
         end else if ((ATTN != 0 && cf_func == F_ACCMAX) || (DYN != 0 && (cf_func == F_SCANMAX || cf_func == F_SCANMAXX))) begin
           wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
         end else if (ATTN != 0 && cf_func == F_EXP) begin

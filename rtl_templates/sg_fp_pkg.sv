@@ -300,18 +300,42 @@ package sg_fp_pkg;
     end
   endfunction
 
-  // recip (sim/common/fp.cpp fp32Recip): the result of 1/x from x and r1, the Newton step's
-  // value for x's significand (in (0.5, 1]; its sign bit is 0 and not read: an explained
-  // UNUSEDSIGNAL waiver).
+  // recip (sim/common/fp.cpp fp32Recip) after its first multiply: 1/x from x, the seed r0
+  // of x's significand y and p = fp32_mul(y, r0) (sg_cu computes p a cycle ahead). It is
+  // fp32Recip's r1 = fp32_mul(r0, fp32_sub(2, p)) and packing, each written for the values
+  // that occur, because as general fp32 operators they made the attention unit's longest
+  // path (docs/results/fpga.md):
+  // - p lies in [0.5, 1.5) (r0 is within 2^-9 of 1/y): 2 - p is an integer subtraction
+  //   of p's significand, exact for p >= 1 and rounded to nearest even (one bit) for p < 1;
+  // - r1 lies in [0.25, 1) (it is near 1/y, in (0.5, 1]; 14 significands next to 2 give
+  //   r1 just below 0.5): the result's exponent is 252 - x's or 253 - x's, chosen by r1's
+  //   exponent bit 0, never above 252, so only the zero below 2^-126 remains to check.
+  // tests/rtl/test_rtl_fp.cpp checks the whole function against fp32Recip for every
+  // significand and every exponent; other p or r1 give wrong results. p's and r1's sign
+  // bits and exponent bits other than the ones named are not read (explained UNUSEDSIGNAL).
   /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [31:0] recip_pack(input logic [31:0] x, input logic [31:0] r1);
-    logic signed [9:0] be;
-    be = $signed({2'b00, r1[30:23]}) + 10'sd127 - $signed({2'b00, x[30:23]});
-    if (x[30:23] == 8'hFF) recip_pack = (x[22:0] != 23'd0) ? FP32_QNAN : {x[31], 31'd0};
-    else if (x[30:23] == 8'd0) recip_pack = {x[31], 8'hFF, 23'd0};
-    else if (be >= 10'sd255) recip_pack = {x[31], 8'hFF, 23'd0};
-    else if (be <= 10'sd0) recip_pack = {x[31], 31'd0};
-    else recip_pack = {x[31], be[7:0], r1[22:0]};
+  function automatic logic [31:0] recip_finish(input logic [31:0] x, input logic [31:0] r0, input logic [31:0] p);
+    logic [23:0] t;
+    logic [22:0] f;
+    logic [31:0] q, r1;
+    logic [7:0] e_125, e_126;
+    logic z_125, z_126;
+    t = 24'h80_0000 - {1'b0, p[22:0]};
+    f = t[23:1] + {22'd0, t[1] & t[0]};
+    if (p[23] == 1'b0) q = {9'h07F, f};                             // p in [0.5, 1): 2 - p in (1, 1.5]
+    else if (p[22:0] == 23'd0) q = 32'h3F80_0000;                   // p = 1
+    else q = {9'h07E, 23'(24'h80_0000 - {p[22:0], 1'b0})};          // p in (1, 1.5): 2 - p in (0.5, 1)
+    r1 = fp32_mul(r0, q);
+    // Both exponents and both zero tests come from x alone, beside the multiply; r1's
+    // exponent bit 0 picks (1: r1 in [0.25, 0.5), biased 125; 0: [0.5, 1), 126).
+    e_125 = 8'd252 - x[30:23];
+    e_126 = 8'd253 - x[30:23];
+    z_125 = x[30:23] >= 8'd252;
+    z_126 = x[30:23] >= 8'd253;
+    if (x[30:23] == 8'hFF) recip_finish = (x[22:0] != 23'd0) ? FP32_QNAN : {x[31], 31'd0};
+    else if (x[30:23] == 8'd0) recip_finish = {x[31], 8'hFF, 23'd0};
+    else if (r1[23] ? z_125 : z_126) recip_finish = {x[31], 31'd0};
+    else recip_finish = {x[31], r1[23] ? e_125 : e_126, r1[22:0]};
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 

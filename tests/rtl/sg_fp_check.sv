@@ -6,6 +6,8 @@
 //   addsp_o = fp32_add_sp(a, b)  (the single-path adder: the same function)
 //   silu_o = fp32_mul(a, sg_sigmoid_lut(sigmoid_index(a)))    sidx_o = sigmoid_index(a)
 //   sig_o  = sg_sigmoid_lut(sigmoid_index(a))    sigc_o = sigmoid_lut_case(sigmoid_index(a))
+//   rcp_o  = recip(a) as sg_cu composes it: the seed r0 (sg_attn_lut::recip_seed), p = y * r0
+//            for a's significand y, sg_fp_pkg::recip_finish(a, r0, p)
 // sg_sigmoid_lut is the flat-vector form under Verilator and the case form elsewhere, so the
 // simulation checks both table forms and Yosys never sees the (slow to synthesise) flat one.
 // The calls use the alias sg_sigmoid_lut::sigmoid_lut (= sg_sigmoid_lut) because iverilog 11
@@ -23,7 +25,8 @@ module sg_fp_check #(
     output logic [             LANES*32-1:0]      silu_o,
     output logic [LANES*sg_fp_pkg::SIG_IDX_W-1:0] sidx_o,
     output logic [             LANES*32-1:0]      sig_o,
-    output logic [             LANES*32-1:0]      sigc_o
+    output logic [             LANES*32-1:0]      sigc_o,
+    output logic [             LANES*32-1:0]      rcp_o
 );
   localparam int IW = sg_fp_pkg::SIG_IDX_W;
 
@@ -38,6 +41,9 @@ module sg_fp_check #(
       sidx_o[i*IW+:IW] <= sg_fp_pkg::sigmoid_index(a[i*32+:32]);
       sig_o[i*32+:32]  <= sg_sigmoid_lut::sigmoid_lut(sg_fp_pkg::sigmoid_index(a[i*32+:32]));
       sigc_o[i*32+:32] <= sg_sigmoid_lut::sigmoid_lut_case(sg_fp_pkg::sigmoid_index(a[i*32+:32]));
+      rcp_o[i*32+:32] <= sg_fp_pkg::recip_finish(
+          a[i*32+:32], {9'h07E, sg_attn_lut::recip_seed(a[i*32+15+:8])},
+          sg_fp_pkg::fp32_mul({9'h07F, a[i*32+:23]}, {9'h07E, sg_attn_lut::recip_seed(a[i*32+15+:8])}));
     end
   end
 endmodule

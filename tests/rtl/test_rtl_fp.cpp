@@ -74,6 +74,7 @@ class Harness {
         compare("sigmoid_index", xa, 0, idx, static_cast<uint32_t>(sigmoidIndex(xa)));
         compare("sigmoid_lut (flat form)", xa, 0, lane32(top_->sig_o, l), sigmoidLookup(xa));
         compare("sigmoid_lut_case", xa, 0, lane32(top_->sigc_o, l), sigmoidLookup(xa));
+        compare("recip", xa, 0, lane32(top_->rcp_o, l), fp32Recip(xa));
       }
       ++checked_;
     }
@@ -165,5 +166,38 @@ TEST_CASE("sg_fp_pkg RTL equals the C++ model bit for bit", "[rtl][fp]") {
   INFO(v.size() << " vectors");
   h.run(v);
   WARN("sg_fp_check: " << v.size() << " vectors in " << h.cycles() << " cycles, " << h.mismatches() << " mismatches");
+  REQUIRE(h.mismatches() == 0);
+}
+
+// recip_finish is written for p = y * r0 in [0.5, 1.5) and r1 in [0.25, 1) (sg_fp_pkg.sv): the
+// C++ model's own steps must stay there for every significand, and the RTL must equal
+// fp32Recip for every significand and, with the significands that give either r1 exponent,
+// every exponent and sign.
+TEST_CASE("sg_fp_pkg recip_finish: every significand and exponent against fp32Recip", "[rtl][fp]") {
+  enableFtzDaz();
+  const std::vector<uint32_t> seeds = recipTable();
+  std::vector<uint32_t> byR1Exp[2];  // significands whose r1 has exponent 125, 126
+  long outside = 0;
+  std::vector<Vec> v;
+  for (uint32_t m = 0; m < (1u << 23); ++m) {
+    const uint32_t r0 = 0x3F000000u | seeds[m >> (23 - kRecipIndexBits)];
+    const uint32_t p = fp32Mul(0x3F800000u | m, r0);
+    const uint32_t r1 = fp32Mul(r0, fp32Sub(0x40000000u, p));
+    const uint32_t pe = p >> 23, re = r1 >> 23;  // sign bit 0: both positive
+    if (pe < 126 || pe > 127 || (pe == 127 && (p & 0x7FFFFFu) >= 0x400000u) || re < 125 || re > 126) ++outside;
+    else if (byR1Exp[re - 125].size() < 64) byR1Exp[re - 125].push_back(m);
+    v.push_back({fields(0, 127, m), 0});
+  }
+  CHECK(outside == 0);
+  for (const auto& ms : byR1Exp)
+    for (uint32_t m : ms)
+      for (int e = 0; e < 256; ++e)
+        for (uint32_t s = 0; s < 2; ++s) v.push_back({fields(s, e, m), 0});
+  // A few significands next to 2 give r1 below 0.5 (exponent 125): both of recip_finish's
+  // exponent choices are then taken below.
+  CHECK(!byR1Exp[0].empty());
+  CHECK(!byR1Exp[1].empty());
+  Harness h;
+  h.run(v);
   REQUIRE(h.mismatches() == 0);
 }
