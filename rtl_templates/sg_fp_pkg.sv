@@ -307,7 +307,7 @@ package sg_fp_pkg;
   // path (docs/results/fpga.md):
   // - p lies in [0.5, 1.5) (r0 is within 2^-9 of 1/y): 2 - p is an integer subtraction
   //   of p's significand, exact for p >= 1 and rounded to nearest even (one bit) for p < 1;
-  // - r1 lies in [0.25, 1) (it is near 1/y, in (0.5, 1]; 14 significands next to 2 give
+  // - r1 lies in [0.25, 1) (it is near 1/y, in (0.5, 1]; a few significands next to 2 give
   //   r1 just below 0.5): the result's exponent is 252 - x's or 253 - x's, chosen by r1's
   //   exponent bit 0, never above 252, so only the zero below 2^-126 remains to check.
   // tests/rtl/test_rtl_fp.cpp checks the whole function against fp32Recip for every

@@ -109,8 +109,8 @@ struct SynthReport {
 /// Emits the arch's fabric into `o.outDir`/rtl and synthesizes it. Errors: DiagError for a
 /// bad arch file; std::invalid_argument for an unknown target, part, row name or override,
 /// --pnr with a target other than ice40, or a --reuse file that cannot be read (readSynthCsv);
-/// a Yosys or nextpnr job that fails or times out
-/// is reported in its row (status, pnrStatus), not thrown.
+/// a Yosys or nextpnr job that fails or times out is reported in its row (status, pnrStatus),
+/// not thrown.
 SynthReport runSynth(const SynthOptions& o);
 
 /// The readable table (one line per row, then the part's utilization). Deterministic.
