@@ -276,6 +276,8 @@ SynthReport runSynth(const SynthOptions& o) {
   const Part& part = partFor(o.target, o.part);
   if (o.pnr && o.target != "ice40")
     throw std::invalid_argument(fmt::format("--pnr: place and route runs for ice40 only (nextpnr-ice40), not {}", o.target));
+  if (!o.reuseCsv.empty() && o.only.empty())
+    throw std::invalid_argument("--reuse: takes the rows --only leaves out, so it needs --only (e.g. --only cu)");
   const std::vector<SynthCsvRow> prior =
       o.reuseCsv.empty() ? std::vector<SynthCsvRow>() : readSynthCsv(readText(o.reuseCsv), o.reuseCsv);
   const ArchModel a = loadArch(o.archPath);

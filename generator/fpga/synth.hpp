@@ -108,7 +108,8 @@ struct SynthReport {
 
 /// Emits the arch's fabric into `o.outDir`/rtl and synthesizes it. Errors: DiagError for a
 /// bad arch file; std::invalid_argument for an unknown target, part, row name or override,
-/// --pnr with a target other than ice40, or a --reuse file that cannot be read (readSynthCsv);
+/// --pnr with a target other than ice40, --reuse without --only, or a --reuse file that cannot
+/// be read (readSynthCsv);
 /// a Yosys or nextpnr job that fails or times out is reported in its row (status, pnrStatus),
 /// not thrown.
 SynthReport runSynth(const SynthOptions& o);
