@@ -118,7 +118,9 @@
 //   tile taken as it is. accum rescale (func 18, ATTN = 1; the online-softmax rescale):
 //   in1 carries a tile of scales a like in0's, beat for beat in lockstep (both inputs'
 //   beats, STOP and DONE taken together); beat t becomes fp32_add(fp32_mul(old, a), x)
-//   (old = +0 for a group's first tile).
+//   (old = +0 for a group's first tile), the multiply in the cycle the beat is taken, the add
+//   and the write in the next (rs2_*). One-beat tiles: the next beat, and the drain of a
+//   closed group, wait a cycle for that write (they read the word it writes).
 //   A tile whose stop s >= b closes the group (output stop s - b); s < b is absorbed.
 //   STOP s < b is absorbed; STOP s >= b closes the group, or, if nothing was accumulated,
 //   emits a zero tile with stop s - b. The closed bank drains (as for matmul) while the
@@ -545,6 +547,13 @@ module sg_cu #(
   logic acc_sel_q, acc_has_q;
   logic [15:0] acc_cnt_q;
   logic [31:0] acc_words_q;           // dyn_m: words of the group's tiles
+  // accum rescale, second stage: the beat taken last cycle, its products old * a and its x,
+  // is added and written back this cycle (rs2_*). rs2_hz / rs2_dhz: the accum read / the
+  // drain read that this cycle's stage-1 beat or drain beat sees was addressed before that
+  // write landed (a one-beat tile), so it waits a cycle.
+  logic rs2_v, rs2_hz, rs2_dhz;
+  logic [MI-1:0] rs2_a;
+  logic [DW-1:0] rs2_p, rs2_x;
   // rowscale
   logic [15:0] rs_cnt_q;              // words of the open row already passed
   logic rs_rowend;                    // in0's beat ends its row (consumes the in1 beat)
@@ -694,8 +703,8 @@ module sg_cu #(
       in0_ready = !eos_q && can_out && in1_valid;
       in1_ready = !eos_q && can_out && in0_valid;
     end else if (is_acc) begin
-      in0_ready = !eos_q && !ob_full_q[acc_sel_q] && (!acc_rs || in1_valid);
-      in1_ready = acc_rs && !eos_q && !ob_full_q[acc_sel_q] && in0_valid;
+      in0_ready = !eos_q && !ob_full_q[acc_sel_q] && (!acc_rs || (in1_valid && !rs2_hz));
+      in1_ready = acc_rs && !eos_q && !ob_full_q[acc_sel_q] && in0_valid && !rs2_hz;
     end else if (is_rs) begin
       in0_ready = !eos_q && can_out &&
                   ((k0 == K_STOP) || (in1_valid && (k0 == K_DATA) && (k1 == K_DATA) && (rs_drop_q == 16'd0)) ||
@@ -793,7 +802,7 @@ module sg_cu #(
     nmask = (32'd1 << cf_log2n) - 32'd1;
     acc_go = is_acc && fire0;
     wu_go = (acc_go || ((is_ew1 || is_ew2 || is_rs || is_sc) && fire0)) && (k0 == K_DATA);
-    dr_go = ob_full_q[dr_sel_q] && can_out;
+    dr_go = ob_full_q[dr_sel_q] && can_out && !rs2_dhz;
     ld_abase = (ld_sel_q ? 32'(cf_abase1) : 32'(cf_abase0)) + 32'(a_cnt_q) * 32'(W);
     ld_bbase = (ld_sel_q ? 32'(cf_bbase1) : 32'(cf_bbase0)) + 32'(b_cnt_q) * 32'(W);
     acc_base = (acc_sel_q ? 32'(cf_obase1) : 32'(cf_obase0)) + 32'(acc_cnt_q) * 32'(W);
@@ -1014,7 +1023,8 @@ module sg_cu #(
     // MAC results at the end of a pass (stage 2): lane l -> word o of its output bank
     .om_we(m2_v && m2_klast), .om_wmask(m2_act), .om_wbase(m2_obase), .om_wdata(acc_n),
     // accum, scan: the running tile
-    .oc_we((acc_go || (is_sc && fire0)) && k0 == K_DATA), .oc_wbase(MI'(acc_base)), .oc_wdata(wtmp),
+    .oc_we(acc_rs ? rs2_v : (acc_go || (is_sc && fire0)) && k0 == K_DATA),
+    .oc_wbase(acc_rs ? rs2_a : MI'(acc_base)), .oc_wdata(wtmp),
     .a_raddr(ma_addr), .a_rrot(ma_rot), .a_rcopy(ma_copy), .a_rdata(ma_q),
     .b_raddr(mb_addr), .b_rrot(mb_rot), .b_rcopy(mb_copy), .b_rdata(mb_q),
     .d_from_a(is_ex), .d_rbase(MI'(rd_base_d)), .d_rdata(md_q),
@@ -1069,10 +1079,13 @@ module sg_cu #(
                          32'h0 : md_q[32*w +: 32];
 
   // W-word unit: one fp32_add and one fp32_mul per word, shared by accum and scan (old +
-  // x, the first tile of a group +0 + x), accum rescale (old * y + x: the multiplier, then
-  // the adder), add (x + y), sub (x + -y), mul (x * y), silu (x * sigmoid(x)) and rowscale
-  // (x * the row's scalar); exp and recip finish here what g_ahead began.
-  logic [DW-1:0] wtmp;          // W-word unit results
+  // x, the first tile of a group +0 + x), accum rescale (old * y + x: the multiplier in the
+  // cycle the beat is taken, the adder on the registered products in the next, rs2_*), add
+  // (x + y), sub (x + -y), mul (x * y), silu (x * sigmoid(x)) and rowscale (x * the row's
+  // scalar); exp and recip finish here what g_ahead began. Rescale's multiply and add in one
+  // cycle were the attention unit's longest path (67 logic levels on xc7, docs/results/fpga.md).
+  logic [DW-1:0] wtmp;          // W-word unit results (accum rescale: of the rs2 beat)
+  logic [DW-1:0] rs_pn;         // accum rescale: this beat's products old * a, for rs2_p
   logic [DW-1:0] xtmp;          // scan max exclusive: the running max before the beat (-inf first)
   logic [31:0] x, y, sm;        // word temporaries
   logic [31:0] av, bv, pr;      // operand / product temporaries
@@ -1082,9 +1095,10 @@ module sg_cu #(
   always_comb begin
     wtmp = '0;
     xtmp = '0;
+    rs_pn = '0;
     {x, y, sm, av, bv, pr, r0} = '0;
     ek = '0;
-    if (wu_go) begin
+    if (wu_go || acc_rs) begin
       for (int w = 0; w < W; w++) begin
         x = d0[32*w +: 32];
         y = d1[32*w +: 32];
@@ -1092,8 +1106,9 @@ module sg_cu #(
         if (DYN != 0 && cf_func == F_SCANMAXX) xtmp[32*w +: 32] = acc_has_q ? av : 32'hFF80_0000;
         bv = (cf_func == F_SILU) ? sig_q[32*w +: 32] : (cf_func == F_ROWSCALE) ? rs_sc : y;
         pr = (MUL != 0) ? sg_fp_pkg::fp32_mul(acc_rs ? av : x, bv) : 32'h0;
-        sm = fadd((is_acc || is_sc) ? (acc_rs ? pr : av) : x,
-                                 (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
+        rs_pn[32*w +: 32] = pr;
+        sm = fadd(acc_rs ? rs2_p[32*w +: 32] : (is_acc || is_sc) ? av : x,
+                  acc_rs ? rs2_x[32*w +: 32] : (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
         if (ATTN != 0 && cf_func == F_RECIP) begin
           // la_q holds p, x's significand times its seed r0. r0 is looked up again from x
           // instead of being registered with la_q: the table reads beside recip_finish's
@@ -1114,6 +1129,20 @@ module sg_cu #(
           wtmp[32*w +: 32] = (cf_func == F_SILU || cf_func == F_MUL || cf_func == F_ROWSCALE) ? pr : sm;
         end
       end
+    end
+  end
+
+  // accum rescale's second stage (above). The hazards compare the address the beat now taken
+  // wrote with what the next cycle's accum and drain reads were addressed to (acc_base_d,
+  // rd_base_d: same tile, beat 0 again, only when a tile is one beat).
+  always_ff @(posedge clk) begin
+    rs2_v <= rst_n && acc_rs && acc_go && k0 == K_DATA;
+    rs2_hz <= rst_n && acc_rs && acc_go && k0 == K_DATA && MI'(acc_base_d) == MI'(acc_base);
+    rs2_dhz <= rst_n && acc_rs && acc_go && k0 == K_DATA && MI'(rd_base_d) == MI'(acc_base);
+    if (acc_rs && acc_go) begin
+      rs2_a <= MI'(acc_base);
+      rs2_p <= rs_pn;
+      rs2_x <= d0;
     end
   end
 

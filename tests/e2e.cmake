@@ -69,6 +69,10 @@ stepgen_verify_test(e2e_attention_single_pass arch/attention.yaml tests/data/gra
 graph_example_test(e2e_attention_single_pass_t32 arch/attention.yaml attention --single-pass --kv 128 --head-dim 64 --kv-tile 32 --queries 4 VERIFY --hierarchical)
 graph_example_test(e2e_attention_single_pass_real_length arch/attention.yaml attention --single-pass --kv-tile 64 --kv-lengths ${AZURE_KV}
                        --batch-index 0 --slot 3 --queries 8 VERIFY --hierarchical)
+# Accum(rescale_add) over one-beat tiles (tests/data/graphs/rescale_one_beat.yaml): the unit
+# takes a beat every other cycle there (its add is a second stage), and that is the graph's
+# bound. The model without that rule was 6.6 % fast (199 against 213 cycles); within 3 %.
+stepgen_verify_test(e2e_rescale_one_beat arch/attention.yaml tests/data/graphs/rescale_one_beat.yaml --max-cycle-error 3 --hierarchical)
 # EagerMerge on a compute unit, in arrival order: the matmul's tiles arrive long after the
 # loaded ones, so the output is input 1 first; the model finds that order from its timing
 # (tests/unit/test_merge.cpp). Bit-exact, model within 5 %.
@@ -79,7 +83,7 @@ stepgen_verify_test(e2e_merge_attention arch/attention.yaml tests/data/graphs/me
 # by the fabric's timing: bit-exact outputs mean the RTL decided as the model did; the rows'
 # placement rule by plain loops: tests/unit/test_feedback.cpp.
 stepgen_verify_test(e2e_feedback_dispatch arch/attention.yaml tests/data/graphs/feedback.yaml --max-cycle-error 10 --hierarchical)
-set_tests_properties(e2e_feedback_dispatch e2e_merge_attention e2e_attention_decode_1k e2e_attention_gqa_real_length e2e_expand_broadcast e2e_attention_single_pass
+set_tests_properties(e2e_feedback_dispatch e2e_merge_attention e2e_rescale_one_beat e2e_attention_decode_1k e2e_attention_gqa_real_length e2e_expand_broadcast e2e_attention_single_pass
                      e2e_attention_single_pass_t32 e2e_attention_single_pass_real_length
                      PROPERTIES FIXTURES_REQUIRED attention_fabric)
 # GQA decode over requests of their own KV lengths on 4 parallel regions (arch/gqa.yaml,

@@ -2040,10 +2040,10 @@ TokenStream refScanMaxExcl(const TokenStream& in, int b) {
 
 // Accum(rescale_add, b) of x with scales a (same token structure): per group acc = +0, then
 // acc = acc * a + x word by word (fp32 multiply, fp32 add); the group's result leaves with
-// stop s - b (none if s = b); an empty group gives a zero tile.
-TokenStream refRescale(const TokenStream& x, const TokenStream& a, int b) {
+// stop s - b (none if s = b); an empty group gives a zero tile. The tiles are rows x 4 words.
+TokenStream refRescale(const TokenStream& x, const TokenStream& a, int b, int rows = 2) {
   TokenStream r;
-  std::vector<uint32_t> acc(8, 0u);  // the tiles are 2 x 4 words; an empty group gives +0
+  std::vector<uint32_t> acc(size_t(rows) * 4, 0u);
   bool has = false;
   for (size_t k = 0; k < x.size(); ++k) {
     const Token& t = x[k];
@@ -2058,7 +2058,7 @@ TokenStream refRescale(const TokenStream& x, const TokenStream& a, int b) {
     }
     const stepgen::StopSplit sp = stepgen::accumStop(t.stop, b);
     if (sp.emit) {
-      r.push_back(Token::tile(2, 4, has ? acc : std::vector<uint32_t>(acc.size(), 0u), sp.outStop));
+      r.push_back(Token::tile(rows, 4, has ? acc : std::vector<uint32_t>(acc.size(), 0u), sp.outStop));
       has = false;
     }
   }
@@ -2134,6 +2134,27 @@ TEST_CASE("sg_cu accum rescale: acc * a + x in lockstep, stop rules, empty group
       const RunOut bp = runCu<Vsg_cu_fp32>(c, beatsOf(x), beatsOf(a), 41u + unsigned(b));
       requireBeats(bp.out, want);
     }
+  }
+  SECTION("one-beat tiles: a beat waits a cycle for the add of the one before it") {
+    // Tiles of 1 x 4 words: every beat reads the word the beat before it wrote, which the
+    // second stage writes a cycle after the beat is taken.
+    const TokenStream x1 = done(makeToks(g, {0, 0, 0, 1, 0, 0, 1, 0, 2}, 1, 4));
+    const TokenStream a1 = scalesLike(g, x1);
+    CfgVec c = newCfg();
+    setSimple(c, 0, int(stepgen::CuFunc::AccumRescale), 1, 1, 200, 208);
+    const std::vector<Beat> want = beatsOf(refRescale(x1, a1, 1, 1));
+    const RunOut r = runCu<Vsg_cu_fp32>(c, beatsOf(x1), beatsOf(a1), 0);
+    requireBeats(r.out, want);
+    CHECK((r.rest0 && r.rest1));
+    // Beats 0..3 (one group) are taken 2 cycles apart; beat 4 opens the other bank and is
+    // taken the cycle after beat 3. The group closed by beat 3 drains a cycle late: its
+    // output is valid 3 cycles after that beat.
+    REQUIRE(r.inCyc[0].size() == x1.size());
+    for (size_t i = 1; i < 4; ++i) CHECK(r.inCyc[0][i] == r.inCyc[0][i - 1] + 2);
+    CHECK(r.inCyc[0][4] == r.inCyc[0][3] + 1);
+    CHECK(r.outCyc[0] == r.inCyc[0][3] + 3);
+    const RunOut bp = runCu<Vsg_cu_fp32>(c, beatsOf(x1), beatsOf(a1), 47u);
+    requireBeats(bp.out, want);
   }
 }
 

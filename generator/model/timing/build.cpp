@@ -266,8 +266,15 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
           x->treeStages = a.rowTreeStages();
           return x;
         }
-        case CuFunc::Accum: case CuFunc::AccumMax: case CuFunc::AccumRescale: case CuFunc::Retile:
+        case CuFunc::Accum: case CuFunc::AccumMax: case CuFunc::Retile:
           return std::make_unique<Banked>();
+        case CuFunc::AccumRescale: {
+          // Its add is a second stage: a beat that reads what the beat before it wrote (tiles
+          // of one beat) waits a cycle for it (docs/hardware.md, timing table).
+          auto x = std::make_unique<Banked>();
+          x->inRateExtra = f("o_beats") == 1 ? 1 : 0;
+          return x;
+        }
         case CuFunc::Expand: return std::make_unique<CuExpand>();
         case CuFunc::Merge: return std::make_unique<CuMerge>();
         case CuFunc::Select: {

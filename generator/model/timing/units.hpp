@@ -270,12 +270,13 @@ struct Banked : Unit {
   std::vector<size_t> closer;      ///< per group: closing in tile
   std::vector<int> outGroupOf;     ///< per out tile: its group
   int64_t rate = 1;                ///< cycles per beat (an MU: muCyclesPerBeat)
+  int64_t inRateExtra = 0;         ///< more cycles per input beat (accum rescale, one-beat tiles: 1)
   size_t nextAccept = 0, nextOffer = 0;
 
   int64_t groupFree(TimingModel& m, int k) const;
   bool step(TimingModel& m) override;
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
-  int64_t inRate() const override { return rate; }
+  int64_t inRate() const override { return rate + inRateExtra; }
 };
 
 /// sg_mu.sv keep: takes every input beat, `rate` cycles per beat, into its buffer and emits
