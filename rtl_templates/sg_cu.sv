@@ -1132,9 +1132,9 @@ module sg_cu #(
     end
   end
 
-  // accum rescale's second stage (above). The hazards compare the address the beat now taken
-  // wrote with what the next cycle's accum and drain reads were addressed to (acc_base_d,
-  // rd_base_d: same tile, beat 0 again, only when a tile is one beat).
+  // accum rescale's second stage (above). The hazards compare the address that the beat taken
+  // now writes next cycle with the addresses the next cycle's accum and drain reads are given
+  // now (acc_base_d, rd_base_d): equal only when a tile is one beat.
   always_ff @(posedge clk) begin
     rs2_v <= rst_n && acc_rs && acc_go && k0 == K_DATA;
     rs2_hz <= rst_n && acc_rs && acc_go && k0 == K_DATA && MI'(acc_base_d) == MI'(acc_base);
