@@ -1134,11 +1134,14 @@ module sg_cu #(
 
   // accum rescale's second stage (above). The hazards compare the address that the beat taken
   // now writes next cycle with the addresses the next cycle's accum and drain reads are given
-  // now (acc_base_d, rd_base_d): equal only when a tile is one beat.
+  // now (acc_base_d, rd_base_d): equal only when a tile is one beat. They are registered so
+  // that in0_ready and dr_go do not wait on these compares, which depend on this cycle's fire.
+  logic rs_take;                // a DATA beat enters the rescale's first stage
+  assign rs_take = acc_rs && acc_go && k0 == K_DATA;
   always_ff @(posedge clk) begin
-    rs2_v <= rst_n && acc_rs && acc_go && k0 == K_DATA;
-    rs2_hz <= rst_n && acc_rs && acc_go && k0 == K_DATA && MI'(acc_base_d) == MI'(acc_base);
-    rs2_dhz <= rst_n && acc_rs && acc_go && k0 == K_DATA && MI'(rd_base_d) == MI'(acc_base);
+    rs2_v <= rst_n && rs_take;
+    rs2_hz <= rst_n && rs_take && MI'(acc_base_d) == MI'(acc_base);
+    rs2_dhz <= rst_n && rs_take && MI'(rd_base_d) == MI'(acc_base);
     if (acc_rs && acc_go) begin
       rs2_a <= MI'(acc_base);
       rs2_p <= rs_pn;

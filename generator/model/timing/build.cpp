@@ -270,7 +270,8 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
           return std::make_unique<Banked>();
         case CuFunc::AccumRescale: {
           // Its add is a second stage: a beat that reads what the beat before it wrote (tiles
-          // of one beat) waits a cycle for it (docs/hardware.md, timing table).
+          // of one beat) waits a cycle for it (docs/hardware.md, timing table). Keyed on the
+          // configured tile length: dynamic tiles (dyn_m) cut to one beat are not charged.
           auto x = std::make_unique<Banked>();
           x->inRateExtra = f("o_beats") == 1 ? 1 : 0;
           return x;
