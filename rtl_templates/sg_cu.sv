@@ -1132,16 +1132,13 @@ module sg_cu #(
     end
   end
 
-  // accum rescale's second stage (above). The hazards compare the address that the beat taken
-  // now writes next cycle with the addresses the next cycle's accum and drain reads are given
-  // now (acc_base_d, rd_base_d): equal only when a tile is one beat. They are registered so
-  // that in0_ready and dr_go do not wait on these compares, which depend on this cycle's fire.
-  logic rs_take;                // a DATA beat enters the rescale's first stage
-  assign rs_take = acc_rs && acc_go && k0 == K_DATA;
+  // accum rescale's second stage (above). The hazards compare the address the beat now taken
+  // wrote with what the next cycle's accum and drain reads were addressed to (acc_base_d,
+  // rd_base_d: same tile, beat 0 again, only when a tile is one beat).
   always_ff @(posedge clk) begin
-    rs2_v <= rst_n && rs_take;
-    rs2_hz <= rst_n && rs_take && MI'(acc_base_d) == MI'(acc_base);
-    rs2_dhz <= rst_n && rs_take && MI'(rd_base_d) == MI'(acc_base);
+    rs2_v <= rst_n && acc_rs && acc_go && k0 == K_DATA;
+    rs2_hz <= rst_n && acc_rs && acc_go && k0 == K_DATA && MI'(acc_base_d) == MI'(acc_base);
+    rs2_dhz <= rst_n && acc_rs && acc_go && k0 == K_DATA && MI'(rd_base_d) == MI'(acc_base);
     if (acc_rs && acc_go) begin
       rs2_a <= MI'(acc_base);
       rs2_p <= rs_pn;
