@@ -8,7 +8,8 @@
 namespace stepgen {
 
 void writeFile(const std::filesystem::path& p, const std::string& text) {
-  std::filesystem::create_directories(p.parent_path());
+  // A bare file name has no parent: create_directories("") throws.
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
   std::ofstream out(p, std::ios::binary);
   out << text;
   if (!out) throw std::runtime_error("cannot write " + p.string());
