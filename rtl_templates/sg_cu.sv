@@ -86,12 +86,12 @@
 // silu / exp / recip / mul / add / sub: one beat per cycle, one register stage; mul / add /
 //   sub need both inputs valid and take both (kind, last and stop from in0). silu(x) =
 //   fp32_mul(x, sigmoid(x)); sub(x, y) = fp32_add(x, y with its sign flipped); exp(x) from t =
-//   fp32_mul(x, log2 e) and sg_fp_pkg::exp_key / sg_attn_lut::exp_mant; recip(x) = a seed
+//   fp32_mul(x, log2 e), sg_fp_pkg::exp_shift and exp_key, sg_attn_lut::exp_mant; recip(x) = a seed
 //   from sg_attn_lut::recip_seed, one Newton step finished by sg_fp_pkg::recip_finish (docs/hardware.md
 //   section 3). They work word by word, so a partial final beat passes (its zero words give +0
 //   for silu(+0), +0 * +0, +0 + +0 and +0 - +0, 1.0 for exp(+0) and +inf for recip(+0)).
-//   silu's table read and exp's and recip's first multiply work a cycle ahead, on in0_next
-//   (g_silu, g_ahead): the head cycle only finishes them.
+//   silu's table read, exp's multiply and exp_shift, and recip's first multiply work a cycle
+//   ahead, on in0_next (g_silu, g_ahead): the head cycle only finishes them.
 // rowscale (Map(mul) with Expand: row r of each tile times a per-row scalar): in0 = a tile
 //   R x C, C = k (a multiple of W: k / W beats per row); in1 = a tile R x C2 of n = C2 / W
 //   beats per row (n = 0 acts as 1), the scalar of row r is word idx_word of its first beat
@@ -485,20 +485,23 @@ module sg_cu #(
   // registered from the beat at in0's head next cycle, so the head cycle has one multiply
   // less on its path and the one-cycle timing stays. One multiplier per word serves both
   // (the running context's func picks its operands; in INIT it is already the new one's).
-  logic [DW-1:0] la_q;          // word w: that product for word w of the beat at in0's head
+  // exp registers exp_shift of t rather than t, and the head cycle does exp_key and the
+  // table: with all of exp's integer steps in the head cycle, they were the attention unit's
+  // longest path (56 levels), with all of them here this stage was (58, docs/results/fpga.md).
+  logic [DW-1:0] la_q;          // word w, for word w of the beat at in0's head: recip's product, exp's shift
   if (ATTN != 0) begin : g_ahead
     logic [DW-1:0] la_n;
-    logic [31:0] xn;
+    logic [31:0] xn, pn;
     logic la_exp;
     always_comb begin
       la_n = '0;
-      xn = '0;
+      {xn, pn} = '0;
       la_exp = MUL != 0 && cf_func == F_EXP;
       for (int w = 0; w < W; w++) begin
         xn = in0_next[32*w +: 32];
-        la_n[32*w +: 32] = sg_fp_pkg::fp32_mul(la_exp ? xn : {9'h07F, xn[22:0]},
-                                               la_exp ? sg_fp_pkg::EXP_LOG2E :
-                                                        {9'h07E, sg_attn_lut::recip_seed(xn[22:15])});
+        pn = sg_fp_pkg::fp32_mul(la_exp ? xn : {9'h07F, xn[22:0]},
+                                 la_exp ? sg_fp_pkg::EXP_LOG2E : {9'h07E, sg_attn_lut::recip_seed(xn[22:15])});
+        la_n[32*w +: 32] = la_exp ? 32'(sg_fp_pkg::exp_shift(xn[30:23] == 8'hFF && xn[22:0] != 23'd0, pn)) : pn;
       end
     end
     always_ff @(posedge clk) la_q <= la_n;
@@ -1090,7 +1093,7 @@ module sg_cu #(
   logic [31:0] x, y, sm;        // word temporaries
   logic [31:0] av, bv, pr;      // operand / product temporaries
   localparam int EK_W = sg_fp_pkg::EXP_ROW_W + 10;
-  logic [EK_W-1:0] ek;          // exp: sg_fp_pkg::exp_key of the product
+  logic [EK_W-1:0] ek;          // exp: sg_fp_pkg::exp_key of g_ahead's exp_shift
   logic [31:0] r0;              // recip: the seed
   always_comb begin
     wtmp = '0;
@@ -1119,7 +1122,7 @@ module sg_cu #(
         end else if ((ATTN != 0 && cf_func == F_ACCMAX) || (DYN != 0 && (cf_func == F_SCANMAX || cf_func == F_SCANMAXX))) begin
           wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
         end else if (ATTN != 0 && cf_func == F_EXP) begin
-          ek = sg_fp_pkg::exp_key(x[30:23] == 8'hFF && x[22:0] != 23'd0, la_q[32*w +: 32]);
+          ek = sg_fp_pkg::exp_key(la_q[32*w +: sg_fp_pkg::EXP_SH_W]);
           wtmp[32*w +: 32] = (ek[EK_W-1 -: 2] == 2'd3) ? sg_fp_pkg::FP32_QNAN :
                              (ek[EK_W-1 -: 2] == 2'd2) ? 32'h7F80_0000 :
                              (ek[EK_W-1 -: 2] == 2'd1) ? 32'h0 :

@@ -267,37 +267,50 @@ package sg_fp_pkg;
   /* verilator lint_on UNUSEDSIGNAL */
 
   // exp (docs/hardware.md section 3; sim/common/fp.cpp fp32Exp): the integer steps after
-  // t = fp32_mul(x, EXP_LOG2E). Returns {kind[1:0], biased exponent[7:0], table row}: kind 0
-  // = {1'b0, be, sg_attn_lut::exp_mant(row)}, 1 = +0, 2 = +inf, 3 = the canonical NaN
-  // (x NaN; the caller passes x's NaN-ness as xnan). EXP_ROW_W mirrors kExpIndexBits.
+  // t = fp32_mul(x, EXP_LOG2E), in two functions so that the compute unit can register
+  // between them (sg_cu g_ahead): exp_key(exp_shift(xnan, t)) = {kind[1:0], biased
+  // exponent[7:0], table row}: kind 0 = {1'b0, be, sg_attn_lut::exp_mant(row)}, 1 = +0,
+  // 2 = +inf, 3 = the canonical NaN (x NaN; the caller passes x's NaN-ness as xnan).
+  // EXP_ROW_W mirrors kExpIndexBits.
   localparam int EXP_ROW_W = 10;
   // The compute unit multiplies by EXP_LOG2E with the multiplier it shares with silu and mul;
   // other users of this package (tests, the lane flow) do not: an explained UNUSEDPARAM waiver.
   /* verilator lint_off UNUSEDPARAM */
   localparam logic [31:0] EXP_LOG2E = 32'h3FB8_AA3B;
   /* verilator lint_on UNUSEDPARAM */
-  function automatic logic [EXP_ROW_W+9:0] exp_key(input logic xnan, input logic [31:0] t);
+  // exp_shift: {kind[1:0] (0, 1 for t <= -128, 2 for t >= 128, 3 for NaN), neg, v}. With M
+  // t's 24-bit significand (0 when t is 0 or subnormal) and sh = 134 - t's exponent,
+  // floor(t * 2^16) is M >> sh for t >= 0 and -ceil(M / 2^sh) = ~((M - 1) >> sh) for t < 0
+  // (ceil(M / 2^s) - 1 = floor((M - 1) / 2^s) for M >= 1), so exp_key needs no negation, the
+  // carry chain fp32Exp's -(mag + lost) is. v keeps bits 23 .. 16 - EXP_ROW_W of
+  // (neg ? M - 1 : M) >> sh: floor(t)'s eight bits and the row, nothing below them.
+  localparam int EXP_SH_W = EXP_ROW_W + 11;
+  function automatic logic [EXP_SH_W-1:0] exp_shift(input logic xnan, input logic [31:0] t);
     logic [23:0] m;
+    logic [EXP_ROW_W+7:0] q;
     logic [7:0] sh;
-    logic [23:0] mag;
-    logic lost;
-    logic [31:0] tf;
-    logic signed [31:0] n, be;
-    if (xnan) exp_key = {2'd3, 8'd0, {EXP_ROW_W{1'b0}}};
-    else if (t[30:23] >= 8'd134) exp_key = {t[31] ? 2'd1 : 2'd2, 8'd0, {EXP_ROW_W{1'b0}}};
+    logic neg;
+    if (xnan) exp_shift = {2'd3, {(EXP_SH_W-2){1'b0}}};
+    else if (t[30:23] >= 8'd134) exp_shift = {t[31] ? 2'd1 : 2'd2, {(EXP_SH_W-2){1'b0}}};
     else begin
-      // |t| * 2^16 = m * 2^(e - 134); floor(t * 2^16) exactly (a lost bit rounds a negative t down).
       m = (t[30:23] == 8'd0) ? 24'd0 : {1'b1, t[22:0]};
+      neg = t[31] && m != 24'd0;
       sh = 8'd134 - t[30:23];
-      mag = (sh >= 8'd32) ? 24'd0 : (m >> sh);
-      lost = (sh >= 8'd32) ? (m != 24'd0) : ((m & ((24'd1 << sh) - 24'd1)) != 24'd0);
-      tf = t[31] ? -(32'(mag) + 32'(lost)) : 32'(mag);
-      n = $signed(tf) >>> 16;
-      be = n + 32'sd127;
-      if (be >= 32'sd255) exp_key = {2'd2, 8'd0, {EXP_ROW_W{1'b0}}};
-      else if (be <= 32'sd0) exp_key = {2'd1, 8'd0, {EXP_ROW_W{1'b0}}};
-      else exp_key = {2'd0, be[7:0], tf[15 -: EXP_ROW_W]};
+      // sh <= 134: the shift by sh + 16 - EXP_ROW_W fits 8 bits, and 0 comes out from 24 on.
+      q = (EXP_ROW_W + 8)'((neg ? m - 24'd1 : m) >> (sh + 8'(16 - EXP_ROW_W)));
+      exp_shift = {2'd0, neg, q};
     end
+  endfunction
+  // exp_key: |t| < 128 here, so floor(t) is the signed 8-bit value of floor(t * 2^16)'s bits
+  // 23 .. 16 (-128 .. 127) and be = floor(t) + 127 lies in -1 .. 254.
+  function automatic logic [EXP_ROW_W+9:0] exp_key(input logic [EXP_SH_W-1:0] s);
+    logic [EXP_ROW_W+7:0] tf;   // bits 23 .. 16 - EXP_ROW_W of floor(t * 2^16)
+    logic signed [9:0] be;
+    tf = s[EXP_SH_W-3] ? ~s[EXP_ROW_W+7:0] : s[EXP_ROW_W+7:0];
+    be = $signed({{2{tf[EXP_ROW_W+7]}}, tf[EXP_ROW_W+7 -: 8]}) + 10'sd127;
+    if (s[EXP_SH_W-1 -: 2] != 2'd0) exp_key = {s[EXP_SH_W-1 -: 2], 8'd0, {EXP_ROW_W{1'b0}}};
+    else if (be <= 10'sd0) exp_key = {2'd1, 8'd0, {EXP_ROW_W{1'b0}}};
+    else exp_key = {2'd0, be[7:0], tf[EXP_ROW_W-1:0]};
   endfunction
 
   // recip (sim/common/fp.cpp fp32Recip) after its first multiply: 1/x from x, the seed r0

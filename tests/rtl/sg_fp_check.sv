@@ -8,6 +8,8 @@
 //   sig_o  = sg_sigmoid_lut(sigmoid_index(a))    sigc_o = sigmoid_lut_case(sigmoid_index(a))
 //   rcp_o  = recip(a) as sg_cu composes it: the seed r0 (sg_attn_lut::recip_seed), p = y * r0
 //            for a's significand y, sg_fp_pkg::recip_finish(a, r0, p)
+//   exp_o  = exp(a) as sg_cu composes it: t = fp32_mul(a, EXP_LOG2E), exp_key(exp_shift(t))
+//            (a register between the two there), the kind and sg_attn_lut::exp_mant
 // sg_sigmoid_lut is the flat-vector form under Verilator and the case form elsewhere, so the
 // simulation checks both table forms and Yosys never sees the (slow to synthesise) flat one.
 // The calls use the alias sg_sigmoid_lut::sigmoid_lut (= sg_sigmoid_lut) because iverilog 11
@@ -26,9 +28,19 @@ module sg_fp_check #(
     output logic [LANES*sg_fp_pkg::SIG_IDX_W-1:0] sidx_o,
     output logic [             LANES*32-1:0]      sig_o,
     output logic [             LANES*32-1:0]      sigc_o,
-    output logic [             LANES*32-1:0]      rcp_o
+    output logic [             LANES*32-1:0]      rcp_o,
+    output logic [             LANES*32-1:0]      exp_o
 );
   localparam int IW = sg_fp_pkg::SIG_IDX_W;
+  localparam int RW = sg_fp_pkg::EXP_ROW_W;
+
+  function automatic logic [31:0] exp_of(input logic [31:0] x);
+    logic [RW+9:0] k;
+    k = sg_fp_pkg::exp_key(sg_fp_pkg::exp_shift(x[30:23] == 8'hFF && x[22:0] != 23'd0,
+                                                sg_fp_pkg::fp32_mul(x, sg_fp_pkg::EXP_LOG2E)));
+    exp_of = (k[RW+9 -: 2] == 2'd3) ? sg_fp_pkg::FP32_QNAN : (k[RW+9 -: 2] == 2'd2) ? 32'h7F80_0000 :
+             (k[RW+9 -: 2] == 2'd1) ? 32'h0 : {1'b0, k[RW +: 8], sg_attn_lut::exp_mant(k[RW-1:0])};
+  endfunction
 
   always_ff @(posedge clk) begin
     for (int i = 0; i < LANES; i++) begin
@@ -44,6 +56,7 @@ module sg_fp_check #(
       rcp_o[i*32+:32] <= sg_fp_pkg::recip_finish(
           a[i*32+:32], {9'h07E, sg_attn_lut::recip_seed(a[i*32+15+:8])},
           sg_fp_pkg::fp32_mul({9'h07F, a[i*32+:23]}, {9'h07E, sg_attn_lut::recip_seed(a[i*32+15+:8])}));
+      exp_o[i*32+:32] <= exp_of(a[i*32+:32]);
     end
   end
 endmodule

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -75,6 +76,7 @@ class Harness {
         compare("sigmoid_lut (flat form)", xa, 0, lane32(top_->sig_o, l), sigmoidLookup(xa));
         compare("sigmoid_lut_case", xa, 0, lane32(top_->sigc_o, l), sigmoidLookup(xa));
         compare("recip", xa, 0, lane32(top_->rcp_o, l), fp32Recip(xa));
+        compare("exp", xa, 0, lane32(top_->exp_o, l), fp32Exp(xa));
       }
       ++checked_;
     }
@@ -199,5 +201,35 @@ TEST_CASE("sg_fp_pkg recip_finish: every significand and exponent against fp32Re
   CHECK(!byR1Exp[1].empty());
   Harness h;
   h.run(v);
+  REQUIRE(h.mismatches() == 0);
+}
+
+// exp is split in sg_cu around a register (sg_fp_pkg exp_shift, then exp_key, which takes
+// floor(t * 2^16) of a negative t as ~((M - 1) >> sh) instead of negating): every sign and
+// exponent of x, with the mantissas next to each power of two and 4,096 others each, and
+// every x whose t lies just inside and outside the range ends (|t| near 128, t near -127
+// where the result underflows), against fp32Exp.
+TEST_CASE("sg_fp_pkg exp_shift and exp_key: every exponent against fp32Exp", "[rtl][fp]") {
+  enableFtzDaz();
+  std::mt19937_64 rng(0xE4Bull);
+  std::vector<Vec> v;
+  for (uint32_t s = 0; s < 2; ++s)
+    for (int e = 0; e < 256; ++e) {
+      for (uint32_t m = 0; m < 64; ++m) {
+        v.push_back({fields(s, e, m), 0});
+        v.push_back({fields(s, e, 0x7FFFFFu - m), 0});
+      }
+      for (int i = 0; i < 4096; ++i) v.push_back({fields(s, e, static_cast<uint32_t>(rng())), 0});
+    }
+  // x = t / log2 e for t around +-127, +-128 and -126: 2^16 neighbours of each.
+  for (float t : {127.0f, 128.0f, -126.0f, -127.0f, -128.0f}) {
+    float xf = t / 1.44269504f;
+    uint32_t xb;
+    std::memcpy(&xb, &xf, 4);
+    for (uint32_t d = 0; d < (1u << 16); ++d) v.push_back({xb - (1u << 15) + d, 0});
+  }
+  Harness h;
+  h.run(v);
+  WARN("exp: " << v.size() << " inputs, " << h.mismatches() << " mismatches");
   REQUIRE(h.mismatches() == 0);
 }
