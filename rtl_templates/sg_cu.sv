@@ -485,9 +485,10 @@ module sg_cu #(
   // registered from the beat at in0's head next cycle, so the head cycle has one multiply
   // less on its path and the one-cycle timing stays. One multiplier per word serves both
   // (the running context's func picks its operands; in INIT it is already the new one's).
-  // exp registers exp_shift of t rather than t, and the head cycle does exp_key and the
-  // table: with all of exp's integer steps in the head cycle, they were the attention unit's
-  // longest path (56 levels), with all of them here this stage was (58, docs/results/fpga.md).
+  // exp registers exp_shift of t rather than t (with the table row as register bits, so the
+  // table is a block RAM), and the head cycle does exp_key and the table: with all of exp's
+  // integer steps in the head cycle, they were the attention unit's longest path (56 levels),
+  // with all of them here this stage was (58, docs/results/fpga.md).
   logic [DW-1:0] la_q;          // word w, for word w of the beat at in0's head: recip's product, exp's shift
   if (ATTN != 0) begin : g_ahead
     logic [DW-1:0] la_n;

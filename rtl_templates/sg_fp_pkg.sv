@@ -270,7 +270,8 @@ package sg_fp_pkg;
   // t = fp32_mul(x, EXP_LOG2E), in two functions so that the compute unit can register
   // between them (sg_cu g_ahead): exp_key(exp_shift(xnan, t)) = {kind[1:0], biased
   // exponent[7:0], table row}: kind 0 = {1'b0, be, sg_attn_lut::exp_mant(row)}, 1 = +0,
-  // 2 = +inf, 3 = the canonical NaN (x NaN; the caller passes x's NaN-ness as xnan).
+  // 2 = +inf, 3 = the canonical NaN (x NaN; the caller passes x's NaN-ness as xnan); be and
+  // the row mean nothing for kinds 1 to 3.
   // EXP_ROW_W mirrors kExpIndexBits.
   localparam int EXP_ROW_W = 10;
   // The compute unit multiplies by EXP_LOG2E with the multiplier it shares with silu and mul;
@@ -278,13 +279,14 @@ package sg_fp_pkg;
   /* verilator lint_off UNUSEDPARAM */
   localparam logic [31:0] EXP_LOG2E = 32'h3FB8_AA3B;
   /* verilator lint_on UNUSEDPARAM */
-  // exp_shift: {kind[1:0] (0, 1 for t <= -128, 2 for t >= 128, 3 for NaN), neg, v}. With M
-  // t's 24-bit significand (0 when t is 0 or subnormal) and sh = 134 - t's exponent,
-  // floor(t * 2^16) is M >> sh for t >= 0 and -ceil(M / 2^sh) = ~((M - 1) >> sh) for t < 0
-  // (ceil(M / 2^s) - 1 = floor((M - 1) / 2^s) for M >= 1), so exp_key needs no negation, the
-  // carry chain fp32Exp's -(mag + lost) is. v keeps bits 23 .. 16 - EXP_ROW_W of
-  // (neg ? M - 1 : M) >> sh: floor(t)'s eight bits and the row, nothing below them.
-  localparam int EXP_SH_W = EXP_ROW_W + 11;
+  // exp_shift: {kind[1:0] (0, 1 for t <= -128, 2 for t >= 128, 3 for NaN), tf}, tf the bits
+  // 23 .. 16 - EXP_ROW_W of floor(t * 2^16): floor(t)'s eight bits and the row, nothing
+  // below them. With M t's 24-bit significand (0 when t is 0 or subnormal) and sh = 134 - t's
+  // exponent, floor(t * 2^16) is M >> sh for t >= 0 and -ceil(M / 2^sh) = ~((M - 1) >> sh)
+  // for t < 0 (ceil(M / 2^s) - 1 = floor((M - 1) / 2^s) for M >= 1): no negation, the carry
+  // chain fp32Exp's -(mag + lost) is. The row comes out of a register in sg_cu, so Yosys
+  // reads the table from block RAM.
+  localparam int EXP_SH_W = EXP_ROW_W + 10;
   function automatic logic [EXP_SH_W-1:0] exp_shift(input logic xnan, input logic [31:0] t);
     logic [23:0] m;
     logic [EXP_ROW_W+7:0] q;
@@ -298,19 +300,18 @@ package sg_fp_pkg;
       sh = 8'd134 - t[30:23];
       // sh <= 134: the shift by sh + 16 - EXP_ROW_W fits 8 bits, and 0 comes out from 24 on.
       q = (EXP_ROW_W + 8)'((neg ? m - 24'd1 : m) >> (sh + 8'(16 - EXP_ROW_W)));
-      exp_shift = {2'd0, neg, q};
+      exp_shift = {2'd0, neg ? ~q : q};
     end
   endfunction
   // exp_key: |t| < 128 here, so floor(t) is the signed 8-bit value of floor(t * 2^16)'s bits
-  // 23 .. 16 (-128 .. 127) and be = floor(t) + 127 lies in -1 .. 254.
+  // 23 .. 16 (-128 .. 127) and be = floor(t) + 127 lies in -1 .. 254. The row is s's row bits
+  // whatever the kind (only kind 0 reads it), so that nothing stands between the register
+  // and the table's address.
   function automatic logic [EXP_ROW_W+9:0] exp_key(input logic [EXP_SH_W-1:0] s);
-    logic [EXP_ROW_W+7:0] tf;   // bits 23 .. 16 - EXP_ROW_W of floor(t * 2^16)
     logic signed [9:0] be;
-    tf = s[EXP_SH_W-3] ? ~s[EXP_ROW_W+7:0] : s[EXP_ROW_W+7:0];
-    be = $signed({{2{tf[EXP_ROW_W+7]}}, tf[EXP_ROW_W+7 -: 8]}) + 10'sd127;
-    if (s[EXP_SH_W-1 -: 2] != 2'd0) exp_key = {s[EXP_SH_W-1 -: 2], 8'd0, {EXP_ROW_W{1'b0}}};
-    else if (be <= 10'sd0) exp_key = {2'd1, 8'd0, {EXP_ROW_W{1'b0}}};
-    else exp_key = {2'd0, be[7:0], tf[EXP_ROW_W-1:0]};
+    be = $signed({{2{s[EXP_ROW_W+7]}}, s[EXP_ROW_W+7 -: 8]}) + 10'sd127;
+    exp_key = {(s[EXP_SH_W-1 -: 2] != 2'd0) ? s[EXP_SH_W-1 -: 2] : (be <= 10'sd0) ? 2'd1 : 2'd0,
+               be[7:0], s[EXP_ROW_W-1:0]};
   endfunction
 
   // recip (sim/common/fp.cpp fp32Recip) after its first multiply: 1/x from x, the seed r0
