@@ -207,8 +207,8 @@ TEST_CASE("sg_fp_pkg recip_finish: every significand and exponent against fp32Re
 // exp is split in sg_cu around a register (sg_fp_pkg exp_shift, then exp_key, which takes
 // floor(t * 2^16) of a negative t as ~((M - 1) >> sh) instead of negating): every sign and
 // exponent of x, with the mantissas next to each power of two and 4,096 others each, and
-// every x whose t lies just inside and outside the range ends (|t| near 128, t near -127
-// where the result underflows), against fp32Exp.
+// the 2^16 inputs around each x whose t is at a range end (|t| = 128, t = -127 where the
+// result underflows, 127 and -126), against fp32Exp.
 TEST_CASE("sg_fp_pkg exp_shift and exp_key: every exponent against fp32Exp", "[rtl][fp]") {
   enableFtzDaz();
   std::mt19937_64 rng(0xE4Bull);
@@ -221,7 +221,7 @@ TEST_CASE("sg_fp_pkg exp_shift and exp_key: every exponent against fp32Exp", "[r
       }
       for (int i = 0; i < 4096; ++i) v.push_back({fields(s, e, static_cast<uint32_t>(rng())), 0});
     }
-  // x = t / log2 e for t around +-127, +-128 and -126: 2^16 neighbours of each.
+  // x = t / log2 e for those t: 2^16 neighbours of each.
   for (float t : {127.0f, 128.0f, -126.0f, -127.0f, -128.0f}) {
     float xf = t / 1.44269504f;
     uint32_t xb;
