@@ -71,7 +71,6 @@ PY
 # gets a third of the time, and the next runs only when one times out: a design that does
 # not fit fails at once with any seed.
 : > "$out.pnr.log"
-rc=124
 for seed in 1 2 3; do
   echo "== nextpnr-ice40 --seed $seed (at most $((limit / 3)) s)" >> "$out.pnr.log"
   (ulimit -v "$mem"; exec timeout $((limit / 3)) nextpnr-ice40 "${npr[@]}" --json "$out.netlist.json" --freq 12 \

@@ -1124,11 +1124,7 @@ module sg_cu #(
           wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
         end else if (ATTN != 0 && cf_func == F_EXP) begin
           ek = sg_fp_pkg::exp_key(la_q[32*w +: sg_fp_pkg::EXP_SH_W]);
-          wtmp[32*w +: 32] = (ek[EK_W-1 -: 2] == 2'd3) ? sg_fp_pkg::FP32_QNAN :
-                             (ek[EK_W-1 -: 2] == 2'd2) ? 32'h7F80_0000 :
-                             (ek[EK_W-1 -: 2] == 2'd1) ? 32'h0 :
-                             {1'b0, ek[sg_fp_pkg::EXP_ROW_W +: 8],
-                              sg_attn_lut::exp_mant(ek[sg_fp_pkg::EXP_ROW_W-1:0])};
+          wtmp[32*w +: 32] = sg_fp_pkg::exp_pack(ek[EK_W-1 -: 10], sg_attn_lut::exp_mant(ek[sg_fp_pkg::EXP_ROW_W-1:0]));
         end else begin
           wtmp[32*w +: 32] = (cf_func == F_SILU || cf_func == F_MUL || cf_func == F_ROWSCALE) ? pr : sm;
         end

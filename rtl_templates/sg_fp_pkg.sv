@@ -283,9 +283,9 @@ package sg_fp_pkg;
   // 23 .. 16 - EXP_ROW_W of floor(t * 2^16): floor(t)'s eight bits and the row, nothing
   // below them. With M t's 24-bit significand (0 when t is 0 or subnormal) and sh = 134 - t's
   // exponent, floor(t * 2^16) is M >> sh for t >= 0 and -ceil(M / 2^sh) = ~((M - 1) >> sh)
-  // for t < 0 (ceil(M / 2^s) - 1 = floor((M - 1) / 2^s) for M >= 1): no negation, the carry
-  // chain fp32Exp's -(mag + lost) is. The row comes out of a register in sg_cu, so Yosys
-  // reads the table from block RAM.
+  // for t < 0 (ceil(M / 2^s) - 1 = floor((M - 1) / 2^s) for M >= 1), so neither step has
+  // the 24-bit negation of fp32Exp's -(mag + lost). The row comes out of a register in
+  // sg_cu, so Yosys reads the table from block RAM.
   localparam int EXP_SH_W = EXP_ROW_W + 10;
   function automatic logic [EXP_SH_W-1:0] exp_shift(input logic xnan, input logic [31:0] t);
     logic [23:0] m;
@@ -312,6 +312,12 @@ package sg_fp_pkg;
     be = $signed({{2{s[EXP_ROW_W+7]}}, s[EXP_ROW_W+7 -: 8]}) + 10'sd127;
     exp_key = {(s[EXP_SH_W-1 -: 2] != 2'd0) ? s[EXP_SH_W-1 -: 2] : (be <= 10'sd0) ? 2'd1 : 2'd0,
                be[7:0], s[EXP_ROW_W-1:0]};
+  endfunction
+  // exp's result from exp_key's kind and biased exponent (its top 10 bits) and the table's
+  // mantissa at its row, sg_attn_lut::exp_mant(row): the caller reads the generated table.
+  function automatic logic [31:0] exp_pack(input logic [9:0] kb, input logic [22:0] mant);
+    exp_pack = (kb[9:8] == 2'd3) ? FP32_QNAN : (kb[9:8] == 2'd2) ? 32'h7F80_0000 :
+               (kb[9:8] == 2'd1) ? 32'h0 : {1'b0, kb[7:0], mant};
   endfunction
 
   // recip (sim/common/fp.cpp fp32Recip) after its first multiply: 1/x from x, the seed r0

@@ -9,7 +9,7 @@
 //   rcp_o  = recip(a) as sg_cu composes it: the seed r0 (sg_attn_lut::recip_seed), p = y * r0
 //            for a's significand y, sg_fp_pkg::recip_finish(a, r0, p)
 //   exp_o  = exp(a) as sg_cu composes it: t = fp32_mul(a, EXP_LOG2E), exp_key(exp_shift(t))
-//            (a register between the two there), the kind and sg_attn_lut::exp_mant
+//            (a register between the two there), exp_pack with sg_attn_lut::exp_mant
 // sg_sigmoid_lut is the flat-vector form under Verilator and the case form elsewhere, so the
 // simulation checks both table forms and Yosys never sees the (slow to synthesise) flat one.
 // The calls use the alias sg_sigmoid_lut::sigmoid_lut (= sg_sigmoid_lut) because iverilog 11
@@ -38,8 +38,7 @@ module sg_fp_check #(
     logic [RW+9:0] k;
     k = sg_fp_pkg::exp_key(sg_fp_pkg::exp_shift(x[30:23] == 8'hFF && x[22:0] != 23'd0,
                                                 sg_fp_pkg::fp32_mul(x, sg_fp_pkg::EXP_LOG2E)));
-    exp_of = (k[RW+9 -: 2] == 2'd3) ? sg_fp_pkg::FP32_QNAN : (k[RW+9 -: 2] == 2'd2) ? 32'h7F80_0000 :
-             (k[RW+9 -: 2] == 2'd1) ? 32'h0 : {1'b0, k[RW +: 8], sg_attn_lut::exp_mant(k[RW-1:0])};
+    exp_of = sg_fp_pkg::exp_pack(k[RW+9 -: 10], sg_attn_lut::exp_mant(k[RW-1:0]));
   endfunction
 
   always_ff @(posedge clk) begin
