@@ -13,11 +13,13 @@
 # counts six address generators, two memory units and seven compute units, not the wrapper;
 # it does not fit the default part (xc7a100t, 63,400 LUT): exit 3, naming it.
 add_test(NAME fpga_synth_default_xc7
-         COMMAND bash -c "set -u; rc=0
+         COMMAND bash -c "set -euo pipefail; rc=0
            $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/default.yaml --target xc7 --only ag,mu,cu,axi \
              -o fpga_default --timeout 3300 --csv fpga_default/fpga.csv > fpga_default.log 2> fpga_default.err || rc=\$?
            cat fpga_default.log fpga_default.err
-           [ \$rc -eq 3 ] && grep -q 'does not fit part xc7a100t' fpga_default.err && test -f fpga_default/synth.json || exit 1
+           [ \$rc -eq 3 ] || { echo expected exit 3, got \$rc; exit 1; }
+           grep -q 'does not fit part xc7a100t' fpga_default.err
+           test -f fpga_default/synth.json
            awk -F, '\$3 == \"ag\" || \$3 == \"mu\" || \$3 == \"axi\" { n++; if (\$16 != \"ok\" || \$4 < 100 || \$5 < 100) bad = 1 }
                     \$3 == \"mu\" && \$8 < 8 { bad = 1 }
                     \$3 == \"cu\" { n++; if (\$16 != \"ok\" || \$4 < 40000 || \$4 > 100000 || \$7 < 64 || \$8 < 80 || \$10 > 52) bad = 1 }
@@ -41,15 +43,16 @@ set_tests_properties(fpga_ltp_lutram PROPERTIES LABELS "fpga;quick")
 # address generators of the small test architecture (about 4,300 SB_LUT4 each on iCE40)
 # overflow an UP5K (5,280 LUTs): exit 3 naming the part.
 add_test(NAME fpga_synth_bad_input
-         COMMAND bash -c "set -u
+         COMMAND bash -c "set -euo pipefail
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc9 -o fpga_bad 2> err1.txt; then exit 1; fi
            grep -q 'xc9' err1.txt
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 \
                 --reuse ${STEPGEN_ROOT}/docs/results/fpga.csv -o fpga_bad 2> err3.txt; then exit 1; fi
            grep -q 'needs --only' err3.txt
-           $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target ice40 --part up5k --only ag \
-             -o fpga_bad --timeout 600 > out2.txt 2> err2.txt
-           rc=$?; cat err2.txt; [ $rc -eq 3 ] && grep -q 'does not fit part up5k' err2.txt"
+           rc=0; $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target ice40 --part up5k --only ag \
+             -o fpga_bad --timeout 600 > out2.txt 2> err2.txt || rc=\$?
+           cat err2.txt; [ \$rc -eq 3 ] || { echo expected exit 3, got \$rc; exit 1; }
+           grep -q 'does not fit part up5k' err2.txt"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 # Place and route (nextpnr-ice40, out of context): the memory unit at W = 4, 256 words, and
 # the compute unit without W-word multipliers and with single-path adders (MUL = 0 and
@@ -65,7 +68,7 @@ add_test(NAME fpga_synth_bad_input
 # address generator's row (40.9 MHz) is the command's (docs/results/fpga.csv); it would add
 # 160 s here.
 add_test(NAME fpga_pnr_ice40
-         COMMAND bash -c "set -e
+         COMMAND bash -c "set -euo pipefail
            $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small_nomul.yaml --target ice40 --part hx8k \
              --only mu,cu --set mu.W=4,mu.WORDS=256,cu.W=2,cu.LANES=1,cu.BUF_WORDS=128 --pnr -o fpga_pnr \
              --timeout 600 --csv fpga_pnr/fpga.csv > fpga_pnr.log
@@ -77,21 +80,23 @@ add_test(NAME fpga_pnr_ice40
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 # Bad options: --pnr for xc7 (no open place and route here), an unknown --set parameter.
 add_test(NAME fpga_synth_bad_options
-         COMMAND bash -c "set -u
+         COMMAND bash -c "set -euo pipefail
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 --pnr -o fpga_bad2 2> e1.txt; then exit 1; fi
            grep -q 'ice40 only' e1.txt
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target ice40 --set cu.FOO=1 -o fpga_bad2 2> e2.txt; then exit 1; fi
            grep -q 'no parameter FOO' e2.txt
            rm -rf fpga_bad3
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 --only zz -o fpga_bad3 2> e3.txt; then exit 1; fi
-           grep -q 'no such row' e3.txt && test ! -e fpga_bad3
+           grep -q 'no such row' e3.txt
+           test ! -e fpga_bad3
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/unbounded.yaml --target xc7 -o fpga_bad3 2> e4.txt; then exit 1; fi
-           grep -q 'unbounded.yaml:[0-9]*:[0-9]*: error.A-112' e4.txt && test ! -e fpga_bad3"
+           grep -q 'unbounded.yaml:[0-9]*:[0-9]*: error.A-112' e4.txt
+           test ! -e fpga_bad3"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 # A compute unit with `memory: flat` (arch/step_validation.yaml) is not handed to Yosys (it would run out
 # of memory): its row says flat-memory at once, the fabric row is partial, the exit status 0.
 add_test(NAME fpga_synth_flat_cu
-         COMMAND bash -c "set -e
+         COMMAND bash -c "set -euo pipefail
            $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/step_validation.yaml --target xc7 --only cu \
              -o fpga_flat --timeout 60 --csv fpga_flat/fpga.csv > fpga_flat.log
            grep -q 'compute_unit.memory is flat' fpga_flat.log

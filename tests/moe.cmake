@@ -7,11 +7,12 @@ add_test(NAME moe_study_tiling
          COMMAND stepgen study tiling --arch ${STEPGEN_ROOT}/arch/default.yaml
                  --data ${STEPGEN_ROOT}/examples/moe/data -o ${CMAKE_BINARY_DIR}/moe_study)
 add_test(NAME moe_cli_graph_model
-         COMMAND bash -c "set -e
+         COMMAND bash -c "set -euo pipefail
            $<TARGET_FILE:stepgen> graph moe --trace ${STEPGEN_ROOT}/examples/moe/data/routing_qwen3_30b_a3b_b64.csv \
              --experts 128 --k 8 --hidden 64 --ffn 24 --tile-b 0 --tile-f 8 -o moe_cli
            $<TARGET_FILE:stepgen> model --arch ${STEPGEN_ROOT}/arch/default.yaml --graph moe_cli/graph.yaml \
-             --inputs moe_cli/inputs -o moe_cli/model | grep -q 'off-chip 1175552 B'
+             --inputs moe_cli/inputs -o moe_cli/model > moe_cli.log
+           grep -q 'off-chip 1175552 B' moe_cli.log
            test -f moe_cli/model/y.npy
            if $<TARGET_FILE:stepgen> graph moe --trace ${STEPGEN_ROOT}/examples/moe/data/routing_qwen3_30b_a3b_b64.csv \
              --experts 100 --k 8 -o moe_bad 2> err.txt; then exit 1; fi
@@ -48,14 +49,16 @@ set_tests_properties(moe_layer_qwen3 moe_dispatch_mixtral moe_fifo_depths_mixtra
 # exists: the add's 2-beat FIFO fills, the broadcast stops, the router never completes.
 # verify must stop (RTL watchdog), exit 2, and the model and the RTL must name stream xr.
 add_test(NAME moe_deadlock_residual
-         COMMAND bash -c "set -u
+         COMMAND bash -c "set -euo pipefail
            $<TARGET_FILE:stepgen> graph moe --trace ${MOE_MIXTRAL} --experts 8 --k 2 --hidden 64 --ffn 224 \
-             --tile-b 0 --tile-f 32 --residual -o moe_res > /dev/null || exit 1
-           timeout 600 $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe.yaml --graph moe_res/graph.yaml \
-             --inputs moe_res/inputs -o moe_res/v --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe > moe_res.log 2>&1
-           rc=$?; cat moe_res.log; [ $rc -eq 2 ] || { echo expected exit 2, got $rc; exit 1; }
-           grep -q 'model : DEADLOCK' moe_res.log && grep -q '^  xr (load_x -> merge) (load_x -> add_res).*not taken by add_res' moe_res.log
-           grep -q 'rtl   : deadlock' moe_res.log && grep -q 'stuck: .*(stream xr)' moe_res.log"
+             --tile-b 0 --tile-f 32 --residual -o moe_res > /dev/null
+           rc=0; timeout 600 $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe.yaml --graph moe_res/graph.yaml \
+             --inputs moe_res/inputs -o moe_res/v --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe > moe_res.log 2>&1 || rc=$?
+           cat moe_res.log; [ $rc -eq 2 ] || { echo expected exit 2, got $rc; exit 1; }
+           grep -q 'model : DEADLOCK' moe_res.log
+           grep -q '^  xr (load_x -> merge) (load_x -> add_res).*not taken by add_res' moe_res.log
+           grep -q 'rtl   : deadlock' moe_res.log
+           grep -q 'stuck: .*(stream xr)' moe_res.log"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(moe_deadlock_residual PROPERTIES TIMEOUT 900 LABELS "moe" FIXTURES_REQUIRED moe_fabric)
 
@@ -66,14 +69,13 @@ set_tests_properties(moe_deadlock_residual PROPERTIES TIMEOUT 900 LABELS "moe" F
 # tile 16 and dynamic tiling: bit-exact, bytes equal, cycles within 5 %.
 foreach(tb 16 0)
   add_test(NAME moe_batch1024_tb${tb}
-           COMMAND bash -c "set -e; d=moe_b1024_${tb}; rm -rf $d
+           COMMAND bash -c "set -euo pipefail; d=moe_b1024_${tb}; rm -rf $d
              $<TARGET_FILE:stepgen> graph moe --trace ${MOE_MIXTRAL} --experts 8 --k 2 --batch 1024 --hidden 64 --ffn 224 \
                --tile-b ${tb} --tile-f 32 --block 64 --synthetic -o $d/ex
              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe.yaml --graph $d/ex/graph.yaml --inputs $d/ex/inputs \
                -o $d/v --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe --max-cycle-error 5"
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-  set_tests_properties(moe_batch1024_tb${tb} PROPERTIES TIMEOUT 1800 LABELS "moe" FIXTURES_REQUIRED moe_fabric
-                       PASS_REGULAR_EXPRESSION "verdict: PASS")
+  set_tests_properties(moe_batch1024_tb${tb} PROPERTIES TIMEOUT 1800 LABELS "moe" FIXTURES_REQUIRED moe_fabric)
 endforeach()
 
 # Issue 13: random graph 113 with the combine step (`graph random --combine`: the route
@@ -81,10 +83,9 @@ endforeach()
 # random steps) on the MoE fabric: bit-exact, bytes equal, cycles within 5 %. The expected
 # rows by a plain loop: tests/unit/test_random_graph.cpp.
 add_test(NAME moe_random_combine
-         COMMAND bash -c "set -e; d=moe_random_combine; rm -rf $d
+         COMMAND bash -c "set -euo pipefail; d=moe_random_combine; rm -rf $d
            $<TARGET_FILE:stepgen> graph random --seed 113 --partition --route --combine -o $d/graph.yaml
            $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe.yaml --graph $d/graph.yaml -o $d/v \
              --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe --max-cycle-error 5"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-set_tests_properties(moe_random_combine PROPERTIES TIMEOUT 900 LABELS "moe" FIXTURES_REQUIRED moe_fabric
-                     PASS_REGULAR_EXPRESSION "verdict: PASS")
+set_tests_properties(moe_random_combine PROPERTIES TIMEOUT 900 LABELS "moe" FIXTURES_REQUIRED moe_fabric)

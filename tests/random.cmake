@@ -12,7 +12,7 @@ set_tests_properties(e2e_random_graphs PROPERTIES TIMEOUT 1800 WORKING_DIRECTORY
 # the 500-seed study), two route clusters followed by the combine step (29, beside a feedback
 # cycle, and 33) and one stored (25), and graphs in 2 and 3 sections.
 add_test(NAME e2e_random_graphs_a4
-         COMMAND bash -c "set -e; d=${CMAKE_BINARY_DIR}/e2e/random_a4; mkdir -p $d; ln -sfn ../random/build $d/build
+         COMMAND bash -c "set -euo pipefail; d=${CMAKE_BINARY_DIR}/e2e/random_a4; mkdir -p $d; ln -sfn ../random/build $d/build
            $<TARGET_FILE:stepgen> study random --first 19 --seeds 16 --random-archs 1 --arch-seed 4 --fifo-depths 2 -o $d")
 set_tests_properties(e2e_random_graphs_a4 PROPERTIES TIMEOUT 1800 WORKING_DIRECTORY ${STEPGEN_ROOT} FIXTURES_REQUIRED random_default)
 # The attention functions in RTL, with FIFO invariance on a random fabric: seeds 1 .. 14 on
@@ -20,7 +20,7 @@ set_tests_properties(e2e_random_graphs_a4 PROPERTIES TIMEOUT 1800 WORKING_DIRECT
 # at depths 1, 2 and 8. The odd seeds run on random_a2: recip (1, 7), exp (3), rowmax (7),
 # rowsum (11) and Accum(rescale_add) (7, 13).
 add_test(NAME e2e_random_graphs_a2
-         COMMAND bash -c "set -e; d=${CMAKE_BINARY_DIR}/e2e/random_a2; mkdir -p $d; ln -sfn ../random/build $d/build
+         COMMAND bash -c "set -euo pipefail; d=${CMAKE_BINARY_DIR}/e2e/random_a2; mkdir -p $d; ln -sfn ../random/build $d/build
            $<TARGET_FILE:stepgen> study random --first 1 --seeds 14 --random-archs 1 --arch-seed 2 -o $d")
 set_tests_properties(e2e_random_graphs_a2 PROPERTIES TIMEOUT 1800 WORKING_DIRECTORY ${STEPGEN_ROOT} FIXTURES_REQUIRED random_default)
 # A Parallelize whose outputs meet again at a Zip (tests/data/graphs/parallelize_reconverge.yaml:
@@ -40,3 +40,13 @@ set_tests_properties(e2e_parallelize_reconverge_3beat PROPERTIES TIMEOUT 900)
 set_tests_properties(e2e_parallelize_reconverge_3beat e2e_random_s4_parallelize PROPERTIES FIXTURES_REQUIRED random_a4_fifo1)
 stepgen_verify_test(e2e_parallelize_reconverge_4beat tests/data/arch_random_a4_3mu.yaml
                     tests/data/graphs/parallelize_reconverge_4beat.yaml --max-cycle-error 5)
+# The default tier's random graphs: seeds 1 .. 8 on arch/default.yaml at its own FIFO depth
+# (2), on the default fabric the e2e tests built (the study uses the arch file itself at its
+# own depth, so the build cache holds it): model and RTL verdicts, bit-exact outputs and
+# bytes. FIFO invariance needs two depths: the heavy tier's e2e_random_graphs.
+add_test(NAME e2e_random_graphs_quick
+         COMMAND bash -c "set -euo pipefail; d=${CMAKE_BINARY_DIR}/e2e/random_quick; rm -rf $d; mkdir -p $d ${E2E_CACHE}
+           ln -sfn ${E2E_CACHE} $d/build
+           $<TARGET_FILE:stepgen> study random --first 1 --seeds 8 --random-archs 0 --fifo-depths 2 -o $d --csv $d/points.csv
+           test $(tail -n +2 $d/points.csv | wc -l) -eq 8")
+set_tests_properties(e2e_random_graphs_quick PROPERTIES TIMEOUT 900 WORKING_DIRECTORY ${STEPGEN_ROOT} FIXTURES_REQUIRED default_fabric)

@@ -35,7 +35,8 @@ void writeCompileFiles(const CompileResult& c, const fs::path& d) {
   writeFile(d / "rtl" / "filelist.f", filelist);
   auto bytes = wordsToBytes(c.bitstream);
   writeFile(d / "fabric.bin", std::string(bytes.begin(), bytes.end()));
-  writeFile(d / "fabric.cfg", configText(decodeBitstream(c.bitstream, c.layout), c.layout, c.arch));
+  // From the image the mapping built, so `stepgen decode fabric.bin` against it checks the encoding.
+  writeFile(d / "fabric.cfg", configText(c.loaded, c.layout, c.arch));
   if (!c.reloads.empty()) writeFile(d / "reloads.json", reloadsJsonText(c.reloads));
   writeDrawings(c, d);
   writeFile(d / "mapping.txt", mappingText(c));
@@ -89,6 +90,7 @@ CompileResult compileProgram(const std::string& archPath, const std::string& gra
   c.image = buildConfig(c.graph, c.shapes, c.mapping, c.arch, c.programLayout);
   FabricProgram prog = foldSections(c.image, c.programLayout, c.layout);
   c.bitstream = std::move(prog.bitstream);
+  c.loaded = std::move(prog.image);
   c.reloads = std::move(prog.reloads);
   c.mapSeconds = since(t0);
   return c;

@@ -33,6 +33,9 @@ struct CompileResult {
   /// contexts, otherwise `layout`. `image` is laid out by it; the model reads both.
   ConfigLayout programLayout;
   ConfigImage image;                ///< section s in context s
+  /// What the fabric's contexts hold at start (sections 0 .. contexts-1, foldSections): the
+  /// image `bitstream` encodes, kept so fabric.cfg is written from the mapping, not decoded.
+  ConfigImage loaded;
   std::vector<uint32_t> bitstream;  ///< 32-bit words: sections 0 .. contexts-1 (foldSections)
   std::vector<SectionReload> reloads;  ///< later sections, written while the fabric runs
   std::vector<RtlFile> rtl;

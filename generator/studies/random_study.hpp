@@ -31,8 +31,10 @@ struct RandomStudyOptions {
 /// planner needs (the CSV's `sections` is the count each point ran with). A seed passes when, at every depth, the model finished exactly where the
 /// RTL finished (same deadlock verdict), and where both finished the outputs are bit-exact
 /// and the off-chip bytes equal; and the RTL outputs are byte-identical at every depth
-/// that finished (fifo_invariant; not asked of a graph with an EagerMerge, whose outputs are
-/// in arrival order: "n/a"). The cycle error (RTL - model) / RTL is measured per point
+/// that finished (fifo_invariant; "n/a" for a graph with an EagerMerge, whose outputs are
+/// in arrival order, and where fewer than two depths finished in RTL: nothing compared;
+/// the summary counts both apart). An RTL run that neither finished nor deadlocked (build
+/// failure, crash, timeout) fails the seed whatever the model did. The cycle error (RTL - model) / RTL is measured per point
 /// and summarized (mean, max, points beyond maxCycleErrorPercent). Prints one line per point
 /// and, for a failing seed, the command that reproduces it; writes CSV and markdown when
 /// asked. With `reduce`, a failing seed's graph is shrunk while it still fails and written

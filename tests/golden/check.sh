@@ -3,7 +3,9 @@
 # committed fabric top (sg_top.sv.golden) and bitstream listing (fabric.cfg.golden) in
 # tests/golden/<arch>/.
 # On a difference prints `diff -u golden new` and exits 1. With STEPGEN_REGEN_GOLDEN=1 it
-# rewrites the goldens instead (and exits 0). See tests/golden/README.md.
+# rewrites the goldens instead, names each file it rewrote and exits 77, which ctest counts
+# as skipped (SKIP_RETURN_CODE): a regenerate run checks nothing, so it is never a pass.
+# See tests/golden/README.md.
 # usage: check.sh <stepgen> <work dir> [arch ...]   (default: default step_validation moe)
 set -euo pipefail
 sg="$1"; work="$2"; shift 2
@@ -29,7 +31,7 @@ for a in "${archs[@]}"; do
     golden="$root/tests/golden/$a/$(basename "$f").golden"  # .golden: a text dump, not a source
     if [ $regen = 1 ]; then
       mkdir -p "$(dirname "$golden")"
-      if ! cmp -s "$w/out/$f" "$golden"; then cp "$w/out/$f" "$golden"; echo "rewrote $golden"; fi
+      if ! cmp -s "$w/out/$f" "$golden"; then cp "$w/out/$f" "$golden"; echo "rewrote $golden"; else echo "unchanged $golden"; fi
     elif ! diff -u "$golden" "$w/out/$f"; then
       echo "FAIL: $a: $f differs from $golden (if intended: STEPGEN_REGEN_GOLDEN=1 $0 $sg $work)"
       fail=1
@@ -38,4 +40,8 @@ for a in "${archs[@]}"; do
     fi
   done
 done
+if [ $regen = 1 ]; then
+  echo "STEPGEN_REGEN_GOLDEN=1: goldens regenerated, nothing checked (exit 77: skipped); run again without it to check"
+  exit 77
+fi
 exit $fail

@@ -2,13 +2,22 @@
 # The generated fabrics of the shipped architectures (and the small test ones) pass
 # verilator --lint-only -Wall with no extra waivers: the fabric sg_top and its AXI wrapper
 # sg_axi_top.
+# usage: lint_generated.sh <stepgen> <out_dir> [default|heavy]
+#   default: the fabrics of 512-bit links (default, moe, small test arches); heavy: the
+#   2,048-bit step_validation fabric and the 17-unit attention fabric (over a minute each).
 set -euo pipefail
-stepgen="$1"; out="$2"; root="$(cd "$(dirname "$0")/../.." && pwd)"
+stepgen="$1"; out="$2"; tier="${3:-default}"; root="$(cd "$(dirname "$0")/../.." && pwd)"
 # The Verilog depends on the architecture only; any graph that maps will do.
-for pair in arch/default.yaml:examples/swiglu/graph.yaml arch/step_validation.yaml:examples/swiglu/graph.yaml \
-            arch/moe.yaml:examples/swiglu/graph.yaml tests/data/arch_small.yaml:tests/data/graphs/repeat.yaml \
-            tests/data/arch_small_nomul.yaml:tests/data/graphs/matmul_accum.yaml \
-            tests/data/arch_small_route.yaml:tests/data/graphs/repeat.yaml arch/attention.yaml:examples/attention/graph.yaml; do
+case "$tier" in
+  default) pairs="arch/default.yaml:examples/swiglu/graph.yaml arch/moe.yaml:examples/swiglu/graph.yaml
+                  tests/data/arch_small.yaml:tests/data/graphs/repeat.yaml
+                  tests/data/arch_small_nomul.yaml:tests/data/graphs/matmul_accum.yaml
+                  tests/data/arch_small_route.yaml:tests/data/graphs/repeat.yaml" ;;
+  heavy) pairs="arch/step_validation.yaml:examples/swiglu/graph.yaml arch/attention.yaml:examples/attention/graph.yaml" ;;
+  *) echo "usage: $0 <stepgen> <out_dir> [default|heavy]" >&2; exit 2 ;;
+esac
+n=0
+for pair in $pairs; do
   arch="${pair%%:*}"; graph="${pair#*:}"; name=$(basename "$arch" .yaml)
   "$stepgen" compile --arch "$root/$arch" --graph "$root/$graph" -o "$out/$name" > /dev/null
   cd "$out/$name/rtl"
@@ -17,4 +26,6 @@ for pair in arch/default.yaml:examples/swiglu/graph.yaml arch/step_validation.ya
   verilator --lint-only -Wall --top-module sg_axi_top $files
   echo "lint clean: $arch (sg_top, sg_axi_top)"
   cd - > /dev/null
+  n=$((n + 1))
 done
+[ $n -ge 2 ] || { echo "FAIL: only $n fabrics linted"; exit 1; }

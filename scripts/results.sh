@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Regenerates the committed result tables of docs/results/ with the commands that write them,
+# and records for every file the commit, the command and the date in
+# docs/results/provenance.csv (one row per file; rows of tables not re-run are kept).
+#
+# usage: scripts/results.sh [--tier default|heavy|all] [--build DIR] [--list] [NAME ...]
+#   --tier default  the tables whose commands take minutes (the model-only studies and the
+#                   small RTL studies); heavy: the hours-long ones (500-seed random graphs,
+#                   every GQA batch in RTL, FPGA synthesis of every unit, fuzzing, bench);
+#                   all: both. Default: default.
+#   NAME ...        only these tables (names as --list prints them), whatever their tier.
+#   --list          print the tables, their tier, files and command, and exit.
+# Needs a build (cmake --build build). Exits non-zero at the first command that fails; the
+# tables it had rewritten by then stay, and their provenance rows say so. Run it on a clean
+# work tree: the commit it records is HEAD, marked "+dirty" otherwise.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+tier=default; build=build; list=0; only=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tier) tier="$2"; shift 2 ;;
+    --build) build="$2"; shift 2 ;;
+    --list) list=1; shift ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "results.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) only+=("$1"); shift ;;
+  esac
+done
+case "$tier" in default|heavy|all) ;; *) echo "results.sh: --tier must be default, heavy or all" >&2; exit 2 ;; esac
+sg="$build/stepgen"
+R=docs/results
+W=out/results            # work folders of the studies
+prov=$R/provenance.csv
+
+# name | tier | files written (space-separated) | command (run with bash -c from the root)
+tables=(
+"moe_tiling_full|default|$R/moe_tiling_full.csv $R/moe_tiling_full_table.md|$sg study tiling-full -o $W/tiling_full --csv $R/moe_tiling_full.csv --md $R/moe_tiling_full_table.md"
+"moe_tiling|default|$R/moe_tiling.csv $R/moe_tiling_table.md|$sg study tiling --rtl --arch arch/moe.yaml -o $W/tiling --csv $R/moe_tiling.csv --md $R/moe_tiling_table.md"
+"sections|default|$R/sections.csv $R/sections_table.md $R/sections.svg|$sg study sections --rtl -o $W/sections --csv $R/sections.csv --md $R/sections_table.md --svg $R/sections.svg"
+"timemux_regions|heavy|$R/timemux_regions.csv $R/timemux_regions_table.md $R/timemux_regions.svg|$sg study regions --rtl 4 8 16 -o $W/regions --csv $R/timemux_regions.csv --md $R/timemux_regions_table.md --svg $R/timemux_regions.svg"
+"validation_sweep|heavy|$R/validation_sweep.csv $R/validation_sweep.md|$sg sweep -o $W/sweep --csv $R/validation_sweep.csv"
+"dynpar|heavy|$R/dynpar.csv $R/dynpar_table.md|$sg study dynpar --rtl-max-batch 16 -o $W/dynpar --csv $R/dynpar.csv --md $R/dynpar_table.md"
+"random_graphs|heavy|$R/random_graphs.csv|$sg study random --seeds 500 -o $W/random --csv $R/random_graphs.csv"
+"random_graphs_501_1000|heavy|$R/random_graphs_501_1000.csv|$sg study random --first 501 --seeds 500 -o $W/random2 --csv $R/random_graphs_501_1000.csv"
+"bench|heavy|$R/bench.md|$sg bench -o $W/bench --report $R/bench.md"
+"fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $sg $W/fpga $R/fpga.csv"
+"fpga_lane|heavy|$R/fpga_lane.csv|bash flows/fpga_lane.sh $W/fpga_lane > $W/fpga_lane.csv && mv $W/fpga_lane.csv $R/fpga_lane.csv"
+"yosys_fabric|heavy|$R/yosys_fabric.md|bash flows/synth_fabric.sh $sg $W/yosys_fabric"
+)
+
+if [ $list = 1 ]; then
+  for t in "${tables[@]}"; do IFS='|' read -r n ti f c <<< "$t"; printf '%-24s %-8s %s\n    %s\n' "$n" "$ti" "$f" "$c"; done
+  exit 0
+fi
+[ -x "$sg" ] || { echo "results.sh: $sg not found: build first (cmake -S . -B build -G Ninja && cmake --build build)" >&2; exit 2; }
+for n in "${only[@]}"; do
+  printf '%s\n' "${tables[@]}" | cut -d'|' -f1 | grep -qx -- "$n" || { echo "results.sh: no table '$n' (see --list)" >&2; exit 2; }
+done
+
+commit="$(git rev-parse --short=12 HEAD)"
+[ -z "$(git status --porcelain --untracked-files=no)" ] || commit="$commit+dirty"
+[ -f "$prov" ] || echo "file,commit,command,date,seconds" > "$prov"
+mkdir -p "$W"
+
+record() {  # record <file> <command> <seconds>: replaces the file's row in provenance.csv
+  local f="$1" cmd="$2" s="$3" tmp
+  tmp="$(mktemp)"
+  awk -F, -v f="$f" 'NR == 1 || $1 != f' "$prov" > "$tmp"
+  # the command is quoted (it has no double quotes); the date is UTC
+  printf '%s,%s,"%s",%s,%s\n' "$f" "$commit" "$cmd" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$s" >> "$tmp"
+  { head -n 1 "$tmp"; tail -n +2 "$tmp" | sort -t, -k1,1; } > "$prov"
+  rm -f "$tmp"
+}
+
+ran=0
+for t in "${tables[@]}"; do
+  IFS='|' read -r n ti files cmd <<< "$t"
+  if [ ${#only[@]} -gt 0 ]; then
+    printf '%s\n' "${only[@]}" | grep -qx -- "$n" || continue
+  elif [ "$tier" != all ] && [ "$ti" != "$tier" ]; then
+    continue
+  fi
+  echo "== $n ($ti): $cmd"
+  t0=$(date +%s)
+  bash -c "$cmd"
+  s=$(( $(date +%s) - t0 ))
+  for f in $files; do
+    [ -s "$f" ] || { echo "results.sh: $n did not write $f" >&2; exit 1; }
+    record "$f" "$cmd" "$s"
+  done
+  echo "== $n: $s s"
+  ran=$((ran + 1))
+done
+echo "results.sh: $ran table(s) regenerated at commit $commit; provenance in $prov"
