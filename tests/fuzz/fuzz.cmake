@@ -20,7 +20,7 @@ if(NOT STEPGEN_FUZZ)
        ${STEPGEN_ROOT}/generator/support/*.cpp ${STEPGEN_ROOT}/generator/ir/*.cpp ${STEPGEN_ROOT}/generator/passes/*.cpp
        ${STEPGEN_ROOT}/generator/arch/*.cpp ${STEPGEN_ROOT}/generator/bitstream/*.cpp ${STEPGEN_ROOT}/sim/common/npy.cpp)
   add_library(stepgen_fuzz_san STATIC ${FUZZ_SAN_SOURCES})
-  target_compile_options(stepgen_fuzz_san PUBLIC ${FUZZ_SAN_FLAGS} PRIVATE -O1)
+  target_compile_options(stepgen_fuzz_san PUBLIC ${FUZZ_SAN_FLAGS} PRIVATE -O0)
   target_link_options(stepgen_fuzz_san PUBLIC ${FUZZ_SAN_FLAGS})
   target_include_directories(stepgen_fuzz_san PUBLIC ${STEPGEN_ROOT}/generator ${STEPGEN_ROOT}/sim ${CMAKE_BINARY_DIR}/gen)
   target_link_libraries(stepgen_fuzz_san PUBLIC yaml-cpp fmt::fmt PkgConfig::Z3 nlohmann_json::nlohmann_json)
@@ -34,7 +34,7 @@ foreach(t ${FUZZ_TARGETS})
   else()
     add_executable(fuzz_${t} ${FUZZ_DIR}/fuzz_${t}.cpp ${FUZZ_DIR}/replay_main.cpp)
     target_link_libraries(fuzz_${t} PRIVATE stepgen_fuzz_san)
-    target_compile_options(fuzz_${t} PRIVATE -O1)
+    target_compile_options(fuzz_${t} PRIVATE -O0)
     add_test(NAME fuzz_replay_${t} COMMAND fuzz_${t} ${FUZZ_DIR}/corpus/${t} ${FUZZ_SEEDS_${t}})
     # detect_leaks=0: LeakSanitizer needs ptrace, which some containers refuse.
     set_tests_properties(fuzz_replay_${t} PROPERTIES LABELS "fuzz;quick" TIMEOUT 300
