@@ -30,7 +30,11 @@ stepgen_verify_test(e2e_shapes_default arch/default.yaml tests/data/graphs/shape
 # the unit that fits an iCE40): a K-tiled matmul summed by Accum(add) runs bit-exact, the
 # model's cycles within 5 % (a graph that needs a multiplier is refused: tests/diag case
 # arch_nomul_exp).
-stepgen_verify_test(e2e_nomul_matmul_accum tests/data/arch_small_nomul.yaml tests/data/graphs/matmul_accum.yaml --max-cycle-error 5)
+# Also through the AXI wrapper (docs/axi.md): the smallest fabric's sg_axi_top, bit-exact with
+# the model and with the flat run's off-chip bytes (the default tier's AXI end-to-end test;
+# SwiGLU on the default fabric through AXI is e2e_axi_swiglu_default, heavy).
+stepgen_verify_test(e2e_nomul_matmul_accum tests/data/arch_small_nomul.yaml tests/data/graphs/matmul_accum.yaml --max-cycle-error 5
+                    --axi EXPECT "^axi   : [0-9]+ cycles .*off-chip bytes equal, outputs bit-exact$")
 # The timing model against the RTL (generator/model/timing/): a diamond graph (one stream
 # broadcast to a streaming path and a buffering path that meet at an add) must finish in
 # both, bit-exact, with the model's cycles within 5 % of the RTL's. A lock-step model (no
@@ -130,6 +134,7 @@ stepgen_verify_test(e2e_axi_swiglu_default arch/default.yaml examples/swiglu/gra
                     EXPECT "^axi   : [0-9]+ cycles .*off-chip bytes equal, outputs bit-exact$")
 set_tests_properties(e2e_swiglu_default e2e_buffer_default e2e_shapes_default e2e_diamond_default e2e_axi_swiglu_default
                      PROPERTIES FIXTURES_REQUIRED default_fabric)
+# Verilated hierarchically (sg_cu once: a 28 s build against about 55 s flat, 2 cores, no ccache).
 # Scan(add), Expand and Parallelize on compute units (tests/data/arch_dyn_ops.yaml, sg_cu DYN = 1),
 # and Map(sub), Map(exp), Map(recip), Map(mul) (exp_sub.yaml, softmax_parts.yaml, sg_cu ATTN = 1):
 # bit-exact, bytes equal, and the model's cycles within 5 % of the RTL's. The expected outputs
@@ -140,7 +145,7 @@ foreach(g scan scan_max expand parallelize parallelize_scan exp_sub softmax_part
            COMMAND bash ${STEPGEN_ROOT}/tests/expect_log.sh ${E2E_DIR}/${name}.log --
              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/tests/data/arch_dyn_ops.yaml
                --graph ${STEPGEN_ROOT}/tests/data/graphs/${g}.yaml -o ${E2E_DIR}/${name} --build-cache ${E2E_CACHE}
-               --max-cycle-error 5)
+               --max-cycle-error 5 --hierarchical)
   set_tests_properties(${name} PROPERTIES TIMEOUT 900)
 endforeach()
 # Partition(b 0) on compute units of its own: bit-exact, bytes equal, RTL 50 cycles against
@@ -148,7 +153,7 @@ endforeach()
 # the model's DRAM channels took a piece at any cycle and the partition units let go of
 # their input as their output register empties (engine.hpp kOutHop), the model was 8 cycles
 # over; the partition units alone: tests/rtl/test_rtl_cu.cpp.
-stepgen_verify_test(e2e_partition_dyn_ops tests/data/arch_dyn_ops.yaml tests/data/graphs/partition.yaml --max-cycle-error 5)
+stepgen_verify_test(e2e_partition_dyn_ops tests/data/arch_dyn_ops.yaml tests/data/graphs/partition.yaml --max-cycle-error 5 --hierarchical)
 set_tests_properties(e2e_scan_dyn_ops PROPERTIES FIXTURES_SETUP dyn_ops_fabric)
 set_tests_properties(e2e_scan_max_dyn_ops e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops e2e_partition_dyn_ops e2e_exp_sub_dyn_ops e2e_softmax_parts_dyn_ops
                      PROPERTIES FIXTURES_REQUIRED dyn_ops_fabric)

@@ -15,7 +15,8 @@ set(FUZZ_TARGETS arch graph trace kv npy bitstream)
 # loaders the targets reach are compiled a second time, instrumented (about 30 files; the rest
 # of the library is not reached).
 if(NOT STEPGEN_FUZZ)
-  set(FUZZ_SAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  # _GLIBCXX_SANITIZE_VECTOR: a read past a std::vector's size but within its capacity is reported too.
+  set(FUZZ_SAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -D_GLIBCXX_SANITIZE_VECTOR)
   file(GLOB FUZZ_SAN_SOURCES CONFIGURE_DEPENDS
        ${STEPGEN_ROOT}/generator/support/*.cpp ${STEPGEN_ROOT}/generator/ir/*.cpp ${STEPGEN_ROOT}/generator/passes/*.cpp
        ${STEPGEN_ROOT}/generator/arch/*.cpp ${STEPGEN_ROOT}/generator/bitstream/*.cpp ${STEPGEN_ROOT}/sim/common/npy.cpp)
