@@ -80,7 +80,8 @@ unit ag sg_ag synth "-chparam W 16 -chparam P 1 -chparam AB 32 -chparam OUTSTAND
 unit mu sg_mu synth "-chparam W 2 -chparam WORDS 64 -chparam CPB 1"
 unit route sg_route synth "-chparam W 4 -chparam MAXT 8 -chparam MAXE 4 -chparam MAXK 2 -chparam ROWW 8"
 unit combine sg_combine synth "-chparam W 4 -chparam MAXT 8 -chparam MAXK 2 -chparam ROWW 8 -chparam MAXENT 16"
-unit cu sg_cu "$cu_flow" "-chparam W 1 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0"
+# The flat memory (step_validation's 2,048 lanes; never synthesized: stepgen synth skips it) in the full run only.
+[ $mode = full ] && unit cu sg_cu "$cu_flow" "-chparam W 1 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0"
 unit cu_banked sg_cu "$cu_flow" "-chparam W 2 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0 -chparam BANKED 1"
 # The attention datapath (ATTN = 1: exp and recip tables, row trees, fp32 max) needs the
 # generated sg_attn_lut.sv, which only a fabric listing those functions has.
