@@ -47,6 +47,7 @@ tables=(
 "fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $sg $W/fpga $R/fpga.csv"
 "fpga_lane|heavy|$R/fpga_lane.csv|bash flows/fpga_lane.sh $W/fpga_lane > $W/fpga_lane.csv && mv $W/fpga_lane.csv $R/fpga_lane.csv"
 "yosys_fabric|heavy|$R/yosys_fabric.md|bash flows/synth_fabric.sh $sg $W/yosys_fabric"
+"test_tiers_default|default|$R/test_tiers_default.md|bash scripts/tier_times.sh --work $W/tiers_default"
 "test_tiers|heavy|$R/test_tiers.md|bash scripts/tier_times.sh --heavy --work $W/tiers"
 )
 

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # Times the test tiers as a new user meets them: a fresh clone of HEAD, an empty compiler
 # cache, then the README's test command (configure, build, `ctest -LE heavy`), and with
-# --heavy also `ctest -L heavy` in the same build. Writes docs/results/test_tiers.md: the
-# commit, the commands, the wall seconds of each step and the slowest tests of each tier.
+# --heavy also `ctest -L heavy` in the same build. Writes docs/results/test_tiers.md (with
+# --heavy) or test_tiers_default.md (without), or --out FILE: the commit, the commands, the
+# wall seconds of each step and the slowest tests of each tier.
 # Run it on an otherwise idle machine (it measures wall time on all cores).
-# usage: scripts/tier_times.sh [--heavy] [--work DIR]
+# usage: scripts/tier_times.sh [--heavy] [--work DIR] [--out FILE]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-heavy=0; work="$(mktemp -d /tmp/stepgen_tiers.XXXXXX)"
+heavy=0; work="$(mktemp -d /tmp/stepgen_tiers.XXXXXX)"; out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --heavy) heavy=1; shift ;;
     --work) work="$2"; shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --out) out="$2"; shift 2 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "tier_times.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
+[ -z "$out" ] || out="$(realpath -m "$out")"
 commit="$(git -C "$root" rev-parse --short=12 HEAD)"
 rm -rf "$work/clone" "$work/ccache"; mkdir -p "$work"
 git clone -q "$root" "$work/clone"
@@ -42,7 +45,7 @@ slowest() {  # <ctest log>: the 12 slowest tests as table rows
     sort -rn | head -12 | awk '{ printf "| %s | %s | %.0f |\n", $2, $3, $1 }'
 }
 summary() { grep -E '^[0-9]+% tests passed' "$1" || echo "(no summary: see the log)"; }
-out="$root/docs/results/test_tiers.md"
+[ -n "$out" ] || { out="$root/docs/results/test_tiers_default.md"; [ $heavy = 1 ] && out="$root/docs/results/test_tiers.md"; }
 {
   echo "# Test tiers: how long they take"
   echo
