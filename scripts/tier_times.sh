@@ -19,6 +19,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -z "$out" ] || out="$(realpath -m "$out")"
+work="$(realpath -m "$work")"
 commit="$(git -C "$root" rev-parse --short=12 HEAD)"
 rm -rf "$work/clone" "$work/ccache"; mkdir -p "$work"
 git clone -q "$root" "$work/clone"
