@@ -17,7 +17,6 @@ case "$tier" in
                 arch/moe.yaml:examples/swiglu/graph.yaml tests/data/arch_small.yaml:tests/data/graphs/repeat.yaml" ;;
   *) echo "usage: $0 <stepgen> <out_dir> [default|heavy]" >&2; exit 2 ;;
 esac
-n=0
 for pair in $pairs; do
   arch="${pair%%:*}"; graph="${pair#*:}"; name=$(basename "$arch" .yaml)
   "$stepgen" compile --arch "$root/$arch" --graph "$root/$graph" -o "$out/$name" > /dev/null
@@ -27,6 +26,4 @@ for pair in $pairs; do
   verilator --lint-only -Wall --top-module sg_axi_top $files
   echo "lint clean: $arch (sg_top, sg_axi_top)"
   cd - > /dev/null
-  n=$((n + 1))
 done
-[ $n -ge 2 ] || { echo "FAIL: only $n fabrics linted"; exit 1; }

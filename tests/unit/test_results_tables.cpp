@@ -10,6 +10,8 @@
 #include <regex>
 #include <string>
 
+#include "support/files.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -17,10 +19,8 @@ namespace {
 const fs::path kResults = fs::path(STEPGEN_ROOT) / "docs" / "results";
 
 std::string firstLine(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line;
-  std::getline(in, line);
-  return line;
+  const std::string text = stepgen::readText(p);
+  return text.substr(0, text.find('\n'));
 }
 
 // "| `name.csv` | `tag` | `a`, `b`, `c` |" -> name.csv -> "a,b,c"
@@ -73,8 +73,7 @@ TEST_CASE("results tables: columns the other docs name exist", "[results]") {
   };
   for (const auto& n : named) {
     INFO(n[0] << " " << n[1] << " (" << n[2] << ")");
-    std::ifstream doc(fs::path(STEPGEN_ROOT) / n[2]);
-    const std::string text((std::istreambuf_iterator<char>(doc)), {});
+    const std::string text = stepgen::readText(fs::path(STEPGEN_ROOT) / n[2]);
     CHECK(text.find(std::string("`") + n[1] + "`") != std::string::npos);
     const std::string header = "," + firstLine(kResults / n[0]) + ",";
     CHECK(header.find(std::string(",") + n[1] + ",") != std::string::npos);
