@@ -75,10 +75,10 @@ makeflags="OPT_FAST=${STEPGEN_VERILATOR_OPT:--O1} OPT_SLOW=-O0"
 command -v ccache >/dev/null 2>&1 && makeflags="$makeflags OBJCACHE=ccache"
 cflags="-std=c++17 -I$root/sim"
 topmod=sg_top
-harness=("$root/sim/harness/harness_main.cpp")
+harness=("$root/sim/harness/harness_main.cpp" "$root/sim/harness/decision_log.cpp")
 if [ "$axi" = 1 ]; then
   topmod=sg_axi_top
-  harness=("$root/sim/harness/axi_main.cpp" "$root/sim/common/axi_mem.cpp")
+  harness=("$root/sim/harness/axi_main.cpp" "$root/sim/harness/decision_log.cpp" "$root/sim/common/axi_mem.cpp")
   cflags="$cflags -I$(dirname "$top")"
 fi
 vflags=()
@@ -94,6 +94,7 @@ VERILATOR="${VERILATOR:-verilator}"
 # halved the default fabric's speed (170 k -> 327 k cycles/s) and quadrupled its build time.
 cmd=("$VERILATOR" --cc --exe --build -j "${STEPGEN_VERILATOR_JOBS:-2}"
      -O3 --unroll-count 2 --x-assign fast --x-initial fast --output-split 5000 -Wno-fatal
+     +define+SG_DECISION_LOG
      -MAKEFLAGS "$makeflags"
      --prefix Vfabric --top-module $topmod --Mdir "$out/obj_dir" -o Vfabric
      -CFLAGS "$cflags"

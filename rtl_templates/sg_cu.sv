@@ -632,6 +632,15 @@ module sg_cu #(
   assign mg_src = mg_open_q ? mg_src_q : !(in0_valid && (k0 == K_DATA));
   assign mg_go = is_mg && !eos_q && can_out && (mg_src ? (in1_valid && (k1 == K_DATA)) : (in0_valid && (k0 == K_DATA)));
   assign mg_done = is_mg && !eos_q && !mg_open_q && in0_valid && (k0 == K_DONE) && in1_valid && (k1 == K_DONE) && can_out;
+`ifdef SG_DECISION_LOG
+  // Simulation only (the harnesses define SG_DECISION_LOG; lint and synthesis never see it):
+  // each merge decision, the input whose tile goes next, goes to the harness's decision log,
+  // so `stepgen verify` can replay the fabric's arbitration in the model (docs/hardware.md
+  // section 6).
+  import "DPI-C" function void sg_decision(input string unit, input int src);
+  always_ff @(posedge clk)
+    if (rst_n && mg_go && !mg_open_q) sg_decision($sformatf("%m"), int'(mg_src));
+`endif
 
   // rowmax / rowsum: the beat's W words by a pairwise tree (heap order), one tree level per
   // register stage (RP = log2 W stages), then this row's value. The stages shift in lockstep

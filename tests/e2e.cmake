@@ -93,9 +93,12 @@ stepgen_verify_test(e2e_merge_attention arch/attention.yaml tests/data/graphs/me
 # A feedback cycle (docs/graph_format.md#feedback-streams): 12 rows dealt one at a time to
 # the region that reported itself free first, through Map(select) signals with initial tokens
 # merged in arrival order back into the Partition's selector. Which rows go where is decided
-# by the fabric's timing: bit-exact outputs mean the RTL decided as the model did; the rows'
-# placement rule by plain loops: tests/unit/test_feedback.cpp.
-stepgen_verify_test(e2e_feedback_dispatch arch/attention.yaml tests/data/graphs/feedback.yaml --max-cycle-error 10 --hierarchical)
+# by the fabric's timing; the harness logs each merge decision (sim/harness/decision_log.hpp):
+# 15 of them (12 rows + 3 initial tokens), none other than the model's own. The rows'
+# placement rule by plain loops: tests/unit/test_feedback.cpp; the replay of another order:
+# tests/unit/test_decisions.cpp.
+stepgen_verify_test(e2e_feedback_dispatch arch/attention.yaml tests/data/graphs/feedback.yaml --max-cycle-error 10 --hierarchical
+                    EXPECT "^arbitration: 15 merge decisions in the fabric, 0 differ from the model's own$")
 set_tests_properties(e2e_feedback_dispatch e2e_merge_attention e2e_rescale_one_beat e2e_attention_decode_1k e2e_attention_gqa_real_length e2e_expand_broadcast e2e_attention_single_pass
                      e2e_attention_single_pass_t32 e2e_attention_single_pass_real_length
                      PROPERTIES FIXTURES_REQUIRED attention_fabric)

@@ -11,6 +11,8 @@
 #include <filesystem>
 
 #include "arch/unit_catalogue.hpp"
+#include "common/npy.hpp"
+#include "driver/decisions.hpp"
 #include "driver/drawings.hpp"
 #include "driver/rtl_run.hpp"
 #include "driver/staging.hpp"
@@ -44,7 +46,7 @@ void writeCompileFiles(const CompileResult& c, const fs::path& d) {
 
 // The first output word where `dir`/<tag>_out differs from the model ("" = bit-exact).
 std::string firstMismatch(const fs::path& dir, const std::string& tag, const VerifyReport& r) {
-  for (const auto& [name, m] : r.model.outputs) {
+  for (const auto& [name, m] : r.compared().outputs) {
     const std::vector<uint32_t> q = fromNpy(dir / (tag + "_out") / (name + ".npy")).data;
     for (size_t i = 0; i < m.data.size(); ++i)
       if (i >= q.size() || q[i] != m.data[i])
@@ -54,12 +56,32 @@ std::string firstMismatch(const fs::path& dir, const std::string& tag, const Ver
   return "";
 }
 
+// The fabric's merge decisions (`dir`/rtl_decisions.csv) against the model's own; when the RTL
+// finished and they differ, the model runs again under them (model_replay/ holds its outputs).
+// A decision log that does not fit the graph or the model's streams is a mismatch.
+void replayDecisions(const CompileResult& c, const std::map<std::string, Matrix>& inputs, const fs::path& dir,
+                     VerifyReport& r) {
+  const fs::path log = dir / "rtl_decisions.csv";
+  if (r.rtl.status == "crashed" || r.rtl.status == "error" || !fs::exists(log)) return;
+  try {
+    const MergeOrders rtl = readRtlMergeOrders(c, log);
+    r.rtlDecisions = decisionCount(rtl);
+    r.differingDecisions = differingDecisions(r.model.timing.mergeOrders, rtl);
+    if (r.rtl.status != "ok" || r.differingDecisions == 0) return;
+    r.replay = replayModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, inputs, rtl);
+    for (const auto& [name, m] : r.replay->outputs) toNpy(dir / "model_replay" / (name + ".npy"), m);
+    r.replayCycleErrorPercent = cycleErrorPercent(int64_t(r.rtl.cycles), int64_t(r.replay->timing.cycles));
+  } catch (const std::exception& e) {
+    r.replayError = std::string("the fabric's merge decisions cannot be replayed: ") + e.what();
+  }
+}
+
 // The outputs the RTL wrote into `dir`/rtl_out, compared bit for bit with the model's, and
 // the cycle error (docs/architecture.md "compare").
 void compareRtl(const fs::path& dir, VerifyReport& r) {
   if (r.rtl.status == "crashed") r.firstMismatch = r.rtl.message;
   if (r.rtl.status != "ok") return;
-  r.firstMismatch = firstMismatch(dir, "rtl", r);
+  r.firstMismatch = r.replayError.empty() ? firstMismatch(dir, "rtl", r) : r.replayError;
   r.outputsEqual = r.firstMismatch.empty();
   r.cycleErrorPercent = cycleErrorPercent(int64_t(r.rtl.cycles), int64_t(r.model.timing.cycles));
 }
@@ -221,6 +243,7 @@ VerifyReport verify(const VerifyOptions& o) {
     }
     if (!bin.empty()) {
       r.rtl = runRtl(c, bin, o.watchdogCycles, o.trace, st.tmp);
+      replayDecisions(c, inputs, st.tmp, r);
       compareRtl(st.tmp, r);
     }
     if (o.axi) {

@@ -13,8 +13,8 @@ namespace fs = std::filesystem;
 namespace stepgen {
 
 bool bytesEqual(const VerifyReport& r) {
-  return int64_t(r.rtl.readBytes) == r.model.timing.offchipReadBytes &&
-         int64_t(r.rtl.writeBytes) == r.model.timing.offchipWriteBytes;
+  const TimingResult& t = r.compared().timing;
+  return int64_t(r.rtl.readBytes) == t.offchipReadBytes && int64_t(r.rtl.writeBytes) == t.offchipWriteBytes;
 }
 
 bool cyclesWithin(const VerifyReport& r) {
@@ -81,9 +81,18 @@ std::string verdictText(const VerifyReport& r) {
                    r.rtl.cycles, r.rtl.readBytes, r.rtl.writeBytes, r.rtl.muPeakBytes(), r.rtl.cyclesPerSecond, r.buildSeconds);
   s += fmt::format("cycles: rtl {} vs model {}: {:+.2f} %{}\n", r.rtl.cycles, m.timing.cycles, r.cycleErrorPercent,
                    cyclesWithin(r) ? "" : fmt::format(", above the tolerance of {} %", r.maxCycleErrorPercent));
-  s += r.outputsEqual ? "outputs: bit-exact\n" : fmt::format("outputs: MISMATCH, first at {}\n", r.firstMismatch);
+  if (r.rtlDecisions > 0)
+    s += fmt::format("arbitration: {} merge decisions in the fabric, {} differ from the model's own{}\n", r.rtlDecisions,
+                     r.differingDecisions,
+                     r.replay ? fmt::format("; the model replayed the fabric's: {} cycles, rtl {:+.2f} %",
+                                            r.replay->timing.cycles, r.replayCycleErrorPercent)
+                              : "");
+  const std::string under = r.replay ? " (under the fabric's merge decisions)" : "";
+  s += r.outputsEqual ? "outputs: bit-exact" + under + "\n"
+                      : fmt::format("outputs: MISMATCH{}, first at {}\n", under, r.firstMismatch);
   s += fmt::format("off-chip bytes: rtl {} model {}: {}\n", r.rtl.readBytes + r.rtl.writeBytes,
-                   m.timing.offchipReadBytes + m.timing.offchipWriteBytes, bytesEqual(r) ? "equal" : "DIFFER");
+                   r.compared().timing.offchipReadBytes + r.compared().timing.offchipWriteBytes,
+                   bytesEqual(r) ? "equal" : "DIFFER");
   if (r.sections > 1) s += sectionsLines(r);
   if (r.axiRan && r.axi.status == "ok")
     s += fmt::format("axi   : {} cycles through the AXI wrapper vs {} on flat ports ({:+.2f} %), configuration {} cycles "
@@ -144,6 +153,11 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
                 {"outputs_equal", r.axi.status == "ok" && r.axiMismatch.empty()},
                 {"first_mismatch", r.axiMismatch},
                 {"build_seconds", r.axiBuildSeconds}};
+  j["arbitration"] = {{"rtl_decisions", r.rtlDecisions},
+                      {"differing_decisions", r.differingDecisions},
+                      {"replayed", r.replay.has_value()},
+                      {"replay_cycles", r.replay ? r.replay->timing.cycles : 0},
+                      {"replay_cycle_error_percent", r.replayCycleErrorPercent}};
   j["outputs_equal"] = r.outputsEqual;
   j["first_mismatch"] = r.firstMismatch;
   j["cycle_error_percent"] = r.cycleErrorPercent;

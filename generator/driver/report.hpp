@@ -2,6 +2,7 @@
 // What `stepgen verify` measured, the verdict rule, and the report it prints and writes.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,18 @@ struct VerifyReport {
   RunResult axi;
   std::string axiMismatch;
   double axiBuildSeconds = 0;
+  /// The fabric's arbitration (driver/decisions.hpp): its merge decisions from the harness's
+  /// decision log, and how many differ from the model's own. When any do and the RTL
+  /// finished, `replay` is the model run again under the RTL's decisions (replayModel): the
+  /// outputs and off-chip bytes are compared with it, and `replayCycleErrorPercent` is the
+  /// cycle error against it. `model` and `cycleErrorPercent` stay the model's own prediction.
+  /// A log that cannot be replayed (`replayError`) fails the comparison.
+  int64_t rtlDecisions = 0, differingDecisions = 0;
+  std::optional<ModelResult> replay;
+  double replayCycleErrorPercent = 0;  ///< (rtl - replay) / rtl * 100
+  std::string replayError;             ///< the decision log did not fit the graph or the model's streams
+  /// The model the RTL's outputs and off-chip bytes are held to: `replay` if it ran, else `model`.
+  const ModelResult& compared() const { return replay ? *replay : model; }
 };
 
 /// (rtl - model) / rtl in percent: the cycle error of every verify run and study (0 without
@@ -46,10 +59,11 @@ inline double cycleErrorPercent(int64_t rtl, int64_t model) {
 std::vector<int64_t> switchCycles(const RunResult& r);
 
 /// The verdict: the model finished without deadlock and, unless the RTL was not run, the RTL
-/// finished with outputs bit-exact, off-chip bytes equal to the model's, the cycle error
+/// finished with outputs bit-exact and off-chip bytes equal to the model's (under the RTL's
+/// merge decisions when they differ: VerifyReport::compared), the model's own cycle error
 /// within maxCycleErrorPercent (when set) and, with --axi, axiPassed.
 bool passed(const VerifyReport& r);
-bool bytesEqual(const VerifyReport& r);     ///< RTL off-chip read and write bytes == the model's
+bool bytesEqual(const VerifyReport& r);     ///< RTL off-chip read and write bytes == the compared model's
 bool cyclesWithin(const VerifyReport& r);   ///< |cycle error| within the tolerance (always, if none)
 /// The AXI run (when it ran) finished ok, bit-exact with the model, with the flat run's off-chip bytes.
 bool axiPassed(const VerifyReport& r);

@@ -56,6 +56,7 @@ RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdo
   d.watchdog = uint64_t(watchdogCycles);
   d.trace = trace ? "wave.fst" : "";
   d.result = tag + "_result.json";
+  d.decisions = tag + "_decisions.csv";
   d.reloads = c.reloads;
   fs::create_directories(dir / (tag + "_out"));
   const fs::path desc = dir / (tag == "rtl" ? "run.json" : tag + "_run.json");
@@ -82,7 +83,7 @@ std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& arch
   for (const auto& f : rtl) h = fnv1a(f.name + f.text, h);
   // The harness is part of the simulator: a changed harness must not reuse an old build.
   for (const char* f : {"sim/harness/harness_main.cpp", "sim/harness/axi_main.cpp", "sim/harness/harness_io.hpp",
-                        "sim/harness/vport.hpp", "sim/common/dram.cpp", "sim/common/dram.hpp", "sim/common/axi_mem.cpp",
+                        "sim/harness/vport.hpp", "sim/harness/decision_log.cpp", "sim/harness/decision_log.hpp", "sim/common/dram.cpp", "sim/common/dram.hpp", "sim/common/axi_mem.cpp",
                         "sim/common/axi_mem.hpp", "sim/common/npy.cpp", "sim/common/npy.hpp", "sim/common/run_desc.cpp",
                         "sim/common/run_desc.hpp", "flows/verilator_build.sh"})
     h = fnv1a(readText(fs::path(stepgenRoot()) / f), h);

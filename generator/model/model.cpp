@@ -160,4 +160,26 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
   return r;
 }
 
+ModelResult replayModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
+                        const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs,
+                        const MergeOrders& orders) {
+  auto t0 = std::chrono::steady_clock::now();
+  ModelResult r;
+  FunctionalResult f = runFunctional(g, s, a, inputs, true, orders);
+  // A feedback graph fits a given order to the chunks its inputs have: a replayed order
+  // must have been followed as given.
+  for (const auto& [op, order] : orders) {
+    const auto it = f.followed.find(op);
+    if (it == f.followed.end() || it->second != order)
+      throw std::runtime_error(fmt::format("model: the given order of the EagerMerge '{}' ({} decisions) does not fit its "
+                                           "input streams",
+                                           g.ops.at(size_t(op)).name, order.size()));
+  }
+  r.timing = estimateTiming(g, m, a, layout, img, f.streams, f.followed);
+  addCostFigures(g, s, a, f.streams, &m, r);
+  r.outputs = std::move(f.outputs);
+  r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
 }  // namespace stepgen

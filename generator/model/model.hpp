@@ -41,4 +41,13 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
                      const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs,
                      bool values = true);
 
+/// runModel with every EagerMerge on a compute unit following `orders` (per op, the input
+/// of each data tile; e.g. the fabric's decisions, driver/decisions.hpp) instead of the order
+/// the model's own timing would find: one functional run merging in that order, one timing
+/// run replaying it. Errors: as runModel, and std::runtime_error naming the op when `orders`
+/// does not fit a merge's input streams.
+ModelResult replayModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
+                        const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs,
+                        const MergeOrders& orders);
+
 }  // namespace stepgen

@@ -60,6 +60,9 @@ VerifyReport runPoint(const DynparStudyOptions& o, const GqaParams& p, const std
   vo.inputsDir = (dir / "g" / "inputs").string();
   vo.outDir = (dir / "v").string();
   vo.skipRtl = !rtl;
+  // The dynamic strategies' 121-unit fabric builds flat in 15 to 50 minutes (docs/hardware.md
+  // section 6); verilated hierarchically it builds several times faster and runs slower.
+  vo.hierarchical = p.strategy == GqaStrategy::Dynamic;
   vo.buildCache = (fs::path(o.workDir) / "build").string();
   return verify(vo);
 }
@@ -184,13 +187,15 @@ int runDynparStudy(const DynparStudyOptions& o) {
   };
   std::string csv =
       "batch_id,batch_size,stdev_label,strategy,regions,kv_tiles,busiest_region_tiles,model_cycles,rtl_cycles,error_pct,"
-      "outputs_bit_exact,estimate_cycles,estimate_error_pct,offchip_bytes\n";
+      "outputs_bit_exact,estimate_cycles,estimate_error_pct,offchip_bytes,differing_decisions,replay_error_pct\n";
   for (const Point& p : points)
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.0f},{},{}\n", p.batch, p.size, p.stdev, p.strategy, o.regions,
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{}\n", p.batch, p.size, p.stdev, p.strategy, o.regions,
                        p.tiles, p.busiest < 0 ? std::string() : std::to_string(p.busiest), modelCol(p), p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
                        p.rtl ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
                        p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "", p.estimate, estErr(p),
-                       p.modeled ? fmt::format("{}", p.v.model.offchipBytes) : "");
+                       p.modeled ? fmt::format("{}", p.v.model.offchipBytes) : "",
+                       p.rtl && p.v.rtlDecisions ? fmt::format("{}", p.v.differingDecisions) : "",
+                       p.v.replay ? fmt::format("{:.2f}", p.v.replayCycleErrorPercent) : "");
   std::cout << csv;
   if (!o.csvPath.empty()) writeFile(o.csvPath, csv);
   if (!o.mdPath.empty()) {

@@ -98,6 +98,8 @@ RunDesc readRunDesc(const fs::path& file) {
     const std::string tr = j.value("trace", std::string());
     if (!tr.empty()) r.trace = resolve(dir, tr);
     r.result = resolve(dir, j.value("result", std::string("result.json")));
+    const std::string dl = j.value("decisions", std::string());
+    if (!dl.empty()) r.decisions = resolve(dir, dl);
     if (j.contains("reloads"))
       for (const json& x : j.at("reloads")) {
         SectionReload s{x.at("section").get<int>(), x.at("after").get<int>(), {}};
@@ -143,6 +145,7 @@ void writeRunDesc(const fs::path& file, const RunDesc& d) {
   j["watchdog_cycles"] = d.watchdog;
   j["trace"] = d.trace.string();
   j["result"] = d.result.string();
+  j["decisions"] = d.decisions.string();
   j["reloads"] = reloadsJson(d.reloads);
   writeJson(file, j, "run description");
 }

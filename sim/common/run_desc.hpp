@@ -33,7 +33,7 @@ struct SectionReload {
 
 /// What the harness runs. Keys in run.json: bitstream, n_ag, pieces_per_beat, link_bits,
 /// addr_bits, dram {channels, latency, ii, startup}, dram_bytes, inputs, outputs, ports,
-/// n_mu, max_cycles, watchdog_cycles, trace, result, reloads [{section, after, writes:
+/// n_mu, max_cycles, watchdog_cycles, trace, result, decisions, reloads [{section, after, writes:
 /// [[address, word], ...]}].
 struct RunDesc {
   std::filesystem::path bitstream;  ///< .bin of little-endian 32-bit configuration words
@@ -50,6 +50,8 @@ struct RunDesc {
   uint64_t watchdog = 20000;        ///< idle cycles before status "deadlock"
   std::filesystem::path trace;      ///< FST file ("" = none; needs a --trace build)
   std::filesystem::path result = "result.json";
+  /// Decision log of the compute units' merges (sim/harness/decision_log.hpp; "" = none).
+  std::filesystem::path decisions;
   std::vector<SectionReload> reloads;  ///< in section order
 };
 

@@ -19,6 +19,7 @@
 #include "common/dram.hpp"
 #include "common/npy.hpp"
 #include "common/run_desc.hpp"
+#include "harness/decision_log.hpp"
 #include "harness/vport.hpp"
 
 namespace stepgen::harness {
@@ -97,7 +98,8 @@ struct FabricWatch {
     std::vector<SectionTime> sections;
 
     /// Samples cycle `c` (from the start pulse) of the evaluated fabric `t` with `nMu` memory
-    /// units; returns whether a beat entered any unit port (dbg_port_fire).
+    /// units; returns whether a beat entered any unit port (dbg_port_fire). Sets the decision
+    /// log's cycle and section for the rising edge that follows.
     template <class Top>
     bool sample(const Top& t, unsigned nMu, uint64_t c) {
         uint64_t held = 0;
@@ -105,6 +107,8 @@ struct FabricWatch {
         muPeak = std::max(muPeak, held);
         cfgWaitCycles += t.dbg_cfg_wait ? 1 : 0;
         const size_t sec = static_cast<size_t>(t.dbg_section);
+        decisionLog().cycle = c;  // the merge decisions of this cycle's rising edge
+        decisionLog().section = static_cast<unsigned>(sec);
         if (sec >= sections.size()) sections.resize(sec + 1, SectionTime{c, 0, 0});
         const bool fire = vport::anySet(t.dbg_port_fire);
         if (fire) {
@@ -207,7 +211,9 @@ int harnessMain(int argc, char** argv, Run run) {
     RunResult res;
     try {
         rd = readRunDesc(argv[1]);
+        decisionLog().open(rd.decisions);
         const int rc = run(rd, ctx.get(), res);
+        decisionLog().close();
         writeRunResult(rd.result, res);
         return rc;
     } catch (const std::exception& e) {
