@@ -29,9 +29,9 @@ add_test(NAME e2e_sections_mlp4_default
          COMMAND bash -c "set -euo pipefail; mkdir -p ${E2E_DIR}
            $<TARGET_FILE:stepgen> graph mlp --layers 4 --batch 16 --hidden 64 --ffn 128 --tile-b 8 --tile-f 32 \
              -o ${E2E_DIR}/mlp4.yaml
-           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/default.yaml --graph ${E2E_DIR}/mlp4.yaml \
-             -o ${E2E_DIR}/e2e_sections_mlp4_default --build-cache ${E2E_CACHE} --max-cycle-error 5 | tee ${E2E_DIR}/mlp4.log
-           grep -q '^sections: 4 (2 reloaded while running)' ${E2E_DIR}/mlp4.log")
+           bash ${STEPGEN_ROOT}/tests/expect_log.sh ${E2E_DIR}/mlp4.log -e '^sections: 4 \\(2 reloaded while running\\)' -- \
+             $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/default.yaml --graph ${E2E_DIR}/mlp4.yaml \
+             -o ${E2E_DIR}/e2e_sections_mlp4_default --build-cache ${E2E_CACHE} --max-cycle-error 5")
 set_tests_properties(e2e_sections_mlp4_default PROPERTIES FIXTURES_REQUIRED default_fabric TIMEOUT 1200)
 # - The Mixtral MoE layer (dynamic tiling) on arch/moe_small.yaml (6 compute units, where it
 #   needs 2 sections; cut after Reassemble, the reassembled rows carried through DRAM since
@@ -41,8 +41,8 @@ add_test(NAME e2e_sections_moe_small
          COMMAND bash -c "set -euo pipefail; mkdir -p ${E2E_DIR}
            $<TARGET_FILE:stepgen> graph moe --trace ${STEPGEN_ROOT}/examples/moe/data/routing_mixtral8x7b_b64.csv \
              --experts 8 --k 2 --hidden 64 --ffn 224 --tile-b 0 --tile-f 32 -o ${E2E_DIR}/moe_sections_g > /dev/null
-           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe_small.yaml --graph ${E2E_DIR}/moe_sections_g/graph.yaml \
+           bash ${STEPGEN_ROOT}/tests/expect_log.sh ${E2E_DIR}/moe_sections.log -e '^sections: 2 \\(0 reloaded while running\\)' -- \
+             $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe_small.yaml --graph ${E2E_DIR}/moe_sections_g/graph.yaml \
              --inputs ${E2E_DIR}/moe_sections_g/inputs -o ${E2E_DIR}/e2e_sections_moe_small \
-             --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe-small --max-cycle-error 5 --hierarchical | tee ${E2E_DIR}/moe_sections.log
-           grep -q '^sections: 2 (0 reloaded while running)' ${E2E_DIR}/moe_sections.log")
+             --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe-small --max-cycle-error 5 --hierarchical")
 set_tests_properties(e2e_sections_moe_small PROPERTIES TIMEOUT 1200 LABELS moe)

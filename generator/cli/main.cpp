@@ -309,6 +309,7 @@ int main(int argc, char** argv) {
   dynparCmd->add_option("--regions", dpo.regions, "R");
   dynparCmd->add_option("--kv-scale", dpo.kvScale, "divide every KV length by this")->check(CLI::PositiveNumber);
   dynparCmd->add_option("--rtl-max-batch", dpo.rtlMaxBatch, "also run Verilator for batches of at most this many requests");
+  dynparCmd->add_option("--rtl-batches", dpo.rtlBatches, "of those, only these batch indices (default: all)");
   studyFiles(dynparCmd, dpo.workDir, dpo.csvPath, dpo.mdPath);
   auto* regionsCmd = studyCmd->add_subcommand(
       "regions", "configuration time-multiplexing: the Qwen3 MoE experts on R = 128 .. 4 regions, each serving 128/R "

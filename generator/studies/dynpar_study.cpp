@@ -155,8 +155,9 @@ int runDynparStudy(const DynparStudyOptions& o) {
       // Only a static row's RTL run can be reused: a dynamic row's outputs depend on the
       // dispatch the model decides, which a changed model may decide differently.
       const auto it = dyn ? earlier.end() : earlier.find(std::vector<std::string>{kb.id, st});
-      const bool rtlHere = o.rtlStrategies.empty() ||
-                           std::find(o.rtlStrategies.begin(), o.rtlStrategies.end(), st) != o.rtlStrategies.end();
+      const bool rtlHere = (o.rtlStrategies.empty() ||
+                            std::find(o.rtlStrategies.begin(), o.rtlStrategies.end(), st) != o.rtlStrategies.end()) &&
+                           (o.rtlBatches.empty() || std::find(o.rtlBatches.begin(), o.rtlBatches.end(), bi) != o.rtlBatches.end());
       Point pt{kb.id, st, size, kb.stdevLabel, tiles, dyn ? -1 : busiestTiles(p, assignment), estimate(svc, p, assignment),
                (!dyn || dynRtl) && rtlHere && it == earlier.end() && size <= o.rtlMaxBatch, true, {}};
       std::string dir = fmt::format("b{}_{}", bi, st);

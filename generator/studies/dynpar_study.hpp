@@ -30,6 +30,9 @@ struct DynparStudyOptions {
   int regions = 4;
   int64_t kvScale = 1;                   ///< divide every KV length by this (rounding up)
   int rtlMaxBatch = 0;                   ///< run Verilator for batches of at most this many requests (0: none)
+  /// Of those, only these batch indices run in Verilator (empty = every one): a dynamic row
+  /// takes the hierarchical 121-unit fabric 15 to 40 minutes per batch of 16.
+  std::vector<int> rtlBatches;
 };
 
 /// For every batch and strategy: buildGqaDecodeGraph (G 8, D 64, T 32, R regions) through
