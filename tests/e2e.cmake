@@ -54,13 +54,19 @@ stepgen_verify_test(e2e_attention_decode_1k arch/attention.yaml tests/data/graph
 # An example written at test time (`stepgen graph CMD ARGN --example`), then verified on
 # `arch`: bit-exact, model within 5 %.
 # graph_example_test(name arch cmd graph-args... [VERIFY verify-args...])
+# EXPECT: patterns (no single quotes) verify's output must also match (tests/expect_log.sh).
 function(graph_example_test name arch cmd)
-  cmake_parse_arguments(PARSE_ARGV 3 ARG "" "" "VERIFY")
+  cmake_parse_arguments(PARSE_ARGV 3 ARG "" "" "VERIFY;EXPECT")
   string(REPLACE ";" " " args "${ARG_UNPARSED_ARGUMENTS}")
   string(REPLACE ";" " " vargs "${ARG_VERIFY}")
+  set(expect "")
+  foreach(p IN LISTS ARG_EXPECT)
+    string(APPEND expect " -e '${p}'")
+  endforeach()
   add_test(NAME ${name}
            COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/${name}; rm -rf $d
              $<TARGET_FILE:stepgen> graph ${cmd} ${args} --example $d/ex
+             bash ${STEPGEN_ROOT}/tests/expect_log.sh $d.log${expect} -- \
              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/${arch} --graph $d/ex/graph.yaml \
                --inputs $d/ex/inputs -o $d/v --build-cache ${E2E_CACHE} --max-cycle-error 5 ${vargs}")
   set_tests_properties(${name} PROPERTIES TIMEOUT 1800)
@@ -129,6 +135,16 @@ endforeach()
 graph_example_test(e2e_gqa_decode_dynamic arch/gqa_dynamic.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 10
                    --requests 8 --kv-scale 8 --regions 4 --strategy dynamic VERIFY --hierarchical)
 set_tests_properties(e2e_gqa_decode_dynamic PROPERTIES TIMEOUT 3600 COST 100000)
+# The whole of Azure batch 0 (16 requests, real KV lengths, 146k cycles), where regions free
+# within a few cycles of each other (15 of its requests have 981 to 1,145 tokens) and the
+# fabric decides some near ties otherwise than the model. Each of the 4 regions sends one
+# free signal per initial token and per request, 4 + 16 = 20, through two leaf merges and the
+# root: 40 decisions, taken from the harness's decision log; the verdict holds the outputs
+# to the model replaying them (docs/hardware.md section 6). Same fabric build as above.
+graph_example_test(e2e_gqa_decode_dynamic_b0 arch/gqa_dynamic.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 0
+                   --regions 4 --strategy dynamic VERIFY --hierarchical
+                   EXPECT "^arbitration: 40 merge decisions in the fabric, [0-9]+ differ from the model")
+set_tests_properties(e2e_gqa_decode_dynamic_b0 PROPERTIES TIMEOUT 3600 COST 90000)
 # The AXI wrapper (docs/axi.md): the SwiGLU example through sg_axi_top (AXI4 masters served by
 # the harness's AXI memory, configuration and start over AXI4-Lite), bit-exact with the model
 # and with the flat run's off-chip bytes; its cycles are reported beside the flat run's.
