@@ -51,13 +51,15 @@ MergeOrders readRtlMergeOrders(const CompileResult& c, const std::filesystem::pa
 
 int64_t differingDecisions(const MergeOrders& model, const MergeOrders& rtl) {
   static const std::vector<int> none;
-  std::map<int, std::pair<const std::vector<int>*, const std::vector<int>*>> both;
-  for (const auto& [op, o] : model) both[op].first = &o;
-  for (const auto& [op, o] : rtl) both[op].second = &o;
+  const auto orderOf = [](const MergeOrders& m, int op) -> const std::vector<int>& {
+    const auto it = m.find(op);
+    return it == m.end() ? none : it->second;
+  };
+  MergeOrders all = model;
+  all.insert(rtl.begin(), rtl.end());  // every op either side names
   int64_t n = 0;
-  for (const auto& [op, p] : both) {
-    const std::vector<int>& a = p.first ? *p.first : none;
-    const std::vector<int>& b = p.second ? *p.second : none;
+  for (const auto& entry : all) {
+    const std::vector<int>&a = orderOf(model, entry.first), &b = orderOf(rtl, entry.first);
     const size_t common = std::min(a.size(), b.size());
     for (size_t k = 0; k < common; ++k) n += a[k] != b[k];
     n += int64_t(std::max(a.size(), b.size()) - common);

@@ -121,6 +121,19 @@ void addCostFigures(const StepGraph& g, const ShapeResult& s, const ArchModel& a
   r.rooflineCycles = bound;
 }
 
+namespace {
+
+// What runModel and replayModel do once the streams and the timing are final: the cost
+// figures, the outputs, the wall time since `t0`.
+void finishModel(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const Mapping& m, FunctionalResult& f,
+                 std::chrono::steady_clock::time_point t0, ModelResult& r) {
+  addCostFigures(g, s, a, f.streams, &m, r);
+  r.outputs = std::move(f.outputs);
+  r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
 ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
                      const ConfigLayout& layout, const ConfigImage& img, const std::map<std::string, Matrix>& inputs,
                      bool values) {
@@ -154,9 +167,7 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
     // A finished timing names every merge; a revised deadlock only those it contradicts.
     for (const auto& [op, decided] : r.timing.mergeOrders) orders[op] = decided;
   }
-  addCostFigures(g, s, a, f.streams, &m, r);
-  r.outputs = std::move(f.outputs);
-  r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  finishModel(g, s, a, m, f, t0, r);
   return r;
 }
 
@@ -176,9 +187,7 @@ ModelResult replayModel(const StepGraph& g, const ShapeResult& s, const Mapping&
                                            g.ops.at(size_t(op)).name, order.size()));
   }
   r.timing = estimateTiming(g, m, a, layout, img, f.streams, f.followed);
-  addCostFigures(g, s, a, f.streams, &m, r);
-  r.outputs = std::move(f.outputs);
-  r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  finishModel(g, s, a, m, f, t0, r);
   return r;
 }
 

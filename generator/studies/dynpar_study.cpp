@@ -152,8 +152,8 @@ int runDynparStudy(const DynparStudyOptions& o) {
       const bool dyn = p.strategy == GqaStrategy::Dynamic;
       // The dynamic assignment is the fabric's (not known here): the estimate's list schedule.
       const auto assignment = dyn ? dynamic : gqaAssignment(p);
-      // Only a static row's RTL run can be reused: a dynamic row's outputs depend on the
-      // dispatch the model decides, which a changed model may decide differently.
+      // Only a static row's RTL run can be reused: a dynamic row's verdict and replay
+      // columns depend on how the model decides the dispatch, which a changed model may change.
       const auto it = dyn ? earlier.end() : earlier.find(std::vector<std::string>{kb.id, st});
       const bool rtlHere = (o.rtlStrategies.empty() ||
                             std::find(o.rtlStrategies.begin(), o.rtlStrategies.end(), st) != o.rtlStrategies.end()) &&
