@@ -89,20 +89,39 @@ if [ "$trace" = 1 ]; then
 fi
 
 VERILATOR="${VERILATOR:-verilator}"
+jobs="${STEPGEN_VERILATOR_JOBS:-2}"
 # --unroll-count 2: keep the per-word and per-lane loops of the units as loops. Unrolled,
 # every copy of an inlined fp32 function zero-initialises its temporaries each cycle, which
 # halved the default fabric's speed (170 k -> 327 k cycles/s) and quadrupled its build time.
-cmd=("$VERILATOR" --cc --exe --build -j "${STEPGEN_VERILATOR_JOBS:-2}"
+vcmd=("$VERILATOR" --cc --exe
      -O3 --unroll-count 2 --x-assign fast --x-initial fast --output-split 5000 -Wno-fatal
      +define+SG_DECISION_LOG
-     -MAKEFLAGS "$makeflags"
      --prefix Vfabric --top-module $topmod --Mdir "$out/obj_dir" -o Vfabric
      -CFLAGS "$cflags"
      ${vflags[@]+"${vflags[@]}"} "${incs[@]}"
      ${pkgs[@]+"${pkgs[@]}"} "$top" ${others[@]+"${others[@]}"}
      "${harness[@]}" "$root/sim/common/dram.cpp" "$root/sim/common/npy.cpp" "$root/sim/common/run_desc.cpp")
 
-if ! "${cmd[@]}" >"$log" 2>&1; then
+# One translation unit or one per generated file (Verilator's VM_PARALLEL_BUILDS). Every
+# split file parses the model's headers again: the default fabric (179 k lines of C++) took
+# 107 CPU-s split (57 s on 2 cores) and 47 CPU-s as one unit (38 s), at the same speed.
+# Past ~400 k lines the split build's parallelism wins on 2 cores. A hierarchical build
+# verilates its blocks inside make, so Verilator's own --build drives it, split.
+max_one_unit=400000
+build() {
+  if [ "$hier" = 1 ]; then
+    "${vcmd[@]}" --build -j "$jobs" -MAKEFLAGS "VM_PARALLEL_BUILDS=0 $makeflags"
+    return
+  fi
+  "${vcmd[@]}" || return 1
+  local lines par=0
+  lines=$(cat "$out"/obj_dir/Vfabric*.cpp | wc -l)
+  [ "$lines" -le "$max_one_unit" ] || par=1
+  echo "verilator_build.sh: $lines lines of C++, VM_PARALLEL_BUILDS=$par"
+  # shellcheck disable=SC2086  # makeflags holds several VAR=value words
+  make -C "$out/obj_dir" -f Vfabric.mk -j "$jobs" VM_PARALLEL_BUILDS=$par $makeflags
+}
+if ! build >"$log" 2>&1; then
   cat "$log" >&2
   echo "verilator_build.sh: build failed (log: $log)" >&2
   exit 1
