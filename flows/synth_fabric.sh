@@ -82,12 +82,16 @@ unit route sg_route synth "-chparam W 4 -chparam MAXT 8 -chparam MAXE 4 -chparam
 unit combine sg_combine synth "-chparam W 4 -chparam MAXT 8 -chparam MAXK 2 -chparam ROWW 8 -chparam MAXENT 16"
 # The flat memory (step_validation's 2,048 lanes; never synthesized: stepgen synth skips it) in the full run only.
 [ $mode = full ] && unit cu sg_cu "$cu_flow" "-chparam W 1 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0"
-unit cu_banked sg_cu "$cu_flow" "-chparam W 2 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0 -chparam BANKED 1"
+# --check elaborates the banked memory and the attention datapath in one sg_cu (below): one
+# `proc` of the unit costs about 15 CPU-s.
+[ $mode = full ] && unit cu_banked sg_cu synth "-chparam W 2 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0 -chparam BANKED 1"
 # The attention datapath (ATTN = 1: exp and recip tables, row trees, fp32 max) needs the
 # generated sg_attn_lut.sv, which only a fabric listing those functions has.
 "$sg" compile --arch "$root/arch/attention.yaml" --graph "$root/examples/attention/graph.yaml" -o "$work/attention" > /dev/null
 dir="$work/attention/rtl"
-unit cu_attn sg_cu "$cu_flow" "-chparam W 2 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0 -chparam ATTN 1"
+attn="-chparam W 2 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0 -chparam ATTN 1"
+[ $mode = check ] && attn="$attn -chparam BANKED 1"
+unit cu_attn sg_cu "$cu_flow" "$attn"
 
 if [ $mode = full ]; then
   mkdir -p "$(dirname "$md")"
