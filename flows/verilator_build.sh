@@ -68,9 +68,10 @@ done
 [ -d "$root/rtl_templates" ] && incs+=("-I$root/rtl_templates")
 
 # STEPGEN_VERILATOR_OPT: optimisation of the verilated model's per-cycle code (OPT_FAST,
-# default -O1); its construction code (OPT_SLOW) runs once and builds at -O0. Measured on
-# arch/moe.yaml (2 cores, no ccache): -O2 / -Os builds in 67 s and runs 77.6 k cycles/s,
-# -O1 / -O0 in 47 s at 81.9 k cycles/s; -O0 for both builds in 39 s but runs 15x slower.
+# default -O1); in a split build (below) its construction code (OPT_SLOW) runs once and
+# builds at -O0. Measured on arch/moe.yaml (2 cores, no ccache, split): -O2 / -Os builds in
+# 67 s and runs 77.6 k cycles/s, -O1 / -O0 in 47 s at 81.9 k cycles/s; -O0 for both builds
+# in 39 s but runs 15x slower.
 makeflags="OPT_FAST=${STEPGEN_VERILATOR_OPT:--O1} OPT_SLOW=-O0"
 command -v ccache >/dev/null 2>&1 && makeflags="$makeflags OBJCACHE=ccache"
 cflags="-std=c++17 -I$root/sim"
