@@ -664,14 +664,19 @@ module sg_cu #(
   logic rr_dn;                        // a DONE is in the stages or taken: nothing more this context
   logic [31:0] rr_val;
   logic rr_done;                      // the last stage's beat ends its row
+  // With ATTN = 0 is_rr is 0, so the tree and the fold reach no output: synthesis removes
+  // them, but Verilator kept the tree (its register feeds itself) and spent a quarter of
+  // the default fabric's simulation time on W - 1 fp32 adds per unit and cycle.
   always_comb begin
     rr_src = '0;
-    rr_src[32*W-1:0] = rr_tq;
-    for (int w = 0; w < W; w++) rr_src[32*(W + w) +: 32] = d0[32*w +: 32];
     rr_nxt = '0;
-    for (int n = W - 1; n >= 1; n--)
-      rr_nxt[32*n +: 32] = (cf_func == F_ROWSUM) ? fadd(rr_src[32*(2*n) +: 32], rr_src[32*(2*n+1) +: 32]) :
-                                                   sg_fp_pkg::fp32_max(rr_src[32*(2*n) +: 32], rr_src[32*(2*n+1) +: 32]);
+    if (ATTN != 0) begin
+      rr_src[32*W-1:0] = rr_tq;
+      for (int w = 0; w < W; w++) rr_src[32*(W + w) +: 32] = d0[32*w +: 32];
+      for (int n = W - 1; n >= 1; n--)
+        rr_nxt[32*n +: 32] = (cf_func == F_ROWSUM) ? fadd(rr_src[32*(2*n) +: 32], rr_src[32*(2*n+1) +: 32]) :
+                                                     sg_fp_pkg::fp32_max(rr_src[32*(2*n) +: 32], rr_src[32*(2*n+1) +: 32]);
+    end
   end
   generate
     if (RP == 0) begin : g_rr_comb
@@ -696,7 +701,7 @@ module sg_cu #(
   always_ff @(posedge clk)
     if (rr_adv) rr_tq <= rr_nxt;
   always_comb begin
-    rr_val = (rr_w_q == 16'd0) ? rr_x :
+    rr_val = (ATTN == 0 || rr_w_q == 16'd0) ? rr_x :
              (cf_func == F_ROWSUM) ? fadd(rr_acc_q, rr_x) : sg_fp_pkg::fp32_max(rr_acc_q, rr_x);
     rr_done = ({1'b0, rr_w_q} + 17'(W) >= {1'b0, cf_k}) || rr_l;
     // A row's last beat, a STOP or a DONE needs the output register and no row still leaving.
