@@ -72,19 +72,20 @@ constexpr int64_t kFeedbackRounds = 4096;
 class Runner {
  public:
   Runner(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const std::map<std::string, Matrix>& in,
-         bool values, const MergeOrders& orders, const std::vector<TokenStream>* warm)
-      : g_(g), s_(s), a_(a), in_(in), values_(values), orders_(orders), warm_(warm) {
-    r_.streams.resize(g.streams.size());
-  }
+         bool values, const MergeOrders& orders, const std::vector<TokenStream>* warm, bool routingOnly)
+      : g_(g), s_(s), a_(a), in_(in), values_(values), orders_(orders), warm_(warm), routingOnly_(routingOnly && values) {}
 
   FunctionalResult run() {
     enableFtzDaz();
     const OpOrder order = orderOps(g_);
-    r_.followed = orders_;
-    if (order.feedback.empty()) {
-      runRound(order, nullptr);
-    } else {
-      runRounds(order);
+    try {
+      runGraph(order);
+    } catch (const std::exception&) {
+      if (!usedRouting_) throw;
+      // A graph whose routing needs computed values (a run load of rows a Map wrote):
+      // again, every op with values.
+      noRouting_ = true;
+      runGraph(order);
     }
     for (const Tensor& t : g_.tensors)  // scratch lives in DRAM only; it is not a result
       if (t.isScratch) r_.outputs.erase(t.name);
@@ -99,7 +100,26 @@ class Runner {
   const bool values_;  // false: the timing-only model, every tile shape-only
   const MergeOrders& orders_;
   const std::vector<TokenStream>* warm_;  // where the feedback streams start, or null: their initial tokens
+  const bool routingOnly_;  // runFunctional's routingOnly (with values)
+  // Routing only, now: Map, Accum and the dynamic ops write shape-only tiles and stores
+  // write nothing, while loads keep their values (selectors, run-load rows).
+  bool routing_ = false;
+  bool usedRouting_ = false;  // a round ran routing only
+  bool noRouting_ = false;    // that failed: every round with values
   FunctionalResult r_;
+
+  void runGraph(const OpOrder& order) {
+    r_ = FunctionalResult{};
+    r_.streams.resize(g_.streams.size());
+    r_.followed = orders_;
+    if (order.feedback.empty()) {
+      routing_ = routingOnly_ && !noRouting_;
+      usedRouting_ = usedRouting_ || routing_;
+      runRound(order, nullptr);
+    } else {
+      runRounds(order);
+    }
+  }
 
   // One pass over the ops in dependency order, the output tensors zeroed first.
   void runRound(const OpOrder& order, FeedbackRound* round) {
@@ -135,12 +155,24 @@ class Runner {
       for (StreamId fb : order.feedback) n.push_back(r_.streams.at(fb.v).size());
       return n;
     };
+    // Feedback streams carry selector elements only, which no Map or Accum result decides:
+    // the first rounds settle them routing only (the dynamic GQA decode of 64 requests took
+    // 3 to 4 rounds per call, each with every matmul), then the rounds go on from there in
+    // the mode asked for (one round, when nothing changes) until the streams are still.
+    const bool last = routingOnly_ && !noRouting_;
+    routing_ = values_ && !noRouting_;
+    usedRouting_ = usedRouting_ || routing_;
     for (int64_t round = 0;; ++round) {
       const std::vector<size_t> before = sizes();
       FeedbackRound fr;
       runRound(order, &fr);
       r_.followed = fr.followed;
-      if (sizes() != before) {
+      const bool settled = sizes() == before;
+      if (settled && routing_ != last) {
+        routing_ = last;
+        continue;
+      }
+      if (!settled) {
         if (round + 1 < kFeedbackRounds) continue;
         const Op& p = g_.op(g_.stream(order.feedback[0]).producer);
         throw DiagError("R-408", p.loc,
@@ -164,7 +196,7 @@ class Runner {
 
   void runOp(const Op& op, FeedbackRound* round) {
     const auto order = orders_.find(int(&op - g_.ops.data()));
-    if (runDynamicOp(g_, s_, op, in_, r_.streams, r_.outputs, values_, order == orders_.end() ? nullptr : &order->second,
+    if (runDynamicOp(g_, s_, op, in_, r_.streams, r_.outputs, values_ && !routing_, order == orders_.end() ? nullptr : &order->second,
                      round))
       return;
     switch (op.kind) {
@@ -252,7 +284,7 @@ class Runner {
   // AG writes beats): a token may span several walk tiles or a fraction of one (a dynamic
   // stream stored into a static walk).
   void store(const Op& op) {
-    if (!values_) return;
+    if (!values_ || routing_) return;
     Matrix& m = r_.outputs.at(attrString(op, "tensor"));
     Walk w = walkOf(op);
     std::vector<uint32_t> words;
@@ -288,13 +320,17 @@ class Runner {
   void map(const Op& op) {
     std::string fn = attrString(op, "fn");
     bool bf16 = a_.cu.format == NumberFormat::Bf16Fp32;
+    // The word function, picked once: comparing fn per word was a sixth of the model's time
+    // on the dynamic GQA graph.
+    uint32_t (*unary)(uint32_t) = fn == "silu" ? silu : fn == "exp" ? fp32Exp : fn == "recip" ? fp32Recip : nullptr;
+    uint32_t (*binary)(uint32_t, uint32_t) = fn == "mul" ? fp32Mul : fn == "sub" ? fp32Sub : fp32Add;
     TokenStream& out = output(op);
     for (const Token& t : input(op, 0)) {
       if (t.kind != Kind::Data) {
         out.push_back(t);
         continue;
       }
-      if (lacksValues(t)) {
+      if (routing_ || lacksValues(t)) {
         const Token& x = t.parts.empty() ? t : t.parts.at(0);
         const int64_t cols = fn == "matmul" ? t.parts.at(1).cols : fn == "matmul_t" ? t.parts.at(1).rows : x.cols;
         out.push_back(Token::shapeOnly(x.rows, cols, t.stop));
@@ -320,17 +356,14 @@ class Runner {
           std::fill_n(d.begin() + r * t.cols, t.cols, v);
         }
         out.push_back(Token::tile(t.rows, t.cols, std::move(d), t.stop));
-      } else if (fn == "silu" || fn == "exp" || fn == "recip") {
+      } else if (unary) {
         std::vector<uint32_t> d(*t.data);
-        for (auto& v : d) v = fn == "silu" ? silu(v) : fn == "exp" ? fp32Exp(v) : fp32Recip(v);
+        for (auto& v : d) v = unary(v);
         out.push_back(Token::tile(t.rows, t.cols, std::move(d), t.stop));
       } else {
         const Token &x = t.parts.at(0), &y = t.parts.at(1);
         std::vector<uint32_t> d(x.data->size());
-        for (size_t i = 0; i < d.size(); ++i)
-          d[i] = fn == "mul"   ? fp32Mul((*x.data)[i], (*y.data)[i])
-                 : fn == "sub" ? fp32Sub((*x.data)[i], (*y.data)[i])
-                               : fp32Add((*x.data)[i], (*y.data)[i]);
+        for (size_t i = 0; i < d.size(); ++i) d[i] = binary((*x.data)[i], (*y.data)[i]);
         out.push_back(Token::tile(x.rows, x.cols, std::move(d), t.stop));
       }
     }
@@ -359,7 +392,7 @@ class Runner {
         if (!any) {  // empty group: the init tile, of the (then necessarily static) element shape
           rows = evalDim(e.tile.at(0), g_.symbols), cols = evalDim(e.tile.at(1), g_.symbols);
           acc.assign(size_t(rows * cols), 0);
-          shapeOnly = !values_;
+          shapeOnly = !values_ || routing_;
         }
         out.push_back(result(rows, sp.outStop));
       }
@@ -475,8 +508,8 @@ int walkStop(const std::vector<int64_t>& dims, const std::vector<int64_t>& idx) 
 
 FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
                                const std::map<std::string, Matrix>& inputs, bool values, const MergeOrders& orders,
-                               const std::vector<TokenStream>* warm) {
-  return Runner(g, s, a, inputs, values, orders, warm).run();
+                               const std::vector<TokenStream>* warm, bool routingOnly) {
+  return Runner(g, s, a, inputs, values, orders, warm, routingOnly).run();
 }
 
 }  // namespace stepgen

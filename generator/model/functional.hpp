@@ -32,9 +32,15 @@ struct FunctionalResult {
 /// no feedback stream grows; they start as their initial tokens, or as in `warm` (a previous
 /// run's streams, indexed by StreamId: the model's next merge-order round starts from the
 /// last one's). DiagError R-408 when the cycle stops short of the data or never settles.
+/// `routingOnly` (with `values`): what decides the streams' structure only. Loads keep their
+/// values (selectors, run-load rows), Map and Accum write shape-only tiles, the run loads
+/// load none, stores write nothing: the streams have the tokens, stops and selectors of a run with
+/// values, `outputs` hold zeros. A graph whose routing needs a computed value runs with
+/// values instead. runModel's merge-order rounds use it.
 FunctionalResult runFunctional(const StepGraph& g, const ShapeResult& s, const ArchModel& a,
                                const std::map<std::string, Matrix>& inputs, bool values = true,
-                               const MergeOrders& orders = {}, const std::vector<TokenStream>* warm = nullptr);
+                               const MergeOrders& orders = {}, const std::vector<TokenStream>* warm = nullptr,
+                               bool routingOnly = false);
 
 /// Stop level of the element at loop index `idx` of a walk over `dims` (outermost first):
 /// the number of inner dimensions (all but the outermost) that end at it, counted from the

@@ -191,3 +191,30 @@ TEST_CASE("feedback: a cycle whose tokens are not returned stops (R-408)", "[fee
     CHECK(e.diags[0].message.find("'free'") != std::string::npos);
   }
 }
+
+TEST_CASE("feedback: a routing-only run has the streams of a run with values, no output words",
+          "[feedback][model][quick]") {
+  const StepGraph g = loadGraph(root() + "/tests/data/graphs/feedback.yaml");
+  const ShapeResult s = checkShapes(g);
+  const ArchModel a = loadArch(root() + "/arch/attention.yaml");
+  Matrix x{12, 16, {}};
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 16; ++c) x.data.push_back(floatToBits(float(r + 1 + (c % 4))));
+  const MergeOrders orders = {{opIndex(g, "merge_free"), {0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1}}};
+  const FunctionalResult full = runFunctional(g, s, a, {{"x", x}}, true, orders);
+  const FunctionalResult routing = runFunctional(g, s, a, {{"x", x}}, true, orders, nullptr, true);
+  CHECK(routing.followed == full.followed);
+  REQUIRE(routing.streams.size() == full.streams.size());
+  for (size_t i = 0; i < full.streams.size(); ++i) {
+    INFO("stream " << g.streams[i].name);
+    REQUIRE(routing.streams[i].size() == full.streams[i].size());
+    for (size_t k = 0; k < full.streams[i].size(); ++k) {
+      CHECK(routing.streams[i][k].kind == full.streams[i][k].kind);
+      CHECK(routing.streams[i][k].stop == full.streams[i][k].stop);
+    }
+  }
+  // The stores write nothing.
+  CHECK(full.outputs.at("y0").data.at(0) != 0u);
+  for (const char* y : {"y0", "y1"})
+    for (uint32_t w : routing.outputs.at(y).data) CHECK(w == 0u);
+}
