@@ -101,8 +101,8 @@ class Runner {
   const MergeOrders& orders_;
   const std::vector<TokenStream>* warm_;  // where the feedback streams start, or null: their initial tokens
   const bool routingOnly_;  // runFunctional's routingOnly (with values)
-  // Routing only, now: Map, Accum and the dynamic ops write shape-only tiles and stores
-  // write nothing, while loads keep their values (selectors, run-load rows).
+  // Routing only, now: Map and the run loads write shape-only tiles (and so whatever
+  // follows them), stores write nothing; loads keep their values (selectors, run-load rows).
   bool routing_ = false;
   bool usedRouting_ = false;  // a round ran routing only
   bool noRouting_ = false;    // that failed: every round with values
