@@ -81,7 +81,7 @@ class Runner {
     try {
       runGraph(order);
     } catch (const std::exception&) {
-      if (!usedRouting_) throw;
+      if (!values_ || (!routingOnly_ && order.feedback.empty())) throw;  // no round ran routing only
       // A graph whose routing needs computed values (a run load of rows a Map wrote):
       // again, every op with values.
       noRouting_ = true;
@@ -104,8 +104,7 @@ class Runner {
   // Routing only, now: Map and the run loads write shape-only tiles (and so whatever
   // follows them), stores write nothing; loads keep their values (selectors, run-load rows).
   bool routing_ = false;
-  bool usedRouting_ = false;  // a round ran routing only
-  bool noRouting_ = false;    // that failed: every round with values
+  bool noRouting_ = false;  // a routing-only round failed: every round with values
   FunctionalResult r_;
 
   void runGraph(const OpOrder& order) {
@@ -114,7 +113,6 @@ class Runner {
     r_.followed = orders_;
     if (order.feedback.empty()) {
       routing_ = routingOnly_ && !noRouting_;
-      usedRouting_ = usedRouting_ || routing_;
       runRound(order, nullptr);
     } else {
       runRounds(order);
@@ -161,7 +159,6 @@ class Runner {
     // the mode asked for (one round, when nothing changes) until the streams are still.
     const bool last = routingOnly_ && !noRouting_;
     routing_ = values_ && !noRouting_;
-    usedRouting_ = usedRouting_ || routing_;
     for (int64_t round = 0;; ++round) {
       const std::vector<size_t> before = sizes();
       FeedbackRound fr;

@@ -150,20 +150,17 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
   // same arrivals), so a graph needs at most as many rounds as it has merge decisions.
   int64_t rounds = kMergeRounds;
   // The rounds need the streams' structure only, not the Map results (runFunctional
-  // routingOnly): once the order holds, one round more with values. The dynamic GQA decode
-  // of 64 requests took 36 rounds, 15 s with values in each, 2.8 s so.
-  bool routing = values && std::any_of(g.ops.begin(), g.ops.end(), [](const Op& o) { return o.kind == OpKind::EagerMerge; });
+  // routingOnly; the timing reads no value a routing-only run leaves out): once the order
+  // holds, the values are computed once. The dynamic GQA decode of 64 requests took 36
+  // rounds, 15 s with values in each, 2.8 s so.
+  const bool routing = values && std::any_of(g.ops.begin(), g.ops.end(), [](const Op& o) { return o.kind == OpKind::EagerMerge; });
   for (int round = 0;; ++round) {
     f = runFunctional(g, s, a, inputs, values, orders, round ? &f.streams : nullptr, routing);
     orders = f.followed;  // as fitted to the streams a feedback cycle gave this round
     r.timing = estimateTiming(g, m, a, layout, img, f.streams, orders);
     // A deadlock is the verdict unless the timing contradicts the order it was given.
     const bool revised = r.timing.deadlock && r.timing.mergeOrderRevised;
-    if (r.timing.deadlock ? !revised : r.timing.mergeOrders == orders) {
-      if (!routing) break;
-      routing = false;
-      continue;
-    }
+    if (r.timing.deadlock ? !revised : r.timing.mergeOrders == orders) break;
     if (round == 0 && !revised)
       for (const auto& [op, order] : r.timing.mergeOrders) rounds = std::max(rounds, int64_t(order.size()) + 1);
     if (round >= rounds) {
@@ -175,6 +172,7 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
     // A finished timing names every merge; a revised deadlock only those it contradicts.
     for (const auto& [op, decided] : r.timing.mergeOrders) orders[op] = decided;
   }
+  if (routing) f = runFunctional(g, s, a, inputs, true, orders, &f.streams);
   finishModel(g, s, a, m, f, t0, r);
   return r;
 }

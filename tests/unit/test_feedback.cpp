@@ -79,6 +79,14 @@ void requireRows(const Matrix& m, const std::vector<std::vector<uint32_t>>& rows
     }
 }
 
+// The graph's input x: 12 rows of 16 words, row r's words r + 1 + (c mod 4).
+Matrix rowsX() {
+  Matrix x{12, 16, {}};
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 16; ++c) x.data.push_back(floatToBits(float(r + 1 + (c % 4))));
+  return x;
+}
+
 }  // namespace
 
 TEST_CASE("feedback: the cycle through a select with initial tokens is legal", "[feedback][shape_check][quick]") {
@@ -146,9 +154,7 @@ TEST_CASE("feedback: rows go where the merged selector says, each once, in order
   const StepGraph g = loadGraph(root() + "/tests/data/graphs/feedback.yaml");
   const ShapeResult s = checkShapes(g);
   const ArchModel a = loadArch(root() + "/arch/attention.yaml");
-  Matrix x{12, 16, {}};
-  for (int r = 0; r < 12; ++r)
-    for (int c = 0; c < 16; ++c) x.data.push_back(floatToBits(float(r + 1 + (c % 4))));
+  const Matrix x = rowsX();
   // The merge's arrival order: the k-th merged selector names the region of input k.
   // 12 dispatches, then the 3 tokens left over (region 0 has 2 + 7, region 1 has 1 + 5).
   const std::vector<int> dispatch = {0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0};
@@ -197,9 +203,7 @@ TEST_CASE("feedback: a routing-only run has the streams of a run with values, no
   const StepGraph g = loadGraph(root() + "/tests/data/graphs/feedback.yaml");
   const ShapeResult s = checkShapes(g);
   const ArchModel a = loadArch(root() + "/arch/attention.yaml");
-  Matrix x{12, 16, {}};
-  for (int r = 0; r < 12; ++r)
-    for (int c = 0; c < 16; ++c) x.data.push_back(floatToBits(float(r + 1 + (c % 4))));
+  const Matrix x = rowsX();
   const MergeOrders orders = {{opIndex(g, "merge_free"), {0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1}}};
   const FunctionalResult full = runFunctional(g, s, a, {{"x", x}}, true, orders);
   const FunctionalResult routing = runFunctional(g, s, a, {{"x", x}}, true, orders, nullptr, true);
