@@ -294,7 +294,9 @@ module sg_cu #(
   parameter int MUL = 1,
   parameter int BANKED = 0,
   parameter int A_COPIES = 1,
+  /* verilator lint_off UNUSEDPARAM */  // the simulation body's adders (fadd) do not read it
   parameter int NEAR_FAR = 1
+  /* verilator lint_on UNUSEDPARAM */
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -336,9 +338,15 @@ module sg_cu #(
   localparam int MI = (BUF_WORDS > 1) ? $clog2(BUF_WORDS) : 1;  // memory index bits
   localparam int BA = sg_cfg_pkg::BUF_ADDR_BITS;
   localparam int FW = sg_cfg_pkg::CU_FUNC_W;
-  // a + b by the adder NEAR_FAR chooses (the header).
+  // a + b by the adder NEAR_FAR chooses (the header). The simulation body (SG_SIM_BODY,
+  // flows/verilator_build.sh) always takes the single path: Verilator evaluates both of
+  // fp32_add's paths, and Yosys proves the two adders equal (tests/formal/equiv_prims.sh).
   function automatic logic [31:0] fadd(input logic [31:0] a, input logic [31:0] b);
+`ifdef SG_SIM_BODY
+    fadd = sg_fp_pkg::fp32_add_sp(a, b);
+`else
     fadd = (NEAR_FAR != 0) ? sg_fp_pkg::fp32_add(a, b) : sg_fp_pkg::fp32_add_sp(a, b);
+`endif
   endfunction
   localparam logic [FW-1:0] F_MATMUL = FW'(sg_cfg_pkg::CU_FUNC_MATMUL);
   localparam logic [FW-1:0] F_SILU = FW'(sg_cfg_pkg::CU_FUNC_SILU);

@@ -36,22 +36,28 @@ add_test(NAME rtl_units_fifo COMMAND test_rtl "[fifo]")
 # datapath (DYN=1, the default), and fp32 without it (Vsg_cu_static, DYN=0). The Scan /
 # Expand / Parallelize goldens come from the functional model (routing_ops.cpp).
 sg_rtl_test(test_rtl_cu ${STEPGEN_ROOT}/sim/common/fp.cpp ${STEPGEN_ROOT}/generator/model/routing_ops.cpp)
-foreach(v "fp32;0;1" "bf16;1;1" "static;0;0")
+# Vsg_cu_fp32 is built with the simulation bodies (SG_SIM_BODY, as fabrics are: its adders are
+# fp32_add_sp), the others with the synthesis bodies (docs/hardware.md section 6).
+foreach(v "fp32;0;1;+define+SG_SIM_BODY" "bf16;1;1;" "static;0;0;")
   list(GET v 0 tag)
   list(GET v 1 bf)
   list(GET v 2 dyn)
-  sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=8 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=${dyn} -GATTN=${dyn}"
-                  ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
+  list(GET v 3 body)
+  sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=8 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=${dyn} -GATTN=${dyn} ${body}"
+                  ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_prim_bank_arb.sv ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
 endforeach()
 # LANES = W = 4: sg_cu_mem's banked memory (fp32 with a held twice, A_COPIES = 2, for rows
-# that are not whole beats; bf16_fp32 with one a copy and without silu's table, SILU = 0)
-foreach(v "bank;0;1;2" "bankbf;1;0;1")
+# that are not whole beats; bf16_fp32 with one a copy and without silu's table, SILU = 0);
+# Vsg_cu_banks is Vsg_cu_bank with the simulation bodies (sg_prim_bank_arb's, fp32_add_sp):
+# the banked test cases run on both.
+foreach(v "bank;0;1;2;" "banks;0;1;2;+define+SG_SIM_BODY" "bankbf;1;0;1;")
   list(GET v 0 tag)
   list(GET v 1 bf)
   list(GET v 2 silu)
   list(GET v 3 ac)
-  sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=4 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=1 -GATTN=1 -GSILU=${silu} -GBANKED=1 -GA_COPIES=${ac}"
-                  ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
+  list(GET v 4 body)
+  sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=4 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=1 -GATTN=1 -GSILU=${silu} -GBANKED=1 -GA_COPIES=${ac} ${body}"
+                  ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_prim_bank_arb.sv ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
 endforeach()
 add_test(NAME rtl_units_cu COMMAND test_rtl "[cu]")
 
@@ -72,6 +78,9 @@ sg_rtl_test(test_rtl_ag)
 sg_rtl_verilate(test_rtl_ag Vsg_ag sg_ag "-GW=32 -GP=2 -GAB=32 -GOUTSTANDING=4" ${SG_UNIT_DEPS} ${SG_RTL}/sg_ag.sv)
 add_test(NAME rtl_units_ag COMMAND test_rtl "[ag]")
 
+# ---- the primitives' two bodies proven equal by Yosys (simulation = synthesis; about 10 s)
+add_test(NAME rtl_prims_equiv COMMAND bash ${STEPGEN_ROOT}/tests/formal/equiv_prims.sh ${CMAKE_BINARY_DIR}/prims_equiv)
+
 # ---- lint, several parameter sets per unit (fast: well under a second each)
 sg_rtl_lint(rtl_units sg_fifo "fifo_d1|-GWIDTH=5 -GDEPTH=1" "fifo_d4|-GWIDTH=518 -GDEPTH=4"
             SOURCES ${SG_RTL}/sg_fifo.sv)
@@ -84,9 +93,12 @@ sg_rtl_lint(rtl_units sg_cu "cu_small|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0"
             "cu_banked|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=1 -GATTN=1 -GBANKED=1"
             "cu_banked_ragged|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=1 -GBANKED=1 -GA_COPIES=2"
             "cu_banked_static|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=0 -GBANKED=1"
+            "cu_banked_sim|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=1 -GATTN=1 -GBANKED=1 +define+SG_SIM_BODY"
+            "cu_banked_ragged_sim|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GBF16=1 -GDYN=1 -GBANKED=1 -GA_COPIES=2 +define+SG_SIM_BODY"
+            "cu_single_path_sim|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0 -GNEAR_FAR=0 +define+SG_SIM_BODY"
             "cu_nomul|-GW=2 -GLANES=1 -GBUF_WORDS=128 -GBF16=1 -GDYN=0 -GSILU=0 -GMUL=0 -GBANKED=1"
             "cu_nomul_dyn|-GW=4 -GLANES=2 -GBUF_WORDS=64 -GBF16=0 -GDYN=1 -GATTN=1 -GSILU=0 -GMUL=0"
-            SOURCES ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
+            SOURCES ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_prim_bank_arb.sv ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
 sg_rtl_lint(rtl_units sg_mu "mu_small|-GW=2 -GWORDS=64 -GCPB=3" "mu_big|-GW=16 -GWORDS=16384 -GCPB=1"
             SOURCES ${SG_UNIT_DEPS} ${SG_RTL}/sg_mu.sv)
 sg_rtl_lint(rtl_units sg_mu "mu_route_small|-GW=4 -GWORDS=256 -GCPB=3 -GROUTE=1"

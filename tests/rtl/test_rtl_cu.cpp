@@ -30,6 +30,7 @@
 
 #include "Vsg_cu_bank.h"
 #include "Vsg_cu_bankbf.h"
+#include "Vsg_cu_banks.h"
 #include "Vsg_cu_bf16.h"
 #include "Vsg_cu_fp32.h"
 #include "Vsg_cu_static.h"
@@ -1946,67 +1947,67 @@ TEST_CASE("sg_cu DYN = 0 and DYN = 1 agree bit and cycle on the static functions
 // ==================================================================== banked memory
 // LANES = W = 4: sg_cu_mem's banked layout (one bank per word of a beat, rows of a and of a
 // transposed b rotated by their index). K is a multiple of W throughout (the mapper's M-305).
-TEST_CASE("sg_cu banked memory: matmul bit-exact and on time", "[rtl][cu][banked]") {
-  matmulExact<Vsg_cu_bank>(false, {4, 8, 4, 4}, false, false);    // N = LANES: one row of a per pass
-  matmulExact<Vsg_cu_bank>(false, {4, 8, 2, 4}, false, true);     // N < LANES: two rows of a at one k
-  matmulExact<Vsg_cu_bank>(false, {8, 4, 1, 4}, true, false);     // N = 1: four rows of a at one k
+TEMPLATE_TEST_CASE("sg_cu banked memory: matmul bit-exact and on time", "[rtl][cu][banked]", Vsg_cu_bank, Vsg_cu_banks) {
+  matmulExact<TestType>(false, {4, 8, 4, 4}, false, false);    // N = LANES: one row of a per pass
+  matmulExact<TestType>(false, {4, 8, 2, 4}, false, true);     // N < LANES: two rows of a at one k
+  matmulExact<TestType>(false, {8, 4, 1, 4}, true, false);     // N = 1: four rows of a at one k
   matmulExact<Vsg_cu_bankbf>(true, {2, 8, 8, 4}, true, true);     // N > LANES
   matmulExact<Vsg_cu_bankbf>(true, {3, 4, 4, 4}, false, false);   // 12 outputs, 3 passes
   // M=4 K=8 N=4 with 4 lanes: a 8 beats, b 8, mn 16, C = 4*8 = 32, o 4: first 8+32+2, period 32.
-  const Timing t = matmulTiming<Vsg_cu_bank>({4, 8, 4, 4}, Bases(), 4);
+  const Timing t = matmulTiming<TestType>({4, 8, 4, 4}, Bases(), 4);
   CHECK(t.first == 42);
   for (uint64_t p : t.period) CHECK(p == 32);
 }
 
-TEST_CASE("sg_cu banked memory: bt and dyn_m matmul", "[rtl][cu][banked][bt][dyn]") {
+TEMPLATE_TEST_CASE("sg_cu banked memory: bt and dyn_m matmul", "[rtl][cu][banked][bt][dyn]", Vsg_cu_bank, Vsg_cu_banks) {
   auto stat = [](int M) {
     return std::vector<MmItem>{{DATA, 0, M}, {DATA, 1, M}, {STOP, 1, 0}, {DATA, 2, M}, {DONE, 0, 0}};
   };
   const std::vector<MmItem> mixed = {{DATA, 0, 5}, {DATA, 1, 1}, {STOP, 1, 0}, {DATA, 0, 3},
                                      {DATA, 2, 3}, {DATA, 1, 1}, {DONE, 0, 0}};
   // N = 3, 5, 6: a pass's rows j wrap past N (j = 3, 0, 1, 2 ...), the second run reads b's copy 1.
-  mmDynExact<Vsg_cu_bank>(false, {8, 3, false, true, 4}, stat(3), false, 1100u);
+  mmDynExact<TestType>(false, {8, 3, false, true, 4}, stat(3), false, 1100u);
   mmDynExact<Vsg_cu_bankbf>(true, {4, 5, false, true, 4}, stat(4), false, 1101u);
-  mmDynExact<Vsg_cu_bank>(false, {8, 6, true, true, 4}, mixed, false, 1102u);
+  mmDynExact<TestType>(false, {8, 6, true, true, 4}, mixed, false, 1102u);
   mmDynExact<Vsg_cu_bankbf>(true, {4, 6, true, true, 4}, mixed, true, 1103u);
-  mmDynExact<Vsg_cu_bank>(false, {4, 1, false, true, 4}, stat(5), false, 1104u);  // N = 1: four rows of a
-  mmDynExact<Vsg_cu_bank>(false, {8, 2, true, false, 4}, mixed, true, 1105u);    // dyn_m, N = 2
-  mmDynTimingCase<Vsg_cu_bank>({8, 6, true, true, 4}, 3);  // a 6, b 12, C = 5*8 = 40, setup 3: first 53
-  mmDynTimingCase<Vsg_cu_bank>({4, 3, false, true, 4}, 1);  // La = 3 = setup: first 3 + 4 + 1
+  mmDynExact<TestType>(false, {4, 1, false, true, 4}, stat(5), false, 1104u);  // N = 1: four rows of a
+  mmDynExact<TestType>(false, {8, 2, true, false, 4}, mixed, true, 1105u);    // dyn_m, N = 2
+  mmDynTimingCase<TestType>({8, 6, true, true, 4}, 3);  // a 6, b 12, C = 5*8 = 40, setup 3: first 53
+  mmDynTimingCase<TestType>({4, 3, false, true, 4}, 1);  // La = 3 = setup: first 3 + 4 + 1
 }
 
 // Vsg_cu_bank holds a twice (A_COPIES = 2, compute_unit.memory: banked_ragged): rows of K = 6 or
 // 10 words, not whole 4-word beats, so a beat ends one row and starts the next; the rows read at
 // one k start at offsets 0 and 2 of their beats, and the heads come from copy 1. The references
 // are the plain loops of matmulExact / mmDynExact; the timing is the flat unit's formula.
-TEST_CASE("sg_cu banked memory: matmul rows that are not whole beats", "[rtl][cu][banked][ragged]") {
-  matmulExact<Vsg_cu_bank>(false, {2, 6, 2, 4}, false, false);    // two rows of a at one k: 0 and 6
-  matmulExact<Vsg_cu_bank>(false, {4, 6, 2, 4}, true, false);     // two passes
-  matmulExact<Vsg_cu_bank>(false, {6, 6, 4, 4}, false, true);     // N = LANES: one row per pass
-  matmulExact<Vsg_cu_bank>(false, {4, 10, 2, 4}, false, false);   // K = 10
+TEMPLATE_TEST_CASE("sg_cu banked memory: matmul rows that are not whole beats", "[rtl][cu][banked][ragged]", Vsg_cu_bank, Vsg_cu_banks) {
+  matmulExact<TestType>(false, {2, 6, 2, 4}, false, false);    // two rows of a at one k: 0 and 6
+  matmulExact<TestType>(false, {4, 6, 2, 4}, true, false);     // two passes
+  matmulExact<TestType>(false, {6, 6, 4, 4}, false, true);     // N = LANES: one row per pass
+  matmulExact<TestType>(false, {4, 10, 2, 4}, false, false);   // K = 10
   const std::vector<MmItem> mixed = {{DATA, 0, 5}, {DATA, 1, 1}, {STOP, 1, 0}, {DATA, 0, 3},
                                      {DATA, 2, 3}, {DATA, 1, 1}, {DONE, 0, 0}};
-  mmDynExact<Vsg_cu_bank>(false, {6, 2, true, false, 4}, mixed, false, 1110u);  // dyn_m, partial last beats
-  mmDynExact<Vsg_cu_bank>(false, {10, 2, true, false, 4}, mixed, true, 1111u);
+  mmDynExact<TestType>(false, {6, 2, true, false, 4}, mixed, false, 1110u);  // dyn_m, partial last beats
+  mmDynExact<TestType>(false, {10, 2, true, false, 4}, mixed, true, 1111u);
   // M=2 K=6 N=2, 4 lanes: a 3 beats, b 3, mn 4, one pass of C = 6, o 1: first 3 + 6 + 2, period 6.
-  const Timing t = matmulTiming<Vsg_cu_bank>({2, 6, 2, 4}, Bases(), 4);
+  const Timing t = matmulTiming<TestType>({2, 6, 2, 4}, Bases(), 4);
   CHECK(t.first == 11);
   for (uint64_t p : t.period) CHECK(p == 6);
 }
 
-TEST_CASE("sg_cu banked memory: accum, scan and expand", "[rtl][cu][banked]") {
+TEMPLATE_TEST_CASE("sg_cu banked memory: accum, scan and expand", "[rtl][cu][banked]", Vsg_cu_bank, Vsg_cu_banks) {
   std::mt19937 g(3);
   auto t = [&](int stop) { return AccIn{false, stop, randWords(g, 8)}; };
   auto s = [](int stop) { return AccIn{true, stop, {}}; };
-  accumCase<Vsg_cu_bank>(1, {t(0), t(0), t(1), t(2), s(1), s(2), t(0), s(1), t(1)}, 0);
+  accumCase<TestType>(1, {t(0), t(0), t(1), t(2), s(1), s(2), t(0), s(1), t(1)}, 0);
   accumCase<Vsg_cu_bankbf>(0, {t(0), t(1), t(0), t(2)}, 1);
   std::mt19937 h(91);
   const std::vector<int> spec = {0, 0, 1, -1, 0, 2, -2, 0, 1, -1, 0, 0, 3, -3, -1, 0, 2, 1, 0, 3};
   const TokenStream in = done(makeToks(h, spec, 2, 4));
-  scanCase<Vsg_cu_bank>(in, 1, 2, false, 0);
-  scanCase<Vsg_cu_bank>(in, 2, 2, false, 19u);
+  scanCase<TestType>(in, 1, 2, false, 0);
+  scanCase<TestType>(in, 2, 2, false, 19u);
   const std::vector<int> ref = {0, 0, 1, -1, 0, 2, -2, 0, 1, -1, 0, 0, 3, -3, -1, 0, 2, 0, 1, 0, 3};
-  expandCase<Vsg_cu_bank>({ref, 2, 3, 4, 2, 4}, 600u, 0);
+  expandCase<TestType>({ref, 2, 3, 4, 2, 4}, 600u, 0);
   expandCase<Vsg_cu_bankbf>({ref, 3, 1, 4, 3, 3}, 601u, 602u);  // data 9 words: partial last beat
 }
 
