@@ -133,11 +133,11 @@ module sg_cu_mem #(
       end
       /* verilator lint_on BLKSEQ */
     end else begin : g_banked
-      // Bank and row of lane l's word in each read port, and each bank's read row (of the next
-      // cycle): sg_prim_bank_arb. Off outside a matmul (mac_on = 0): only the MAC reads these
-      // ports, and the arbitration is a large part of a fabric simulation's time.
+      // Bank of lane l's word in each read port (registered for the read select below), and
+      // each bank's read row of the next cycle: sg_prim_bank_arb. Off outside a matmul
+      // (mac_on = 0): only the MAC reads these ports, and the arbitration is a large part of
+      // a fabric simulation's time.
       logic [RB*LANES-1:0] a_lb, b_lb;
-      logic [DR*LANES-1:0] a_lr, b_lr;
       logic [DR*NB-1:0] oc_row, od_row;
       logic [DR*NB*NA-1:0] a_row, a_lrow;
       logic [DR*NB*NC-1:0] b_row;
@@ -145,13 +145,11 @@ module sg_cu_mem #(
         for (int l = 0; l < LANES; l++) begin
           a_lb[RB*l +: RB] = a_raddr[MI*l +: RB] + a_rrot[RB*l +: RB];
           b_lb[RB*l +: RB] = b_raddr[MI*l +: RB] + b_rrot[RB*l +: RB];
-          a_lr[DR*l +: DR] = a_raddr[MI*l + RB +: DR];
-          b_lr[DR*l +: DR] = b_raddr[MI*l + RB +: DR];
         end
-      sg_prim_bank_arb #(.LANES(LANES), .NB(NB), .NCOPY(NA), .DR(DR)) u_a_arb (
-        .en(mac_on), .bank(a_lb), .copy(a_rcopy), .row(a_lr), .bank_row(a_lrow));
-      sg_prim_bank_arb #(.LANES(LANES), .NB(NB), .NCOPY(NC), .DR(DR)) u_b_arb (
-        .en(mac_on), .bank(b_lb), .copy(b_rcopy), .row(b_lr), .bank_row(b_row));
+      sg_prim_bank_arb #(.LANES(LANES), .NB(NB), .NCOPY(NA), .MI(MI)) u_a_arb (
+        .en(mac_on), .addr(a_raddr), .rot(a_rrot), .copy(a_rcopy), .bank_row(a_lrow));
+      sg_prim_bank_arb #(.LANES(LANES), .NB(NB), .NCOPY(NC), .MI(MI)) u_b_arb (
+        .en(mac_on), .addr(b_raddr), .rot(b_rrot), .copy(b_rcopy), .bank_row(b_row));
       // The W-word reads (a separate block: the lanes' addresses above change once a cycle,
       // these with the unit's inputs, and a simulator re-evaluates a block on any input).
       always_comb

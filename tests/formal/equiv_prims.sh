@@ -5,7 +5,7 @@
 # `sat -verify -prove trigger 0` shows that no input makes their outputs differ. Both are
 # combinational, so this covers every input (docs/hardware.md section 6, "Two bodies").
 #
-#   sg_prim_bank_arb  at several (LANES, NB, NCOPY, DR), lanes below, at and above the banks
+#   sg_prim_bank_arb  at several (LANES, NB, NCOPY, MI), lanes below, at and above the banks
 #   sg_fp_pkg         fp32_add (near/far, synthesis) = fp32_add_sp (single path, sg_cu's fadd
 #                     in simulation)
 #
@@ -32,10 +32,10 @@ prove() {
 }
 
 fails=0
-for p in "4 4 1 3" "4 4 2 3" "3 4 2 2" "8 4 2 2" "2 8 2 3"; do
-  read -r lanes nb nc dr <<<"$p"
-  set_params="-set LANES $lanes -set NB $nb -set NCOPY $nc -set DR $dr"
-  prove "bank_arb_L${lanes}_NB${nb}_C${nc}_DR${dr}" "
+for p in "4 4 1 5" "4 4 2 5" "3 4 2 4" "8 4 2 4" "2 8 2 6"; do
+  read -r lanes nb nc mi <<<"$p"
+  set_params="-set LANES $lanes -set NB $nb -set NCOPY $nc -set MI $mi"
+  prove "bank_arb_L${lanes}_NB${nb}_C${nc}_MI${mi}" "
     read_verilog -sv -DSG_SIM_BODY $rtl/sg_prim_bank_arb.sv
     chparam $set_params sg_prim_bank_arb
     rename sg_prim_bank_arb arb_sim
