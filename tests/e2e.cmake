@@ -190,6 +190,8 @@ set_tests_properties(rtl_yosys_small PROPERTIES TIMEOUT 600)
 
 # Bad input through the command line: tests/diag.cmake (golden diagnostics).
 # Determinism of the command's output folder (the library-level test is in test_mapper.cpp).
+# Two verify processes building one fabric into a shared --build-cache at once.
+add_test(NAME e2e_build_cache_shared COMMAND bash ${STEPGEN_ROOT}/tests/rtl/build_cache_shared.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/cache_shared)
 add_test(NAME cli_determinism COMMAND bash ${STEPGEN_ROOT}/tests/rtl/cli_determinism.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/det)
 
 # A deadlocking graph is reported (model and RTL watchdog), never hangs.

@@ -21,7 +21,9 @@ namespace stepgen {
 /// compute unit (sg_cu's hier_block comment) once per parameter set and the top around it
 /// (Verilator --hierarchical): on the 121-unit gqa_dynamic fabric
 /// the build is several times faster and the run slower (docs/hardware.md section 6).
-/// Throws std::runtime_error with the build log's tail on failure.
+/// Processes may share `cacheDir`: each builds in a folder of its own and publishes it by one
+/// rename, so none sees a half-built fabric (tests/rtl/build_cache_shared.sh).
+/// Throws std::runtime_error with the build log's tail on failure (nothing left in the cache).
 std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& archName, const std::string& cacheDir,
                         bool trace, double* seconds, int axiMasters = 0, bool hierarchical = false);
 
