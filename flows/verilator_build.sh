@@ -23,7 +23,8 @@
 #
 # On success prints the binary's absolute path on stdout (exit 0). On failure prints the
 # verilator/make output on stderr and exits non-zero. Environment: VERILATOR (default
-# verilator), STEPGEN_VERILATOR_JOBS (default 2).
+# verilator), STEPGEN_VERILATOR_JOBS (default 2), STEPGEN_SIM_BODY (default 1; 0: the
+# synthesis bodies, below).
 set -euo pipefail
 
 usage() { echo "usage: $0 <out_dir> <top.sv> [--trace] [--axi] [--hier] [extra .sv files...]" >&2; exit 2; }
@@ -98,10 +99,14 @@ jobs="${STEPGEN_VERILATOR_JOBS:-2}"
 # limit the default fabric built in 59 s instead of 26 s and ran 3 % slower). SwiGLU B 64,
 # D 128, F 512 on arch/default.yaml: --unroll-count 2 (before) 70 k cycles/s, this 105 k.
 # SG_SIM_BODY: the simulation bodies of the primitives that have two (docs/hardware.md
-# section 6; Yosys proves each equal to its synthesis body, tests/formal/equiv_prims.sh).
+# section 6; Yosys proves each equal to its synthesis body, tests/formal/equiv_prims.sh);
+# STEPGEN_SIM_BODY=0 builds the synthesis bodies instead (slower; test
+# e2e_synthesis_bodies_default runs a fabric so).
+body=()
+[ "${STEPGEN_SIM_BODY:-1}" = 0 ] || body=(+define+SG_SIM_BODY)
 vcmd=("$VERILATOR" --cc --exe
      -O3 --unroll-count 64 --unroll-stmts 2000 --x-assign fast --x-initial fast --output-split 5000 -Wno-fatal
-     +define+SG_DECISION_LOG +define+SG_SIM_BODY
+     +define+SG_DECISION_LOG "${body[@]}"
      --prefix Vfabric --top-module $topmod --Mdir "$out/obj_dir" -o Vfabric
      -CFLAGS "$cflags"
      ${vflags[@]+"${vflags[@]}"} "${incs[@]}"

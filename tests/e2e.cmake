@@ -190,6 +190,10 @@ set_tests_properties(rtl_yosys_small PROPERTIES TIMEOUT 600)
 
 # Bad input through the command line: tests/diag.cmake (golden diagnostics).
 # Determinism of the command's output folder (the library-level test is in test_mapper.cpp).
+# The fabric built with the synthesis bodies (STEPGEN_SIM_BODY=0, docs/hardware.md section 6:
+# the banked memory's priority search, the near/far adder): bit-exact, cycles within 5 %.
+stepgen_verify_test(e2e_synthesis_bodies_default arch/default.yaml examples/swiglu/graph.yaml --max-cycle-error 5)
+set_tests_properties(e2e_synthesis_bodies_default PROPERTIES ENVIRONMENT STEPGEN_SIM_BODY=0)
 # Two verify processes building one fabric into a shared --build-cache at once.
 add_test(NAME e2e_build_cache_shared COMMAND bash ${STEPGEN_ROOT}/tests/rtl/build_cache_shared.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/cache_shared)
 add_test(NAME cli_determinism COMMAND bash ${STEPGEN_ROOT}/tests/rtl/cli_determinism.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/det)

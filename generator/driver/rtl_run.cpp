@@ -82,6 +82,8 @@ std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& arch
   uint64_t h = fnv1a(trace ? "trace" : "notrace");
   if (hierarchical) h = fnv1a("hierarchical", h);
   if (axiMasters > 0) h = fnv1a(fmt::format("axi{}", axiMasters), h);
+  // flows/verilator_build.sh builds the synthesis bodies when STEPGEN_SIM_BODY=0
+  if (const char* b = std::getenv("STEPGEN_SIM_BODY"); b && std::string(b) == "0") h = fnv1a("synthesis bodies", h);
   for (const auto& f : rtl) h = fnv1a(f.name + f.text, h);
   // The harness is part of the simulator: a changed harness must not reuse an old build.
   for (const char* f : {"sim/harness/harness_main.cpp", "sim/harness/axi_main.cpp", "sim/harness/harness_io.hpp",
