@@ -108,9 +108,11 @@ std::string largeTable(const BenchOptions& o, std::string& verdicts) {
 }
 
 
-// Median model wall seconds of `runs` runs of a compiled graph on the inputs of `inputsDir`.
-double medianModelSeconds(const CompileResult& cr, const std::string& inputsDir, int runs) {
-  auto inputs = loadInputs(cr.graph, inputsDir, 1);
+// Median model wall seconds of `runs` runs of a compiled graph on the inputs of `inputsDir`
+// (seeded random with `seed` when empty). The model of a small graph takes about a
+// millisecond, so one run would be mostly noise.
+double medianModelSeconds(const CompileResult& cr, const std::string& inputsDir, uint32_t seed, int runs) {
+  auto inputs = loadInputs(cr.graph, inputsDir, seed);
   std::vector<double> walls;
   for (int k = 0; k < runs; ++k)
     walls.push_back(runModel(cr.graph, cr.shapes, cr.mapping, cr.arch, cr.programLayout, cr.image, inputs).wallSeconds);
@@ -164,7 +166,7 @@ std::string dynamicTable(const BenchOptions& o, std::string& verdicts) {
     const VerifyReport v = verify(vo);
     unsetenv("CCACHE_DISABLE");
     const CompileResult cr = compileGraph(r.arch, graph);
-    const double wall = medianModelSeconds(cr, inputs, r.rtl ? 5 : 3);
+    const double wall = medianModelSeconds(cr, inputs, 1, r.rtl ? 5 : 3);
     const double modelCps = wall > 0 ? double(v.model.timing.cycles) / wall : 0;
     const double speedup = r.rtl && v.rtl.cyclesPerSecond > 0 ? modelCps / v.rtl.cyclesPerSecond : 0;
     if (i == 1) dynCpc = wall / double(std::max<int64_t>(1, v.model.timing.cycles));
@@ -226,14 +228,10 @@ int runBench(const BenchOptions& o) {
     vo.watchdogCycles = 200000;
     VerifyReport r = verify(vo);
     unsetenv("CCACHE_DISABLE");
-    // The model takes about a millisecond: time it as the median of 5 runs on the same
-    // inputs (the RTL run, seconds long, is timed once inside verify).
-    CompileResult cr = compileGraph(c.arch, graph.string());
-    auto inputs = loadInputs(cr.graph, "", vo.seed);
-    std::vector<double> walls;
-    for (int k = 0; k < 5; ++k) walls.push_back(runModel(cr.graph, cr.shapes, cr.mapping, cr.arch, cr.programLayout, cr.image, inputs).wallSeconds);
-    std::sort(walls.begin(), walls.end());
-    double modelCps = walls[2] > 0 ? double(r.model.timing.cycles) / walls[2] : 0;
+    // The model: the median of 5 runs on the same inputs (the RTL run, seconds long, is timed
+    // once inside verify).
+    const double wall = medianModelSeconds(compileGraph(c.arch, graph.string()), "", vo.seed, 5);
+    double modelCps = wall > 0 ? double(r.model.timing.cycles) / wall : 0;
     double speedup = r.rtl.cyclesPerSecond > 0 ? modelCps / r.rtl.cyclesPerSecond : 0;
     double roof = r.model.rooflineCycles > 0 ? double(r.rtl.cycles) / r.model.rooflineCycles : 0;
     std::string shape = fmt::format("{},{},{},{},{}", c.p.batch, c.p.hidden, c.p.ffn, c.p.tileB, c.p.tileF);
