@@ -1005,17 +1005,23 @@ module sg_cu #(
     // Outside a matmul context nothing reads these: skipping them keeps a fabric's other
     // units cheap to simulate (a matmul's first MAC cycle comes after its tiles load, so
     // is_mm is already set in the cycle that computes its addresses).
-    for (int l = 0; l < LANES; l++) begin
+    for (int l = 0; l < LANES; l++) begin  // per lane: a '0 of MI*LANES bits trips WIDTHCONCAT
       ma_addr[MI*l +: MI] = '0;
       mb_addr[MI*l +: MI] = '0;
       ma_rot[RB*l +: RB] = '0;
       mb_rot[RB*l +: RB] = '0;
-      if (is_mm) begin
+    end
+    // Loops with small bodies, not one: Verilator unrolls these (constant slices;
+    // flows/verilator_build.sh), the one loop it did not.
+    if (is_mm) begin
+      for (int l = 0; l < LANES; l++) begin
         mo = pbase_q + 32'(l);
         lane_act[l] = mm_go && mm_data && (mo < cur_mn);
-        // Next cycle's operands (whether or not the MAC works then: a read costs nothing).
-        // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
-        // them into a cell that feeds its own select.
+      end
+      // Next cycle's operands (whether or not the MAC works then: a read costs nothing).
+      // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
+      // them into a cell that feeds its own select.
+      for (int l = 0; l < LANES; l++) begin
         mn_o = pbase_d + 32'(l);
         ai = cf_bt ? 32'(li_cn[16*l +: 16]) : (mn_o >> cf_log2n);
         arow = ai * 32'(cf_k);
@@ -1025,6 +1031,9 @@ module sg_cu #(
         ahead = {1'b0, arow[RB-1:0]};
         ma_copy[l] = A_COPIES > 1 && ahead != '0 && 32'(ahead) + 32'(k_d) < 32'(W);
         ma_rot[RB*l +: RB] = RB'(ai);
+      end
+      for (int l = 0; l < LANES; l++) begin
+        mn_o = pbase_d + 32'(l);
         mb_addr[MI*l +: MI] = MI'(cf_bt ? (bbase_d + 32'(lj_cn[16*l +: 16]) * 32'(cf_k) + 32'(k_d)) :
                                           (bbase_d + (32'(k_d) << cf_log2n) + (mn_o & nmask)));
         mb_rot[RB*l +: RB] = cf_bt ? RB'(lj_cn[16*l +: 16]) : RB'(0);

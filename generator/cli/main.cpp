@@ -74,9 +74,13 @@ int main(int argc, char** argv) {
   verifyCmd->add_flag("--axi", vo.axi,
                       "also run the fabric through its AXI wrapper sg_axi_top (AXI4 masters, AXI4-Lite control; docs/axi.md) "
                       "and compare it with the model and the flat-port run");
-  verifyCmd->add_flag("--hierarchical", vo.hierarchical,
-                      "verilate the compute unit once per parameter set (Verilator --hierarchical): builds of big fabrics several times "
-                      "faster, runs slower; for fabrics of tens of compute units (docs/hardware.md section 6)");
+  auto* hierOpt = verifyCmd->add_flag_callback(
+      "--hierarchical", [&vo] { vo.hierarchical = true; },
+      "verilate the compute unit once per parameter set (Verilator --hierarchical): builds of big fabrics several times "
+      "faster, runs slower (docs/hardware.md section 6). Default: hierarchical from 16 compute units on, else flat");
+  verifyCmd->add_flag_callback("--flat", [&vo] { vo.hierarchical = false; },
+                               "verilate the fabric as one model (runs faster, builds slower on big fabrics)")
+      ->excludes(hierOpt);
   verifyCmd->add_option("--watchdog", vo.watchdogCycles, "cycles without progress before the RTL run is declared deadlocked");
   verifyCmd->add_option("--build-cache", vo.buildCache, "folder that keeps verilated fabrics between runs");
   verifyCmd->add_option("--max-cycle-error", vo.maxCycleErrorPercent,

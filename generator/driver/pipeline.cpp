@@ -235,8 +235,9 @@ VerifyReport verify(const VerifyOptions& o) {
   if (!o.skipRtl) {
     std::string cache = o.buildCache.empty() ? (st.tmp / "build").string() : o.buildCache;
     std::string bin;
+    r.hierarchical = o.hierarchical.value_or(hierarchicalByDefault(c.arch));
     try {
-      bin = buildFabric(c.rtl, c.arch.name, cache, o.trace, &r.buildSeconds, 0, o.hierarchical);
+      bin = buildFabric(c.rtl, c.arch.name, cache, o.trace, &r.buildSeconds, 0, r.hierarchical);
     } catch (const std::exception& e) {
       r.rtl.status = "build-failed";
       r.firstMismatch = e.what();
@@ -250,7 +251,7 @@ VerifyReport verify(const VerifyOptions& o) {
       r.axiRan = true;
       try {
         const int nag = int(UnitCatalogue(c.arch).unitsOfKind(UnitKind::AddressGen).size());
-        const std::string axiBin = buildFabric(c.rtl, c.arch.name, cache, false, &r.axiBuildSeconds, nag, o.hierarchical);
+        const std::string axiBin = buildFabric(c.rtl, c.arch.name, cache, false, &r.axiBuildSeconds, nag, r.hierarchical);
         r.axi = runRtl(c, axiBin, o.watchdogCycles, false, st.tmp, "axi");
         if (r.axi.status == "ok") r.axiMismatch = firstMismatch(st.tmp, "axi", r);
         else r.axiMismatch = r.axi.message;

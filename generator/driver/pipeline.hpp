@@ -7,6 +7,7 @@
 // and verify() runs the check around it: runModel, then the RTL run (driver/rtl_run.hpp),
 // then the comparison and verdict (driver/report.hpp).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,7 +75,9 @@ struct VerifyOptions {
   bool trace = false;               ///< FST waveform of the RTL run
   bool skipRtl = false;             ///< model only
   bool axi = false;                 ///< also run the fabric through its AXI wrapper (docs/axi.md)
-  bool hierarchical = false;        ///< Verilator --hierarchical: sg_cu verilated once per parameter set (docs/hardware.md)
+  /// Verilator --hierarchical (sg_cu verilated once per parameter set, docs/hardware.md) or
+  /// flat; unset: hierarchicalByDefault(arch) decides.
+  std::optional<bool> hierarchical;
   int64_t watchdogCycles = 20000;
   std::string buildCache;           ///< folder for verilated fabrics keyed by RTL hash ("" = <out>/build)
   double maxCycleErrorPercent = 0;  ///< > 0: |RTL - model| / RTL above this fails the verdict

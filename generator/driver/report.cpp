@@ -77,8 +77,9 @@ std::string verdictText(const VerifyReport& r) {
     return s + "verdict: FAIL\n";
   }
   s += fmt::format("rtl   : {} cycles, off-chip {} B read + {} B written, memory units held at most {} B, {:.0f} cycles/s, "
-                   "build {:.1f} s\n",
-                   r.rtl.cycles, r.rtl.readBytes, r.rtl.writeBytes, r.rtl.muPeakBytes(), r.rtl.cyclesPerSecond, r.buildSeconds);
+                   "build {:.1f} s ({})\n",
+                   r.rtl.cycles, r.rtl.readBytes, r.rtl.writeBytes, r.rtl.muPeakBytes(), r.rtl.cyclesPerSecond, r.buildSeconds,
+                   r.hierarchical ? "hierarchical" : "flat");
   s += fmt::format("cycles: rtl {} vs model {}: {:+.2f} %{}\n", r.rtl.cycles, m.timing.cycles, r.cycleErrorPercent,
                    cyclesWithin(r) ? "" : fmt::format(", above the tolerance of {} %", r.maxCycleErrorPercent));
   if (r.rtlDecisions > 0)
@@ -142,6 +143,7 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
               {"wall_seconds", r.rtl.wallSeconds},
               {"cycles_per_second", r.rtl.cyclesPerSecond},
               {"build_seconds", r.buildSeconds},
+              {"verilated", r.hierarchical ? "hierarchical" : "flat"},
               {"stuck", stuck},
               {"mu_peak_bytes", r.rtl.muPeakBytes()}};
   if (r.axiRan)

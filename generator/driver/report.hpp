@@ -18,6 +18,7 @@ struct VerifyReport {
   /// status "" = the RTL was not run; "build-failed" / "crashed" = no result came back.
   RunResult rtl;
   double buildSeconds = 0;
+  bool hierarchical = false;  ///< the fabric was verilated hierarchically (VerifyOptions::hierarchical)
   bool outputsEqual = false;
   std::string firstMismatch;        ///< "out[3,17]: model 0x3f800000 rtl 0x3f800001"
   double cycleErrorPercent = 0;     ///< (rtl - model) / rtl * 100

@@ -76,6 +76,10 @@ RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdo
   }
 }
 
+bool hierarchicalByDefault(const ArchModel& a) {
+  return UnitCatalogue(a).unitsOfKind(UnitKind::Compute).size() >= 16;
+}
+
 std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& archName, const std::string& cacheDir,
                         bool trace, double* seconds, int axiMasters, bool hierarchical) {
   auto t0 = std::chrono::steady_clock::now();

@@ -13,6 +13,14 @@
 
 namespace stepgen {
 
+/// Whether `verify` verilates a fabric hierarchically when the user does not say: from 16
+/// compute units on. Measured on 2 cores without ccache (2026-12-04): arch/attention.yaml
+/// (17 compute units) built in 21 s hierarchically against 37 s flat; tests/data/arch_grid8.yaml
+/// (36) in 146 s against 305 s, then ran 4.2 k instead of 11.2 k cycles/s, so hierarchical is
+/// faster end to end for runs below about a million cycles; arch/default.yaml (7) builds flat
+/// in 28 s and runs 2 to 3 times faster so.
+bool hierarchicalByDefault(const ArchModel& a);
+
 /// Builds (or reuses from `cacheDir`) the Verilator simulation of the fabric files; returns
 /// the binary path and sets `*seconds` to the wall time spent. A fabric depends on the
 /// architecture only, so every graph on one arch reuses one build. `axiMasters` > 0 builds

@@ -133,8 +133,10 @@ struct TopEmitter {
     line("  end");
     line("  logic {0}_src_valid, {0}_src_ready, {0}_push, {0}_fifo_ready, {0}_valid, {0}_ready;", pn);
     line("  logic [BEAT-1:0] {0}_src_beat, {0}_beat;", pn);
-    // An AND-OR of the candidates, one compare each: Yosys turns a `case` on the select into a
-    // shifter over all candidates' beats (pmux2shiftx), which ran out of memory on large tops.
+    // One compare per candidate: Yosys turns a `case` on the select into a shifter over all
+    // candidates' beats (pmux2shiftx), which ran out of memory on large tops. The beat is an
+    // if per candidate (the compares exclude each other), not an AND-OR: simulated, only the
+    // selected beat is copied, where the AND-OR masks and ORs every candidate's beat each cycle.
     std::string valid, ready, beat;
     const auto& cands = cat.candidates({u});
     for (size_t c = 0; c < cands.size(); ++c) {
@@ -142,12 +144,14 @@ struct TopEmitter {
       const char* sep = c == 0 ? "" : "\n      | ";
       valid += fmt::format("{}({} && {}_out_valid)", sep, hit, s);
       ready += fmt::format("{}({} && {}_out_ready)", sep, hit, s);
-      beat += fmt::format("{}({{BEAT{{{}}}}} & {}_out_beat)", sep, hit, s);
+      beat += fmt::format("\n    if {} {}_src_beat = {}_out_beat;", hit, pn, s);
     }
-    if (cands.empty()) valid = ready = "1'b0", beat = "'0";
+    if (cands.empty()) valid = ready = "1'b0";
     line("  assign {}_src_valid = {};", pn, valid);
     line("  assign {}_src_ready = {};", pn, ready);
-    line("  assign {}_src_beat = {};", pn, beat);
+    line("  always_comb begin");
+    line("    {}_src_beat = '0;{}", pn, beat);
+    line("  end");
     line("  assign {0}_push = {0}_src_valid && {0}_src_ready;", pn);
     // A compute unit's in0 reads its sigmoid table (block RAM) one cycle ahead of the head.
     const bool next = a.units[u].kind == UnitKind::Compute && p == 0;

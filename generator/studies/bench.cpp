@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <iostream>
 
 #include "builders/gqa_decode.hpp"
@@ -198,20 +199,22 @@ int runBench(const BenchOptions& o) {
     std::string arch;
     SwigluParams p;
     double beforeBuild, beforeCps, targetBuild, targetCps;
+    std::optional<bool> hierarchical = std::nullopt;  ///< unset: as verify decides (hierarchicalByDefault)
   };
   std::vector<Case> cases = {{"arch/default.yaml", {16, 64, 128, 8, 32}, 24.0, 84370, 30, 300000},
                              {"arch/step_validation.yaml", {64, 256, 512, 32, 64}, 16.9, 2073, 0, 20000},
                              {"tests/data/arch_grid8.yaml", {16, 64, 128, 8, 32}, 118.3, 11131, 0, 40000},
+                             {"tests/data/arch_grid8.yaml", {16, 64, 128, 8, 32}, 118.3, 11131, 0, 40000, false},
                              {"tests/data/arch_grid16.yaml", {16, 64, 128, 8, 32}, 1413.2, 1215, 300, 8000}};
   if (o.quick) cases.resize(1);
   std::string table = fmt::format(
-      "| {:<26} | {:<22} | {:>8} | {:>9} | {:>8} | {:>8} | {:>10} | {:>10} | {:>12} | {:>9} | {:>12} | {:>8} | {:>9} |\n", "arch",
-      "SwiGLU B,D,F,tb,tf", "gen s", "gen MiB", "build s", "before", "RTL cyc", "model cyc", "RTL cyc/s", "before", "model cyc/s",
+      "| {:<26} | {:<22} | {:>8} | {:>9} | {:<12} | {:>8} | {:>8} | {:>10} | {:>10} | {:>12} | {:>9} | {:>12} | {:>8} | {:>9} |\n",
+      "arch", "SwiGLU B,D,F,tb,tf", "gen s", "gen MiB", "verilated", "build s", "before", "RTL cyc", "model cyc", "RTL cyc/s", "before", "model cyc/s",
       "speedup", "x roofline");
   table += "|" + std::string(table.size() - 3, '-') + "|\n";
   std::string verdicts;
   for (const auto& c : cases) {
-    fs::path dir = fs::path(o.outDir) / fs::path(c.arch).stem();
+    fs::path dir = fs::path(o.outDir) / (fs::path(c.arch).stem().string() + (c.hierarchical ? "_forced" : ""));
     fs::create_directories(dir);
     fs::path graph = dir / "swiglu.yaml";
     std::ofstream(graph) << buildSwigluGraph(c.p);
@@ -226,6 +229,7 @@ int runBench(const BenchOptions& o) {
     vo.outDir = (dir / "verify").string();
     vo.buildCache = cache.string();
     vo.watchdogCycles = 200000;
+    vo.hierarchical = c.hierarchical;
     VerifyReport r = verify(vo);
     unsetenv("CCACHE_DISABLE");
     // The model: the median of 5 runs on the same inputs (the RTL run, seconds long, is timed
@@ -236,15 +240,15 @@ int runBench(const BenchOptions& o) {
     double roof = r.model.rooflineCycles > 0 ? double(r.rtl.cycles) / r.model.rooflineCycles : 0;
     std::string shape = fmt::format("{},{},{},{},{}", c.p.batch, c.p.hidden, c.p.ffn, c.p.tileB, c.p.tileF);
     std::string line = fmt::format(
-        "| {:<26} | {:<22} | {:>8.3f} | {:>9.1f} | {:>8.1f} | {:>8.1f} | {:>10} | {:>10} | {:>12.0f} | {:>9.0f} | {:>12.0f} | {:>7.0f}x | "
+        "| {:<26} | {:<22} | {:>8.3f} | {:>9.1f} | {:<12} | {:>8.1f} | {:>8.1f} | {:>10} | {:>10} | {:>12.0f} | {:>9.0f} | {:>12.0f} | {:>7.0f}x | "
         "{:>9.2f} |\n",
-        c.arch, shape, g.seconds, g.peakKiB / 1024.0, r.buildSeconds, c.beforeBuild, r.rtl.cycles, r.model.timing.cycles,
+        c.arch, shape, g.seconds, g.peakKiB / 1024.0, r.hierarchical ? "hierarchical" : "flat", r.buildSeconds, c.beforeBuild, r.rtl.cycles, r.model.timing.cycles,
         r.rtl.cyclesPerSecond, c.beforeCps, modelCps, speedup, roof);
     table += line;
     std::cout << line << std::flush;
-    verdicts += fmt::format("- {}: generator {:.3f} s (target <= 1 s: {}), {:.1f} MiB (target <= 1024: {}); model {:.0f}x faster "
+    verdicts += fmt::format("- {} ({}): generator {:.3f} s (target <= 1 s: {}), {:.1f} MiB (target <= 1024: {}); model {:.0f}x faster "
                             "than RTL per simulated cycle (target >= 100x: {}){}; RTL {} / outputs {}\n",
-                            c.arch, g.seconds, g.seconds <= 1 ? "met" : "MISSED", g.peakKiB / 1024.0,
+                            c.arch, r.hierarchical ? "hierarchical" : "flat", g.seconds, g.seconds <= 1 ? "met" : "MISSED", g.peakKiB / 1024.0,
                             g.peakKiB <= 1024 * 1024 ? "met" : "MISSED", speedup, speedup >= 100 ? "met" : "MISSED",
                             fmt::format("; RTL {:.0f} cycles/s (target >= {:.0f}: {}; {:.1f}x the {:.0f} before){}",
                                         r.rtl.cyclesPerSecond, c.targetCps, verdict(r.rtl.cyclesPerSecond >= c.targetCps),
@@ -264,7 +268,8 @@ int runBench(const BenchOptions& o) {
   }
   std::string text = "# stepgen bench\n\nWritten by `stepgen bench` (one run, this machine). gen = `stepgen compile` of the SwiGLU "
                      "graph as its own process (start-up, load, shape check, map, bitstream, Verilog), peak RSS from wait4; build = Verilator build of the fabric "
-                     "from an empty build folder with ccache bypassed; model cyc/s = model cycles / median wall time of 5 model runs; speedup = model cycles/s over RTL cycles/s; x "
+                     "from an empty build folder with ccache bypassed, verilated = flat or hierarchical (verify's default: hierarchical from 16 compute units on, docs/hardware.md section 6; "
+                     "the before figures were flat builds); model cyc/s = model cycles / median wall time of 5 model runs; speedup = model cycles/s over RTL cycles/s; x "
                      "roofline = RTL cycles / roofline bound; before = the run of 2026-11-26 (commit f217137).\n\n" +
                      table + "\n" +
                      (dynamic.empty() ? std::string()
