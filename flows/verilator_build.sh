@@ -117,11 +117,19 @@ vcmd=("$VERILATOR" --cc --exe
 # split file parses the model's headers again: the default fabric (179 k lines of C++) took
 # 107 CPU-s split (57 s on 2 cores) and 47 CPU-s as one unit (38 s), at the same speed.
 # Past ~400 k lines the split build's parallelism wins on 2 cores. A hierarchical build
-# verilates its blocks inside make, so Verilator's own --build drives it, split.
+# verilates its blocks inside make, so Verilator's own --build drives it, and the top's C++
+# is not counted before; its size follows the Verilog's: tests/data/arch_grid16.yaml's 58 k
+# lines of .sv (a 51 k-line sg_top) gave 1.2 M lines of C++, built in 1,068 s as one unit
+# (4 GB, one core) and in 454 s split; gqa_dynamic's 29 k lines (671 k of C++) built in 168 s
+# as one unit.
 max_one_unit=400000
+max_one_unit_sv=40000
 build() {
   if [ "$hier" = 1 ]; then
-    "${vcmd[@]}" --build -j "$jobs" -MAKEFLAGS "VM_PARALLEL_BUILDS=0 $makeflags"
+    local par=0
+    [ "$(cat "$top" ${others[@]+"${others[@]}"} | wc -l)" -le "$max_one_unit_sv" ] || par=1
+    echo "verilator_build.sh: hierarchical, VM_PARALLEL_BUILDS=$par"
+    "${vcmd[@]}" --build -j "$jobs" -MAKEFLAGS "VM_PARALLEL_BUILDS=$par $makeflags"
     return
   fi
   "${vcmd[@]}" || return 1
