@@ -21,6 +21,8 @@ bool cyclesWithin(const VerifyReport& r) {
   return r.maxCycleErrorPercent <= 0 || std::fabs(r.cycleErrorPercent) <= r.maxCycleErrorPercent;
 }
 
+const char* verilatedName(const VerifyReport& r) { return r.hierarchical ? "hierarchical" : "flat"; }
+
 bool passed(const VerifyReport& r) {
   if (r.model.timing.deadlock) return false;
   if (r.rtl.status.empty()) return true;  // model only
@@ -79,7 +81,7 @@ std::string verdictText(const VerifyReport& r) {
   s += fmt::format("rtl   : {} cycles, off-chip {} B read + {} B written, memory units held at most {} B, {:.0f} cycles/s, "
                    "build {:.1f} s ({})\n",
                    r.rtl.cycles, r.rtl.readBytes, r.rtl.writeBytes, r.rtl.muPeakBytes(), r.rtl.cyclesPerSecond, r.buildSeconds,
-                   r.hierarchical ? "hierarchical" : "flat");
+                   verilatedName(r));
   s += fmt::format("cycles: rtl {} vs model {}: {:+.2f} %{}\n", r.rtl.cycles, m.timing.cycles, r.cycleErrorPercent,
                    cyclesWithin(r) ? "" : fmt::format(", above the tolerance of {} %", r.maxCycleErrorPercent));
   if (r.rtlDecisions > 0)
@@ -143,7 +145,7 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
               {"wall_seconds", r.rtl.wallSeconds},
               {"cycles_per_second", r.rtl.cyclesPerSecond},
               {"build_seconds", r.buildSeconds},
-              {"verilated", r.hierarchical ? "hierarchical" : "flat"},
+              {"verilated", verilatedName(r)},
               {"stuck", stuck},
               {"mu_peak_bytes", r.rtl.muPeakBytes()}};
   if (r.axiRan)

@@ -66,6 +66,7 @@ std::vector<int64_t> switchCycles(const RunResult& r);
 bool passed(const VerifyReport& r);
 bool bytesEqual(const VerifyReport& r);     ///< RTL off-chip read and write bytes == the compared model's
 bool cyclesWithin(const VerifyReport& r);   ///< |cycle error| within the tolerance (always, if none)
+const char* verilatedName(const VerifyReport& r);  ///< "hierarchical" or "flat": how the fabric was verilated
 /// The AXI run (when it ran) finished ok, bit-exact with the model, with the flat run's off-chip bytes.
 bool axiPassed(const VerifyReport& r);
 
