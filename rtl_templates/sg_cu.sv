@@ -264,25 +264,24 @@
 // sequencer's fin) is combinational from in1's valid and beat kind while a partition drains
 // its selector.
 //
-// Implementation note: the local memory is sg_cu_mem, driven through ports. Its reads are
-// synchronous (block RAM): the read addresses of cycle c + 1 are computed in cycle c from the
-// next values of the registers they depend on (k_d, p_d, pbase_d, cp_sel_d, dr_sel_d,
-// dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d, li_cn, lj_cn), and a read sees the writes of the
-// cycle before. With BANKED = 1 it is one bank per word of a beat; otherwise one flat array
-// (simulation only). Which banks a lane reads follows from the rows it works on: the loader
-// rotates row i of a (and row j of a transposed b) by i mod W (la_rot_q, lb_rot_q), the MAC
-// asks with the same rotation. With A_COPIES = 2 a row of a need not be whole beats: the
-// head of row i (the words of the beat that began in row i - 1) is read from a's copy 1
-// (ma_copy; sg_cu_mem header).
-// silu's sigmoid table is block RAM too (sg_sigmoid_rom, a copy per two words): it is read
-// with in0_next, the beat the input FIFO will show next cycle, so that its word is ready in
-// the cycle the beat is at the head, and silu keeps its one-cycle timing.
-// acc[32*l +: 32] is lane l's running sum; acc_n is its value after the k step in MAC stage 2
-// (the product of the step stage 1 did the cycle before), which at k = K-1 is also what the
-// output bank stores. The bt lane state (dividers, per-lane
-// (i, j)) lives in packed vectors whose next values are computed in an always_comb loop and
-// registered whole (Verilator 5.006 rejects non-blocking writes to an array inside a loop it
-// does not unroll, BLKLOOPINIT, and LANES can be 2048).
+// Implementation note: the unit is this module's control (configuration, handshakes, the
+// loaders, the MAC and drain sequencing, the output register) around its parts, each a
+// module with its own RTL tests and synthesis row (docs/hardware.md section 2):
+//   sg_ctx_seq    the context sequencer;
+//   sg_cu_mem     the local memory, driven through ports;
+//   sg_cu_addr    the MAC's operand addresses (and bt's per-lane (i, j));
+//   sg_cu_mac     the MAC array, two stages;
+//   sg_cu_word    the W-word unit and its functions (silu's table, exp and recip ahead);
+//   sg_cu_rowred  the rowmax / rowsum tree.
+// The memory's reads are synchronous (block RAM): the read addresses of cycle c + 1 are
+// computed in cycle c from the next values of the registers they depend on (k_d, p_d,
+// pbase_d, cp_sel_d, dr_sel_d, dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d), and a read sees the
+// writes of the cycle before. With BANKED = 1 it is one bank per word of a beat; otherwise
+// one flat array (simulation only). Which banks a lane reads follows from the rows it works
+// on: the loader rotates row i of a (and row j of a transposed b) by i mod W (la_rot_q,
+// lb_rot_q), the MAC asks with the same rotation (sg_cu_addr). With A_COPIES = 2 a row of a
+// need not be whole beats: the head of row i (the words of the beat that began in row i - 1)
+// is read from a's copy 1 (sg_cu_mem header).
 module sg_cu #(
   parameter int W = 16,
   parameter int LANES = 16,
@@ -294,9 +293,7 @@ module sg_cu #(
   parameter int MUL = 1,
   parameter int BANKED = 0,
   parameter int A_COPIES = 1,
-  /* verilator lint_off UNUSEDPARAM */  // the simulation body's adders (fadd) do not read it
   parameter int NEAR_FAR = 1
-  /* verilator lint_on UNUSEDPARAM */
 ) (
   input  logic clk,
   input  logic rst_n,
@@ -338,16 +335,6 @@ module sg_cu #(
   localparam int MI = (BUF_WORDS > 1) ? $clog2(BUF_WORDS) : 1;  // memory index bits
   localparam int BA = sg_cfg_pkg::BUF_ADDR_BITS;
   localparam int FW = sg_cfg_pkg::CU_FUNC_W;
-  // a + b by the adder NEAR_FAR chooses (the header). The simulation body (SG_SIM_BODY,
-  // flows/verilator_build.sh) always takes the single path: Verilator evaluates both of
-  // fp32_add's paths, and Yosys proves the two adders equal (tests/formal/equiv_prims.sh).
-  function automatic logic [31:0] fadd(input logic [31:0] a, input logic [31:0] b);
-`ifdef SG_SIM_BODY
-    fadd = sg_fp_pkg::fp32_add_sp(a, b);
-`else
-    fadd = (NEAR_FAR != 0) ? sg_fp_pkg::fp32_add(a, b) : sg_fp_pkg::fp32_add_sp(a, b);
-`endif
-  endfunction
   localparam logic [FW-1:0] F_MATMUL = FW'(sg_cfg_pkg::CU_FUNC_MATMUL);
   localparam logic [FW-1:0] F_SILU = FW'(sg_cfg_pkg::CU_FUNC_SILU);
   localparam logic [FW-1:0] F_MUL = FW'(sg_cfg_pkg::CU_FUNC_MUL);
@@ -376,7 +363,6 @@ module sg_cu #(
   localparam int MEM_BANKED = (BANKED != 0 && LANES <= W && W >= 2 && (W & (W - 1)) == 0 &&
                                BUF_WORDS % W == 0) ? 1 : 0;
   localparam int RB = (W > 1) ? $clog2(W) : 1;
-  localparam int SU = $clog2(LANES + 1);  // bt setup cycles: bits of the dividend LANES
   localparam logic [1:0] K_DATA = sg_beat_pkg::K_DATA, K_STOP = sg_beat_pkg::K_STOP,
                          K_DONE = sg_beat_pkg::K_DONE;
 
@@ -467,66 +453,8 @@ module sg_cu #(
     {k1, l1, s1} = sg_beat_pkg::map_stop(in1_beat[DW +: sg_beat_pkg::HDR_W], cf_map1);
     d1 = in1_beat[DW-1:0];
   end
-  // silu's sigmoid table, block RAM read a cycle ahead: one sg_sigmoid_rom (two read ports)
-  // per two words of a beat; sig_q word w is sigmoid(word w of the beat at in0's head).
-  localparam int NSIG = (W + 1) / 2;
-  localparam int SIW = sg_fp_pkg::SIG_IDX_W;
-  /* verilator lint_off UNUSEDSIGNAL */  // with W odd, the last copy's second port
-  logic [64*NSIG-1:0] sig_q;
-  /* verilator lint_on UNUSEDSIGNAL */
-  if (SILU != 0) begin : g_silu
-    // Packed: an unpacked array on these ports made Yosys 0.23 re-derive sg_cu and abort.
-    logic [2*NSIG*SIW-1:0] sig_idx;
-    always_comb
-      for (int w = 0; w < 2 * NSIG; w++)
-        sig_idx[SIW*w +: SIW] = sg_fp_pkg::sigmoid_index(in0_next[32*((w < W) ? w : W - 1) +: 32]);
-    for (genvar c = 0; c < NSIG; c++) begin : g_sig
-      sg_sigmoid_rom u_rom (.clk(clk), .i0(sig_idx[SIW*2*c +: SIW]), .i1(sig_idx[SIW*(2*c+1) +: SIW]),
-                            .q0(sig_q[64*c +: 32]), .q1(sig_q[64*c+32 +: 32]));
-    end
-  end else begin : g_no_silu
-    assign sig_q = '0;
-  end
-
-  // exp and recip begin a cycle ahead (ATTN = 1), on in0_next as silu's table does: the
-  // multiply each starts with (exp: t = x * log2 e; recip: x's significand times its seed) is
-  // registered from the beat at in0's head next cycle, so the head cycle has one multiply
-  // less on its path and the one-cycle timing stays. One multiplier per word serves both
-  // (the running context's func picks its operands; in INIT it is already the new one's).
-  // exp registers exp_shift of t rather than t (with the table row as register bits, so the
-  // table is a block RAM), and the head cycle does exp_key and the table: with all of exp's
-  // integer steps in the head cycle, they were the attention unit's longest path (56 levels),
-  // with all of them here this stage was (58, docs/results/fpga.md).
-  logic [DW-1:0] la_q;          // word w, for word w of the beat at in0's head: recip's product, exp's shift
-  if (ATTN != 0) begin : g_ahead
-    logic [DW-1:0] la_n;
-    logic [31:0] xn, pn;
-    logic la_exp;
-    always_comb begin
-      la_n = '0;
-      {xn, pn} = '0;
-      la_exp = MUL != 0 && cf_func == F_EXP;
-      for (int w = 0; w < W; w++) begin
-        xn = in0_next[32*w +: 32];
-        pn = sg_fp_pkg::fp32_mul(la_exp ? xn : {9'h07F, xn[22:0]},
-                                 la_exp ? sg_fp_pkg::EXP_LOG2E : {9'h07E, sg_attn_lut::recip_seed(xn[22:15])});
-        la_n[32*w +: 32] = la_exp ? 32'(sg_fp_pkg::exp_shift(xn[30:23] == 8'hFF && xn[22:0] != 23'd0, pn)) : pn;
-      end
-    end
-    always_ff @(posedge clk) la_q <= la_n;
-  end else begin : g_no_ahead
-    assign la_q = '0;
-  end
-
-  logic [31:0] rs_sc;           // rowscale: the scalar, word idx_word of in1
-  always_comb begin
-    rs_sc = 32'h0;
-    for (int w = 0; w < W; w++)
-      if (32'(cf_idx) == w) rs_sc = d1[32*w +: 32];
-  end
   // ---------------------------------------------------------------- state
-  logic [32*LANES-1:0] acc;           // lane accumulators, lane l at [32*l +: 32]
-  logic [32*LANES-1:0] acc_n;         // ... after the k step in MAC stage 2
+  logic [32*LANES-1:0] mac_sum;       // the MAC lanes' sums after MAC stage 2 (sg_cu_mac)
   logic [15:0] lb_w_q;                // words of the b row being loaded (bank rotation)
   logic [RB-1:0] la_rot_q, lb_rot_q;  // index mod W of the a / b row being loaded (sg_cu_mem BANKED)
   logic eos_q;                        // the input DONE has been taken
@@ -565,7 +493,6 @@ module sg_cu #(
   // write landed (a one-beat tile), so it waits a cycle.
   logic rs2_v, rs2_hz, rs2_dhz;
   logic [MI-1:0] rs2_a;
-  logic [DW-1:0] rs2_p, rs2_x;
   // rowscale
   logic [15:0] rs_cnt_q;              // words of the open row already passed
   logic rs_rowend;                    // in0's beat ends its row (consumes the in1 beat)
@@ -591,11 +518,7 @@ module sg_cu #(
   logic [31:0] rr_acc_q, rr_val_q;
   logic rr_have_q, rr_tl_q;
   logic [2:0] rr_st_q;
-  // bt: LANES+1 restoring dividers (lane l: l / N, l % N; entry LANES: LANES / N, LANES % N)
-  // and every lane's (i, j) for the current pass (valid from pass 1; pass 0 uses the
-  // dividers' results)
-  logic bt_rdy;
-  logic [16*LANES-1:0] li_cn, lj_cn;  // every lane's (i, j) in the next cycle (the MAC's reads)
+  logic bt_rdy;                       // bt: the lanes' (i, j) are set up (sg_cu_addr)
 
   // ---------------------------------------------------------------- handshakes
   logic can_out, mm_tok, mm_free, a_open, fire0, fire1, fin_ev;
@@ -650,21 +573,8 @@ module sg_cu #(
     if (rst_n && mg_go && !mg_open_q) sg_decision($sformatf("%m"), int'(mg_src));
 `endif
 
-  // rowmax / rowsum: the beat's W words by a pairwise tree (heap order), one tree level per
-  // register stage (RP = log2 W stages), then this row's value. The stages shift in lockstep
-  // (rr_adv: the fold takes the last stage's beat or that stage is empty), so a beat per cycle
-  // passes; STOP and DONE go through the stages too, keeping the order. One level per stage
-  // because a level is one fp32 adder deep: a one-cycle tree of a 16-word beat plus the fold
-  // was the attention compute unit's longest path (178 logic levels on xc7, fpga.csv).
-  // Node n of the heap at [32*n +: 32] (a packed vector: an unpacked array here would make
-  // Yosys warn that it replaces a memory by registers); node 0 is not used, nodes W .. 2W-1
-  // are in0's words, node n < W is registered in stage log2(W) - floor(log2(n)).
-  localparam int RP = $clog2(W);
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [64*W-1:0] rr_src;            // the registered nodes and in0's words
-  logic [32*W-1:0] rr_nxt, rr_tq;     // every internal node's next value, its register
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic [31:0] rr_x;                  // the tree's root: the beat reduced
+  // rowmax / rowsum: the tree in register stages (sg_cu_rowred), then the fold: a row's
+  // last beat, a STOP or a DONE needs the output register and no row still leaving.
   logic rr_v, rr_l;                   // the last stage's beat: there, its last, kind and stop
   logic [1:0] rr_k;
   logic [2:0] rr_s;
@@ -672,47 +582,12 @@ module sg_cu #(
   logic rr_dn;                        // a DONE is in the stages or taken: nothing more this context
   logic [31:0] rr_val;
   logic rr_done;                      // the last stage's beat ends its row
-  // With ATTN = 0 is_rr is 0, so the tree and the fold reach no output: synthesis removes
-  // them, but Verilator kept the tree (its register feeds itself) and spent a quarter of
-  // the default fabric's simulation time on W - 1 fp32 adds per unit and cycle.
+  sg_cu_rowred #(.W(W), .ATTN(ATTN), .NEAR_FAR(NEAR_FAR)) u_rowred (
+    .clk, .rst_n, .run, .sum(cf_func == F_ROWSUM), .adv(rr_adv), .take(is_rr && fire0), .head_v(in0_valid),
+    .in_k(k0), .in_l(l0), .in_s(s0), .in_d(d0), .eos(eos_q), .first(rr_w_q == 16'd0), .acc(rr_acc_q),
+    .v(rr_v), .k(rr_k), .l(rr_l), .s(rr_s), .dn(rr_dn), .val(rr_val));
   always_comb begin
-    rr_src = '0;
-    rr_nxt = '0;
-    if (ATTN != 0) begin
-      rr_src[32*W-1:0] = rr_tq;
-      for (int w = 0; w < W; w++) rr_src[32*(W + w) +: 32] = d0[32*w +: 32];
-      for (int n = W - 1; n >= 1; n--)
-        rr_nxt[32*n +: 32] = (cf_func == F_ROWSUM) ? fadd(rr_src[32*(2*n) +: 32], rr_src[32*(2*n+1) +: 32]) :
-                                                     sg_fp_pkg::fp32_max(rr_src[32*(2*n) +: 32], rr_src[32*(2*n+1) +: 32]);
-    end
-  end
-  generate
-    if (RP == 0) begin : g_rr_comb
-      // W = 1: the word is its own root; the fold reads in0's head.
-      assign rr_x = d0[31:0];
-      assign {rr_v, rr_k, rr_l, rr_s} = {in0_valid, k0, l0, s0};
-      assign rr_dn = eos_q;
-    end else begin : g_rr_pipe
-      logic [7*RP-1:0] rh_q;          // stage j's {valid, kind, last, stop} at [7*j +: 7]
-      always_ff @(posedge clk) begin
-        if (!rst_n || !run) rh_q <= '0;
-        else if (rr_adv) rh_q <= (7*RP)'({rh_q, is_rr && fire0, k0, l0, s0});
-      end
-      assign rr_x = rr_tq[63:32];
-      assign {rr_v, rr_k, rr_l, rr_s} = rh_q[7*(RP-1) +: 7];
-      always_comb begin
-        rr_dn = eos_q;
-        for (int j = 0; j < RP; j++) rr_dn = rr_dn || (rh_q[7*j + 6] && rh_q[7*j + 4 +: 2] == K_DONE);
-      end
-    end
-  endgenerate
-  always_ff @(posedge clk)
-    if (rr_adv) rr_tq <= rr_nxt;
-  always_comb begin
-    rr_val = (ATTN == 0 || rr_w_q == 16'd0) ? rr_x :
-             (cf_func == F_ROWSUM) ? fadd(rr_acc_q, rr_x) : sg_fp_pkg::fp32_max(rr_acc_q, rr_x);
     rr_done = ({1'b0, rr_w_q} + 17'(W) >= {1'b0, cf_k}) || rr_l;
-    // A row's last beat, a STOP or a DONE needs the output register and no row still leaving.
     rr_take = is_rr && rr_v && !eos_q && (((rr_k == K_DATA) && !rr_done) || (!rr_have_q && can_out));
     rr_adv = !rr_v || rr_take;
   end
@@ -786,7 +661,7 @@ module sg_cu #(
   logic mm_go;                  // the MAC array works this cycle (tile or token)
   logic mm_data;                // ... on a data tile
   logic kfirst, klast, plast;
-  logic [31:0] obase_y, nmask;
+  logic [31:0] obase_y;
   logic [31:0] cur_mn;          // mn of the tile in the MAC stage
   logic [31:0] mm_words;        // ... its output bank's valid words (all of it when static)
   logic acc_go;                 // accum takes an input beat
@@ -825,7 +700,6 @@ module sg_cu #(
   end
   always_comb begin
     obase_y = cp_osel_q ? 32'(cf_obase1) : 32'(cf_obase0);
-    nmask = (32'd1 << cf_log2n) - 32'd1;
     acc_go = is_acc && fire0;
     wu_go = (acc_go || ((is_ew1 || is_ew2 || is_rs || is_sc) && fire0)) && (k0 == K_DATA);
     dr_go = ob_full_q[dr_sel_q] && can_out && !rs2_dhz;
@@ -903,145 +777,25 @@ module sg_cu #(
     if (!run) {dr_sel_d, dr_cnt_d, acc_sel_d, acc_cnt_d, ex_oc_d} = '0;
   end
 
-  // ---------------------------------------------------------------- bt lane state
-  // Restoring division of the constant l (0 <= l <= LANES, SU bits, MSB first) by N: step
-  // su (0 .. SU-1) brings down bit SU-1-su. Then per pass every lane advances its (i, j)
-  // by (LANES / N, LANES % N) with one wrap of j.
-  // DYN = 0: no bt tracking at all (a register loop nobody reads still costs simulation time).
-  generate
-    if (DYN != 0) begin : g_bt
-      logic [7:0] su_q;
-      logic [16*(LANES+1)-1:0] dv_rem_q, dv_quo_q, dv_rem_d, dv_quo_d;
-      logic [16*LANES-1:0] li_q, lj_q, li_n, lj_n;
-      logic [16*LANES-1:0] li_c, lj_c;  // every lane's (i, j) this cycle
-      logic [16:0] dv_r2, lj_2;
-      logic dv_ge, lj_wrap;
-      logic [15:0] bt_q, bt_r;
-      logic dv_step, li_step;         // the dividers step / the lanes advance this cycle
-      always_comb begin
-        bt_rdy = (su_q >= 8'(SU));
-        for (int l = 0; l <= LANES; l++) begin
-          // step 0 starts from remainder 0 and quotient 0 (no reset of these wide registers)
-          dv_r2 = {(su_q == 8'd0) ? 16'd0 : dv_rem_q[16*l +: 16],
-                   1'((32'(l) >> (32'(SU - 1) - 32'(su_q))) & 32'd1)};
-          dv_ge = (dv_r2 >= {1'b0, cf_n});
-          dv_rem_d[16*l +: 16] = dv_ge ? 16'(dv_r2 - {1'b0, cf_n}) : 16'(dv_r2);
-          dv_quo_d[16*l +: 16] = {(su_q == 8'd0) ? 15'd0 : dv_quo_q[16*l +: 15], dv_ge};
-        end
-        bt_q = dv_quo_q[16*LANES +: 16];
-        bt_r = dv_rem_q[16*LANES +: 16];
-        for (int l = 0; l < LANES; l++) begin
-          li_c[16*l +: 16] = (p_q == 16'd0) ? dv_quo_q[16*l +: 16] : li_q[16*l +: 16];
-          lj_c[16*l +: 16] = (p_q == 16'd0) ? dv_rem_q[16*l +: 16] : lj_q[16*l +: 16];
-          lj_2 = {1'b0, lj_c[16*l +: 16]} + {1'b0, bt_r};
-          lj_wrap = (lj_2 >= {1'b0, cf_n});
-          lj_n[16*l +: 16] = lj_wrap ? 16'(lj_2 - {1'b0, cf_n}) : 16'(lj_2);
-          li_n[16*l +: 16] = li_c[16*l +: 16] + bt_q + 16'(lj_wrap);
-        end
-      end
-      // A block of its own: p_d depends on mm_go, which depends on bt_rdy above.
-      always_comb begin
-        dv_step = run && is_mm && cf_bt && !bt_rdy;  // (reset: run is 0)
-        li_step = mm_go && mm_data && klast && !plast;
-        for (int l = 0; l < LANES; l++) begin
-          li_cn[16*l +: 16] = (p_d != 16'd0) ? (li_step ? li_n[16*l +: 16] : li_q[16*l +: 16]) :
-                              dv_step ? dv_quo_d[16*l +: 16] : dv_quo_q[16*l +: 16];
-          lj_cn[16*l +: 16] = (p_d != 16'd0) ? (li_step ? lj_n[16*l +: 16] : lj_q[16*l +: 16]) :
-                              dv_step ? dv_rem_d[16*l +: 16] : dv_rem_q[16*l +: 16];
-        end
-      end
-
-      always_ff @(posedge clk) begin
-        if (!rst_n || !run) begin
-          su_q <= 8'd0;
-        end else if (dv_step) begin
-          su_q <= su_q + 8'd1;
-          dv_rem_q <= dv_rem_d;
-          dv_quo_q <= dv_quo_d;
-        end
-        if (li_step) begin
-          li_q <= li_n;
-          lj_q <= lj_n;
-        end
-      end
-    end else begin : g_no_bt
-      assign bt_rdy = 1'b1;
-      always_comb
-        for (int l = 0; l < LANES; l++) begin  // per lane: a '0 of 16*LANES bits trips WIDTHCONCAT
-          li_cn[16*l +: 16] = 16'd0;
-          lj_cn[16*l +: 16] = 16'd0;
-        end
-    end
-  endgenerate
-
   // ---------------------------------------------------------------- local memory
   // sg_cu_mem's ports. Writes are this cycle's; read addresses are next cycle's (the *_d
   // values), and the words a stage reads in a cycle include the previous cycle's writes
   // (a bank is read only once it is full).
   logic [LANES-1:0] lane_act;           // MAC lane l works this cycle (o < mn)
-  logic [MI*LANES-1:0] ma_addr, mb_addr;  // next cycle's operand addresses
+  logic [MI*LANES-1:0] ma_addr, mb_addr;  // next cycle's operand addresses (sg_cu_addr)
   logic [RB*LANES-1:0] ma_rot, mb_rot;
   logic [LANES-1:0] ma_copy, mb_copy;
-  logic [31:0] arow;            // lane's a row start, relative to the a bank (i K)
-  logic [RB:0] ahead;           // ... its offset in its first beat (0: the row starts a beat)
   logic [32*LANES-1:0] ma_q, mb_q;
   logic [DW-1:0] md_q, mc_q;
-  logic [31:0] mo, mn_o, ai;            // MAC temporaries: lane output index (now, next), a row
-  logic [31:0] abase_d, bbase_d;       // next cycle's bases
   /* verilator lint_off UNUSEDSIGNAL */
   logic [31:0] rd_base_d, acc_base_d;  // next cycle's drain and accum addresses (wrap to MI bits)
   /* verilator lint_on UNUSEDSIGNAL */
-  always_comb begin
-    mo = 32'd0;
-    mn_o = 32'd0;
-    ai = 32'd0;
-    abase_d = cp_sel_d ? 32'(cf_abase1) : 32'(cf_abase0);
-    bbase_d = cp_sel_d ? 32'(cf_bbase1) : 32'(cf_bbase0);
-    lane_act = '0;
-    mb_copy = '0;
-    ma_copy = '0;
-    arow = 32'd0;
-    ahead = '0;
-    // Outside a matmul context nothing reads these: skipping them keeps a fabric's other
-    // units cheap to simulate (a matmul's first MAC cycle comes after its tiles load, so
-    // is_mm is already set in the cycle that computes its addresses).
-    for (int l = 0; l < LANES; l++) begin  // per lane: a '0 of MI*LANES bits trips WIDTHCONCAT
-      ma_addr[MI*l +: MI] = '0;
-      mb_addr[MI*l +: MI] = '0;
-      ma_rot[RB*l +: RB] = '0;
-      mb_rot[RB*l +: RB] = '0;
-    end
-    // Loops with small bodies, not one: Verilator unrolls these (constant slices;
-    // flows/verilator_build.sh), the one loop it did not.
-    if (is_mm) begin
-      for (int l = 0; l < LANES; l++) begin
-        mo = pbase_q + 32'(l);
-        lane_act[l] = mm_go && mm_data && (mo < cur_mn);
-      end
-      // Next cycle's operands (whether or not the MAC works then: a read costs nothing).
-      // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
-      // them into a cell that feeds its own select.
-      for (int l = 0; l < LANES; l++) begin
-        mn_o = pbase_d + 32'(l);
-        ai = cf_bt ? 32'(li_cn[16*l +: 16]) : (mn_o >> cf_log2n);
-        arow = ai * 32'(cf_k);
-        ma_addr[MI*l +: MI] = MI'(abase_d + arow + 32'(k_d));
-        // A_COPIES = 2: word k of row i is in the row's head while it shares the beat that
-        // row i - 1 began (the a bank's base is whole beats)
-        ahead = {1'b0, arow[RB-1:0]};
-        ma_copy[l] = A_COPIES > 1 && ahead != '0 && 32'(ahead) + 32'(k_d) < 32'(W);
-        ma_rot[RB*l +: RB] = RB'(ai);
-      end
-      for (int l = 0; l < LANES; l++) begin
-        mn_o = pbase_d + 32'(l);
-        mb_addr[MI*l +: MI] = MI'(cf_bt ? (bbase_d + 32'(lj_cn[16*l +: 16]) * 32'(cf_k) + 32'(k_d)) :
-                                          (bbase_d + (32'(k_d) << cf_log2n) + (mn_o & nmask)));
-        mb_rot[RB*l +: RB] = cf_bt ? RB'(lj_cn[16*l +: 16]) : RB'(0);
-        // bt: j values below lane 0's have wrapped past N (the pass's second run of rows)
-        mb_copy[l] = cf_bt && (lj_cn[16*l +: 16] < lj_cn[15:0]);
-      end
-    end
-  end
+  sg_cu_addr #(.W(W), .LANES(LANES), .BUF_WORDS(BUF_WORDS), .DYN(DYN), .A_COPIES(A_COPIES)) u_addr (
+    .clk, .rst_n, .run, .mm(is_mm), .bt(cf_bt), .n(cf_n), .k(cf_k), .log2n(cf_log2n),
+    .abase0(cf_abase0), .abase1(cf_abase1), .bbase0(cf_bbase0), .bbase1(cf_bbase1),
+    .step(mm_go && mm_data), .klast, .plast, .p_q, .p_d, .pbase_q, .pbase_d, .k_d, .sel_d(cp_sel_d), .mn(cur_mn),
+    .bt_rdy, .act(lane_act), .a_addr(ma_addr), .b_addr(mb_addr), .a_rot(ma_rot), .b_rot(mb_rot),
+    .a_copy(ma_copy), .b_copy(mb_copy));
   always_comb begin
     // Expand reads its copy beats through the drain's port (never busy in Expand)
     rd_base_d = is_ex ? 32'(cf_abase0) + 32'(ex_oc_d) * 32'(W) :
@@ -1056,7 +810,7 @@ module sg_cu #(
     .a_wrot(is_ex ? RB'(0) : la_rot_q), .a_wdata(d0),
     .b_we(is_mm && fire1 && !mm_tok), .b_wbase(MI'(ld_bbase)), .b_wrot(cf_bt ? lb_rot_q : RB'(0)), .b_wdata(d1),
     // MAC results at the end of a pass (stage 2): lane l -> word o of its output bank
-    .om_we(m2_v && m2_klast), .om_wmask(m2_act), .om_wbase(m2_obase), .om_wdata(acc_n),
+    .om_we(mac_v && m2_klast), .om_wmask(mac_act), .om_wbase(m2_obase), .om_wdata(mac_sum),
     // accum, scan: the running tile
     .oc_we(acc_rs ? rs2_v : (acc_go || (is_sc && fire0)) && k0 == K_DATA),
     .oc_wbase(acc_rs ? rs2_a : MI'(acc_base)), .oc_wdata(wtmp),
@@ -1065,40 +819,21 @@ module sg_cu #(
     .d_from_a(is_ex), .d_rbase(MI'(rd_base_d)), .d_rdata(md_q),
     .c_rbase(MI'(acc_base_d)), .c_rdata(mc_q));
 
-  // MAC array, two stages (a register between the multiply and the add halves the unit's
-  // longest path: block RAM -> bf16 multiply -> fp32 add was 81 logic levels on xc7).
-  // Stage 1 (the k step's cycle): every active lane's product into mpr_q, with what stage 2
-  // needs to know of the step (m2_*). Stage 2 (the next cycle): the product is added into the
-  // lane's sum; at a pass's last k step the sums go to the output bank, and after a tile's
-  // last pass its bank is full. Stage 2 depends on registers only, so stage 1 runs the next
-  // step meanwhile: only a data tile's output is one cycle later.
-  logic [32*LANES-1:0] mpr_n, mpr_q;
-  logic m2_v, m2_kfirst, m2_klast, m2_fin, m2_osel;
-  logic [LANES-1:0] m2_act;
+  // MAC array, two stages (sg_cu_mac): stage 1 in the k step's cycle, stage 2 (the add) in
+  // the next. What stage 2 needs to know of the step goes along (m2_*): at a pass's last k
+  // step the sums go to the output bank, and after a tile's last pass its bank is full.
+  // Stage 1 runs the next step meanwhile: only a data tile's output is one cycle later.
+  logic mac_v;                        // MAC stage 2 works this cycle ...
+  logic [LANES-1:0] mac_act;          // ... on these lanes
+  logic m2_klast, m2_fin, m2_osel;
   logic [MI-1:0] m2_obase;
   logic [2:0] m2_stop;
   logic [31:0] m2_words;
-  always_comb begin
-    mpr_n = mpr_q;
-    if (mm_go && mm_data)
-      for (int l = 0; l < LANES; l++)
-        if (lane_act[l])
-          mpr_n[32*l +: 32] = (BF16 != 0) ? sg_fp_pkg::bf16_mul(ma_q[32*l +: 32], mb_q[32*l +: 32])
-                                          : sg_fp_pkg::fp32_mul(ma_q[32*l +: 32], mb_q[32*l +: 32]);
-  end
-  always_comb begin
-    acc_n = acc;
-    if (m2_v)
-      for (int l = 0; l < LANES; l++)
-        if (m2_act[l]) acc_n[32*l +: 32] = fadd(m2_kfirst ? 32'h0 : acc[32*l +: 32], mpr_q[32*l +: 32]);
-  end
+  sg_cu_mac #(.LANES(LANES), .BF16(BF16), .NEAR_FAR(NEAR_FAR)) u_mac (
+    .clk, .rst_n, .go(run && mm_go && mm_data), .act(lane_act), .kfirst, .a(ma_q), .b(mb_q),
+    .sum_v(mac_v), .sum_act(mac_act), .sum(mac_sum));
   always_ff @(posedge clk) begin
-    mpr_q <= mpr_n;
-    if (m2_v) acc <= acc_n;
-    m2_v <= rst_n && run && mm_go && mm_data;
     m2_fin <= rst_n && run && mm_go && mm_data && klast && plast;
-    m2_act <= lane_act;
-    m2_kfirst <= kfirst;
     m2_klast <= klast;
     m2_obase <= MI'(obase_y + pbase_q);
     m2_osel <= cp_osel_q;
@@ -1113,55 +848,14 @@ module sg_cu #(
       dtmp[32*w +: 32] = (!is_ex && (ob_zero_q[dr_sel_q] || (dr_words + 32'(w) >= dr_lim))) ?
                          32'h0 : md_q[32*w +: 32];
 
-  // W-word unit: one fp32_add and one fp32_mul per word, shared by accum and scan (old +
-  // x, the first tile of a group +0 + x), accum rescale (old * y + x: the multiplier in the
-  // cycle the beat is taken, the adder on the registered products in the next, rs2_*), add
-  // (x + y), sub (x + -y), mul (x * y), silu (x * sigmoid(x)) and rowscale (x * the row's
-  // scalar); exp and recip finish here what g_ahead began. Rescale's multiply and add in one
-  // cycle were the attention unit's longest path (67 logic levels on xc7, docs/results/fpga.md).
+  // W-word unit and its functions (sg_cu_word): accum, scan, accum rescale (its second stage
+  // the cycle after the beat is taken, rs2_*), add, sub, mul, silu, rowscale, exp, recip.
   logic [DW-1:0] wtmp;          // W-word unit results (accum rescale: of the rs2 beat)
-  logic [DW-1:0] rs_pn;         // accum rescale: this beat's products old * a, for rs2_p
   logic [DW-1:0] xtmp;          // scan max exclusive: the running max before the beat (-inf first)
-  logic [31:0] x, y, sm;        // word temporaries
-  logic [31:0] av, bv, pr;      // operand / product temporaries
-  localparam int EK_W = sg_fp_pkg::EXP_ROW_W + 10;
-  logic [EK_W-1:0] ek;          // exp: sg_fp_pkg::exp_key of g_ahead's exp_shift
-  logic [31:0] r0;              // recip: the seed
-  always_comb begin
-    wtmp = '0;
-    xtmp = '0;
-    rs_pn = '0;
-    {x, y, sm, av, bv, pr, r0} = '0;
-    ek = '0;
-    if (wu_go || acc_rs) begin
-      for (int w = 0; w < W; w++) begin
-        x = d0[32*w +: 32];
-        y = d1[32*w +: 32];
-        av = ((is_acc || is_sc) && acc_has_q) ? mc_q[32*w +: 32] : 32'h0;
-        if (DYN != 0 && cf_func == F_SCANMAXX) xtmp[32*w +: 32] = acc_has_q ? av : 32'hFF80_0000;
-        bv = (cf_func == F_SILU) ? sig_q[32*w +: 32] : (cf_func == F_ROWSCALE) ? rs_sc : y;
-        pr = (MUL != 0) ? sg_fp_pkg::fp32_mul(acc_rs ? av : x, bv) : 32'h0;
-        rs_pn[32*w +: 32] = pr;
-        sm = fadd(acc_rs ? rs2_p[32*w +: 32] : (is_acc || is_sc) ? av : x,
-                  acc_rs ? rs2_x[32*w +: 32] : (is_acc || is_sc) ? x : {y[31] ^ (cf_func == F_SUB), y[30:0]});
-        if (ATTN != 0 && cf_func == F_RECIP) begin
-          // la_q holds p, x's significand times its seed r0. r0 is looked up again from x
-          // instead of being registered with la_q: the table reads beside recip_finish's
-          // first steps, off the longest path (registering it would trade this second table
-          // for 23 flip-flops a word; not measured).
-          r0 = {9'h07E, sg_attn_lut::recip_seed(x[22:15])};
-          wtmp[32*w +: 32] = sg_fp_pkg::recip_finish(x, r0, la_q[32*w +: 32]);
-        end else if ((ATTN != 0 && cf_func == F_ACCMAX) || (DYN != 0 && (cf_func == F_SCANMAX || cf_func == F_SCANMAXX))) begin
-          wtmp[32*w +: 32] = acc_has_q ? sg_fp_pkg::fp32_max(av, x) : x;
-        end else if (ATTN != 0 && cf_func == F_EXP) begin
-          ek = sg_fp_pkg::exp_key(la_q[32*w +: sg_fp_pkg::EXP_SH_W]);
-          wtmp[32*w +: 32] = sg_fp_pkg::exp_pack(ek[EK_W-1 -: 10], sg_attn_lut::exp_mant(ek[sg_fp_pkg::EXP_ROW_W-1:0]));
-        end else begin
-          wtmp[32*w +: 32] = (cf_func == F_SILU || cf_func == F_MUL || cf_func == F_ROWSCALE) ? pr : sm;
-        end
-      end
-    end
-  end
+  sg_cu_word #(.W(W), .DYN(DYN), .ATTN(ATTN), .SILU(SILU), .MUL(MUL), .NEAR_FAR(NEAR_FAR)) u_word (
+    .clk, .func(cf_func), .idx(cf_idx), .x_next(in0_next[DW-1:0]), .go(wu_go || acc_rs), .running(is_acc || is_sc),
+    .rescale(acc_rs), .rescale_take(acc_rs && acc_go), .has(acc_has_q), .x(d0), .y(d1), .old(mc_q),
+    .res(wtmp), .res_excl(xtmp));
 
   // accum rescale's second stage (above). The hazards compare the address the beat now taken
   // wrote with what the next cycle's accum and drain reads were addressed to (acc_base_d,
@@ -1170,11 +864,7 @@ module sg_cu #(
     rs2_v <= rst_n && acc_rs && acc_go && k0 == K_DATA;
     rs2_hz <= rst_n && acc_rs && acc_go && k0 == K_DATA && MI'(acc_base_d) == MI'(acc_base);
     rs2_dhz <= rst_n && acc_rs && acc_go && k0 == K_DATA && MI'(rd_base_d) == MI'(acc_base);
-    if (acc_rs && acc_go) begin
-      rs2_a <= MI'(acc_base);
-      rs2_p <= rs_pn;
-      rs2_x <= d0;
-    end
+    if (acc_rs && acc_go) rs2_a <= MI'(acc_base);
   end
 
   // ---------------------------------------------------------------- main block

@@ -226,6 +226,20 @@ package sg_fp_pkg;
     else fp32_add_sp = fp32_round_pack(x[31], e, n[25:3], n[2], |n[1:0]);
   endfunction
 
+  // a + b by the adder a compute unit's NEAR_FAR parameter chooses (the two give the same bit
+  // patterns; sg_cu.sv header). The simulation body (SG_SIM_BODY, flows/verilator_build.sh)
+  // always takes the single path: Verilator evaluates both of fp32_add's paths, and Yosys
+  // proves the two adders equal (tests/formal/equiv_prims.sh).
+  /* verilator lint_off UNUSEDSIGNAL */  // near_far: not read by the simulation body
+  function automatic logic [31:0] fp32_add_by(input int near_far, input logic [31:0] a, input logic [31:0] b);
+  /* verilator lint_on UNUSEDSIGNAL */
+`ifdef SG_SIM_BODY
+    fp32_add_by = fp32_add_sp(a, b);
+`else
+    fp32_add_by = (near_far != 0) ? fp32_add(a, b) : fp32_add_sp(a, b);
+`endif
+  endfunction
+
   // a * b (binary32 bit patterns in and out).
   function automatic logic [31:0] fp32_mul(input logic [31:0] a, input logic [31:0] b);
     logic a_zero, b_zero, a_inf, b_inf, a_nan, b_nan, sgn;

@@ -44,7 +44,7 @@ foreach(v "fp32;0;1;+define+SG_SIM_BODY" "bf16;1;1;" "static;0;0;")
   list(GET v 2 dyn)
   list(GET v 3 body)
   sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=8 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=${dyn} -GATTN=${dyn} ${body}"
-                  ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_prim_bank_arb.sv ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
+                  ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_CU_PARTS} ${SG_RTL}/sg_cu.sv)
 endforeach()
 # LANES = W = 4: sg_cu_mem's banked memory (fp32 with a held twice, A_COPIES = 2, for rows
 # that are not whole beats; bf16_fp32 with one a copy and without silu's table, SILU = 0);
@@ -57,9 +57,26 @@ foreach(v "bank;0;1;2;" "banks;0;1;2;+define+SG_SIM_BODY" "bankbf;1;0;1;")
   list(GET v 3 ac)
   list(GET v 4 body)
   sg_rtl_verilate(test_rtl_cu Vsg_cu_${tag} sg_cu "-GW=4 -GLANES=4 -GBUF_WORDS=256 -GBF16=${bf} -GDYN=1 -GATTN=1 -GSILU=${silu} -GBANKED=1 -GA_COPIES=${ac} ${body}"
-                  ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_prim_bank_arb.sv ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
+                  ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_CU_PARTS} ${SG_RTL}/sg_cu.sv)
 endforeach()
 add_test(NAME rtl_units_cu COMMAND test_rtl "[cu]")
+
+# ---- sg_cu's parts alone (sg_cu.sv implementation note), W = 4, LANES = 4: the MAC array
+# (fp32 with the synthesis body's near/far adder, bf16 with the simulation body's), the
+# operand addresses (DYN = 1 for bt, A_COPIES = 2 for ragged rows), the W-word unit with
+# every function (ATTN = DYN = SILU = MUL = 1) and the rowmax / rowsum tree.
+sg_rtl_test(test_rtl_cu_parts)
+sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_mac_fp32 sg_cu_mac "-GLANES=4 -GBF16=0" ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mac.sv)
+sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_mac_bf16 sg_cu_mac "-GLANES=4 -GBF16=1 +define+SG_SIM_BODY"
+                ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mac.sv)
+sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_addr sg_cu_addr "-GW=4 -GLANES=4 -GBUF_WORDS=256 -GDYN=1 -GA_COPIES=2"
+                ${SG_UNITS_PKG} ${SG_RTL}/sg_cu_addr.sv)
+sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_word sg_cu_word "-GW=4 -GDYN=1 -GATTN=1 -GSILU=1 -GMUL=1"
+                ${SG_UNITS_PKG} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_word.sv)
+# (alone, the tree reads few of sg_beat_pkg's constants: -Wno-UNUSEDPARAM)
+sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_rowred sg_cu_rowred "-GW=4 -GATTN=1 -Wno-UNUSEDPARAM"
+                ${SG_RTL}/sg_beat_pkg.sv ${SG_FP_DEPS} ${SG_RTL}/sg_cu_rowred.sv)
+add_test(NAME rtl_units_cu_parts COMMAND test_rtl "[cu_parts]")
 
 # ---- sg_mu: W=4, 256 words (two halves of 128), CPB 1 and 3; without the route and combine
 # modes (Vsg_mu_c<CPB>, ROUTE=0) and with them (Vsg_mu_r<CPB>, ROUTE=1: sg_route and
@@ -98,7 +115,7 @@ sg_rtl_lint(rtl_units sg_cu "cu_small|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0"
             "cu_single_path_sim|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0 -GNEAR_FAR=0 +define+SG_SIM_BODY"
             "cu_nomul|-GW=2 -GLANES=1 -GBUF_WORDS=128 -GBF16=1 -GDYN=0 -GSILU=0 -GMUL=0 -GBANKED=1"
             "cu_nomul_dyn|-GW=4 -GLANES=2 -GBUF_WORDS=64 -GBF16=0 -GDYN=1 -GATTN=1 -GSILU=0 -GMUL=0"
-            SOURCES ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_RTL}/sg_prim_bank_arb.sv ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu.sv)
+            SOURCES ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_CU_PARTS} ${SG_RTL}/sg_cu.sv)
 sg_rtl_lint(rtl_units sg_mu "mu_small|-GW=2 -GWORDS=64 -GCPB=3" "mu_big|-GW=16 -GWORDS=16384 -GCPB=1"
             SOURCES ${SG_UNIT_DEPS} ${SG_RTL}/sg_mu.sv)
 sg_rtl_lint(rtl_units sg_mu "mu_route_small|-GW=4 -GWORDS=256 -GCPB=3 -GROUTE=1"

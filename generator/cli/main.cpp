@@ -355,6 +355,9 @@ int main(int argc, char** argv) {
                        "an earlier --csv file: rows --only leaves out are taken from it where it has the same arch, "
                        "target, part, unit and parameters (status reused), so that the fabric row sums runs made apart")
       ->check(CLI::ExistingFile);
+  synthCmd->add_flag("--cu-parts", syo.cuParts,
+                     "also synthesize the compute unit's parts (cu.mem, cu.addr, cu.mac, cu.word, cu.rowred) out of "
+                     "context, a row each beside the unit's (not in the fabric sum)");
   synthCmd->add_flag("--pnr", syo.pnr,
                      "ice40: also place and route each unit that fits the part with nextpnr-ice40 (out of context, "
                      "ports serialized) and report its Fmax");

@@ -233,7 +233,9 @@ struct TopEmitter {
 
 const std::vector<std::string>& templateFiles() {
   static const std::vector<std::string> f = {"sg_beat_pkg.sv", "sg_fp_pkg.sv", "sg_ctx_seq.sv", "sg_sec_seq.sv", "sg_fifo.sv",
-                                             "sg_ag.sv",       "sg_prim_bank_arb.sv", "sg_cu_mem.sv", "sg_cu.sv", "sg_mu.sv"};
+                                             "sg_ag.sv",       "sg_prim_bank_arb.sv", "sg_cu_mem.sv", "sg_cu_addr.sv",
+                                             "sg_cu_mac.sv",   "sg_cu_word.sv",       "sg_cu_rowred.sv", "sg_cu.sv",
+                                             "sg_mu.sv"};
   return f;
 }
 

@@ -89,10 +89,10 @@ std::string paramText(const std::vector<TemplateParam>& ps) {
 // Whether compute-unit row `row` was given parameter `name` = `value` (its params text is
 // paramText's "NAME=VALUE ..."; whole words are compared).
 bool cuParamIs(const SynthRow& row, const std::string& name, const std::string& value) {
-  return row.unit == "cu" && (" " + row.params + " ").find(" " + name + "=" + value + " ") != std::string::npos;
+  return (row.unit == "cu" || row.unit.rfind("cu.", 0) == 0) && (" " + row.params + " ").find(" " + name + "=" + value + " ") != std::string::npos;
 }
 
-// Yosys's resource sharing (`share`) as run for a row: "off" for a compute unit with the
+// Yosys's resource sharing (`share`) as run for a row: "off" for a compute unit (or part) with the
 // attention datapath (ATTN = 1), whose rowsum tree and elementwise unit hold many exclusive
 // fp32 adders: the pass's SAT problems (218,000 variables) ran out of 20 GiB there, with
 // and without -fast.
@@ -193,6 +193,36 @@ void runPnr(const fs::path& rtl, const SynthOptions& o, const Part& part, SynthR
 
 }  // namespace
 
+std::vector<SynthRow> cuPartRows(const SynthRow& cu) {
+  std::map<std::string, std::string> p;
+  for (size_t pos = 0; pos < cu.params.size();) {
+    const size_t end = std::min(cu.params.find(' ', pos), cu.params.size());
+    const std::string kv = cu.params.substr(pos, end - pos);
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) p[kv.substr(0, eq)] = kv.substr(eq + 1);
+    pos = end + 1;
+  }
+  auto pick = [&](std::initializer_list<const char*> names) {
+    std::string s;
+    for (const char* n : names) {
+      auto it = p.find(n);
+      if (it == p.end())
+        throw std::invalid_argument(fmt::format("compute unit parameters '{}' have no {}", cu.params, n));
+      s += fmt::format("{}{}={}", s.empty() ? "" : " ", n, it->second);
+    }
+    return s;
+  };
+  const std::string bCopies = pick({"DYN"}) == "DYN=0" ? "1" : "2";
+  std::vector<SynthRow> rows = {
+      newRow("cu.mem", "sg_cu_mem", pick({"W", "LANES", "BUF_WORDS", "BANKED"}) + " B_COPIES=" + bCopies + " " + pick({"A_COPIES"}), ""),
+      newRow("cu.addr", "sg_cu_addr", pick({"W", "LANES", "BUF_WORDS", "DYN", "A_COPIES"}), ""),
+      newRow("cu.mac", "sg_cu_mac", pick({"LANES", "BF16", "NEAR_FAR"}), ""),
+      newRow("cu.word", "sg_cu_word", pick({"W", "DYN", "ATTN", "SILU", "MUL", "NEAR_FAR"}), ""),
+      newRow("cu.rowred", "sg_cu_rowred", pick({"W", "ATTN", "NEAR_FAR"}), "")};
+  for (SynthRow& r : rows) r.count = cu.count;
+  return rows;
+}
+
 int64_t pathLutLevels(const std::string& ltpText) {
   static const std::regex re(R"(\(via ltp_lut(ram)?_\d+\))");
   return std::distance(std::sregex_iterator(ltpText.begin(), ltpText.end(), re), std::sregex_iterator());
@@ -250,7 +280,8 @@ std::vector<SynthCsvRow> readSynthCsv(const std::string& text, const std::string
 SynthRow fabricRow(const std::vector<SynthRow>& rows, bool overridden) {
   SynthRow fabric = newRow("fabric", "", "", overridden ? "overridden" : "ok");
   for (const SynthRow& row : rows) {
-    if (row.unit == "axi") continue;  // the wrapper is not part of the fabric
+    // the wrapper is not part of the fabric; a compute unit's parts are counted in its row
+    if (row.unit == "axi" || row.unit.rfind("cu.", 0) == 0) continue;
     fabric.seconds += row.seconds;
     if (overridden) continue;
     SynthCounts& t = fabric.c;
@@ -308,12 +339,19 @@ SynthReport runSynth(const SynthOptions& o) {
   for (const std::string& s : o.sets)
     if (std::none_of(r.rows.begin(), r.rows.end(), [&](const SynthRow& row) { return s.rfind(row.unit + ".", 0) == 0; }))
       throw std::invalid_argument(fmt::format("--set {}: architecture '{}' has no such unit kind (ag, cu, mu)", s, a.name));
+  if (o.cuParts) {
+    auto cu = std::find_if(r.rows.begin(), r.rows.end(), [](const SynthRow& row) { return row.unit == "cu"; });
+    if (cu == r.rows.end()) throw std::invalid_argument(fmt::format("--cu-parts: architecture '{}' has no compute unit", a.name));
+    const std::vector<SynthRow> parts = cuPartRows(*cu);
+    r.rows.insert(cu + 1, parts.begin(), parts.end());
+  }
   r.rows.push_back(newRow("top", "sg_top", "", ""));
   r.rows.push_back(newRow("axi", "sg_axi_top", "", ""));  // the wrapper around sg_top (docs/axi.md)
   for (const std::string& name : o.only)
     if (std::none_of(r.rows.begin(), r.rows.end(), [&](const SynthRow& row) { return row.unit == name; }))
-      throw std::invalid_argument(
-          fmt::format("--only {}: architecture '{}' has no such row (ag, cu, mu, top, axi)", name, a.name));
+      throw std::invalid_argument(fmt::format(
+          "--only {}: architecture '{}' has no such row (ag, cu, mu, top, axi; with --cu-parts cu.mem, cu.addr, "
+          "cu.mac, cu.word, cu.rowred)", name, a.name));
   // The fabric's Verilog, written only once the options are known to be good.
   fs::create_directories(rtl);
   std::string filelist;
@@ -342,7 +380,8 @@ SynthReport runSynth(const SynthOptions& o) {
       continue;
     }
     runJob(rtl, row.unit == "top" ? blackboxes : row.unit == "axi" ? "sg_top" : "", o, row);
-    if (o.pnr && row.status == "ok" && row.unit != "top" && row.unit != "axi") runPnr(rtl, o, part, row);
+    if (o.pnr && row.status == "ok" && row.unit != "top" && row.unit != "axi" && row.unit.rfind("cu.", 0) != 0)
+      runPnr(rtl, o, part, row);
   }
   // With --set the units are not the arch's: the fabric row keeps only the seconds.
   r.rows.push_back(fabricRow(r.rows, !o.sets.empty()));
@@ -351,28 +390,29 @@ SynthReport runSynth(const SynthOptions& o) {
 
 std::string synthTable(const SynthReport& r) {
   std::string s = fmt::format("# stepgen synth: architecture '{}', target {}, part {}\n", r.arch, r.target, r.part);
-  s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7} {:>8} {:>6} {:>4} {:>9}  {}\n", "unit", "count", "LUT",
+  s += fmt::format("{:<9} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7} {:>8} {:>6} {:>4} {:>9}  {}\n", "unit", "count", "LUT",
                    "FF", "carry", "DSP", "BRAM", "LUT-RAM", "levels", "LUTs", "yosys s", "status / parameters");
   for (const SynthRow& row : r.rows) {
     const bool ok = row.status == "ok" || row.status == "reused" || row.unit == "fabric";
-    s += fmt::format("{:<7} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7.1f} {:>8} {:>6} {:>4} {:>9.1f}  {}{}\n", row.unit,
+    s += fmt::format("{:<9} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7.1f} {:>8} {:>6} {:>4} {:>9.1f}  {}{}\n", row.unit,
                      row.count, ok ? std::to_string(row.c.luts) : "-", ok ? std::to_string(row.c.ffs) : "-",
                      row.c.carries, row.c.dsps, row.c.brams, row.c.lutrams, row.c.logicLevels, row.c.lutLevels,
                      row.seconds, row.status, row.params.empty() ? "" : " " + row.params);
     if (row.status == "flat-memory")
-      s += fmt::format("{:<7} not synthesized: compute_unit.memory is flat (2W + 2 lanes read ports; "
+      s += fmt::format("{:<9} not synthesized: compute_unit.memory is flat (2W + 2 lanes read ports; "
                        "`memory: banked` needs lanes <= W)\n", "");
     if (row.pnrStatus == "placed")
-      s += fmt::format("{:<7} place and route ({}, out of context): Fmax {:.1f} MHz, {} logic cells, {} block RAMs, "
+      s += fmt::format("{:<9} place and route ({}, out of context): Fmax {:.1f} MHz, {} logic cells, {} block RAMs, "
                        "{:.1f} s\n", "", r.part, row.fmaxMhz, row.pnrLcs, row.pnrRams, row.pnrSeconds);
     else if (row.pnrLcs > 0)
-      s += fmt::format("{:<7} place and route ({}): {}, {} logic cells needed\n", "", r.part, row.pnrStatus, row.pnrLcs);
+      s += fmt::format("{:<9} place and route ({}): {}, {} logic cells needed\n", "", r.part, row.pnrStatus, row.pnrLcs);
     else if (!row.pnrStatus.empty())
-      s += fmt::format("{:<7} place and route ({}): {}\n", "", r.part, row.pnrStatus);
+      s += fmt::format("{:<9} place and route ({}): {}\n", "", r.part, row.pnrStatus);
   }
   const SynthCounts& f = r.rows.back().c;
-  s += fmt::format("per instance for units and top; axi = the AXI wrapper's own logic (sg_top a black box); fabric = "
-                   "top + count x unit (without axi); levels = combinational cells on the longest path, "
+  s += fmt::format("per instance for units and top; axi = the AXI wrapper's own logic (sg_top a black box); cu.* = "
+                   "the compute unit's parts, each out of context (the rest of cu is its control); fabric = "
+                   "top + count x unit (without axi and cu.*); levels = combinational cells on the longest path, "
                    "LUTs = the LUTs among them. {} ({} LUT, {} FF, {} BRAM, {} DSP): "
                    "{:.1f} % LUT, {:.1f} % FF, {:.1f} % BRAM, {:.1f} % DSP{}\n",
                    r.part, r.partLuts, r.partFfs, r.partBrams, r.partDsps, 100.0 * double(f.luts) / double(r.partLuts),

@@ -27,6 +27,9 @@ struct SynthOptions {
   /// ice40 only: place and route every unit row that synthesized and fits the part with
   /// nextpnr-ice40, out of context (flows/ice40_pnr_one.sh), for its Fmax.
   bool pnr = false;
+  /// Also synthesize the compute unit's parts out of context (cuPartRows), each a row of its
+  /// own beside the unit's, not in the fabric sum: where the unit's LUTs and levels are.
+  bool cuParts = false;
   /// An earlier `--csv` file (synthCsv's columns). Each row that --only leaves out is taken
   /// from it when it holds a synthesized row (status ok or reused) of the same arch, target,
   /// part, unit, module and parameters; that row's status becomes "reused" and the fabric
@@ -52,7 +55,9 @@ struct SynthCounts {
 
 /// One row of the report: a unit kind, the top, or the whole fabric.
 struct SynthRow {
-  std::string unit;     ///< "ag", "cu", "mu", "top", "axi" (the AXI wrapper, not in the fabric sum) or "fabric"
+  /// "ag", "cu", "mu", "top", "axi" (the AXI wrapper, not in the fabric sum), a compute unit's
+  /// part "cu.mem", "cu.addr", "cu.mac", "cu.word" or "cu.rowred" (not in the sum), or "fabric"
+  std::string unit;
   std::string module;   ///< sg_ag, sg_cu, sg_mu, sg_top, sg_axi_top ("" for the fabric)
   std::string params;   ///< "W=16 LANES=16 ..." as synthesized
   int count = 1;        ///< instances in the fabric
@@ -77,6 +82,15 @@ struct SynthRow {
 /// every path cell renamed ltp_<kind>_<n>): the steps "via ltp_lut_*" and "via ltp_lutram_*".
 /// 0 for a report without such names.
 int64_t pathLutLevels(const std::string& ltpText);
+
+/// The rows of a compute unit's parts (rtl_templates/sg_cu.sv implementation note: sg_cu_mem,
+/// sg_cu_addr, sg_cu_mac, sg_cu_word, sg_cu_rowred), each with the parameters sg_cu gives it
+/// (derived from the unit row's `params`; sg_cu_mem's B_COPIES = 2 with DYN = 1, else 1), its
+/// count the unit's, its status empty. The unit's own control (configuration, handshakes,
+/// loaders, drain, output register) has no row: it is the unit's figures less the parts'.
+/// Errors: std::invalid_argument for a unit row without W, LANES, BUF_WORDS, DYN, A_COPIES,
+/// BANKED, BF16, ATTN, SILU, MUL or NEAR_FAR.
+std::vector<SynthRow> cuPartRows(const SynthRow& cu);
 
 /// One row of a synthCsv file with the columns that name its run.
 struct SynthCsvRow {

@@ -12,6 +12,9 @@ set(SG_ATTN_LUT ${STEPGEN_ROOT}/tests/rtl/sg_attn_lut.sv)
 # What every unit template needs before itself (packages first).
 set(SG_UNIT_DEPS ${SG_UNITS_PKG} ${SG_RTL}/sg_beat_pkg.sv ${SG_RTL}/sg_ctx_seq.sv)
 set(SG_FP_DEPS ${SG_SIGMOID_LUT} ${SG_ATTN_LUT} ${SG_RTL}/sg_fp_pkg.sv)
+# The compute unit's parts (sg_cu.sv's implementation note), which sg_cu instantiates.
+set(SG_CU_PARTS ${SG_RTL}/sg_prim_bank_arb.sv ${SG_RTL}/sg_cu_mem.sv ${SG_RTL}/sg_cu_addr.sv ${SG_RTL}/sg_cu_mac.sv
+    ${SG_RTL}/sg_cu_word.sv ${SG_RTL}/sg_cu_rowred.sv)
 
 # All unit-level RTL tests are one Catch2 executable, test_rtl: Verilator's runtime and the
 # generator sources the tests need are then compiled once, not once per unit (a fresh build

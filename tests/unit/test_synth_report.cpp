@@ -3,6 +3,12 @@
 // flows/fpga_synth_one.sh gives them.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <set>
+#include <sstream>
+
 #include "fpga/synth.hpp"
 
 using stepgen::pathLutLevels;
@@ -46,10 +52,11 @@ stepgen::SynthRow row(const std::string& unit, int count, int64_t luts, int64_t 
 }  // namespace
 
 TEST_CASE("synth: the fabric row sums count x unit and the top, not the wrapper", "[fpga]") {
-  // 6 x 100 + 2 x 50 + 7 x 1000 + 500 LUTs; the wrapper's 9,999 are not part of the fabric.
+  // 6 x 100 + 2 x 50 + 7 x 1000 + 500 LUTs; the wrapper's 9,999 are not part of the fabric,
+  // nor are the compute unit's parts (cu.mac: in cu's 1000 already).
   std::vector<stepgen::SynthRow> rows = {row("ag", 6, 100, 20, "ok"), row("mu", 2, 50, 9, "ok"),
                                          row("cu", 7, 1000, 46, "reused"), row("top", 1, 500, 12, "ok"),
-                                         row("axi", 1, 9999, 99, "ok")};
+                                         row("axi", 1, 9999, 99, "ok"), row("cu.mac", 7, 777, 88, "ok")};
   stepgen::SynthRow f = stepgen::fabricRow(rows, false);
   CHECK(f.status == "ok");
   CHECK(f.c.luts == 8200);
@@ -110,4 +117,51 @@ TEST_CASE("synth: --reuse names the file, line and column of a bad CSV", "[fpga]
   std::string bad = good;
   bad.replace(bad.find(",4075,"), 6, ",40x5,");
   CHECK_THROWS_WITH(stepgen::readSynthCsv(bad, "r.csv"), Contains("r.csv:2:16: field 4: '40x5' is not a whole number"));
+}
+
+namespace {
+// The parameters module `name` declares (its `parameter int X`, not its localparams), read
+// from the template itself.
+std::set<std::string> declaredParams(const std::string& module) {
+  std::ifstream f(std::string(STEPGEN_ROOT) + "/rtl_templates/" + module + ".sv");
+  REQUIRE(f.good());
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::set<std::string> names;
+  static const std::regex re(R"(\n\s*parameter int (\w+))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
+    names.insert((*it)[1]);
+  return names;
+}
+std::set<std::string> namesOf(const std::string& params) {
+  std::set<std::string> names;
+  std::istringstream in(params);
+  for (std::string kv; in >> kv;) names.insert(kv.substr(0, kv.find('=')));
+  return names;
+}
+}  // namespace
+
+TEST_CASE("synth: the compute unit's parts get the parameters sg_cu gives them", "[fpga]") {
+  stepgen::SynthRow cu = row("cu", 7, 1000, 46, "");
+  cu.params = "W=16 LANES=8 BUF_WORDS=16384 BF16=1 DYN=0 ATTN=1 SILU=1 MUL=1 BANKED=1 A_COPIES=2 NEAR_FAR=0";
+  const std::vector<stepgen::SynthRow> parts = stepgen::cuPartRows(cu);
+  REQUIRE(parts.size() == 5);
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"sg_cu_mem", "W=16 LANES=8 BUF_WORDS=16384 BANKED=1 B_COPIES=1 A_COPIES=2"},
+      {"sg_cu_addr", "W=16 LANES=8 BUF_WORDS=16384 DYN=0 A_COPIES=2"},
+      {"sg_cu_mac", "LANES=8 BF16=1 NEAR_FAR=0"},
+      {"sg_cu_word", "W=16 DYN=0 ATTN=1 SILU=1 MUL=1 NEAR_FAR=0"},
+      {"sg_cu_rowred", "W=16 ATTN=1 NEAR_FAR=0"}};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    INFO(parts[i].module);
+    CHECK(parts[i].module == want[i].first);
+    CHECK(parts[i].unit == "cu." + want[i].first.substr(6));
+    CHECK(parts[i].params == want[i].second);
+    CHECK(parts[i].count == 7);
+    // every parameter the module declares, and no other
+    CHECK(namesOf(parts[i].params) == declaredParams(parts[i].module));
+  }
+  cu.params = "W=16 LANES=8 BUF_WORDS=16384 BF16=1 DYN=1 ATTN=1 SILU=1 MUL=1 BANKED=1 A_COPIES=2 NEAR_FAR=0";
+  CHECK(stepgen::cuPartRows(cu)[0].params == "W=16 LANES=8 BUF_WORDS=16384 BANKED=1 B_COPIES=2 A_COPIES=2");
+  cu.params = "W=16 LANES=8";
+  CHECK_THROWS_AS(stepgen::cuPartRows(cu), std::invalid_argument);
 }
