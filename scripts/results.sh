@@ -45,6 +45,7 @@ tables=(
 "random_graphs_501_1000|heavy|$R/random_graphs_501_1000.csv|$sg study random --first 501 --seeds 500 -o $W/random2 --csv $R/random_graphs_501_1000.csv"
 "bench|heavy|$R/bench.md|$sg bench -o $W/bench --report $R/bench.md"
 "fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $sg $W/fpga $R/fpga.csv"
+"fpga_cu_parts|heavy|$R/fpga_cu_parts.csv|$sg synth --arch arch/default.yaml --target xc7 --only cu,cu.mem,cu.addr,cu.mac,cu.word,cu.rowred --cu-parts --timeout 7200 --mem-limit-gb 20 -o $W/fpga_cu_parts --csv $R/fpga_cu_parts.csv"
 "fpga_lane|heavy|$R/fpga_lane.csv|bash flows/fpga_lane.sh $W/fpga_lane > $W/fpga_lane.csv && mv $W/fpga_lane.csv $R/fpga_lane.csv"
 "yosys_fabric|heavy|$R/yosys_fabric.md|bash flows/synth_fabric.sh $sg $W/yosys_fabric"
 "test_tiers_default|default|$R/test_tiers_default.md|bash scripts/tier_times.sh --work $W/tiers_default"
