@@ -116,6 +116,18 @@ sg_rtl_lint(rtl_units sg_cu "cu_small|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GBF16=0"
             "cu_nomul|-GW=2 -GLANES=1 -GBUF_WORDS=128 -GBF16=1 -GDYN=0 -GSILU=0 -GMUL=0 -GBANKED=1"
             "cu_nomul_dyn|-GW=4 -GLANES=2 -GBUF_WORDS=64 -GBF16=0 -GDYN=1 -GATTN=1 -GSILU=0 -GMUL=0"
             SOURCES ${SG_UNIT_DEPS} ${SG_FP_DEPS} ${SG_CU_PARTS} ${SG_RTL}/sg_cu.sv)
+# the compute unit's parts alone, as `stepgen synth --cu-parts` synthesizes them (-Wno-UNUSEDPARAM:
+# alone, a part reads few of the packages' constants)
+sg_rtl_lint(rtl_units sg_cu_addr "cu_addr|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -GDYN=1 -GA_COPIES=2 -Wno-UNUSEDPARAM"
+            "cu_addr_static|-GW=2 -GLANES=3 -GBUF_WORDS=100 -GDYN=0 -Wno-UNUSEDPARAM"
+            SOURCES ${SG_UNITS_PKG} ${SG_RTL}/sg_cu_addr.sv)
+sg_rtl_lint(rtl_units sg_cu_mac "cu_mac|-GLANES=16 -GBF16=1" "cu_mac_sim|-GLANES=3 -GBF16=0 -GNEAR_FAR=0 +define+SG_SIM_BODY"
+            SOURCES ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mac.sv)
+sg_rtl_lint(rtl_units sg_cu_word "cu_word|-GW=16 -GDYN=1 -GATTN=1 -GSILU=1 -GMUL=1 -Wno-UNUSEDPARAM"
+            "cu_word_nomul|-GW=2 -GDYN=0 -GATTN=0 -GSILU=0 -GMUL=0 -Wno-UNUSEDPARAM"
+            SOURCES ${SG_UNITS_PKG} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_word.sv)
+sg_rtl_lint(rtl_units sg_cu_rowred "cu_rowred|-GW=16 -GATTN=1 -Wno-UNUSEDPARAM" "cu_rowred_w1|-GW=1 -GATTN=1 -Wno-UNUSEDPARAM"
+            SOURCES ${SG_RTL}/sg_beat_pkg.sv ${SG_FP_DEPS} ${SG_RTL}/sg_cu_rowred.sv)
 sg_rtl_lint(rtl_units sg_mu "mu_small|-GW=2 -GWORDS=64 -GCPB=3" "mu_big|-GW=16 -GWORDS=16384 -GCPB=1"
             SOURCES ${SG_UNIT_DEPS} ${SG_RTL}/sg_mu.sv)
 sg_rtl_lint(rtl_units sg_mu "mu_route_small|-GW=4 -GWORDS=256 -GCPB=3 -GROUTE=1"

@@ -6,8 +6,8 @@
 # combinational, so this covers every input (docs/hardware.md section 6, "Two bodies").
 #
 #   sg_prim_bank_arb  at several (LANES, NB, NCOPY, MI), lanes below, at and above the banks
-#   sg_fp_pkg         fp32_add (near/far, synthesis) = fp32_add_sp (single path, sg_cu's fadd
-#                     in simulation)
+#   sg_fp_pkg         fp32_add (near/far, synthesis) = fp32_add_sp (single path, what
+#                     fp32_add_by, the compute unit's adder, takes in simulation)
 #
 # usage: tests/formal/equiv_prims.sh [work_dir]; exit 0 when every proof holds, 1 otherwise.
 # Environment: YOSYS (default yosys).
