@@ -89,6 +89,9 @@ add_test(NAME fpga_synth_bad_options
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 --only zz -o fpga_bad3 2> e3.txt; then exit 1; fi
            grep -q 'no such row' e3.txt
            test ! -e fpga_bad3
+           if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 --only cu.mac -o fpga_bad3 2> e5.txt; then exit 1; fi
+           grep -q 'no such row.*with --cu-parts cu.mem' e5.txt
+           test ! -e fpga_bad3
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/arch/unbounded.yaml --target xc7 -o fpga_bad3 2> e4.txt; then exit 1; fi
            grep -q 'unbounded.yaml:[0-9]*:[0-9]*: error.A-112' e4.txt
            test ! -e fpga_bad3"
