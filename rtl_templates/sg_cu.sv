@@ -91,7 +91,7 @@
 //   section 3). They work word by word, so a partial final beat passes (its zero words give +0
 //   for silu(+0), +0 * +0, +0 + +0 and +0 - +0, 1.0 for exp(+0) and +inf for recip(+0)).
 //   silu's table read, exp's multiply and exp_shift, and recip's first multiply work a cycle
-//   ahead, on in0_next (g_silu, g_ahead): the head cycle only finishes them.
+//   ahead, on in0_next (sg_cu_word): the head cycle only finishes them.
 // rowscale (Map(mul) with Expand: row r of each tile times a per-row scalar): in0 = a tile
 //   R x C, C = k (a multiple of W: k / W beats per row); in1 = a tile R x C2 of n = C2 / W
 //   beats per row (n = 0 acts as 1), the scalar of row r is word idx_word of its first beat
