@@ -411,7 +411,7 @@ std::string synthTable(const SynthReport& r) {
   }
   const SynthCounts& f = r.rows.back().c;
   s += fmt::format("per instance for units and top; axi = the AXI wrapper's own logic (sg_top a black box); cu.* = "
-                   "the compute unit's parts, each out of context (the rest of cu is its control); fabric = "
+                   "the compute unit's parts, each out of context; fabric = "
                    "top + count x unit (without axi and cu.*); levels = combinational cells on the longest path, "
                    "LUTs = the LUTs among them. {} ({} LUT, {} FF, {} BRAM, {} DSP): "
                    "{:.1f} % LUT, {:.1f} % FF, {:.1f} % BRAM, {:.1f} % DSP{}\n",
