@@ -141,13 +141,14 @@ module sg_cu_addr #(
     a_copy = '0;
     arow = 32'd0;
     ahead = '0;
-    for (int l = 0; l < LANES; l++) begin  // per lane: a '0 of MI*LANES bits trips WIDTHCONCAT
-      a_addr[MI*l +: MI] = '0;
-      b_addr[MI*l +: MI] = '0;
-      a_rot[RB*l +: RB] = '0;
-      b_rot[RB*l +: RB] = '0;
-    end
-    if (mm) begin
+    if (!mm) begin
+      for (int l = 0; l < LANES; l++) begin  // per lane: a '0 of MI*LANES bits trips WIDTHCONCAT
+        a_addr[MI*l +: MI] = '0;
+        b_addr[MI*l +: MI] = '0;
+        a_rot[RB*l +: RB] = '0;
+        b_rot[RB*l +: RB] = '0;
+      end
+    end else begin
       for (int l = 0; l < LANES; l++) begin
         mo = pbase_q + 32'(l);
         act[l] = step && (mo < mn);
