@@ -105,8 +105,8 @@ struct SynthCsvRow {
 std::vector<SynthCsvRow> readSynthCsv(const std::string& text, const std::string& file);
 
 /// The fabric row of unit, top and wrapper rows: the top's counts plus count x each unit's
-/// (the AXI wrapper is not part of the fabric), the largest logic_levels and lut_levels, the
-/// sum of the Yosys seconds. Status: overridden (units at --set parameters: only the seconds
+/// (the AXI wrapper and the compute unit's part rows "cu.*" are not part of the sum), the
+/// largest logic_levels and lut_levels, the sum of the Yosys seconds of those rows. Status: overridden (units at --set parameters: only the seconds
 /// are summed), incomplete (a row timed out or failed), partial (a row skipped or flat-memory),
 /// else ok; reused rows count as synthesized.
 SynthRow fabricRow(const std::vector<SynthRow>& rows, bool overridden);
