@@ -13,7 +13,6 @@
 #include <catch2/catch.hpp>
 
 #include <array>
-#include <cstring>
 #include <memory>
 #include <random>
 
@@ -53,12 +52,6 @@ void clockEdge(V& t) {
   t.eval();
 }
 
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
 // Mostly ordinary values, sometimes zeros, infinities, NaN and tiny ones (the corner cases
 // of the fp32 functions).
 uint32_t randomWord(std::mt19937& rng) {
@@ -66,7 +59,7 @@ uint32_t randomWord(std::mt19937& rng) {
                                      0x00400000u, 0x3F800000u, 0xC2FE0000u};
   if (rng() % 8 == 0) return special[rng() % 8];
   std::uniform_real_distribution<float> d(-6.0f, 6.0f);
-  return bits(d(rng));
+  return stepgen::floatToBits(d(rng));
 }
 
 template <class T>
@@ -276,9 +269,8 @@ struct WordBeat {
   bool has = false;
 };
 
-void setWordsOf(VlWide<4>& port, const std::array<uint32_t, kW>& w) {
-  for (int i = 0; i < kW; ++i) setBits(port, unsigned(32 * i), 32, w[size_t(i)]);
-}
+// rtlu::setWords for a beat's kW words
+void setWordsOf(VlWide<4>& port, const std::array<uint32_t, kW>& w) { setWords(port, {w.begin(), w.end()}, 32 * kW); }
 
 // Runs `n` random beats of `func` through sg_cu_word (go every cycle) and checks each
 // result word against `want(beat, word, previous beat)`.
