@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 
@@ -22,6 +23,8 @@
 #include "studies/bench.hpp"
 #include "driver/pipeline.hpp"
 #include "fpga/synth.hpp"
+#include "jobs/point_jobs.hpp"
+#include "jobs/runner.hpp"
 #include "studies/sweep.hpp"
 #include "support/files.hpp"
 #include "version.hpp"
@@ -47,6 +50,32 @@ void studyFiles(CLI::App* cmd, std::string& workDir, std::string& csv, std::stri
   cmd->add_option("--csv", csv, "CSV file to write");
   cmd->add_option("--md", md, "markdown table to write");
 }
+
+// A study's points as jobs (jobs/point_jobs.hpp, docs/cluster.md): --plan writes them as a job
+// list instead of running them, --merge writes the tables from a job list's results.
+struct JobFlags {
+  std::string plan, merge;
+};
+void jobFlags(CLI::App* cmd, JobFlags& f) {
+  auto* plan = cmd->add_option("--plan", f.plan, "write the study's points as a job list into this folder instead of running "
+                                                 "them (then `stepgen jobs run` and `stepgen jobs merge`; docs/cluster.md)");
+  cmd->add_option("--merge", f.merge, "write the tables from the results of the job list in this folder (what `stepgen jobs "
+                                      "merge` runs)")
+      ->excludes(plan);
+}
+
+// The study's own arguments (after `stepgen`) without --plan DIR: what the merge runs again.
+std::vector<std::string> studyArgs(int argc, char** argv) {
+  std::vector<std::string> a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    if (s == "--plan") ++i;
+    else if (s.rfind("--plan=", 0) != 0) a.push_back(s);
+  }
+  return a;
+}
+
+std::string selfPath() { return std::filesystem::canonical("/proc/self/exe").string(); }
 
 }  // namespace
 
@@ -266,6 +295,8 @@ int main(int argc, char** argv) {
   tilingCmd->add_option("--arch", to.archPath, "architecture YAML")->check(CLI::ExistingFile);
   tilingCmd->add_option("--data", to.dataDir, "folder with the routing CSVs");
   studyFiles(tilingCmd, to.workDir, to.csvPath, to.mdPath);
+  JobFlags jf;
+  jobFlags(tilingCmd, jf);
   tilingCmd->add_flag("--rtl", to.rtl, "also verify every point (the whole layer) in RTL on --arch (a fabric like "
                                        "arch/moe.yaml); adds cycles and the RTL memory peak");
   SectionsStudyOptions sso;
@@ -273,6 +304,7 @@ int main(int argc, char** argv) {
       "sections", "contexts: a stack of N SwiGLU layers (N = 2, 4, 8) in sections on the arch with 1, 2, 4, 8 contexts");
   sectionsCmd->add_option("--arch", sso.archPath, "architecture YAML (its contexts are varied)")->check(CLI::ExistingFile);
   studyFiles(sectionsCmd, sso.workDir, sso.csvPath, sso.mdPath);
+  jobFlags(sectionsCmd, jf);
   sectionsCmd->add_option("--svg", sso.svgPath, "SVG plot to write");
   sectionsCmd->add_option("--layers", sso.layers, "stack depths");
   sectionsCmd->add_option("--contexts", sso.contexts, "context counts");
@@ -295,6 +327,7 @@ int main(int argc, char** argv) {
   randomStudyCmd->add_flag("--model-only", rno.skipRtl, "skip the RTL");
   randomStudyCmd->add_flag("--reduce", rno.reduce, "shrink each failing seed's graph and write it with its arch files");
   studyFiles(randomStudyCmd, rno.workDir, rno.csvPath, rno.mdPath);
+  jobFlags(randomStudyCmd, jf);
   RegionsStudyOptions rso;
   DynparStudyOptions dpo;
   auto* dynparCmd = studyCmd->add_subcommand(
@@ -315,6 +348,7 @@ int main(int argc, char** argv) {
   dynparCmd->add_option("--rtl-max-batch", dpo.rtlMaxBatch, "also run Verilator for batches of at most this many requests");
   dynparCmd->add_option("--rtl-batches", dpo.rtlBatches, "of those, only these batch indices (default: all)");
   studyFiles(dynparCmd, dpo.workDir, dpo.csvPath, dpo.mdPath);
+  jobFlags(dynparCmd, jf);
   auto* regionsCmd = studyCmd->add_subcommand(
       "regions", "configuration time-multiplexing: the Qwen3 MoE experts on R = 128 .. 4 regions, each serving 128/R "
                  "experts one after another (static token tile 16 and dynamic tiling)");
@@ -322,6 +356,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   regionsCmd->add_option("--data", rso.dataDir, "folder with the routing CSVs");
   studyFiles(regionsCmd, rso.workDir, rso.csvPath, rso.mdPath);
+  jobFlags(regionsCmd, jf);
   regionsCmd->add_option("--svg", rso.svgPath, "SVG plot to write");
   regionsCmd->add_option("--regions", rso.regions, "region counts R (each must divide 128)");
   regionsCmd->add_option("--rtl", rso.rtlRegions, "the R also run in Verilator (e.g. --rtl 4 8)");
@@ -374,6 +409,31 @@ int main(int argc, char** argv) {
   sweepCmd->add_option("--csv", so.csvPath, "CSV file to write");
   sweepCmd->add_flag("--model-only", so.modelOnly, "skip the RTL");
   sweepCmd->add_option("--points", so.maxPoints, "run only the first N points");
+  jobFlags(sweepCmd, jf);
+
+  auto* jobsCmd = app.add_subcommand("jobs", "run a study's job list (written by `stepgen study ... --plan DIR`): run, "
+                                             "status, merge (docs/cluster.md)");
+  jobsCmd->require_subcommand(1);
+  std::string jDir, jBackend = "local";
+  int jParallel = 2, jId = 0;
+  bool jResume = false;
+  double jTimeout = 0;
+  auto* jobsRun = jobsCmd->add_subcommand("run", "run the jobs of a job list");
+  jobsRun->add_option("dir", jDir, "job-list folder")->required()->check(CLI::ExistingDirectory);
+  jobsRun->add_option("--backend", jBackend, "where the jobs run: local (this machine, xargs -P)")
+      ->check(CLI::IsMember({"local"}));
+  jobsRun->add_option("-j,--jobs", jParallel, "jobs at a time (local backend)")->check(CLI::Range(1, 1024));
+  jobsRun->add_flag("--resume", jResume, "run only the jobs without a result (failed, killed, never run)");
+  jobsRun->add_option("--timeout", jTimeout, "kill a job after this many seconds (0: never)")->check(CLI::NonNegativeNumber);
+  auto* jobsStatusCmd = jobsCmd->add_subcommand("status", "jobs with a result, failed or killed (with their logs), not run");
+  jobsStatusCmd->add_option("dir", jDir, "job-list folder")->required()->check(CLI::ExistingDirectory);
+  auto* jobsMerge = jobsCmd->add_subcommand("merge", "write the study's tables from the jobs' results (exit 4 naming the "
+                                                     "jobs without one)");
+  jobsMerge->add_option("dir", jDir, "job-list folder")->required()->check(CLI::ExistingDirectory);
+  auto* jobsExec = jobsCmd->add_subcommand("exec", "run one job (what a backend calls; commands.txt lists them)");
+  jobsExec->add_option("dir", jDir, "job-list folder")->required()->check(CLI::ExistingDirectory);
+  jobsExec->add_option("id", jId, "job id")->required();
+  jobsExec->add_option("--timeout", jTimeout, "kill the job after this many seconds (0: never)")->check(CLI::NonNegativeNumber);
 
   BenchOptions bo;
   auto* benchCmd = app.add_subcommand("bench", "generator, model and RTL speed on the shipped fabrics");
@@ -477,12 +537,34 @@ int main(int argc, char** argv) {
                                r.offchipBytes, r.onchipBytes, r.flops, r.wallSeconds, rOut);
       return 0;
     }
-    if (*tilingCmd) return runTilingStudy(to);
+    if (*jobsRun) return runJobsLocal(jDir, jParallel, jResume, jTimeout, selfPath());
+    if (*jobsStatusCmd) return jobsStatus(jDir);
+    if (*jobsMerge) mergeJobs(jDir, selfPath());
+    if (*jobsExec) return execJob(jDir, jId, jTimeout, selfPath());
+    // A study point runs here, becomes a job (--plan: the study's output is not written), or
+    // comes from a job's result (--merge).
+    auto study = [&](const std::function<int()>& run) {
+      std::streambuf* out = std::cout.rdbuf();
+      if (!jf.plan.empty()) {
+        setPointMode(PointMode::Plan, jf.plan, studyArgs(argc, argv));
+        for (std::string* f : {&to.csvPath, &to.mdPath, &sso.csvPath, &sso.mdPath, &sso.svgPath, &rno.csvPath, &rno.mdPath,
+                               &dpo.csvPath, &dpo.mdPath, &rso.csvPath, &rso.mdPath, &rso.svgPath, &so.csvPath})
+          f->clear();
+        std::cout.rdbuf(nullptr);
+      } else if (!jf.merge.empty()) {
+        setPointMode(PointMode::Merge, jf.merge, {});
+      }
+      const int rc = run();
+      std::cout.rdbuf(out);
+      std::cout.clear();
+      return finishPointMode(rc, selfPath());
+    };
+    if (*tilingCmd) return study([&] { return runTilingStudy(to); });
     if (*tilingFullCmd) return runTilingFullStudy(tfo);
-    if (*sectionsCmd) return runSectionsStudy(sso);
-    if (*regionsCmd) return runRegionsStudy(rso);
-    if (*randomStudyCmd) return runRandomStudy(rno);
-    if (*dynparCmd) return runDynparStudy(dpo);
+    if (*sectionsCmd) return study([&] { return runSectionsStudy(sso); });
+    if (*regionsCmd) return study([&] { return runRegionsStudy(rso); });
+    if (*randomStudyCmd) return study([&] { return runRandomStudy(rno); });
+    if (*dynparCmd) return study([&] { return runDynparStudy(dpo); });
     if (*decodeCmd) {
       ArchModel a = loadArch(dArch);
       ConfigLayout l = buildConfigLayout(a);
@@ -496,7 +578,7 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    if (*sweepCmd) return runSweep(so);
+    if (*sweepCmd) return study([&] { return runSweep(so); });
     if (*synthCmd) {
       syo.memLimitKb = syMemGb * 1024 * 1024;
       const SynthReport r = runSynth(syo);

@@ -97,6 +97,10 @@ std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& arch
     h = fnv1a(readText(fs::path(stepgenRoot()) / f), h);
   const fs::path dir = fs::path(cacheDir) / fmt::format("{}-{:016x}", archName, h);
   const fs::path bin = dir / "obj_dir" / "Vfabric";
+  // One build per fabric however many processes ask at once (study jobs on a cluster's
+  // shared cache, docs/cluster.md): the others wait on the lock and then find it built.
+  FileLock lock;
+  if (!fs::exists(bin)) lock = FileLock(fs::path(cacheDir) / fmt::format("{}-{:016x}.lock", archName, h));
   if (!fs::exists(bin)) {
     // Built in a folder of this process's own and published by one rename, so that two
     // processes sharing the cache never see or clobber a half-built fabric: the second to

@@ -17,6 +17,7 @@
 #include "studies/rtl_columns.hpp"
 #include "support/files.hpp"
 #include "support/kv_lengths.hpp"
+#include "jobs/point_jobs.hpp"
 
 namespace stepgen {
 
@@ -63,7 +64,7 @@ VerifyReport runPoint(const DynparStudyOptions& o, const GqaParams& p, const std
   // Both GQA fabrics (74 and 85 compute units) are verilated hierarchically
   // (hierarchicalByDefault): flat, the dynamic one built in 15 to 50 minutes.
   vo.buildCache = (fs::path(o.workDir) / "build").string();
-  return verify(vo);
+  return studyVerify(vo);
 }
 
 // Model cycles of one region serving requests of these KV lengths.

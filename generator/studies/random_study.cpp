@@ -18,6 +18,7 @@
 #include "studies/arch_variant.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
+#include "jobs/point_jobs.hpp"
 
 namespace stepgen {
 
@@ -125,7 +126,7 @@ SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int minSectio
     vo.skipRtl = o.skipRtl;
     vo.buildCache = (fs::path(o.workDir) / "build").string();
     try {
-      p.v = verify(vo);
+      p.v = studyVerify(vo);
       p.sections = p.v.sections;
     } catch (const DiagError& e) {
       s.notes.push_back(fmt::format("fifo {}: does not compile: {}", p.depth, e.diags.at(0).message));

@@ -19,6 +19,7 @@
 #include "studies/svg_plot.hpp"
 #include "support/files.hpp"
 #include "support/routing_trace.hpp"
+#include "jobs/point_jobs.hpp"
 
 namespace stepgen {
 
@@ -87,7 +88,7 @@ int runRegionsStudy(const RegionsStudyOptions& o) {
       // Verilated hierarchically (docs/hardware.md section 6): flat, the R = 16 fabric (320
       // units) is 6.2 M lines of C++, over an hour to compile on 2 cores.
       vo.hierarchical = true;
-      pt.v = verify(vo);
+      pt.v = studyVerify(vo);
       ok = ok && passed(pt.v);
       if (it != earlier.end()) {  // an earlier run's RTL columns for this point (the RTL has not changed)
         pt.rtl = true;

@@ -14,6 +14,7 @@
 #include "studies/arch_variant.hpp"
 #include "studies/svg_plot.hpp"
 #include "support/files.hpp"
+#include "jobs/point_jobs.hpp"
 
 namespace stepgen {
 
@@ -70,7 +71,7 @@ int runSectionsStudy(const SectionsStudyOptions& o) {
         vo.skipRtl = !o.rtl;
         vo.buildCache = (fs::path(o.workDir) / "build").string();
         vo.onChipCarry = carry == "auto";
-        Row r{n, c, carry, verify(vo), 0};
+        Row r{n, c, carry, studyVerify(vo), 0};
         ArchModel one = loadArch(arch);
         one.contexts = 1;
         r.baselineReload = int64_t(r.v.sections - 1) * (buildConfigLayout(one).totalWords + 1);

@@ -10,6 +10,7 @@
 
 #include "builders/swiglu.hpp"
 #include "driver/pipeline.hpp"
+#include "jobs/point_jobs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -50,7 +51,7 @@ int runSweep(const SweepOptions& o) {
     vo.skipRtl = o.modelOnly;
     vo.buildCache = (fs::path(o.outDir) / "fabric-cache").string();
     vo.watchdogCycles = 200000;
-    VerifyReport r = verify(vo);
+    VerifyReport r = studyVerify(vo);
     long long closed = swigluClosedFormBytes(B, D, F, tb, tf);
     long long mBytes = r.model.timing.offchipReadBytes + r.model.timing.offchipWriteBytes;
     long long rBytes = static_cast<long long>(r.rtl.readBytes + r.rtl.writeBytes);

@@ -21,6 +21,7 @@
 #include "ir/graph.hpp"
 #include "passes/shape_check.hpp"
 #include "studies/arch_variant.hpp"
+#include "jobs/point_jobs.hpp"
 
 namespace stepgen {
 
@@ -53,11 +54,11 @@ StudyPoint runPoint(const TilingStudyOptions& o, const std::vector<std::string>&
     VerifyOptions v;
     v.archPath = o.archPath, v.graphPath = dir + "/graph.yaml", v.inputsDir = dir + "/inputs";
     v.outDir = dir + "/verify", v.buildCache = (fs::path(o.workDir) / "fabric-cache").string(), v.seed = o.seed;
-    r.v = verify(v);
+    r.v = studyVerify(v);
     r.model = r.v.model;
     for (const std::string& arch : depthArchs) {
       v.archPath = arch, v.outDir = dir + "/verify_" + fs::path(arch).stem().string();
-      r.depths.push_back(verify(v));
+      r.depths.push_back(studyVerify(v));
     }
   } else {
     r.model = runModelOnly(o.archPath, dir + "/graph.yaml", dir + "/inputs", o.seed);

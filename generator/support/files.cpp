@@ -1,8 +1,13 @@
 #include "support/files.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <cerrno>
 #include <stdexcept>
 
 namespace stepgen {
@@ -25,6 +30,26 @@ std::string readText(const std::filesystem::path& p) {
 std::string stepgenRoot() {
   const char* env = std::getenv("STEPGEN_ROOT");
   return env && *env ? env : STEPGEN_ROOT;
+}
+
+FileLock::FileLock(const std::filesystem::path& file) {
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  fd_ = open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error("cannot open lock file " + file.string());
+  while (flock(fd_, LOCK_EX) != 0)
+    if (errno != EINTR) throw std::runtime_error("cannot lock " + file.string());
+}
+
+FileLock& FileLock::operator=(FileLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = o.fd_, o.fd_ = -1;
+  }
+  return *this;
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) close(fd_);  // closing the last descriptor releases the flock
 }
 
 }  // namespace stepgen

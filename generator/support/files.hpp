@@ -13,4 +13,22 @@ std::string readText(const std::filesystem::path& p);
 /// source folder stepgen was built from.
 std::string stepgenRoot();
 
+/// An exclusive lock on a file (flock; created if missing), held until destroyed: for work
+/// that several processes may start at once on one folder (the fabric build cache). The
+/// default-constructed lock holds nothing. Blocks until the lock is free. Throws
+/// std::runtime_error if the file cannot be opened.
+class FileLock {
+ public:
+  FileLock() = default;
+  explicit FileLock(const std::filesystem::path& file);
+  FileLock(FileLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  FileLock& operator=(FileLock&& o) noexcept;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  ~FileLock();
+
+ private:
+  int fd_ = -1;
+};
+
 }  // namespace stepgen

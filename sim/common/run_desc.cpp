@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -150,42 +151,61 @@ void writeRunDesc(const fs::path& file, const RunDesc& d) {
   writeJson(file, j, "run description");
 }
 
-void writeRunResult(const fs::path& file, const RunResult& r) {
+std::string runResultText(const RunResult& r) {
   json j;
   j["status"] = r.status;
   if (!r.message.empty()) j["message"] = r.message;
-  if (r.status != "error") {
-    json stuck = json::array(), detail = json::array();
-    for (const StuckPort& s : r.stuck) {
-      stuck.push_back(s.port);
-      detail.push_back({{"index", s.index}, {"port", s.port}, {"valid", s.valid}, {"full", s.full}});
-    }
-    j["cycles"] = r.cycles;
-    j["done_cycle"] = r.doneCycle ? json(*r.doneCycle) : json(nullptr);
-    j["last_write_done"] = r.lastWriteDone;
-    j["sim_cycles"] = r.simCycles;
-    j["config_words"] = r.configWords;
-    j["offchip_read_bytes"] = r.readBytes;
-    j["offchip_write_bytes"] = r.writeBytes;
-    j["outstanding_reads"] = r.outstandingReads;
-    j["mu_peak_words"] = r.muPeakWords;
-    json secs = json::array();
-    for (const SectionTime& t : r.sections)
-      secs.push_back({{"start", t.start}, {"first_beat", t.firstBeat}, {"last_beat", t.lastBeat}});
-    j["sections"] = secs;
-    j["cfg_wait_cycles"] = r.cfgWaitCycles;
-    j["reload_writes"] = r.reloadWrites;
-    j["config_cycles"] = r.configCycles;
-    j["stuck"] = stuck;
-    j["stuck_detail"] = detail;
-    j["wall_seconds"] = r.wallSeconds;
-    j["cycles_per_second"] = r.cyclesPerSecond;
+  // Every field, also for status "error", so that a result read back equals the one written.
+  json stuck = json::array(), detail = json::array();
+  for (const StuckPort& s : r.stuck) {
+    stuck.push_back(s.port);
+    detail.push_back({{"index", s.index}, {"port", s.port}, {"valid", s.valid}, {"full", s.full}});
   }
-  writeJson(file, j, "run result");
+  j["cycles"] = r.cycles;
+  j["done_cycle"] = r.doneCycle ? json(*r.doneCycle) : json(nullptr);
+  j["last_write_done"] = r.lastWriteDone;
+  j["sim_cycles"] = r.simCycles;
+  j["config_words"] = r.configWords;
+  j["offchip_read_bytes"] = r.readBytes;
+  j["offchip_write_bytes"] = r.writeBytes;
+  j["outstanding_reads"] = r.outstandingReads;
+  j["mu_peak_words"] = r.muPeakWords;
+  json secs = json::array();
+  for (const SectionTime& t : r.sections)
+    secs.push_back({{"start", t.start}, {"first_beat", t.firstBeat}, {"last_beat", t.lastBeat}});
+  j["sections"] = secs;
+  j["cfg_wait_cycles"] = r.cfgWaitCycles;
+  j["reload_writes"] = r.reloadWrites;
+  j["config_cycles"] = r.configCycles;
+  j["stuck"] = stuck;
+  j["stuck_detail"] = detail;
+  j["wall_seconds"] = r.wallSeconds;
+  j["cycles_per_second"] = r.cyclesPerSecond;
+  return j.dump(2);
+}
+
+void writeRunResult(const fs::path& file, const RunResult& r) {
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  std::ofstream f(file);
+  f << runResultText(r) << "\n";
+  if (!f) throw std::runtime_error("run result '" + file.string() + "': cannot write");
 }
 
 RunResult readRunResult(const fs::path& file) {
-  const json j = readJson(file, "run result");
+  std::ifstream f(file);
+  if (!f) throw std::runtime_error("run result '" + file.string() + "': cannot open");
+  std::stringstream text;
+  text << f.rdbuf();
+  return parseRunResult(text.str(), "run result '" + file.string() + "'");
+}
+
+RunResult parseRunResult(const std::string& text, const std::string& what) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(what + ": invalid JSON: " + e.what());
+  }
   RunResult r;
   try {
     r.status = j.value("status", std::string("unknown"));
@@ -211,7 +231,7 @@ RunResult readRunResult(const fs::path& file) {
       for (const json& d : j["stuck_detail"])
         r.stuck.push_back({d.value("index", 0u), d.value("port", std::string()), d.value("valid", false), d.value("full", false)});
   } catch (const json::exception& e) {
-    throw std::runtime_error("run result '" + file.string() + "': bad value: " + e.what());
+    throw std::runtime_error(what + ": bad value: " + e.what());
   }
   return r;
 }

@@ -105,5 +105,10 @@ struct RunResult {
 void writeRunResult(const std::filesystem::path& file, const RunResult& r);
 /// Reads a result JSON. Throws std::runtime_error if missing or malformed.
 RunResult readRunResult(const std::filesystem::path& file);
+/// The result JSON as text (what writeRunResult writes), for embedding in another document.
+std::string runResultText(const RunResult& r);
+/// Parses runResultText's output; `what` names the source in the std::runtime_error thrown
+/// for malformed text.
+RunResult parseRunResult(const std::string& text, const std::string& what);
 
 }  // namespace stepgen

@@ -1,0 +1,90 @@
+// The job-list folder: jobs.json, commands.txt and the per-job result, status and log paths.
+#include "jobs/job_list.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+fs::path jobResultPath(const fs::path& dir, int id) { return dir / "results" / fmt::format("{}.json", id); }
+fs::path jobStatusPath(const fs::path& dir, int id) { return dir / "status" / fmt::format("{}.json", id); }
+fs::path jobLogPath(const fs::path& dir, int id) { return dir / "logs" / fmt::format("{}.log", id); }
+
+void writeFileAtomically(const fs::path& file, const std::string& text) {
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  const fs::path tmp = file.string() + fmt::format(".tmp-{}", getpid());
+  {
+    std::ofstream f(tmp);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  fs::rename(tmp, file, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw std::runtime_error("cannot write " + file.string() + ": " + ec.message());
+  }
+}
+
+void writeJobList(const JobList& l, const std::string& self) {
+  json jobs = json::array();
+  for (const Job& j : l.jobs) jobs.push_back({{"id", j.id}, {"label", j.label}, {"verify", j.verify}});
+  const json doc = {{"format", "stepgen-jobs"}, {"version", kJobListVersion}, {"cwd", l.cwd}, {"study", l.study}, {"jobs", jobs}};
+  for (const char* sub : {"results", "status", "logs"}) fs::create_directories(l.dir / sub);
+  std::string commands;
+  for (const Job& j : l.jobs) commands += fmt::format("'{}' jobs exec '{}' {}\n", self, fs::absolute(l.dir).string(), j.id);
+  writeFileAtomically(l.dir / "commands.txt", commands);
+  writeFileAtomically(l.dir / "jobs.json", doc.dump(1) + "\n");
+}
+
+JobList readJobList(const fs::path& dir) {
+  const fs::path file = dir / "jobs.json";
+  const std::string where = file.string();
+  std::ifstream f(file);
+  if (!f) throw DiagError("J-601", {where}, "cannot read the job list (is this a folder written by `stepgen study ... --plan`?)");
+  std::stringstream text;
+  text << f.rdbuf();
+  json doc;
+  try {
+    doc = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw DiagError("J-601", {where}, fmt::format("the job list is not valid JSON: {}", e.what()));
+  }
+  std::string field = "format";
+  try {
+    if (!doc.is_object() || doc.value("format", "") != "stepgen-jobs")
+      throw DiagError("J-601", {where}, "not a stepgen job list: the field 'format' is not \"stepgen-jobs\"");
+    field = "version";
+    if (const int v = doc.at("version").get<int>(); v != kJobListVersion)
+      throw DiagError("J-602", {where}, fmt::format("job list of format version {}; this stepgen reads version {} (plan the "
+                                                    "study again with this stepgen)",
+                                                    v, kJobListVersion));
+    JobList l;
+    l.dir = dir;
+    field = "cwd";
+    l.cwd = doc.at("cwd").get<std::string>();
+    field = "study";
+    l.study = doc.at("study").get<std::vector<std::string>>();
+    field = "jobs";
+    for (const json& j : doc.at("jobs")) {
+      Job job{j.at("id").get<int>(), j.at("label").get<std::string>(), j.at("verify")};
+      if (job.id != int(l.jobs.size()))
+        throw DiagError("J-601", {where}, fmt::format("field 'jobs': job {} is listed where job {} belongs", job.id, l.jobs.size()));
+      l.jobs.push_back(std::move(job));
+    }
+    return l;
+  } catch (const json::exception& e) {
+    throw DiagError("J-601", {where}, fmt::format("field '{}' is missing or malformed: {}", field, e.what()));
+  }
+}
+
+}  // namespace stepgen

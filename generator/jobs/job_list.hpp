@@ -1,0 +1,52 @@
+#pragma once
+// A study as a job list (issue 46, docs/cluster.md): the folder `stepgen study ... --plan DIR`
+// writes. DIR/jobs.json holds the study's own command line (to merge it later), the working
+// folder its paths are relative to, and one job per study point (its VerifyOptions as JSON);
+// DIR/commands.txt the jobs as command lines (`stepgen jobs exec DIR <id>`), one per line,
+// for any scheduler. A job writes results/<id>.json (renamed into place when complete, so a
+// killed job leaves none), status/<id>.json (exit, signal, seconds, error) and logs/<id>.log.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace stepgen {
+
+/// The job-list format version; a list of another version is refused (J-602).
+constexpr int kJobListVersion = 1;
+
+/// One study point.
+struct Job {
+  int id = 0;
+  std::string label;       ///< the point's output folder, as the study names it
+  nlohmann::json verify;   ///< verifyOptionsJson of the point
+};
+
+/// A whole job list.
+struct JobList {
+  std::filesystem::path dir;           ///< the job-list folder
+  std::string cwd;                     ///< working folder of every job and of the merge (absolute)
+  std::vector<std::string> study;      ///< the study's arguments after `stepgen`, --plan removed
+  std::vector<Job> jobs;               ///< by id, 0 ..
+};
+
+/// Reads DIR/jobs.json. Errors: DiagError J-601 (missing, unreadable, malformed: file and
+/// field named), J-602 (another format version).
+JobList readJobList(const std::filesystem::path& dir);
+
+/// Writes DIR/jobs.json and DIR/commands.txt (each through a temporary file and a rename)
+/// and the empty results/, status/ and logs/ folders. `self` is the stepgen binary the
+/// commands call. Throws std::runtime_error when a file cannot be written.
+void writeJobList(const JobList& l, const std::string& self);
+
+/// DIR/results/<id>.json, DIR/status/<id>.json, DIR/logs/<id>.log.
+std::filesystem::path jobResultPath(const std::filesystem::path& dir, int id);
+std::filesystem::path jobStatusPath(const std::filesystem::path& dir, int id);
+std::filesystem::path jobLogPath(const std::filesystem::path& dir, int id);
+
+/// Writes `text` to `file` through `file`.tmp-<pid> and a rename: a reader sees the whole
+/// file or none. Throws std::runtime_error when it cannot.
+void writeFileAtomically(const std::filesystem::path& file, const std::string& text);
+
+}  // namespace stepgen

@@ -1,0 +1,126 @@
+// studyVerify and its three modes: a process-wide setting, because every study calls it at
+// the same place (where it called verify) and main alone knows the mode.
+#include "jobs/point_jobs.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "jobs/job_list.hpp"
+#include "jobs/verify_json.hpp"
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct State {
+  PointMode mode = PointMode::Serial;
+  JobList list;
+  std::map<std::string, int> byKey;  // verifyOptionsJson dump -> job id (merge)
+  std::vector<int> missing;          // planned points without a result (merge)
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+VerifyReport fromResult(const Job& job) {
+  const fs::path file = jobResultPath(state().list.dir, job.id);
+  std::ifstream f(file);
+  std::stringstream text;
+  text << f.rdbuf();
+  json r;
+  try {
+    r = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(fmt::format("job result {}: not valid JSON: {}", file.string(), e.what()));
+  }
+  if (r.value("key", json()) != job.verify)
+    throw std::runtime_error(fmt::format("job result {} belongs to another point than job {} ({})", file.string(), job.id, job.label));
+  if (r.contains("diag")) throw diagErrorFromJson(r.at("diag"));
+  return verifyReportFromJson(r.at("report"), "job result " + file.string());
+}
+
+}  // namespace
+
+void setPointMode(PointMode m, const std::string& dir, const std::vector<std::string>& studyArgs) {
+  State& s = state();
+  s = State{};
+  s.mode = m;
+  if (m == PointMode::Plan) {
+    if (fs::exists(fs::path(dir) / "jobs.json"))
+      throw DiagError("J-604", {(fs::path(dir) / "jobs.json").string()},
+                      "the folder already holds a job list: remove it or plan into another folder");
+    s.list.dir = dir;
+    s.list.cwd = fs::current_path().string();
+    s.list.study = studyArgs;
+  } else if (m == PointMode::Merge) {
+    s.list = readJobList(dir);
+    for (const Job& j : s.list.jobs) s.byKey[j.verify.dump()] = j.id;
+  }
+}
+
+PointMode pointMode() { return state().mode; }
+
+VerifyReport studyVerify(const VerifyOptions& vo) {
+  State& s = state();
+  if (s.mode == PointMode::Serial) return verify(vo);
+  const json key = verifyOptionsJson(vo);
+  if (s.mode == PointMode::Plan) {
+    s.list.jobs.push_back({int(s.list.jobs.size()), vo.outDir, key});
+    return VerifyReport{};
+  }
+  const auto it = s.byKey.find(key.dump());
+  if (it == s.byKey.end()) {
+    std::cerr << fmt::format("merge: the point {} is not in the job list; running it here\n", vo.outDir);
+    return verify(vo);
+  }
+  const Job& job = s.list.jobs.at(size_t(it->second));
+  if (!fs::exists(jobResultPath(s.list.dir, job.id))) {
+    s.missing.push_back(job.id);
+    VerifyReport r;
+    r.rtl.status = "missing";
+    return r;
+  }
+  return fromResult(job);
+}
+
+int finishPointMode(int studyExit, const std::string& self) {
+  State& s = state();
+  if (s.mode == PointMode::Plan) {
+    writeJobList(s.list, self);
+    std::cerr << fmt::format("planned {} job(s) in {}; run them with `stepgen jobs run {} --backend local -j 2` (or any "
+                             "scheduler over {}/commands.txt), then `stepgen jobs merge {}`\n",
+                             s.list.jobs.size(), s.list.dir.string(), s.list.dir.string(), s.list.dir.string(),
+                             s.list.dir.string());
+    return 0;
+  }
+  if (s.mode == PointMode::Merge && !s.missing.empty()) {
+    std::cerr << fmt::format("merge: {} of {} job(s) have no result; their rows are marked 'missing' (rtl status):\n",
+                             s.missing.size(), s.list.jobs.size());
+    for (int id : s.missing) {
+      const Job& j = s.list.jobs.at(size_t(id));
+      std::string why = "no status: killed, or never ran";
+      if (std::ifstream f(jobStatusPath(s.list.dir, id)); f) {
+        std::stringstream t;
+        t << f.rdbuf();
+        why = "status " + json::parse(t.str(), nullptr, false).dump();
+      }
+      std::cerr << fmt::format("  job {} ({}): {}; log {}\n", id, j.label, why, jobLogPath(s.list.dir, id).string());
+    }
+    std::cerr << fmt::format("rerun them with `stepgen jobs run {} --resume`\n", s.list.dir.string());
+    return 4;
+  }
+  return studyExit;
+}
+
+}  // namespace stepgen

@@ -1,0 +1,34 @@
+#pragma once
+// Running a job list (docs/cluster.md): one job in a process of its own (`stepgen jobs exec`),
+// all of them on this machine through xargs -P (the local backend), their state, and the
+// merge, which runs the study again over the jobs' results.
+#include <filesystem>
+#include <string>
+
+namespace stepgen {
+
+/// `stepgen jobs exec DIR ID`: runs job ID of the list in DIR in a child process (its own
+/// process group, in the list's working folder, output to logs/ID.log), killed after
+/// `timeoutSeconds` (0: never) or when this process gets SIGTERM / SIGINT; then writes
+/// status/ID.json (exit, signal, timed_out, seconds, log) and one progress line to stderr.
+/// The child writes results/ID.json (a DiagError of the point is a result too). Returns 0
+/// when the result was written, else 1. Errors: readJobList's; DiagError J-603 for an ID not
+/// in the list.
+int execJob(const std::filesystem::path& dir, int id, double timeoutSeconds, const std::string& self);
+
+/// `stepgen jobs run DIR --backend local -j N [--resume]`: every job (after removing earlier
+/// results), or with `resume` only those without a result, `parallel` at a time through
+/// xargs -P calling execJob. Prints what it runs and a summary. Returns 0 when every job has
+/// a result, else 4. Errors: readJobList's; std::runtime_error when xargs cannot start.
+int runJobsLocal(const std::filesystem::path& dir, int parallel, bool resume, double timeoutSeconds, const std::string& self);
+
+/// `stepgen jobs status DIR`: jobs done, failed (exit or signal, with the log), never run.
+/// Returns 0 when every job has a result, else 4.
+int jobsStatus(const std::filesystem::path& dir);
+
+/// `stepgen jobs merge DIR`: replaces this process by the study's own command (the list's
+/// `study` arguments and `--merge DIR`) in the list's working folder. Returns only on
+/// failure (std::runtime_error).
+[[noreturn]] void mergeJobs(const std::filesystem::path& dir, const std::string& self);
+
+}  // namespace stepgen
