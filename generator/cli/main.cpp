@@ -25,6 +25,7 @@
 #include "fpga/synth.hpp"
 #include "jobs/point_jobs.hpp"
 #include "jobs/runner.hpp"
+#include "jobs/slurm.hpp"
 #include "studies/sweep.hpp"
 #include "support/files.hpp"
 #include "version.hpp"
@@ -420,8 +421,16 @@ int main(int argc, char** argv) {
   double jTimeout = 0;
   auto* jobsRun = jobsCmd->add_subcommand("run", "run the jobs of a job list");
   jobsRun->add_option("dir", jDir, "job-list folder")->required()->check(CLI::ExistingDirectory);
-  jobsRun->add_option("--backend", jBackend, "where the jobs run: local (this machine, xargs -P)")
-      ->check(CLI::IsMember({"local"}));
+  SlurmOptions jSlurm;
+  jobsRun->add_option("--backend", jBackend, "where the jobs run: local (this machine, xargs -P) or slurm (sbatch job "
+                                             "arrays; docs/cluster.md)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  jobsRun->add_option("--partition", jSlurm.partition, "slurm: partition");
+  jobsRun->add_option("--time", jSlurm.time, "slurm: time limit per job (Slurm's format, e.g. 1:00:00)");
+  jobsRun->add_option("--mem", jSlurm.mem, "slurm: memory per job (e.g. 8G)");
+  jobsRun->add_option("--sbatch-opt", jSlurm.extra, "slurm: another sbatch option, as given (repeatable)")->allow_extra_args(false);
+  bool jNoWait = false;
+  jobsRun->add_flag("--no-wait", jNoWait, "slurm: print the job ids and return (then `stepgen jobs status`)");
   jobsRun->add_option("-j,--jobs", jParallel, "jobs at a time (local backend)")->check(CLI::Range(1, 1024));
   jobsRun->add_flag("--resume", jResume, "run only the jobs without a result (failed, killed, never run)");
   jobsRun->add_option("--timeout", jTimeout, "kill a job after this many seconds (0: never)")->check(CLI::NonNegativeNumber);
@@ -536,6 +545,10 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("model: off-chip {} B, on-chip {} B (cost-model formula), {} FLOPs, {:.3f} s -> {}\n",
                                r.offchipBytes, r.onchipBytes, r.flops, r.wallSeconds, rOut);
       return 0;
+    }
+    if (*jobsRun && jBackend == "slurm") {
+      jSlurm.wait = !jNoWait;
+      return runJobsSlurm(jDir, jSlurm, jResume, jTimeout, selfPath());
     }
     if (*jobsRun) return runJobsLocal(jDir, jParallel, jResume, jTimeout, selfPath());
     if (*jobsStatusCmd) return jobsStatus(jDir);

@@ -179,6 +179,20 @@ ModelResult runModelOnly(const std::string& archPath, const std::string& graphPa
   return r;
 }
 
+double buildFabricFor(const VerifyOptions& o) {
+  const ArchModel a = loadArch(o.archPath);
+  if (a.unbounded)
+    throw DiagError("A-112", a.loc, fmt::format("architecture '{}' is unbounded (grid: unbounded): it has no RTL", a.name));
+  const std::vector<RtlFile> rtl = emitFabric(a, buildConfigLayout(a), stepgenRoot() + "/rtl_templates");
+  const bool hierarchical = o.hierarchical.value_or(hierarchicalByDefault(a));
+  double seconds = 0, axiSeconds = 0;
+  buildFabric(rtl, a.name, o.buildCache, o.trace, &seconds, 0, hierarchical);
+  if (o.axi)
+    buildFabric(rtl, a.name, o.buildCache, false, &axiSeconds, int(UnitCatalogue(a).unitsOfKind(UnitKind::AddressGen).size()),
+                hierarchical);
+  return seconds + axiSeconds;
+}
+
 ModelResult runTimingOnly(const std::string& archPath, const std::string& graphPath, CompileResult* compiled) {
   CompileResult c = compileProgram(archPath, graphPath);
   checkStreamMemory(c.graph, c.shapes);

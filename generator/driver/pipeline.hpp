@@ -87,6 +87,13 @@ struct VerifyOptions {
 /// output folder. Errors: DiagError for bad input (nothing left in outDir).
 VerifyReport verify(const VerifyOptions& o);
 
+/// The Verilator build(s) verify(o) uses, made ahead of it: the fabric of o.archPath (its
+/// Verilog depends on the arch alone) into o.buildCache, and its AXI build when o.axi; what a
+/// study's build job runs (jobs/point_jobs.hpp). Returns the build seconds (0 when cached).
+/// Errors: DiagError for a bad arch (A-112 for an unbounded one); std::runtime_error with the
+/// build log's tail for a failed build.
+double buildFabricFor(const VerifyOptions& o);
+
 /// The timing-only model (docs/step_semantics.md#timing-only): compileProgram (an
 /// unbounded arch is sized to the graph), then runModel without values. No tensor is read
 /// or allocated. `compiled`, when given, receives the compile result (mapping, fabric size).

@@ -37,7 +37,7 @@ void writeFileAtomically(const fs::path& file, const std::string& text) {
 
 void writeJobList(const JobList& l, const std::string& self) {
   json jobs = json::array();
-  for (const Job& j : l.jobs) jobs.push_back({{"id", j.id}, {"label", j.label}, {"verify", j.verify}});
+  for (const Job& j : l.jobs) jobs.push_back({{"id", j.id}, {"kind", j.build ? "build" : "point"}, {"label", j.label}, {"verify", j.verify}});
   const json doc = {{"format", "stepgen-jobs"}, {"version", kJobListVersion}, {"cwd", l.cwd}, {"study", l.study}, {"jobs", jobs}};
   for (const char* sub : {"results", "status", "logs"}) fs::create_directories(l.dir / sub);
   std::string commands;
@@ -76,7 +76,10 @@ JobList readJobList(const fs::path& dir) {
     l.study = doc.at("study").get<std::vector<std::string>>();
     field = "jobs";
     for (const json& j : doc.at("jobs")) {
-      Job job{j.at("id").get<int>(), j.at("label").get<std::string>(), j.at("verify")};
+      const std::string kind = j.at("kind").get<std::string>();
+      if (kind != "point" && kind != "build")
+        throw DiagError("J-601", {where}, fmt::format("field 'jobs': job {} has kind '{}' (point or build)", l.jobs.size(), kind));
+      Job job{j.at("id").get<int>(), kind == "build", j.at("label").get<std::string>(), j.at("verify")};
       if (job.id != int(l.jobs.size()))
         throw DiagError("J-601", {where}, fmt::format("field 'jobs': job {} is listed where job {} belongs", job.id, l.jobs.size()));
       l.jobs.push_back(std::move(job));

@@ -1,7 +1,9 @@
 #pragma once
 // A study as a job list (issue 46, docs/cluster.md): the folder `stepgen study ... --plan DIR`
 // writes. DIR/jobs.json holds the study's own command line (to merge it later), the working
-// folder its paths are relative to, and one job per study point (its VerifyOptions as JSON);
+// folder its paths are relative to, one job per study point (its VerifyOptions as JSON), and
+// after them one build job per fabric the RTL points share (buildFabricFor), which backends
+// run before the points;
 // DIR/commands.txt the jobs as command lines (`stepgen jobs exec DIR <id>`), one per line,
 // for any scheduler. A job writes results/<id>.json (renamed into place when complete, so a
 // killed job leaves none), status/<id>.json (exit, signal, seconds, error) and logs/<id>.log.
@@ -16,11 +18,12 @@ namespace stepgen {
 /// The job-list format version; a list of another version is refused (J-602).
 constexpr int kJobListVersion = 1;
 
-/// One study point.
+/// One study point, or the fabric build some points share.
 struct Job {
   int id = 0;
-  std::string label;       ///< the point's output folder, as the study names it
-  nlohmann::json verify;   ///< verifyOptionsJson of the point
+  bool build = false;      ///< a build job (buildFabricFor of `verify`), else a point (verify)
+  std::string label;       ///< the point's output folder, or "build <arch>"
+  nlohmann::json verify;   ///< verifyOptionsJson of the point (of a build: its first point's)
 };
 
 /// A whole job list.

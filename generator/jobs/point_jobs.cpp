@@ -50,6 +50,20 @@ VerifyReport fromResult(const Job& job) {
   return verifyReportFromJson(r.at("report"), "job result " + file.string());
 }
 
+// One build job per fabric build the RTL points ask for (the same arch file, cache, trace,
+// hierarchy and AXI), after the points, in the order the points first ask for it.
+void addBuildJobs(JobList& l) {
+  std::map<std::string, bool> seen;
+  const size_t points = l.jobs.size();
+  for (size_t i = 0; i < points; ++i) {
+    const json& v = l.jobs[i].verify;
+    if (v.at("skip_rtl").get<bool>() || v.at("build_cache").get<std::string>().empty()) continue;
+    const json key = {v.at("arch"), v.at("build_cache"), v.at("trace"), v.at("hierarchical"), v.at("axi")};
+    if (!seen.emplace(key.dump(), true).second) continue;
+    l.jobs.push_back({int(l.jobs.size()), true, "build " + v.at("arch").get<std::string>(), v});
+  }
+}
+
 }  // namespace
 
 void setPointMode(PointMode m, const std::string& dir, const std::vector<std::string>& studyArgs) {
@@ -65,7 +79,8 @@ void setPointMode(PointMode m, const std::string& dir, const std::vector<std::st
     s.list.study = studyArgs;
   } else if (m == PointMode::Merge) {
     s.list = readJobList(dir);
-    for (const Job& j : s.list.jobs) s.byKey[j.verify.dump()] = j.id;
+    for (const Job& j : s.list.jobs)
+      if (!j.build) s.byKey[j.verify.dump()] = j.id;
   }
 }
 
@@ -76,7 +91,7 @@ VerifyReport studyVerify(const VerifyOptions& vo) {
   if (s.mode == PointMode::Serial) return verify(vo);
   const json key = verifyOptionsJson(vo);
   if (s.mode == PointMode::Plan) {
-    s.list.jobs.push_back({int(s.list.jobs.size()), vo.outDir, key});
+    s.list.jobs.push_back({int(s.list.jobs.size()), false, vo.outDir, key});
     return VerifyReport{};
   }
   const auto it = s.byKey.find(key.dump());
@@ -97,8 +112,9 @@ VerifyReport studyVerify(const VerifyOptions& vo) {
 int finishPointMode(int studyExit, const std::string& self) {
   State& s = state();
   if (s.mode == PointMode::Plan) {
+    addBuildJobs(s.list);
     writeJobList(s.list, self);
-    std::cerr << fmt::format("planned {} job(s) in {}; run them with `stepgen jobs run {} --backend local -j 2` (or any "
+    std::cerr << fmt::format("planned {} job(s) in {} (points and fabric builds); run them with `stepgen jobs run {} --backend local -j 2` (or any "
                              "scheduler over {}/commands.txt), then `stepgen jobs merge {}`\n",
                              s.list.jobs.size(), s.list.dir.string(), s.list.dir.string(), s.list.dir.string(),
                              s.list.dir.string());

@@ -32,15 +32,20 @@ namespace {
 volatile std::sig_atomic_t gStop = 0;
 void onStop(int sig) { gStop = sig; }
 
-// The child of execJob: the point itself. Exit 0 when its result is written.
-int runPoint(const JobList& l, const Job& job) {
+// The child of execJob: the point (or build) itself. Exit 0 when its result is written.
+int runJob(const JobList& l, const Job& job) {
   try {
     json result = {{"key", job.verify}};
-    try {
-      result["report"] = verifyReportJson(verify(verifyOptionsFromJson(job.verify, "job " + std::to_string(job.id))));
-    } catch (const DiagError& e) {
-      result["diag"] = diagErrorJson(e);
-      std::cerr << "the point does not compile (a result): " << e.what() << "\n";
+    const VerifyOptions vo = verifyOptionsFromJson(job.verify, "job " + std::to_string(job.id));
+    if (job.build) {
+      result["build_seconds"] = buildFabricFor(vo);
+    } else {
+      try {
+        result["report"] = verifyReportJson(verify(vo));
+      } catch (const DiagError& e) {
+        result["diag"] = diagErrorJson(e);
+        std::cerr << "the point does not compile (a result): " << e.what() << "\n";
+      }
     }
     writeFileAtomically(jobResultPath(l.dir, job.id), result.dump(1) + "\n");
     return 0;
@@ -80,7 +85,7 @@ int execJob(const fs::path& dirIn, int id, double timeoutSeconds, const std::str
     std::signal(SIGTERM, SIG_DFL), std::signal(SIGINT, SIG_DFL);
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || chdir(l.cwd.c_str()) != 0) _exit(1);
-    const int rc = runPoint(l, job);
+    const int rc = runJob(l, job);
     std::cout.flush(), std::cerr.flush();
     _exit(rc);
   }
@@ -116,34 +121,53 @@ int execJob(const fs::path& dirIn, int id, double timeoutSeconds, const std::str
   return ok ? 0 : 1;
 }
 
+namespace {
+
+// The jobs to run (all, or with `resume` those without a result), builds first; earlier
+// results and statuses of the ones returned are removed.
+std::vector<const Job*> pendingJobs(const JobList& l, bool resume) {
+  std::vector<const Job*> out;
+  for (bool builds : {true, false})
+    for (const Job& j : l.jobs) {
+      if (j.build != builds || (resume && fs::exists(jobResultPath(l.dir, j.id)))) continue;
+      fs::remove(jobResultPath(l.dir, j.id));
+      fs::remove(jobStatusPath(l.dir, j.id));
+      out.push_back(&j);
+    }
+  return out;
+}
+
+// Runs `args` (argv[0] looked up in PATH) and waits; its exit status.
+int spawnAndWait(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ) != 0)
+    throw std::runtime_error(fmt::format("jobs: cannot start {}", args[0]));
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return st;
+}
+
+}  // namespace
+
 int runJobsLocal(const fs::path& dirIn, int parallel, bool resume, double timeoutSeconds, const std::string& self) {
   const JobList l = readJobList(fs::absolute(dirIn));
-  std::string pending;
-  int n = 0;
-  for (const Job& j : l.jobs) {
-    if (resume && fs::exists(jobResultPath(l.dir, j.id))) continue;
-    fs::remove(jobResultPath(l.dir, j.id));
-    fs::remove(jobStatusPath(l.dir, j.id));
-    pending += std::to_string(j.id) + "\n";
-    ++n;
-  }
-  std::cerr << fmt::format("jobs: running {} of {} job(s) of {}, {} at a time (local backend)\n", n, l.jobs.size(),
+  const std::vector<const Job*> pending = pendingJobs(l, resume);
+  std::cerr << fmt::format("jobs: running {} of {} job(s) of {}, {} at a time (local backend)\n", pending.size(), l.jobs.size(),
                            l.dir.string(), parallel);
-  if (n > 0) {
-    const fs::path list = l.dir / "pending.txt";
-    writeFileAtomically(list, pending);
-    const std::string p = std::to_string(parallel), t = fmt::format("{}", timeoutSeconds), d = l.dir.string(),
-                      lst = list.string();
-    std::vector<std::string> args = {"xargs", "-P", p, "-n", "1", "-a", lst, self, "jobs", "exec", "--timeout", t, d};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawnp(&pid, "xargs", nullptr, nullptr, argv.data(), environ) != 0)
-      throw std::runtime_error("jobs run: cannot start xargs (findutils)");
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
+  // The builds, then the points that use them: one xargs each.
+  for (bool builds : {true, false}) {
+    std::string ids;
+    for (const Job* j : pending)
+      if (j->build == builds) ids += std::to_string(j->id) + "\n";
+    if (ids.empty()) continue;
+    const fs::path list = l.dir / (builds ? "pending_builds.txt" : "pending_points.txt");
+    writeFileAtomically(list, ids);
+    spawnAndWait({"xargs", "-P", std::to_string(parallel), "-n", "1", "-a", list.string(), self, "jobs", "exec", "--timeout",
+                  fmt::format("{}", timeoutSeconds), l.dir.string()});
   }
   return jobsStatus(l.dir);
 }

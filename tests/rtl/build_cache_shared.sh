@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Two `stepgen verify` processes that share one build cache (--build-cache), the second
-# started while the first is inside its Verilator build, both build the same fabric: both
-# must pass, and the cache must end with exactly one complete build of it and no private
-# build folder left (generator/driver/rtl_run.cpp buildFabric: each process builds in its own
-# folder and publishes it by one rename; before, the second removed the first's half-built
-# folder and the first failed). A third run reuses the build (under 1 s of build).
+# started while the first is inside its Verilator build, both need the same fabric: both
+# must pass, and the cache must end with exactly one complete build of it (beside its lock
+# file) and no private build folder left (generator/driver/rtl_run.cpp buildFabric: the
+# second waits on the fabric's lock and finds it built; a build goes to a folder of its own
+# and is published by one rename; before, the second removed the first's half-built folder
+# and the first failed). A third run reuses the build (under 1 s of build).
 set -euo pipefail
 stepgen="$1"; out="$2"; root="$(cd "$(dirname "$0")/../.." && pwd)"
 rm -rf "$out"
@@ -19,7 +20,7 @@ wait "$pa"
 wait "$pb"
 grep -q '^verdict: PASS' "$out/a.log"
 grep -q '^verdict: PASS' "$out/b.log"
-entries=$(find "$out/cache" -mindepth 1 -maxdepth 1 | wc -l)
+entries=$(find "$out/cache" -mindepth 1 -maxdepth 1 ! -name '*.lock' | wc -l)
 [ "$entries" = 1 ] || { ls -la "$out/cache" >&2; echo "cache holds $entries entries, expected 1" >&2; exit 1; }
 test -x "$out"/cache/tiny-*/obj_dir/Vfabric
 "$stepgen" verify "${args[@]}" -o "$out/c" > "$out/c.log" 2>&1

@@ -185,15 +185,17 @@ TEST_CASE("jobs: a job list is read back, or refused naming its file and field",
   l.dir = d, l.cwd = "/somewhere", l.study = {"study", "regions", "--regions", "4"};
   VerifyOptions o;
   o.outDir = "p0";
-  l.jobs.push_back({0, "p0", verifyOptionsJson(o)});
+  l.jobs.push_back({0, false, "p0", verifyOptionsJson(o)});
   o.outDir = "p1";
-  l.jobs.push_back({1, "p1", verifyOptionsJson(o)});
+  l.jobs.push_back({1, true, "p1", verifyOptionsJson(o)});
   writeJobList(l, "/bin/stepgen");
   const JobList b = readJobList(d);
   CHECK(b.cwd == l.cwd);
   CHECK(b.study == l.study);
   REQUIRE(b.jobs.size() == 2);
   CHECK(b.jobs[1].label == "p1");
+  CHECK(!b.jobs[0].build);
+  CHECK(b.jobs[1].build);
   CHECK(verifyOptionsFromJson(b.jobs[1].verify, "t").outDir == "p1");
   CHECK(readText(d / "commands.txt") ==
         fmt::format("'/bin/stepgen' jobs exec '{0}' 0\n'/bin/stepgen' jobs exec '{0}' 1\n", fs::absolute(d).string()));
@@ -214,7 +216,9 @@ TEST_CASE("jobs: a job list is read back, or refused naming its file and field",
   CHECK_THAT(idOf(R"({"format": "stepgen-jobs", "version": 99})"), Catch::StartsWith("J-602: job list of format version 99"));
   CHECK_THAT(idOf(R"({"format": "stepgen-jobs", "version": 1, "cwd": "/", "study": []})"),
              Catch::StartsWith("J-601: field 'jobs' is missing or malformed"));
-  CHECK_THAT(idOf(R"({"format": "stepgen-jobs", "version": 1, "cwd": "/", "study": [], "jobs": [{"id": 1, "label": "x", "verify": {}}]})"),
+  CHECK_THAT(idOf(R"({"format": "stepgen-jobs", "version": 1, "cwd": "/", "study": [], "jobs": [{"id": 0, "kind": "x", "label": "x", "verify": {}}]})"),
+             Catch::StartsWith("J-601: field 'jobs': job 0 has kind 'x'"));
+  CHECK_THAT(idOf(R"({"format": "stepgen-jobs", "version": 1, "cwd": "/", "study": [], "jobs": [{"id": 1, "kind": "point", "label": "x", "verify": {}}]})"),
              Catch::StartsWith("J-601: field 'jobs': job 1 is listed where job 0 belongs"));
   fs::remove(d / "jobs.json");
   CHECK_THAT(idOf("").substr(0, 5), Catch::Equals("J-601"));  // an empty file is not JSON either
