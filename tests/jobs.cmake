@@ -7,7 +7,10 @@ add_test(NAME jobs_kill_resume
 add_test(NAME jobs_rtl_points
          COMMAND bash ${STEPGEN_ROOT}/tests/jobs/rtl_points.sh $<TARGET_FILE:stepgen> ${CMAKE_BINARY_DIR}/jobs/rtl_points
                  ${CMAKE_BINARY_DIR}/fabric-cache)
-set_tests_properties(jobs_kill_resume jobs_rtl_points PROPERTIES WORKING_DIRECTORY ${STEPGEN_ROOT} TIMEOUT 900)
+# Timing-only points (study tiling-full at true dimensions, 2 points, about 10 s).
+add_test(NAME jobs_timing_points
+         COMMAND bash ${STEPGEN_ROOT}/tests/jobs/timing_points.sh $<TARGET_FILE:stepgen> ${CMAKE_BINARY_DIR}/jobs/timing_points)
+set_tests_properties(jobs_kill_resume jobs_rtl_points jobs_timing_points PROPERTIES WORKING_DIRECTORY ${STEPGEN_ROOT} TIMEOUT 900)
 # The Slurm backend on a real single-node Slurm (scripts/slurm_local.sh, Debian's packages):
 # 6 RTL points and 2 builds as job arrays, one build cancelled while it runs, resumed, merged
 # equal to the serial study (about 70 s; heavy: it starts daemons on fixed ports, alone).

@@ -288,6 +288,8 @@ int main(int argc, char** argv) {
   tilingFullCmd->add_option("--arch", tfo.archPath, "architecture YAML (default arch/unbounded.yaml)")->check(CLI::ExistingFile);
   tilingFullCmd->add_option("--data", tfo.dataDir, "folder with the routing CSVs");
   studyFiles(tilingFullCmd, tfo.workDir, tfo.csvPath, tfo.mdPath);
+  JobFlags jf;
+  jobFlags(tilingFullCmd, jf);
   tilingFullCmd->add_option("--batches", tfo.batches, "batches (tokens); above 64 the trace is synthetic");
   tilingFullCmd->add_option("--tiles", tfo.tiles, "static token tiles at batch 64, scaled by batch/64 above; 0 = dynamic");
   tilingFullCmd->add_option("--seed", tfo.seed, "seed of the synthetic traces");
@@ -296,7 +298,6 @@ int main(int argc, char** argv) {
   tilingCmd->add_option("--arch", to.archPath, "architecture YAML")->check(CLI::ExistingFile);
   tilingCmd->add_option("--data", to.dataDir, "folder with the routing CSVs");
   studyFiles(tilingCmd, to.workDir, to.csvPath, to.mdPath);
-  JobFlags jf;
   jobFlags(tilingCmd, jf);
   tilingCmd->add_flag("--rtl", to.rtl, "also verify every point (the whole layer) in RTL on --arch (a fabric like "
                                        "arch/moe.yaml); adds cycles and the RTL memory peak");
@@ -561,7 +562,7 @@ int main(int argc, char** argv) {
       if (!jf.plan.empty()) {
         setPointMode(PointMode::Plan, jf.plan, studyArgs(argc, argv));
         for (std::string* f : {&to.csvPath, &to.mdPath, &sso.csvPath, &sso.mdPath, &sso.svgPath, &rno.csvPath, &rno.mdPath,
-                               &dpo.csvPath, &dpo.mdPath, &rso.csvPath, &rso.mdPath, &rso.svgPath, &so.csvPath})
+                               &dpo.csvPath, &dpo.mdPath, &rso.csvPath, &rso.mdPath, &rso.svgPath, &so.csvPath, &tfo.csvPath, &tfo.mdPath})
           f->clear();
         std::cout.rdbuf(nullptr);
       } else if (!jf.merge.empty()) {
@@ -573,7 +574,7 @@ int main(int argc, char** argv) {
       return finishPointMode(rc, selfPath());
     };
     if (*tilingCmd) return study([&] { return runTilingStudy(to); });
-    if (*tilingFullCmd) return runTilingFullStudy(tfo);
+    if (*tilingFullCmd) return study([&] { return runTilingFullStudy(tfo); });
     if (*sectionsCmd) return study([&] { return runSectionsStudy(sso); });
     if (*regionsCmd) return study([&] { return runRegionsStudy(rso); });
     if (*randomStudyCmd) return study([&] { return runRandomStudy(rno); });

@@ -18,6 +18,7 @@ using json = nlohmann::json;
 fs::path jobResultPath(const fs::path& dir, int id) { return dir / "results" / fmt::format("{}.json", id); }
 fs::path jobStatusPath(const fs::path& dir, int id) { return dir / "status" / fmt::format("{}.json", id); }
 fs::path jobLogPath(const fs::path& dir, int id) { return dir / "logs" / fmt::format("{}.log", id); }
+fs::path jobTensorsPath(const fs::path& dir, int id) { return dir / "results" / fmt::format("{}.tensors", id); }
 
 void writeFileAtomically(const fs::path& file, const std::string& text) {
   if (file.has_parent_path()) fs::create_directories(file.parent_path());

@@ -43,10 +43,12 @@ JobList readJobList(const std::filesystem::path& dir);
 /// commands call. Throws std::runtime_error when a file cannot be written.
 void writeJobList(const JobList& l, const std::string& self);
 
-/// DIR/results/<id>.json, DIR/status/<id>.json, DIR/logs/<id>.log.
+/// DIR/results/<id>.json, DIR/status/<id>.json, DIR/logs/<id>.log, and DIR/results/<id>.tensors/
+/// (a model-only point's output tensors, written before its result file).
 std::filesystem::path jobResultPath(const std::filesystem::path& dir, int id);
 std::filesystem::path jobStatusPath(const std::filesystem::path& dir, int id);
 std::filesystem::path jobLogPath(const std::filesystem::path& dir, int id);
+std::filesystem::path jobTensorsPath(const std::filesystem::path& dir, int id);
 
 /// Writes `text` to `file` through `file`.tmp-<pid> and a rename: a reader sees the whole
 /// file or none. Throws std::runtime_error when it cannot.

@@ -6,10 +6,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
 
+#include "driver/inputs.hpp"
 #include "jobs/job_list.hpp"
 #include "jobs/verify_json.hpp"
 #include "support/diag.hpp"
@@ -33,7 +35,17 @@ State& state() {
   return s;
 }
 
-VerifyReport fromResult(const Job& job) {
+// Every <name>.npy of a folder (none if it does not exist), by name.
+std::map<std::string, Matrix> readTensors(const fs::path& dir) {
+  std::map<std::string, Matrix> t;
+  if (!fs::is_directory(dir)) return t;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".npy") t[e.path().stem().string()] = fromNpy(e.path());
+  return t;
+}
+
+// The result document of a job, checked against its key.
+json resultOf(const Job& job) {
   const fs::path file = jobResultPath(state().list.dir, job.id);
   std::ifstream f(file);
   std::stringstream text;
@@ -47,7 +59,22 @@ VerifyReport fromResult(const Job& job) {
   if (r.value("key", json()) != job.verify)
     throw std::runtime_error(fmt::format("job result {} belongs to another point than job {} ({})", file.string(), job.id, job.label));
   if (r.contains("diag")) throw diagErrorFromJson(r.at("diag"));
-  return verifyReportFromJson(r.at("report"), "job result " + file.string());
+  return r;
+}
+
+// The job planned for `key` in merge mode, or null when the plan has none (it runs here).
+// A planned job without a result is counted missing (`missing` set).
+const Job* plannedJob(const json& key, const std::string& label, bool& missing) {
+  State& s = state();
+  const auto it = s.byKey.find(key.dump());
+  if (it == s.byKey.end()) {
+    std::cerr << fmt::format("merge: the point {} is not in the job list; running it here\n", label);
+    return nullptr;
+  }
+  const Job& job = s.list.jobs.at(size_t(it->second));
+  missing = !fs::exists(jobResultPath(s.list.dir, job.id));
+  if (missing) s.missing.push_back(job.id);
+  return &job;
 }
 
 // One build job per fabric build the RTL points ask for (the same arch file, cache, trace,
@@ -57,7 +84,7 @@ void addBuildJobs(JobList& l) {
   const size_t points = l.jobs.size();
   for (size_t i = 0; i < points; ++i) {
     const json& v = l.jobs[i].verify;
-    if (v.at("skip_rtl").get<bool>() || v.at("build_cache").get<std::string>().empty()) continue;
+    if (v.value("timing_only", false) || v.value("model_only", false) || v.at("skip_rtl").get<bool>() || v.at("build_cache").get<std::string>().empty()) continue;
     const json key = {v.at("arch"), v.at("build_cache"), v.at("trace"), v.at("hierarchical"), v.at("axi")};
     if (!seen.emplace(key.dump(), true).second) continue;
     l.jobs.push_back({int(l.jobs.size()), true, "build " + v.at("arch").get<std::string>(), v});
@@ -94,19 +121,66 @@ VerifyReport studyVerify(const VerifyOptions& vo) {
     s.list.jobs.push_back({int(s.list.jobs.size()), false, vo.outDir, key});
     return VerifyReport{};
   }
-  const auto it = s.byKey.find(key.dump());
-  if (it == s.byKey.end()) {
-    std::cerr << fmt::format("merge: the point {} is not in the job list; running it here\n", vo.outDir);
-    return verify(vo);
-  }
-  const Job& job = s.list.jobs.at(size_t(it->second));
-  if (!fs::exists(jobResultPath(s.list.dir, job.id))) {
-    s.missing.push_back(job.id);
+  bool missing = false;
+  const Job* job = plannedJob(key, vo.outDir, missing);
+  if (!job) return verify(vo);
+  if (missing) {
     VerifyReport r;
     r.rtl.status = "missing";
     return r;
   }
-  return fromResult(job);
+  const std::string file = jobResultPath(s.list.dir, job->id).string();
+  VerifyReport r;
+  try {
+    r = verifyReportFromJson(resultOf(*job).at("report"), "job result " + file);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(fmt::format("job result {}: {}", file, e.what()));
+  }
+  // The tensors are where the job's verify wrote them.
+  r.model.outputs = readTensors(fs::path(vo.outDir) / "model");
+  if (r.replay) r.replay->outputs = readTensors(fs::path(vo.outDir) / "model_replay");
+  return r;
+}
+
+json timingOnlyKey(const std::string& archPath, const std::string& graphPath) {
+  return {{"timing_only", true}, {"arch", archPath}, {"graph", graphPath}};
+}
+
+namespace {
+
+// A point whose result is a ModelResult (timing-only or model-only): `run` runs it here.
+ModelResult modelPoint(const json& key, const std::string& label, const std::function<ModelResult()>& run) {
+  State& s = state();
+  if (s.mode == PointMode::Serial) return run();
+  if (s.mode == PointMode::Plan) {
+    s.list.jobs.push_back({int(s.list.jobs.size()), false, label, key});
+    return ModelResult{};
+  }
+  bool missing = false;
+  const Job* job = plannedJob(key, label, missing);
+  if (!job) return run();
+  if (missing) return ModelResult{};
+  const std::string file = jobResultPath(s.list.dir, job->id).string();
+  ModelResult m;
+  try {
+    m = modelResultFromJson(resultOf(*job).at("model"));
+  } catch (const json::exception& e) {
+    throw std::runtime_error(fmt::format("job result {}: {}", file, e.what()));
+  }
+  m.outputs = readTensors(jobTensorsPath(s.list.dir, job->id));
+  return m;
+}
+
+}  // namespace
+
+ModelResult studyTimingOnly(const std::string& archPath, const std::string& graphPath) {
+  return modelPoint(timingOnlyKey(archPath, graphPath), graphPath, [&] { return runTimingOnly(archPath, graphPath); });
+}
+
+ModelResult studyModelOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir,
+                           uint32_t seed) {
+  const json key = {{"model_only", true}, {"arch", archPath}, {"graph", graphPath}, {"inputs", inputsDir}, {"seed", seed}};
+  return modelPoint(key, graphPath, [&] { return runModelOnly(archPath, graphPath, inputsDir, seed); });
 }
 
 int finishPointMode(int studyExit, const std::string& self) {

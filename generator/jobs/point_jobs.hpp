@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "driver/pipeline.hpp"
 
 namespace stepgen {
@@ -30,6 +32,20 @@ PointMode pointMode();
 /// (a study that chose it from a result) runs here. Errors: as verify; std::runtime_error for
 /// a result file that does not belong to its job.
 VerifyReport studyVerify(const VerifyOptions& vo);
+
+/// A timing-only study point (runTimingOnly of the arch and graph), in the same three modes
+/// as studyVerify; a planned point without a result gives a ModelResult with 0 cycles.
+/// Errors: as runTimingOnly; std::runtime_error for a result of another point.
+ModelResult studyTimingOnly(const std::string& archPath, const std::string& graphPath);
+
+/// A model-only study point (runModelOnly: functional model and cost figures, no mapping),
+/// in the same three modes; a planned point without a result gives an empty ModelResult.
+/// Errors: as runModelOnly; std::runtime_error for a result of another point.
+ModelResult studyModelOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir,
+                           uint32_t seed);
+
+/// The job key of a timing-only point (what studyTimingOnly records and `jobs exec` reads).
+nlohmann::json timingOnlyKey(const std::string& archPath, const std::string& graphPath);
 
 /// After the study: Plan writes the job list (its path and how to run it go to stderr) and
 /// returns 0; Merge names every point without a result on stderr and returns 4 if there are

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "driver/inputs.hpp"
 #include "jobs/job_list.hpp"
 #include "jobs/verify_json.hpp"
 #include "support/diag.hpp"
@@ -36,6 +37,19 @@ void onStop(int sig) { gStop = sig; }
 int runJob(const JobList& l, const Job& job) {
   try {
     json result = {{"key", job.verify}};
+    const json& v = job.verify;
+    if (v.value("timing_only", false) || v.value("model_only", false)) {
+      const std::string arch = v.at("arch").get<std::string>(), graph = v.at("graph").get<std::string>();
+      const ModelResult m = v.value("timing_only", false)
+                                ? runTimingOnly(arch, graph)
+                                : runModelOnly(arch, graph, v.at("inputs").get<std::string>(), v.at("seed").get<uint32_t>());
+      const fs::path tensors = jobTensorsPath(l.dir, job.id);
+      fs::remove_all(tensors);
+      for (const auto& [name, t] : m.outputs) toNpy(tensors / (name + ".npy"), t);
+      result["model"] = modelResultJson(m);
+      writeFileAtomically(jobResultPath(l.dir, job.id), result.dump(1) + "\n");
+      return 0;
+    }
     const VerifyOptions vo = verifyOptionsFromJson(job.verify, "job " + std::to_string(job.id));
     if (job.build) {
       result["build_seconds"] = buildFabricFor(vo);

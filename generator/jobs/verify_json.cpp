@@ -37,9 +37,7 @@ VerifyOptions verifyOptionsFromJson(const json& j, const std::string& what) {
   return o;
 }
 
-namespace {
-
-json modelJson(const ModelResult& m) {
+json modelResultJson(const ModelResult& m) {
   const TimingResult& t = m.timing;
   json orders = json::object();
   for (const auto& [op, order] : t.mergeOrders) orders[std::to_string(op)] = order;
@@ -61,7 +59,7 @@ json modelJson(const ModelResult& m) {
           {"wall_seconds", m.wallSeconds}};
 }
 
-ModelResult modelFromJson(const json& j) {
+ModelResult modelResultFromJson(const json& j) {
   ModelResult m;
   TimingResult& t = m.timing;
   t.cycles = j.at("cycles").get<int64_t>();
@@ -83,11 +81,9 @@ ModelResult modelFromJson(const json& j) {
   return m;
 }
 
-}  // namespace
-
 json verifyReportJson(const VerifyReport& r) {
   json j;
-  j["model"] = modelJson(r.model);
+  j["model"] = modelResultJson(r.model);
   j["rtl"] = json::parse(runResultText(r.rtl));
   j["build_seconds"] = r.buildSeconds, j["hierarchical"] = r.hierarchical;
   j["outputs_equal"] = r.outputsEqual, j["first_mismatch"] = r.firstMismatch;
@@ -97,7 +93,7 @@ json verifyReportJson(const VerifyReport& r) {
   j["axi_ran"] = r.axiRan, j["axi"] = json::parse(runResultText(r.axi)), j["axi_mismatch"] = r.axiMismatch;
   j["axi_build_seconds"] = r.axiBuildSeconds;
   j["rtl_decisions"] = r.rtlDecisions, j["differing_decisions"] = r.differingDecisions;
-  j["replay"] = r.replay ? modelJson(*r.replay) : json(nullptr);
+  j["replay"] = r.replay ? modelResultJson(*r.replay) : json(nullptr);
   j["replay_cycle_error_percent"] = r.replayCycleErrorPercent, j["replay_error"] = r.replayError;
   return j;
 }
@@ -105,7 +101,7 @@ json verifyReportJson(const VerifyReport& r) {
 VerifyReport verifyReportFromJson(const json& j, const std::string& what) {
   VerifyReport r;
   try {
-    r.model = modelFromJson(j.at("model"));
+    r.model = modelResultFromJson(j.at("model"));
     r.rtl = parseRunResult(j.at("rtl").dump(), what + ": rtl");
     r.buildSeconds = j.at("build_seconds").get<double>(), r.hierarchical = j.at("hierarchical").get<bool>();
     r.outputsEqual = j.at("outputs_equal").get<bool>(), r.firstMismatch = j.at("first_mismatch").get<std::string>();
@@ -118,7 +114,7 @@ VerifyReport verifyReportFromJson(const json& j, const std::string& what) {
     r.axiRan = j.at("axi_ran").get<bool>(), r.axi = parseRunResult(j.at("axi").dump(), what + ": axi");
     r.axiMismatch = j.at("axi_mismatch").get<std::string>(), r.axiBuildSeconds = j.at("axi_build_seconds").get<double>();
     r.rtlDecisions = j.at("rtl_decisions").get<int64_t>(), r.differingDecisions = j.at("differing_decisions").get<int64_t>();
-    if (!j.at("replay").is_null()) r.replay = modelFromJson(j.at("replay"));
+    if (!j.at("replay").is_null()) r.replay = modelResultFromJson(j.at("replay"));
     r.replayCycleErrorPercent = j.at("replay_cycle_error_percent").get<double>();
     r.replayError = j.at("replay_error").get<std::string>();
   } catch (const json::exception& e) {

@@ -16,6 +16,11 @@ nlohmann::json verifyOptionsJson(const VerifyOptions& o);
 /// for a missing or mistyped field.
 VerifyOptions verifyOptionsFromJson(const nlohmann::json& j, const std::string& what);
 
+/// Every field of `m` but its output tensors, and back (outputs empty). modelResultFromJson
+/// throws nlohmann::json::exception for a malformed document.
+nlohmann::json modelResultJson(const ModelResult& m);
+ModelResult modelResultFromJson(const nlohmann::json& j);
+
 /// Every field of `r` but the tensors of `r.model.outputs` and `r.replay->outputs`.
 nlohmann::json verifyReportJson(const VerifyReport& r);
 /// The inverse of verifyReportJson (outputs empty). Throws std::runtime_error naming `what`

@@ -61,7 +61,7 @@ StudyPoint runPoint(const TilingStudyOptions& o, const std::vector<std::string>&
       r.depths.push_back(studyVerify(v));
     }
   } else {
-    r.model = runModelOnly(o.archPath, dir + "/graph.yaml", dir + "/inputs", o.seed);
+    r.model = studyModelOnly(o.archPath, dir + "/graph.yaml", dir + "/inputs", o.seed);
   }
   std::cerr << fmt::format("{} tile {}: model {} cycles, RTL {} cycles ({})\n", c.name, tb ? std::to_string(tb) : "dynamic",
                            r.v.model.timing.cycles, r.v.rtl.cycles, o.rtl ? r.v.rtl.status : "not run");
@@ -94,7 +94,9 @@ int runTilingStudy(const TilingStudyOptions& o) {
     for (size_t i = 0; i < tiles.size(); ++i) {
       const ModelResult& r = runs[i].model;
       const VerifyReport& v = runs[i].v;
-      bool eq = r.outputs.at("y").data == dyn.model.outputs.at("y").data;
+      // (A planned point, `--plan`, has no tensors yet.)
+      const auto y = r.outputs.find("y"), yDyn = dyn.model.outputs.find("y");
+      const bool eq = y != r.outputs.end() && yDyn != dyn.model.outputs.end() && y->second.data == yDyn->second.data;
       const int64_t mb = v.model.timing.offchipReadBytes + v.model.timing.offchipWriteBytes;
       const int64_t rb = int64_t(v.rtl.readBytes + v.rtl.writeBytes);
       bool depthsOk = true;  // every depth bit-exact with the model, so all equal to each other

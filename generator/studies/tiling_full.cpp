@@ -12,6 +12,7 @@
 
 #include "driver/moe_example.hpp"
 #include "driver/pipeline.hpp"
+#include "jobs/point_jobs.hpp"
 #include "support/files.hpp"
 #include "support/routing_trace.hpp"
 
@@ -51,7 +52,7 @@ int runTilingFullStudy(const TilingFullOptions& o) {
         writeMoeExample(p, (fs::path(o.dataDir) / m.traceFile).string(), dir.string(), o.seed, /*inputs=*/false,
                         /*synthetic=*/true);
         const std::vector<int> perExpert = readRoutingTrace((dir / "routing.csv").string(), int(m.experts)).tokensPerExpert();
-        Row r{m.name, batch, tb, runTimingOnly(o.archPath, (dir / "graph.yaml").string()),
+        Row r{m.name, batch, tb, studyTimingOnly(o.archPath, (dir / "graph.yaml").string()),
               *std::max_element(perExpert.begin(), perExpert.end()),
               int64_t(std::count_if(perExpert.begin(), perExpert.end(), [](int n) { return n > 0; }))};
         ok = ok && !r.r.timing.deadlock;

@@ -6,9 +6,12 @@
 set -euo pipefail
 sg="$1"; w="$2"; cache="${3:-}"
 rm -rf "$w"; mkdir -p "$w/serial" "$w/work"
-if [ -n "$cache" ]; then ln -sfn "$cache" "$w/serial/build"; ln -sfn "$cache" "$w/work/build"; fi
+if [ -n "$cache" ]; then
+  mkdir -p "$cache"; cache="$(realpath "$cache")"
+  ln -sfn "$cache" "$w/serial/build"; ln -sfn "$cache" "$w/work/build"
+fi
 study=(study random --first 1 --seeds 4 --random-archs 0 --fifo-depths 2)
-"$sg" "${study[@]}" -o "$w/serial" --csv "$w/serial.csv" > "$w/serial.out"
+"$sg" "${study[@]}" -o "$w/serial" --csv "$w/serial.csv" > "$w/serial.out" 2>&1 || { tail -n 20 "$w/serial.out"; exit 1; }
 "$sg" "${study[@]}" -o "$w/work" --csv "$w/jobs.csv" --plan "$w/plan"
 "$sg" jobs run "$w/plan" -j 2
 "$sg" jobs merge "$w/plan" > "$w/merge.out"
