@@ -3,12 +3,15 @@
 # and records for every file the commit, the command and the date in
 # docs/results/provenance.csv (one row per file; rows of tables not re-run are kept).
 #
-# usage: scripts/results.sh [--tier default|heavy|all] [--build DIR] [--list] [NAME ...]
+# usage: scripts/results.sh [--tier default|heavy|all] [--build DIR] [--jobs N] [--list] [NAME ...]
 #   --tier default  the tables whose commands take minutes (the model-only studies and the
 #                   small RTL studies); heavy: the hours-long ones (500-seed random graphs,
 #                   every GQA batch in RTL, FPGA synthesis of every unit, fuzzing, bench);
 #                   all: both. Default: default.
 #   NAME ...        only these tables (names as --list prints them), whatever their tier.
+#   --jobs N        run each study (`stepgen study`, `stepgen sweep`) as a job list, N jobs at a
+#                   time on this machine: --plan, `stepgen jobs run -j N`, `stepgen jobs merge`
+#                   (docs/cluster.md); the same tables, the wall seconds per job aside.
 #   --list          print the tables, their tier, files and command, and exit.
 # Needs a build (cmake --build build). Exits non-zero at the first command that fails; the
 # tables it had rewritten by then stay, and their provenance rows say so. Run it on a clean
@@ -16,11 +19,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-tier=default; build=build; list=0; only=()
+tier=default; build=build; list=0; only=(); jobs=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --tier) tier="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
     --list) list=1; shift ;;
     -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "results.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -42,8 +46,8 @@ tables=(
 "timemux_regions|heavy|$R/timemux_regions.csv $R/timemux_regions_table.md $R/timemux_regions.svg|$sg study regions --rtl 4 8 16 -o $W/regions --csv $R/timemux_regions.csv --md $R/timemux_regions_table.md --svg $R/timemux_regions.svg"
 "validation_sweep|heavy|$R/validation_sweep.csv $R/validation_sweep.md|$sg sweep -o $W/sweep --csv $R/validation_sweep.csv"
 "dynpar|heavy|$R/dynpar.csv $R/dynpar_table.md|$sg study dynpar --rtl-max-batch 16 --rtl-from $R/dynpar.csv --rtl-batches 0 1 2 3 -o $W/dynpar --csv $R/dynpar.csv --md $R/dynpar_table.md"
-"random_graphs|heavy|$R/random_graphs.csv|$sg study random --seeds 500 -o $W/random --csv $R/random_graphs.csv"
-"random_graphs_501_1000|heavy|$R/random_graphs_501_1000.csv|$sg study random --first 501 --seeds 500 -o $W/random2 --csv $R/random_graphs_501_1000.csv"
+"random_graphs|heavy|$R/random_graphs.csv $R/random_graphs_summary.md|$sg study random --seeds 500 -o $W/random --csv $R/random_graphs.csv --md $R/random_graphs_summary.md"
+"random_graphs_501_1000|heavy|$R/random_graphs_501_1000.csv $R/random_graphs_501_1000_summary.md|$sg study random --first 501 --seeds 500 -o $W/random2 --csv $R/random_graphs_501_1000.csv --md $R/random_graphs_501_1000_summary.md"
 "bench|heavy|$R/bench.md|$sg bench -o $W/bench --report $R/bench.md"
 "fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $sg $W/fpga $R/fpga.csv"
 "fpga_cu_parts|heavy|$R/fpga_cu_parts.csv|$sg synth --arch arch/default.yaml --target xc7 --only cu,cu.mem,cu.addr,cu.mac,cu.word,cu.rowred --cu-parts --timeout 7200 --mem-limit-gb 20 -o $W/fpga_cu_parts --csv $R/fpga_cu_parts.csv || [ \$? -eq 3 ]"
@@ -84,6 +88,10 @@ for t in "${tables[@]}"; do
     printf '%s\n' "${only[@]}" | grep -qx -- "$n" || continue
   elif [ "$tier" != all ] && [ "$ti" != "$tier" ]; then
     continue
+  fi
+  if [ "$jobs" -gt 0 ] && [[ "$cmd" == "$sg study "* || "$cmd" == "$sg sweep"* ]]; then
+    plan="$W/plans/$n"
+    cmd="rm -rf $plan && $cmd --plan $plan && $sg jobs run $plan -j $jobs && $sg jobs merge $plan"
   fi
   echo "== $n ($ti): $cmd"
   t0=$(date +%s)
