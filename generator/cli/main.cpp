@@ -417,7 +417,8 @@ int main(int argc, char** argv) {
                                              "status, merge (docs/cluster.md)");
   jobsCmd->require_subcommand(1);
   std::string jDir, jBackend = "local";
-  int jParallel = 2, jId = 0;
+  int jParallel = 2, jChunk = 0;
+  std::vector<int> jIds;
   bool jResume = false;
   double jTimeout = 0;
   auto* jobsRun = jobsCmd->add_subcommand("run", "run the jobs of a job list");
@@ -433,6 +434,10 @@ int main(int argc, char** argv) {
   bool jNoWait = false;
   jobsRun->add_flag("--no-wait", jNoWait, "slurm: print the job ids and return (then `stepgen jobs status`)");
   jobsRun->add_option("-j,--jobs", jParallel, "jobs at a time (local backend)")->check(CLI::Range(1, 1024));
+  jobsRun->add_option("--chunk", jChunk, "points per `jobs exec` process (its start-up costs as much as a small "
+                                         "model-only point); 0: local, a quarter of the points per parallel job slot; "
+                                         "slurm, 1")
+      ->check(CLI::NonNegativeNumber);
   jobsRun->add_flag("--resume", jResume, "run only the jobs without a result (failed, killed, never run)");
   jobsRun->add_option("--timeout", jTimeout, "kill a job after this many seconds (0: never)")->check(CLI::NonNegativeNumber);
   auto* jobsStatusCmd = jobsCmd->add_subcommand("status", "jobs with a result, failed or killed (with their logs), not run");
@@ -442,7 +447,7 @@ int main(int argc, char** argv) {
   jobsMerge->add_option("dir", jDir, "job-list folder")->required()->check(CLI::ExistingDirectory);
   auto* jobsExec = jobsCmd->add_subcommand("exec", "run one job (what a backend calls; commands.txt lists them)");
   jobsExec->add_option("dir", jDir, "job-list folder")->required()->check(CLI::ExistingDirectory);
-  jobsExec->add_option("id", jId, "job id")->required();
+  jobsExec->add_option("ids", jIds, "job ids, run one after another")->required();
   jobsExec->add_option("--timeout", jTimeout, "kill the job after this many seconds (0: never)")->check(CLI::NonNegativeNumber);
 
   BenchOptions bo;
@@ -450,6 +455,8 @@ int main(int argc, char** argv) {
   benchCmd->add_option("-o,--out", bo.outDir, "work folder");
   benchCmd->add_option("--report", bo.reportPath, "markdown file to write");
   benchCmd->add_flag("--quick", bo.quick, "only the arch/default.yaml row");
+  benchCmd->add_option("--only", bo.only, "only one table (its verdicts; the report holds just that table)")
+      ->check(CLI::IsMember({"swiglu", "dynamic", "large", "jobs"}));
 
   try {
     app.parse(argc, argv);
@@ -549,12 +556,12 @@ int main(int argc, char** argv) {
     }
     if (*jobsRun && jBackend == "slurm") {
       jSlurm.wait = !jNoWait;
-      return runJobsSlurm(jDir, jSlurm, jResume, jTimeout, selfPath());
+      return runJobsSlurm(jDir, jSlurm, jResume, jTimeout, std::max(1, jChunk), selfPath());
     }
-    if (*jobsRun) return runJobsLocal(jDir, jParallel, jResume, jTimeout, selfPath());
+    if (*jobsRun) return runJobsLocal(jDir, jParallel, jResume, jTimeout, jChunk, selfPath());
     if (*jobsStatusCmd) return jobsStatus(jDir);
     if (*jobsMerge) mergeJobs(jDir, selfPath());
-    if (*jobsExec) return execJob(jDir, jId, jTimeout, selfPath());
+    if (*jobsExec) return execJobs(jDir, jIds, jTimeout);
     // A study point runs here, becomes a job (--plan: the study's output is not written), or
     // comes from a job's result (--merge).
     auto study = [&](const std::function<int()>& run) {

@@ -41,8 +41,12 @@ void writeJobList(const JobList& l, const std::string& self) {
   for (const Job& j : l.jobs) jobs.push_back({{"id", j.id}, {"kind", j.build ? "build" : "point"}, {"label", j.label}, {"verify", j.verify}});
   const json doc = {{"format", "stepgen-jobs"}, {"version", kJobListVersion}, {"cwd", l.cwd}, {"study", l.study}, {"jobs", jobs}};
   for (const char* sub : {"results", "status", "logs"}) fs::create_directories(l.dir / sub);
+  // Builds first: a scheduler that runs the lines in order then finds each fabric built (one
+  // that does not is still right: a point waits on its fabric's lock, driver/rtl_run.cpp).
   std::string commands;
-  for (const Job& j : l.jobs) commands += fmt::format("'{}' jobs exec '{}' {}\n", self, fs::absolute(l.dir).string(), j.id);
+  for (bool builds : {true, false})
+    for (const Job& j : l.jobs)
+      if (j.build == builds) commands += fmt::format("'{}' jobs exec '{}' {}\n", self, fs::absolute(l.dir).string(), j.id);
   writeFileAtomically(l.dir / "commands.txt", commands);
   writeFileAtomically(l.dir / "jobs.json", doc.dump(1) + "\n");
 }

@@ -5,7 +5,7 @@
 // after them one build job per fabric the RTL points share (buildFabricFor), which backends
 // run before the points;
 // DIR/commands.txt the jobs as command lines (`stepgen jobs exec DIR <id>`), one per line,
-// for any scheduler. A job writes results/<id>.json (renamed into place when complete, so a
+// builds first, for any scheduler. A job writes results/<id>.json (renamed into place when complete, so a
 // killed job leaves none), status/<id>.json (exit, signal, seconds, error) and logs/<id>.log.
 #include <filesystem>
 #include <string>

@@ -6,15 +6,16 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <csignal>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
-#include <thread>
 
 #include "driver/inputs.hpp"
 #include "jobs/job_list.hpp"
@@ -30,8 +31,25 @@ using json = nlohmann::json;
 
 namespace {
 
-volatile std::sig_atomic_t gStop = 0;
-void onStop(int sig) { gStop = sig; }
+// execJob's child (its process group) and why it was stopped. The handlers kill the group
+// themselves (kill is async-signal-safe), so a signal that comes just before waitpid blocks
+// cannot be lost: the wait then returns when the group dies.
+volatile pid_t gChild = 0;
+volatile std::sig_atomic_t gStop = 0, gTimedOut = 0;
+void onStop(int sig) {
+  gStop = sig;
+  if (gChild > 0) kill(-gChild, SIGKILL);
+}
+void onAlarm(int) {
+  gTimedOut = 1;
+  if (gChild > 0) kill(-gChild, SIGKILL);
+}
+void handle(int sig, void (*f)(int)) {
+  struct sigaction sa {};
+  sa.sa_handler = f;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, nullptr);
+}
 
 // The child of execJob: the point (or build) itself. Exit 0 when its result is written.
 int runJob(const JobList& l, const Job& job) {
@@ -69,55 +87,49 @@ int runJob(const JobList& l, const Job& job) {
   }
 }
 
-size_t countResults(const JobList& l) {
-  size_t n = 0;
-  for (const Job& j : l.jobs) n += fs::exists(jobResultPath(l.dir, j.id));
-  return n;
-}
-
 }  // namespace
 
-int execJob(const fs::path& dirIn, int id, double timeoutSeconds, const std::string& self) {
-  (void)self;
-  JobList l = readJobList(fs::absolute(dirIn));
-  if (id < 0 || id >= int(l.jobs.size()))
-    throw DiagError("J-603", {(l.dir / "jobs.json").string()},
-                    fmt::format("no job {} in this list (it has jobs 0 to {})", id, int(l.jobs.size()) - 1));
+namespace {
+
+// One job in a child process of its own; its status file and progress line. True when its
+// result was written.
+bool execOne(const JobList& l, int id, double timeoutSeconds) {
   const Job& job = l.jobs[size_t(id)];
   fs::remove(jobResultPath(l.dir, id));
   fs::remove(jobStatusPath(l.dir, id));
   const fs::path log = jobLogPath(l.dir, id);
   fs::create_directories(log.parent_path());
   const auto t0 = std::chrono::steady_clock::now();
-  std::signal(SIGTERM, onStop);
-  std::signal(SIGINT, onStop);
   std::cout.flush(), std::cerr.flush();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("jobs exec: cannot fork");
   if (pid == 0) {
     setpgid(0, 0);
-    std::signal(SIGTERM, SIG_DFL), std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL), std::signal(SIGINT, SIG_DFL), std::signal(SIGALRM, SIG_DFL);
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || chdir(l.cwd.c_str()) != 0) _exit(1);
     const int rc = runJob(l, job);
     std::cout.flush(), std::cerr.flush();
     _exit(rc);
   }
-  setpgid(pid, pid);  // also here: no race with a kill before the child ran setpgid
-  int st = 0;
-  bool timedOut = false;
-  int stopSignal = 0;
-  for (;;) {
-    if (waitpid(pid, &st, WNOHANG) == pid) break;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if ((timeoutSeconds > 0 && s > timeoutSeconds) || gStop) {
-      timedOut = !gStop, stopSignal = gStop;
-      kill(-pid, SIGKILL);  // the whole group: Verilator builds and harness runs too
-      waitpid(pid, &st, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  setpgid(pid, pid);  // also here: the group exists before any kill of it
+  gChild = pid;
+  gTimedOut = 0;
+  if (gStop) kill(-pid, SIGKILL);  // stopped while this one was being started
+  itimerval t{};
+  if (timeoutSeconds > 0) {
+    t.it_value.tv_sec = time_t(timeoutSeconds);
+    t.it_value.tv_usec = suseconds_t((timeoutSeconds - double(t.it_value.tv_sec)) * 1e6);
+    setitimer(ITIMER_REAL, &t, nullptr);
   }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  gChild = 0;
+  t = itimerval{};
+  setitimer(ITIMER_REAL, &t, nullptr);
+  const bool timedOut = gTimedOut && !gStop;
+  const int stopSignal = gStop;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const bool exited = WIFEXITED(st) && !timedOut && !stopSignal;
   const int code = exited ? WEXITSTATUS(st) : -1;
@@ -131,8 +143,27 @@ int execJob(const fs::path& dirIn, int id, double timeoutSeconds, const std::str
                            : timedOut  ? fmt::format("timed out after {:.0f} s", timeoutSeconds)
                            : sig       ? fmt::format("killed by signal {}", sig)
                                        : fmt::format("failed (exit {}; log {})", code, log.string());
-  std::cerr << fmt::format("[{}/{}] job {} ({}): {} in {:.1f} s\n", countResults(l), l.jobs.size(), id, job.label, what, seconds);
-  return ok ? 0 : 1;
+  std::cerr << fmt::format("job {} of {} ({}): {} in {:.1f} s\n", id, l.jobs.size(), job.label, what, seconds);
+  return ok;
+}
+
+}  // namespace
+
+int execJobs(const fs::path& dirIn, const std::vector<int>& ids, double timeoutSeconds) {
+  const JobList l = readJobList(fs::absolute(dirIn));
+  for (int id : ids)
+    if (id < 0 || id >= int(l.jobs.size()))
+      throw DiagError("J-603", {(l.dir / "jobs.json").string()},
+                      fmt::format("no job {} in this list (it has jobs 0 to {})", id, int(l.jobs.size()) - 1));
+  handle(SIGTERM, onStop);
+  handle(SIGINT, onStop);
+  handle(SIGALRM, onAlarm);
+  bool all = true;
+  for (int id : ids) {
+    if (gStop) return 1;  // the rest never ran: no status, `jobs run --resume` takes them
+    all = execOne(l, id, timeoutSeconds) && all;
+  }
+  return all ? 0 : 1;
 }
 
 namespace {
@@ -167,7 +198,7 @@ int spawnAndWait(std::vector<std::string> args) {
 
 }  // namespace
 
-int runJobsLocal(const fs::path& dirIn, int parallel, bool resume, double timeoutSeconds, const std::string& self) {
+int runJobsLocal(const fs::path& dirIn, int parallel, bool resume, double timeoutSeconds, int chunk, const std::string& self) {
   const JobList l = readJobList(fs::absolute(dirIn));
   const std::vector<const Job*> pending = pendingJobs(l, resume);
   std::cerr << fmt::format("jobs: running {} of {} job(s) of {}, {} at a time (local backend)\n", pending.size(), l.jobs.size(),
@@ -175,13 +206,15 @@ int runJobsLocal(const fs::path& dirIn, int parallel, bool resume, double timeou
   // The builds, then the points that use them: one xargs each.
   for (bool builds : {true, false}) {
     std::string ids;
+    size_t n = 0;
     for (const Job* j : pending)
-      if (j->build == builds) ids += std::to_string(j->id) + "\n";
-    if (ids.empty()) continue;
+      if (j->build == builds) ids += std::to_string(j->id) + "\n", ++n;
+    if (n == 0) continue;
+    const size_t perProcess = builds ? 1 : chunk > 0 ? size_t(chunk) : std::max<size_t>(1, n / (4 * size_t(parallel)));
     const fs::path list = l.dir / (builds ? "pending_builds.txt" : "pending_points.txt");
     writeFileAtomically(list, ids);
-    spawnAndWait({"xargs", "-P", std::to_string(parallel), "-n", "1", "-a", list.string(), self, "jobs", "exec", "--timeout",
-                  fmt::format("{}", timeoutSeconds), l.dir.string()});
+    spawnAndWait({"xargs", "-P", std::to_string(parallel), "-n", std::to_string(perProcess), "-a", list.string(), self, "jobs",
+                  "exec", "--timeout", fmt::format("{}", timeoutSeconds), l.dir.string()});
   }
   return jobsStatus(l.dir);
 }

@@ -4,23 +4,28 @@
 // merge, which runs the study again over the jobs' results.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace stepgen {
 
-/// `stepgen jobs exec DIR ID`: runs job ID of the list in DIR in a child process (its own
-/// process group, in the list's working folder, output to logs/ID.log), killed after
-/// `timeoutSeconds` (0: never) or when this process gets SIGTERM / SIGINT; then writes
-/// status/ID.json (exit, signal, timed_out, seconds, log) and one progress line to stderr.
-/// The child writes results/ID.json (a DiagError of the point is a result too). Returns 0
-/// when the result was written, else 1. Errors: readJobList's; DiagError J-603 for an ID not
-/// in the list.
-int execJob(const std::filesystem::path& dir, int id, double timeoutSeconds, const std::string& self);
+/// `stepgen jobs exec DIR ID...`: runs the jobs of the list in DIR one after another, each in
+/// a child process (its own process group, in the list's working folder, output to
+/// logs/ID.log) killed after `timeoutSeconds` (0: never) or when this process gets SIGTERM /
+/// SIGINT (the jobs after it do not start); then writes status/ID.json (exit, signal,
+/// timed_out, seconds, log) and one progress line to stderr. The child writes results/ID.json
+/// (a DiagError of the point is a result too). Several ids per process save its start-up,
+/// which costs as much as a small model-only point. Returns 0 when every result was written,
+/// else 1. Errors: readJobList's; DiagError J-603 for an id not in the list.
+int execJobs(const std::filesystem::path& dir, const std::vector<int>& ids, double timeoutSeconds);
 
 /// `stepgen jobs run DIR --backend local -j N [--resume]`: every job (after removing earlier
-/// results), or with `resume` only those without a result, `parallel` at a time through
-/// xargs -P calling execJob. Prints what it runs and a summary. Returns 0 when every job has
-/// a result, else 4. Errors: readJobList's; std::runtime_error when xargs cannot start.
-int runJobsLocal(const std::filesystem::path& dir, int parallel, bool resume, double timeoutSeconds, const std::string& self);
+/// results), or with `resume` only those without a result, `parallel` processes at a time
+/// through xargs -P calling `jobs exec` with `chunk` points each (0: a quarter of the points
+/// per process slot; builds always one each, before the points). Prints what it runs and a
+/// summary. Returns 0 when every job has a result, else 4. Errors: readJobList's;
+/// std::runtime_error when xargs cannot start.
+int runJobsLocal(const std::filesystem::path& dir, int parallel, bool resume, double timeoutSeconds, int chunk,
+                 const std::string& self);
 
 /// `stepgen jobs status DIR`: jobs done, failed (exit or signal, with the log), never run.
 /// Returns 0 when every job has a result, else 4.

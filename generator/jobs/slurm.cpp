@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -40,21 +41,23 @@ std::string capture(const std::string& cmd, bool mayFail = false) {
   return out;
 }
 
-// sbatch of one array over the ids in `idsFile` (`count` of them from line `first`); its job id.
-std::string submitArray(const JobList& l, const SlurmOptions& o, const fs::path& idsFile, size_t first, size_t count,
-                        const std::string& name, const std::string& dependency, double timeoutSeconds, const std::string& self) {
+// sbatch of one array of `tasks` tasks over the ids in `idsFile`: task t runs lines
+// first + t * chunk + 1 .. first + (t + 1) * chunk (1-based; sed stops at the end). Its job id.
+std::string submitArray(const JobList& l, const SlurmOptions& o, const fs::path& idsFile, size_t first, size_t tasks,
+                        size_t chunk, const std::string& name, const std::string& dependency, double timeoutSeconds,
+                        const std::string& self) {
   const fs::path sd = l.dir / "slurm";
-  std::string cmd = fmt::format("sbatch --parsable --job-name={} --array=0-{} --output={} --chdir={}", quoted(name), count - 1,
+  std::string cmd = fmt::format("sbatch --parsable --job-name={} --array=0-{} --output={} --chdir={}", quoted(name), tasks - 1,
                                 quoted((sd / (name + "_%A_%a.out")).string()), quoted(l.cwd));
   if (!o.partition.empty()) cmd += " --partition=" + quoted(o.partition);
   if (!o.time.empty()) cmd += " --time=" + quoted(o.time);
   if (!o.mem.empty()) cmd += " --mem=" + quoted(o.mem);
   if (!dependency.empty()) cmd += " --dependency=afterany:" + dependency;
   for (const std::string& e : o.extra) cmd += " " + quoted(e);
-  // The task's line of the ids file is its job id.
   const std::string script = fmt::format(
-      "#!/bin/sh\nid=$(sed -n \"$((SLURM_ARRAY_TASK_ID + {}))p\" {})\nexec {} jobs exec --timeout {} {} \"$id\"\n", first + 1,
-      quoted(idsFile.string()), quoted(self), timeoutSeconds, quoted(l.dir.string()));
+      "#!/bin/sh\n# stepgen jobs run --backend slurm: array task T runs the job ids on lines {0} + T * {1} + 1 .. + {1} of the ids file\n"
+      "a=$(({0} + SLURM_ARRAY_TASK_ID * {1} + 1))\nids=$(sed -n \"${{a}},$((a + {1} - 1))p\" {2})\nexec {3} jobs exec --timeout {4} {5} $ids\n",
+      first, chunk, quoted(idsFile.string()), quoted(self), timeoutSeconds, quoted(l.dir.string()));
   const fs::path scriptFile = sd / (name + ".sh");
   writeFileAtomically(scriptFile, script);
   cmd += " " + quoted(scriptFile.string());
@@ -68,7 +71,8 @@ std::string submitArray(const JobList& l, const SlurmOptions& o, const fs::path&
 
 }  // namespace
 
-int runJobsSlurm(const fs::path& dirIn, const SlurmOptions& o, bool resume, double timeoutSeconds, const std::string& self) {
+int runJobsSlurm(const fs::path& dirIn, const SlurmOptions& o, bool resume, double timeoutSeconds, int chunk,
+                 const std::string& self) {
   const JobList l = readJobList(fs::absolute(dirIn));
   std::vector<int> builds, points;
   for (const Job& j : l.jobs) {
@@ -91,15 +95,18 @@ int runJobsSlurm(const fs::path& dirIn, const SlurmOptions& o, bool resume, doub
   };
   std::string buildJob;
   if (!builds.empty()) {
-    buildJob = submitArray(l, o, idsFile(builds, "builds"), 0, builds.size(), "stepgen-build", "", timeoutSeconds, self);
+    buildJob = submitArray(l, o, idsFile(builds, "builds"), 0, builds.size(), 1, "stepgen-build", "", timeoutSeconds, self);
     submitted.push_back(buildJob);
   }
   if (!points.empty()) {
     const fs::path f = idsFile(points, "points");
     constexpr size_t kMaxArray = 1000;
-    for (size_t first = 0; first < points.size(); first += kMaxArray)
-      submitted.push_back(submitArray(l, o, f, first, std::min(kMaxArray, points.size() - first),
-                                      fmt::format("stepgen-points{}", first / kMaxArray), buildJob, timeoutSeconds, self));
+    const size_t per = size_t(std::max(1, chunk)), perArray = kMaxArray * per;
+    for (size_t first = 0; first < points.size(); first += perArray) {
+      const size_t n = std::min(perArray, points.size() - first);
+      submitted.push_back(submitArray(l, o, f, first, (n + per - 1) / per, per, fmt::format("stepgen-points{}", first / perArray),
+                                      buildJob, timeoutSeconds, self));
+    }
   }
   std::string ids;
   for (const std::string& s : submitted) ids += (ids.empty() ? "" : ",") + s;

@@ -19,12 +19,13 @@ struct SlurmOptions {
 
 /// Submits the job list's pending jobs (all, or with `resume` those without a result): the
 /// builds as one array, the points as arrays of at most 1000 tasks (MaxArraySize's default)
-/// that start after the builds. Each task runs `<self> jobs exec DIR <id>`, its Slurm output
+/// of `chunk` points each that start after the builds. Each task runs `<self> jobs exec DIR
+/// <ids>`, its Slurm output
 /// in DIR/slurm/. The job ids go to stdout and DIR/slurm/submitted.txt. With `wait`, polls
 /// squeue every 2 s (progress on stderr) until they have left it and returns jobsStatus;
 /// else 0. Errors: readJobList's; std::runtime_error naming sbatch's message when a
 /// submission fails (sbatch not found, a bad option).
-int runJobsSlurm(const std::filesystem::path& dir, const SlurmOptions& o, bool resume, double timeoutSeconds,
+int runJobsSlurm(const std::filesystem::path& dir, const SlurmOptions& o, bool resume, double timeoutSeconds, int chunk,
                  const std::string& self);
 
 }  // namespace stepgen

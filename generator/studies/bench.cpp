@@ -190,6 +190,58 @@ std::string dynamicTable(const BenchOptions& o, std::string& verdicts) {
                             dynCpc / staticCpc, verdict(dynCpc <= staticCpc * 1.1));
   return t;
 }
+// Studies as job lists (issue 46): a 102-point model-only study (random graphs 1 .. 34 at
+// three FIFO depths) as one serial process, and as plan + `jobs run` (local backend) + merge
+// with 1 and 2 processes at a time; wall seconds, median of 3 runs each, the same tables.
+std::string jobsTable(const BenchOptions& o, std::string& verdicts) {
+  const fs::path dir = fs::path(o.outDir) / "jobs";
+  const std::vector<std::string> study = {"study", "random", "--seeds", "34", "--model-only"};
+  auto serial = [&](int k) {
+    std::vector<std::string> a = study;
+    for (const std::string& x : {std::string("-o"), (dir / fmt::format("serial{}", k)).string(), std::string("--csv"),
+                                 (dir / "serial.csv").string()})
+      a.push_back(x);
+    return measureCommand(a);
+  };
+  auto jobs = [&](int k, int parallel) {
+    const fs::path plan = dir / fmt::format("plan{}_{}", parallel, k);
+    fs::remove_all(plan);
+    std::vector<std::string> a = study;
+    for (const std::string& x : {std::string("-o"), (dir / fmt::format("work{}_{}", parallel, k)).string(), std::string("--csv"),
+                                 (dir / fmt::format("jobs{}.csv", parallel)).string(), std::string("--plan"), plan.string()})
+      a.push_back(x);
+    GenMeasure m = measureCommand(a);
+    const GenMeasure r = measureCommand({"jobs", "run", plan.string(), "-j", std::to_string(parallel)});
+    const GenMeasure g = measureCommand({"jobs", "merge", plan.string()});
+    m.seconds += r.seconds + g.seconds;
+    m.ok = m.ok && r.ok && g.ok;
+    return m;
+  };
+  std::vector<double> s, j1, j2;
+  bool ok = true;
+  for (int k = 0; k < 3; ++k) {
+    const GenMeasure a = serial(k), b = jobs(k, 1), c = jobs(k, 2);
+    ok = ok && a.ok && b.ok && c.ok;
+    s.push_back(a.seconds), j1.push_back(b.seconds), j2.push_back(c.seconds);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const bool same = readText(dir / "serial.csv") == readText(dir / "jobs1.csv") && readText(dir / "serial.csv") == readText(dir / "jobs2.csv");
+  const double ms = median(s), m1 = median(j1), m2 = median(j2);
+  std::string t = fmt::format("| {:<48} | {:>8} | {:>11} |\n", "102-point model-only study (random 1 .. 34)", "wall s", "/ serial");
+  t += "|" + std::string(t.size() - 3, '-') + "|\n";
+  t += fmt::format("| {:<48} | {:>8.2f} | {:>11} |\n", "serial (one process)", ms, "1.00");
+  t += fmt::format("| {:<48} | {:>8.2f} | {:>11.2f} |\n", "plan + jobs run -j 1 + merge (local backend)", m1, m1 / ms);
+  t += fmt::format("| {:<48} | {:>8.2f} | {:>11.2f} |\n", "plan + jobs run -j 2 + merge (local backend)", m2, m2 / ms);
+  std::cout << t << std::flush;
+  verdicts += fmt::format("- a 102-point model-only study as jobs (local backend, one at a time): {:.2f}x the serial study's wall time "
+                          "(target <= 1.10x: {}); -j 2: {:.2f}x; tables {}{}\n",
+                          m1 / ms, verdict(m1 <= 1.10 * ms), m2 / ms, same ? "identical" : "DIFFER", ok ? "" : " (a command FAILED)");
+  return t;
+}
+
 }  // namespace
 
 int runBench(const BenchOptions& o) {
@@ -207,6 +259,7 @@ int runBench(const BenchOptions& o) {
                              {"tests/data/arch_grid8.yaml", {16, 64, 128, 8, 32}, 118.3, 11131, 0, 40000, false},
                              {"tests/data/arch_grid16.yaml", {16, 64, 128, 8, 32}, 1413.2, 1215, 300, 8000}};
   if (o.quick) cases.resize(1);
+  if (!o.only.empty() && o.only != "swiglu") cases.clear();
   std::string table = fmt::format(
       "| {:<26} | {:<22} | {:>8} | {:>9} | {:<12} | {:>8} | {:>8} | {:>10} | {:>10} | {:>12} | {:>9} | {:>12} | {:>8} | {:>9} |\n",
       "arch", "SwiGLU B,D,F,tb,tf", "gen s", "gen MiB", "verilated", "build s", "before", "RTL cyc", "model cyc", "RTL cyc/s", "before", "model cyc/s",
@@ -259,20 +312,21 @@ int runBench(const BenchOptions& o) {
                                                           : std::string()),
                             r.rtl.status, r.outputsEqual ? "bit-exact" : "DIFFER");
   }
-  std::string large, dynamic;
+  std::string large, dynamic, jobs;
   if (!o.quick) {
     // The large jobs first: each is a fork of this process, and wait4's peak RSS counts the
     // pages it inherits (run after the dynamic table's in-process model, every large job
     // read 109.7 MiB).
-    large = largeTable(o, verdicts);
-    dynamic = dynamicTable(o, verdicts);
+    if (o.only.empty() || o.only == "large") large = largeTable(o, verdicts);
+    if (o.only.empty() || o.only == "dynamic") dynamic = dynamicTable(o, verdicts);
+    if (o.only.empty() || o.only == "jobs") jobs = jobsTable(o, verdicts);
   }
   std::string text = "# stepgen bench\n\nWritten by `stepgen bench` (one run, this machine). gen = `stepgen compile` of the SwiGLU "
                      "graph as its own process (start-up, load, shape check, map, bitstream, Verilog), peak RSS from wait4; build = Verilator build of the fabric "
                      "from an empty build folder with ccache bypassed, verilated = flat or hierarchical (verify's default: hierarchical from 16 compute units on, docs/hardware.md section 6; "
                      "the before figures were flat builds); model cyc/s = model cycles / median wall time of 5 model runs; speedup = model cycles/s over RTL cycles/s; x "
                      "roofline = RTL cycles / roofline bound; before = the run of 2026-11-26 (commit f217137).\n\n" +
-                     table + "\n" +
+                     (cases.empty() ? std::string() : table + "\n") +
                      (dynamic.empty() ? std::string()
                                       : "A dynamic graph: GQA decode with the dynamic dispatch (docs/results/dynpar.md), built "
                                         "hierarchically (verify's choice for 84 compute units) from an empty folder with ccache bypassed; model cyc/s = model cycles / "
@@ -283,6 +337,10 @@ int runBench(const BenchOptions& o) {
                                       "The MoE layers use a synthetic routing of 1024 tokens shaped like the real batch-64 "
                                       "trace (syntheticRoutingTrace, seed 1) and dynamic tiling, tile_F 64.\n\n" +
                                           large + "\n") +
+                     (jobs.empty() ? std::string()
+                                   : "Studies as job lists (docs/cluster.md): the same study serially and through the local "
+                                     "backend, wall seconds of the whole command sequence, median of 3 runs each.\n\n" +
+                                         jobs + "\n") +
                      verdicts;
   std::cout << "\n" << text;
   if (!o.reportPath.empty()) {

@@ -15,6 +15,7 @@ struct BenchOptions {
   std::string outDir = "out/bench";
   std::string reportPath = "docs/results/bench.md";
   bool quick = false;  ///< only arch/default.yaml's row (no large fabrics, no real-size jobs)
+  std::string only;    ///< one table: swiglu, dynamic, large or jobs ("" = all)
 };
 
 /// Runs the benchmark and prints its table. Returns 0 (the table says which targets miss).

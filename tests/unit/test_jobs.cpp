@@ -197,8 +197,9 @@ TEST_CASE("jobs: a job list is read back, or refused naming its file and field",
   CHECK(!b.jobs[0].build);
   CHECK(b.jobs[1].build);
   CHECK(verifyOptionsFromJson(b.jobs[1].verify, "t").outDir == "p1");
+  // Job 1 is a build: its line comes first.
   CHECK(readText(d / "commands.txt") ==
-        fmt::format("'/bin/stepgen' jobs exec '{0}' 0\n'/bin/stepgen' jobs exec '{0}' 1\n", fs::absolute(d).string()));
+        fmt::format("'/bin/stepgen' jobs exec '{0}' 1\n'/bin/stepgen' jobs exec '{0}' 0\n", fs::absolute(d).string()));
   for (const char* sub : {"results", "status", "logs"}) CHECK(fs::is_directory(d / sub));
 
   auto idOf = [&](const std::string& text) {
