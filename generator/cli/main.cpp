@@ -274,7 +274,8 @@ int main(int argc, char** argv) {
                      "(no inputs are read; an arch with `grid: unbounded` gets one unit per operator)");
   modelCmd->add_option("--arch", rArch, "architecture YAML")->required()->check(CLI::ExistingFile);
   modelCmd->add_option("--graph", rGraph, "STeP graph YAML")->required()->check(CLI::ExistingFile);
-  modelCmd->add_option("--inputs", rInputs, "folder with <tensor>.npy inputs (default: seeded random)");
+  modelCmd->add_option("--inputs", rInputs, "folder with <tensor>.npy inputs (default: seeded random); with --timing-only "
+                                          "only the meta rows of run loads are read from it (the GQA graphs need them)");
   modelCmd->add_option("--seed", rSeed, "seed of the random inputs");
   modelCmd->add_option("-o,--out", rOut, "folder for the output tensors (.npy); required unless --timing-only");
 
@@ -541,7 +542,7 @@ int main(int argc, char** argv) {
     }
     if (*modelCmd && rTiming) {
       CompileResult c;
-      ModelResult r = runTimingOnly(rArch, rGraph, &c);
+      ModelResult r = runTimingOnly(rArch, rGraph, &c, rInputs);
       std::cout << timingOnlyText(c, r);
       return r.timing.deadlock ? 1 : 0;
     }

@@ -120,27 +120,39 @@ void fillRoutingTensors(const StepGraph& g, std::map<std::string, Matrix>& in) {
 
 }  // namespace
 
+namespace {
+
+// `<dir>/<t>.npy`, checked against the tensor's declared shape.
+Matrix readInputTensor(const StepGraph& g, const Tensor& t, const std::string& dir) {
+  const int64_t rows = evalDim(t.shape.at(0), g.symbols), cols = evalDim(t.shape.at(1), g.symbols);
+  const fs::path p = fs::path(dir) / (t.name + ".npy");
+  Matrix m;
+  try {
+    m = fromNpy(p);
+  } catch (const std::exception& e) {
+    throw DiagError("R-401", {p.string()}, fmt::format("cannot read input tensor '{}': {}", t.name, e.what()),
+                    {{t.loc, "tensor declared here"}});
+  }
+  if (m.rows != rows || m.cols != cols)
+    throw DiagError("R-402", {p.string()},
+                    fmt::format("input tensor '{}' is {}x{}, the graph declares {}x{}", t.name, m.rows, m.cols, rows, cols),
+                    {{t.loc, "tensor declared here"}});
+  return m;
+}
+
+}  // namespace
+
 std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& dir, uint32_t seed) {
   checkTensorMemory(g);
   std::map<std::string, Matrix> in;
   std::mt19937 rng(seed);
   for (const Tensor& t : g.tensors) {
     if (t.isOutput || t.isScratch) continue;
-    int64_t rows = evalDim(t.shape.at(0), g.symbols), cols = evalDim(t.shape.at(1), g.symbols);
     Matrix m;
     if (!dir.empty()) {
-      fs::path p = fs::path(dir) / (t.name + ".npy");
-      try {
-        m = fromNpy(p);
-      } catch (const std::exception& e) {
-        throw DiagError("R-401", {p.string()}, fmt::format("cannot read input tensor '{}': {}", t.name, e.what()),
-                        {{t.loc, "tensor declared here"}});
-      }
-      if (m.rows != rows || m.cols != cols)
-        throw DiagError("R-402", {p.string()},
-                        fmt::format("input tensor '{}' is {}x{}, the graph declares {}x{}", t.name, m.rows, m.cols, rows, cols),
-                        {{t.loc, "tensor declared here"}});
+      m = readInputTensor(g, t, dir);
     } else {
+      const int64_t rows = evalDim(t.shape.at(0), g.symbols), cols = evalDim(t.shape.at(1), g.symbols);
       std::uniform_real_distribution<float> u(-1.0f, 1.0f);
       float scale = t.name == "x" ? 1.0f : 1.0f / std::sqrt(float(rows));
       m.rows = rows, m.cols = cols;
@@ -149,6 +161,34 @@ std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& 
     in[t.name] = std::move(m);
   }
   if (dir.empty()) fillRoutingTensors(g, in);
+  return in;
+}
+
+std::map<std::string, OpId> metaTensors(const StepGraph& g) {
+  std::map<std::string, OpId> out;
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& run = g.ops[i];
+    if (run.kind != OpKind::RandomOffChipLoad || !run.attrs.count("count")) continue;
+    // Back from the meta input through the ops that pass meta rows on unchanged.
+    StreamId s = run.inputs.at(0);
+    for (;;) {
+      const Op& p = g.op(g.stream(s).producer);
+      if (p.kind == OpKind::LinearOffChipLoad) {
+        out.emplace(attrString(p, "tensor"), OpId{int(i)});
+        break;
+      }
+      if (p.kind != OpKind::Broadcast && p.kind != OpKind::Partition && p.kind != OpKind::Flatten && p.kind != OpKind::Promote)
+        break;  // computed on the fabric: the timing-only model has no values for it
+      s = p.inputs.at(0);
+    }
+  }
+  return out;
+}
+
+std::map<std::string, Matrix> loadInputsNamed(const StepGraph& g, const std::string& dir, const std::set<std::string>& names) {
+  std::map<std::string, Matrix> in;
+  for (const Tensor& t : g.tensors)
+    if (names.count(t.name) && !t.isOutput && !t.isScratch) in[t.name] = readInputTensor(g, t, dir);
   return in;
 }
 

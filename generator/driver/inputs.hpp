@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 
 #include "ir/graph.hpp"
@@ -34,6 +35,17 @@ constexpr long double kStreamElementBytes = 256;
 /// them). Throws DiagError R-401 naming a missing or malformed file, R-402 a wrong shape, R-406
 /// (checkTensorMemory) tensors too large for this machine, before anything is allocated.
 std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& dir, uint32_t seed);
+
+/// The input tensors whose values are the shape of a stream (the timing-only model reads
+/// them): those a LinearOffChipLoad reads whose stream reaches the meta input of a run load
+/// (RandomOffChipLoad with `count`: its rows hold each run's first tile and length) through
+/// Broadcast, Partition (data input), Flatten or Promote. By name, with the first run load
+/// that needs each.
+std::map<std::string, OpId> metaTensors(const StepGraph& g);
+
+/// Reads `<dir>/<tensor>.npy` for the input tensors of `g` named in `names` only. Throws
+/// DiagError as loadInputs.
+std::map<std::string, Matrix> loadInputsNamed(const StepGraph& g, const std::string& dir, const std::set<std::string>& names);
 
 /// Writes a matrix as a 2-D float32 .npy (bit patterns kept), creating the parent folder.
 /// Throws std::runtime_error when the file cannot be written.

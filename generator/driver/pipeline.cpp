@@ -2,12 +2,14 @@
 #include "driver/pipeline.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sys/resource.h>
 
 #include <algorithm>
 
 #include <chrono>
+#include <set>
 #include <filesystem>
 
 #include "arch/unit_catalogue.hpp"
@@ -193,10 +195,24 @@ double buildFabricFor(const VerifyOptions& o) {
   return seconds + axiSeconds;
 }
 
-ModelResult runTimingOnly(const std::string& archPath, const std::string& graphPath, CompileResult* compiled) {
+ModelResult runTimingOnly(const std::string& archPath, const std::string& graphPath, CompileResult* compiled,
+                          const std::string& inputsDir) {
   CompileResult c = compileProgram(archPath, graphPath);
   checkStreamMemory(c.graph, c.shapes);
-  ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, {}, false);
+  // The meta rows of run loads are the streams' shape: the one input the model reads here.
+  const std::map<std::string, OpId> meta = metaTensors(c.graph);
+  std::set<std::string> names;
+  for (const auto& [t, op] : meta) names.insert(t);
+  if (!meta.empty() && inputsDir.empty()) {
+    const auto& [t, op] = *meta.begin();
+    throw DiagError("R-410", c.graph.op(op).loc,
+                    fmt::format("run load '{}' reads its run lengths from the values of input tensor '{}' (meta rows), which "
+                                "the timing-only model does not invent: give them with --inputs DIR ({}; the other "
+                                "tensors are not read)",
+                                c.graph.op(op).name, t, fmt::format("{}.npy", fmt::join(names, ".npy, "))));
+  }
+  const std::map<std::string, Matrix> in = meta.empty() ? std::map<std::string, Matrix>{} : loadInputsNamed(c.graph, inputsDir, names);
+  ModelResult r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, in, false);
   if (compiled) *compiled = std::move(c);
   return r;
 }

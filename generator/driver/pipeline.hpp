@@ -96,9 +96,13 @@ double buildFabricFor(const VerifyOptions& o);
 
 /// The timing-only model (docs/step_semantics.md#timing-only): compileProgram (an
 /// unbounded arch is sized to the graph), then runModel without values. No tensor is read
-/// or allocated. `compiled`, when given, receives the compile result (mapping, fabric size).
-/// Errors: DiagError for bad input, std::runtime_error from the model.
-ModelResult runTimingOnly(const std::string& archPath, const std::string& graphPath, CompileResult* compiled = nullptr);
+/// or allocated but the meta rows of run loads (metaTensors: the run lengths are the
+/// streams' shape), from `inputsDir`. `compiled`, when given, receives the compile result
+/// (mapping, fabric size). Errors: DiagError for bad input, R-410 (at the run load) when the
+/// graph has meta rows and `inputsDir` is empty, R-401 / R-402 for their files;
+/// std::runtime_error from the model.
+ModelResult runTimingOnly(const std::string& archPath, const std::string& graphPath, CompileResult* compiled = nullptr,
+                          const std::string& inputsDir = "");
 
 /// The report `stepgen model --timing-only` prints: fabric size, cycles (or the deadlock and
 /// its stuck streams), off-chip bytes read and written, on-chip bytes, FLOPs, model and

@@ -8,14 +8,17 @@
 
 #include <filesystem>
 
+#include "builders/gqa_decode.hpp"
 #include "builders/swiglu.hpp"
 #include "compiled.hpp"
+#include "driver/attention_example.hpp"
 #include "driver/moe_example.hpp"
 #include "driver/pipeline.hpp"
 #include "studies/arch_variant.hpp"
 #include "studies/regions_study.hpp"
 #include "studies/tiling.hpp"
 #include "support/files.hpp"
+#include "support/kv_lengths.hpp"
 
 using namespace stepgen;
 namespace fs = std::filesystem;
@@ -148,4 +151,45 @@ TEST_CASE("timing-only: streams too large for this machine are a located error b
   text.replace(text.find("B: 16,"), 6, "B: 16000000000,");  // 2e9 batch tiles in every stream
   writeFile(d / "huge.yaml", text);
   CHECK(testing::diagId([&] { runTimingOnly(root() + "/arch/unbounded.yaml", (d / "huge.yaml").string()); }) == "R-406");
+}
+
+TEST_CASE("timing-only: the GQA decode graphs read only their meta rows, and equal the full model", "[timing_only]") {
+  // Real KV lengths of Azure batch 3 (the first 8 requests, / 8) on 4 regions: coarse on
+  // arch/gqa.yaml, the dynamic dispatch (a feedback cycle of arrival-order merges) on
+  // arch/gqa_dynamic.yaml.
+  for (const GqaStrategy st : {GqaStrategy::Coarse, GqaStrategy::Dynamic}) {
+    GqaParams p;
+    p.kvLengths = scaledKvLengths(readKvBatch(root() + "/examples/attention/data/azure_kv_batches_b16_b64.csv", 3).lengths, 8);
+    p.kvLengths.resize(8);
+    p.strategy = st;
+    const fs::path dir = workDir(st == GqaStrategy::Coarse ? "gqa_coarse" : "gqa_dynamic");
+    writeGqaExample(p, dir.string(), 1);
+    const std::string arch = root() + (st == GqaStrategy::Coarse ? "/arch/gqa.yaml" : "/arch/gqa_dynamic.yaml");
+    const std::string graph = (dir / "graph.yaml").string(), inputs = (dir / "inputs").string();
+    const CompileResult c = compileProgram(arch, graph);
+    const ModelResult full = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, loadInputs(c.graph, inputs, 1));
+    // Only the meta tensors are read: the others may be absent.
+    const fs::path metaOnly = dir / "meta_only";
+    fs::create_directories(metaOnly);
+    for (const auto& e : fs::directory_iterator(inputs))
+      if (e.path().filename().string().rfind("meta", 0) == 0) fs::copy_file(e.path(), metaOnly / e.path().filename());
+    const ModelResult timing = runTimingOnly(arch, graph, nullptr, metaOnly.string());
+    REQUIRE_FALSE(full.timing.deadlock);
+    CHECK(timing.timing.cycles == full.timing.cycles);
+    CHECK(timing.timing.offchipReadBytes == full.timing.offchipReadBytes);
+    CHECK(timing.timing.offchipWriteBytes == full.timing.offchipWriteBytes);
+    CHECK(timing.flops == full.flops);
+    CHECK(timing.outputs.empty());
+    // Without the meta rows: a located error at the first run load, naming what to pass.
+    try {
+      runTimingOnly(arch, graph);
+      FAIL("no error without --inputs");
+    } catch (const DiagError& e) {
+      CHECK(e.diags.at(0).id == "R-410");
+      CHECK(e.diags.at(0).loc.file == graph);
+      CHECK(e.diags.at(0).loc.line > 0);
+      CHECK_THAT(e.diags.at(0).message, Catch::Contains("--inputs DIR") && Catch::Contains("meta"));
+    }
+    fs::remove_all(dir);
+  }
 }
