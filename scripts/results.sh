@@ -45,7 +45,7 @@ tables=(
 "sections|default|$R/sections.csv $R/sections_table.md $R/sections.svg|$sg study sections --rtl -o $W/sections --csv $R/sections.csv --md $R/sections_table.md --svg $R/sections.svg"
 "timemux_regions|heavy|$R/timemux_regions.csv $R/timemux_regions_table.md $R/timemux_regions.svg|$sg study regions --rtl 4 8 16 -o $W/regions --csv $R/timemux_regions.csv --md $R/timemux_regions_table.md --svg $R/timemux_regions.svg"
 "validation_sweep|heavy|$R/validation_sweep.csv $R/validation_sweep.md|$sg sweep -o $W/sweep --csv $R/validation_sweep.csv"
-"dynpar|heavy|$R/dynpar.csv $R/dynpar_table.md|$sg study dynpar --rtl-max-batch 16 --rtl-from $R/dynpar.csv --rtl-strategies dynamic dynamic:2 -o $W/dynpar --csv $R/dynpar.csv --md $R/dynpar_table.md"
+"dynpar|heavy|$R/dynpar.csv $R/dynpar_table.md|$sg study dynpar --rtl-max-batch 16 --rtl-from $R/dynpar.csv --rtl-batches 0 1 2 3 -o $W/dynpar --csv $R/dynpar.csv --md $R/dynpar_table.md"
 "random_graphs|heavy|$R/random_graphs.csv $R/random_graphs_summary.md|$sg study random --seeds 500 -o $W/random --csv $R/random_graphs.csv --md $R/random_graphs_summary.md"
 "random_graphs_501_1000|heavy|$R/random_graphs_501_1000.csv $R/random_graphs_501_1000_summary.md|$sg study random --first 501 --seeds 500 -o $W/random2 --csv $R/random_graphs_501_1000.csv --md $R/random_graphs_501_1000_summary.md"
 "bench|heavy|$R/bench.md|$sg bench -o $W/bench --report $R/bench.md"
