@@ -363,6 +363,11 @@ int main(int argc, char** argv) {
   regionsCmd->add_option("--svg", rso.svgPath, "SVG plot to write");
   regionsCmd->add_option("--regions", rso.regions, "region counts R (each must divide 128)");
   regionsCmd->add_option("--rtl", rso.rtlRegions, "the R also run in Verilator (e.g. --rtl 4 8)");
+  auto* regionsPaper = regionsCmd->add_flag("--paper", rso.paper, "the STeP paper's setting: Qwen3's true dims through the "
+                                                                   "timing-only model on --arch as given (use arch/unbounded.yaml)");
+  regionsCmd->add_option("--compare", rso.compareWith, "with --paper: this fabric's study CSV, shown side by side in --md")
+      ->needs(regionsPaper)
+      ->check(CLI::ExistingFile);
   regionsCmd->add_option("--rtl-from", rso.rtlFrom, "an earlier study CSV whose RTL columns are reused for its rows "
                                                     "(the model is re-run)")
       ->check(CLI::ExistingFile);

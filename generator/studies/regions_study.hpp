@@ -18,6 +18,12 @@ struct RegionsStudyOptions {
   /// An earlier study CSV: its RTL columns are reused for its (tiling, regions) rows instead
   /// of running Verilator again (the model is re-run; the error is recomputed).
   std::string rtlFrom;
+  /// The STeP paper's setting instead of this fabric's: Qwen3's true dims (D 2048, F 768,
+  /// tile_f 64) through the timing-only model on archPath as given (an unbounded arch such as
+  /// arch/unbounded.yaml: one unit per operator, a crossbar, 1024 B/cycle off-chip), no RTL.
+  bool paper = false;
+  /// With `paper`: this fabric's study CSV, shown beside the paper setting in the markdown.
+  std::string compareWith;
 };
 
 /// Writes `<dir>/arch_regions<R>.yaml`: the arch at `basePath` renamed `<name>_regions<R>`,
@@ -38,8 +44,12 @@ constexpr int kRegionComputeUnits = 6;
 /// regionsArch(R), model only unless R is in rtlRegions. Per point: cycles (model, RTL),
 /// compute utilization = algorithmic FLOPs (B*k*6*D*F: the three matmuls of each routed
 /// token, no padding) / model cycles / (R * kRegionComputeUnits * flops_per_cycle), off-chip
-/// bytes, idle regions. Prints the table; writes CSV, markdown and an SVG plot when asked.
-/// Returns 0, or 2 if a point does not verify.
+/// bytes, idle regions. Prints the table; writes CSV, markdown and an SVG plot when asked;
+/// the markdown ends with, per tiling, the R whose utilization is highest at under 1 %
+/// (static) or 5 % (dynamic) more cycles than R = the largest, as the paper reports it
+/// (2.64x and 2.51x). With `paper` (and `compareWith`) the markdown is the two settings side
+/// by side. Returns 0, or 2 if a point does not verify. Throws std::runtime_error for an
+/// unreadable `compareWith` file.
 int runRegionsStudy(const RegionsStudyOptions& o);
 
 }  // namespace stepgen
