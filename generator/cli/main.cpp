@@ -350,6 +350,13 @@ int main(int argc, char** argv) {
   dynparCmd->add_option("--kv-scale", dpo.kvScale, "divide every KV length by this")->check(CLI::PositiveNumber);
   dynparCmd->add_option("--rtl-max-batch", dpo.rtlMaxBatch, "also run Verilator for batches of at most this many requests");
   dynparCmd->add_option("--rtl-batches", dpo.rtlBatches, "of those, only these batch indices (default: all)");
+  auto* dynparPaper = dynparCmd->add_flag("--paper", dpo.paper, "the STeP paper's setting: head dim 128 through the timing-only "
+                                                                "model on --arch / --dynamic-arch as given (use "
+                                                                "arch/unbounded.yaml for both)");
+  dynparCmd->add_option("--compare", dpo.compareWith, "with --paper: this fabric's study CSV, its speed-ups beside the paper "
+                                                      "setting's in --md")
+      ->needs(dynparPaper)
+      ->check(CLI::ExistingFile);
   studyFiles(dynparCmd, dpo.workDir, dpo.csvPath, dpo.mdPath);
   jobFlags(dynparCmd, jf);
   auto* regionsCmd = studyCmd->add_subcommand(

@@ -18,11 +18,12 @@ void writeAttentionExample(const AttentionParams& p, const std::string& dir, uin
   st.commit();
 }
 
-void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed) {
+void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed, bool fixedOnly) {
   const std::string text = buildGqaDecodeGraph(p);
   StagingDir st(dir);
   writeFile(st.tmp / "graph.yaml", text);
-  auto in = loadInputs(loadGraph((st.tmp / "graph.yaml").string()), "", seed);
+  std::map<std::string, Matrix> in;
+  if (!fixedOnly) in = loadInputs(loadGraph((st.tmp / "graph.yaml").string()), "", seed);
   for (auto& [name, m] : gqaFixedInputs(p)) in[name] = std::move(m);
   for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
   st.commit();

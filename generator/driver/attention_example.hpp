@@ -15,8 +15,9 @@ namespace stepgen {
 void writeAttentionExample(const AttentionParams& p, const std::string& dir, uint32_t seed);
 
 /// Writes `dir`/graph.yaml (buildGqaDecodeGraph) and `dir`/inputs/<tensor>.npy: q, k, v
-/// seeded random (`seed`), mask, ones and the meta rows from gqaFixedInputs. The folder
-/// appears only when complete. Errors as writeAttentionExample (G-120 from the builder).
-void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed);
+/// seeded random (`seed`; not with `fixedOnly`, for the timing-only model at true dims),
+/// mask, ones and the meta rows from gqaFixedInputs. The folder appears only when complete.
+/// Errors as writeAttentionExample (G-120 from the builder).
+void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed, bool fixedOnly = false);
 
 }  // namespace stepgen

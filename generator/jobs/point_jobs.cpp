@@ -142,8 +142,10 @@ VerifyReport studyVerify(const VerifyOptions& vo) {
   return r;
 }
 
-json timingOnlyKey(const std::string& archPath, const std::string& graphPath) {
-  return {{"timing_only", true}, {"arch", archPath}, {"graph", graphPath}};
+json timingOnlyKey(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir) {
+  json k = {{"timing_only", true}, {"arch", archPath}, {"graph", graphPath}};
+  if (!inputsDir.empty()) k["inputs"] = inputsDir;
+  return k;
 }
 
 namespace {
@@ -173,8 +175,9 @@ ModelResult modelPoint(const json& key, const std::string& label, const std::fun
 
 }  // namespace
 
-ModelResult studyTimingOnly(const std::string& archPath, const std::string& graphPath) {
-  return modelPoint(timingOnlyKey(archPath, graphPath), graphPath, [&] { return runTimingOnly(archPath, graphPath); });
+ModelResult studyTimingOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir) {
+  return modelPoint(timingOnlyKey(archPath, graphPath, inputsDir), graphPath,
+                    [&] { return runTimingOnly(archPath, graphPath, nullptr, inputsDir); });
 }
 
 ModelResult studyModelOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir,

@@ -33,10 +33,11 @@ PointMode pointMode();
 /// a result file that does not belong to its job.
 VerifyReport studyVerify(const VerifyOptions& vo);
 
-/// A timing-only study point (runTimingOnly of the arch and graph), in the same three modes
-/// as studyVerify; a planned point without a result gives a ModelResult with 0 cycles.
-/// Errors: as runTimingOnly; std::runtime_error for a result of another point.
-ModelResult studyTimingOnly(const std::string& archPath, const std::string& graphPath);
+/// A timing-only study point (runTimingOnly of the arch and graph, meta rows from
+/// `inputsDir`), in the same three modes as studyVerify; a planned point without a result
+/// gives a ModelResult with 0 cycles. Errors: as runTimingOnly; std::runtime_error for a
+/// result of another point.
+ModelResult studyTimingOnly(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir = "");
 
 /// A model-only study point (runModelOnly: functional model and cost figures, no mapping),
 /// in the same three modes; a planned point without a result gives an empty ModelResult.
@@ -45,7 +46,7 @@ ModelResult studyModelOnly(const std::string& archPath, const std::string& graph
                            uint32_t seed);
 
 /// The job key of a timing-only point (what studyTimingOnly records and `jobs exec` reads).
-nlohmann::json timingOnlyKey(const std::string& archPath, const std::string& graphPath);
+nlohmann::json timingOnlyKey(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir = "");
 
 /// After the study: Plan writes the job list (its path and how to run it go to stderr) and
 /// returns 0; Merge names every point without a result on stderr and returns 4 if there are

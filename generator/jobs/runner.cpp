@@ -59,7 +59,7 @@ int runJob(const JobList& l, const Job& job) {
     if (v.value("timing_only", false) || v.value("model_only", false)) {
       const std::string arch = v.at("arch").get<std::string>(), graph = v.at("graph").get<std::string>();
       const ModelResult m = v.value("timing_only", false)
-                                ? runTimingOnly(arch, graph)
+                                ? runTimingOnly(arch, graph, nullptr, v.value("inputs", std::string()))
                                 : runModelOnly(arch, graph, v.at("inputs").get<std::string>(), v.at("seed").get<uint32_t>());
       const fs::path tensors = jobTensorsPath(l.dir, job.id);
       fs::remove_all(tensors);

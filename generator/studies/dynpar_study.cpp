@@ -15,6 +15,7 @@
 #include "driver/attention_example.hpp"
 #include "driver/pipeline.hpp"
 #include "studies/rtl_columns.hpp"
+#include "support/csv.hpp"
 #include "support/files.hpp"
 #include "support/kv_lengths.hpp"
 #include "jobs/point_jobs.hpp"
@@ -51,9 +52,19 @@ struct ServiceModel {
   double marginal(int64_t n) const { return alpha + beta * double(n); }
 };
 
-// writeGqaExample into <work>/<name>/g, then verify it (model only unless `rtl`).
-VerifyReport runPoint(const DynparStudyOptions& o, const GqaParams& p, const std::string& name, bool rtl) {
+// writeGqaExample into <work>/<name>/g, then verify it (model only unless `rtl`); in the
+// paper's setting the timing-only model alone, at head dim 128.
+VerifyReport runPoint(const DynparStudyOptions& o, const GqaParams& given, const std::string& name, bool rtl) {
   const fs::path dir = fs::path(o.workDir) / name;
+  GqaParams p = given;
+  if (o.paper) {
+    p.headDim = 128;  // Qwen3-30B-A3B
+    writeGqaExample(p, (dir / "g").string(), 1, /*fixedOnly=*/true);
+    VerifyReport v;
+    v.model = studyTimingOnly(p.strategy == GqaStrategy::Dynamic ? o.dynamicArchPath : o.archPath,
+                              (dir / "g" / "graph.yaml").string(), (dir / "g" / "inputs").string());
+    return v;
+  }
   writeGqaExample(p, (dir / "g").string(), 1);
   VerifyOptions vo;
   vo.archPath = p.strategy == GqaStrategy::Dynamic ? o.dynamicArchPath : o.archPath;
@@ -122,6 +133,45 @@ std::pair<GqaStrategy, int64_t> parseStudyStrategy(const std::string& st) {
     return {GqaStrategy::Dynamic, std::stoll(c)};
   }
   return {parseGqaStrategy(st), 1};
+}
+
+// Per batch size and dynamic variant, the geometric mean over its batches of the best static
+// strategy's cycles over the variant's. Rows: batch id, size, strategy, model cycles.
+struct Cycles {
+  std::string batch, strategy;
+  int64_t size = 0, cycles = 0;
+};
+std::map<std::pair<int64_t, std::string>, double> speedups(const std::vector<Cycles>& rows) {
+  auto isStatic = [](const std::string& s) { return s == "coarse" || s == "interleave"; };
+  std::map<std::string, double> best;
+  for (const Cycles& r : rows)
+    if (isStatic(r.strategy) && r.cycles > 0)
+      best[r.batch] = best.count(r.batch) ? std::min(best[r.batch], double(r.cycles)) : double(r.cycles);
+  std::map<std::pair<int64_t, std::string>, std::pair<double, int>> acc;
+  for (const Cycles& r : rows)
+    if (!isStatic(r.strategy) && r.cycles > 0 && best.count(r.batch)) {
+      auto& a = acc[{r.size, r.strategy}];
+      a.first += std::log(best.at(r.batch) / double(r.cycles)), ++a.second;
+    }
+  std::map<std::pair<int64_t, std::string>, double> out;
+  for (const auto& [k, a] : acc) out[k] = std::exp(a.first / a.second);
+  return out;
+}
+
+// This fabric's study CSV beside the paper setting's rows: the speed-ups of both.
+std::string sideBySide(const std::string& path, const std::vector<Cycles>& paper) {
+  std::vector<Cycles> fabric;
+  for (const auto& [key, v] : readCsvColumns(path, {"batch_id", "strategy"}, {"batch_size", "model_cycles"}))
+    if (const auto c = parseWholeNumber(v[1]); c) fabric.push_back({key[0], key[1], parseWholeNumber(v[0]).value_or(0), *c});
+  const auto a = speedups(fabric), b = speedups(paper);
+  std::string md = fmt::format("\nBeside this fabric's study ({}: head dim 64 on arch/gqa.yaml and arch/gqa_dynamic.yaml, "
+                               "64 B/cycle off-chip shared by the regions), best static / dynamic, geometric mean over the "
+                               "batches (model cycles; the paper reports 1.5x):\n\n| batch size | dynamic variant | this "
+                               "fabric | paper setting |\n|---|---|---|---|\n",
+                               path);
+  for (const auto& [k, x] : b)
+    md += fmt::format("| {} | {} | {} | {:.3f}x |\n", k.first, k.second, a.count(k) ? fmt::format("{:.3f}x", a.at(k)) : "-", x);
+  return md;
 }
 
 }  // namespace
@@ -240,6 +290,12 @@ int runDynparStudy(const DynparStudyOptions& o) {
                         p.rtl ? fmt::format("{:+.2f} %", p.v.cycleErrorPercent) : "-",
                         p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "-", p.estimate,
                         p.modeled ? estErr(p) + " %" : "-");
+    if (o.paper && !o.compareWith.empty()) {
+      std::vector<Cycles> mine;
+      for (const Point& p : points)
+        if (p.modeled) mine.push_back({p.batch, p.strategy, p.size, int64_t(p.v.model.timing.cycles)});
+      md += sideBySide(o.compareWith, mine);
+    }
     writeFile(o.mdPath, md);
   }
   return ok ? 0 : 2;

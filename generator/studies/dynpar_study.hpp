@@ -33,6 +33,12 @@ struct DynparStudyOptions {
   /// Of those, only these batch indices run in Verilator (empty = every one): a dynamic row
   /// runs on the hierarchical 121-unit fabric at about 450 cycles/s: 5 to 14 minutes per batch of 16.
   std::vector<int> rtlBatches;
+  /// The STeP paper's setting instead of this fabric's: Qwen3's head dim 128, every point
+  /// through the timing-only model (meta rows only) on archPath and dynamicArchPath as given
+  /// (use arch/unbounded.yaml for both: one unit per operator, 1024 B/cycle off-chip), no RTL.
+  bool paper = false;
+  /// With `paper`: this fabric's study CSV, its speed-ups shown beside the paper setting's.
+  std::string compareWith;
 };
 
 /// For every batch and strategy: buildGqaDecodeGraph (G 8, D 64, T 32, R regions) through
@@ -40,8 +46,10 @@ struct DynparStudyOptions {
 /// strategies on dynamicArchPath, model only if it is unbounded). Per point:
 /// model and RTL cycles, bit-exactness, the KV tiles of the busiest region (the static
 /// load balance) and off-chip bytes. Prints the table; writes CSV and markdown (with the
-/// geometric-mean ratio of the strategies per batch size) when asked. Returns 0, or 2 if a
-/// point does not verify. Throws DiagError R-407 for a bad KV-length file.
+/// geometric-mean ratio of the strategies per batch size) when asked; with `paper` and
+/// `compareWith`, that ratio for both settings side by side. Returns 0, or 2 if a point does
+/// not verify. Throws DiagError R-407 for a bad KV-length file, std::runtime_error for an
+/// unreadable `compareWith`.
 int runDynparStudy(const DynparStudyOptions& o);
 
 }  // namespace stepgen
