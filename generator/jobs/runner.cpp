@@ -31,7 +31,7 @@ using json = nlohmann::json;
 
 namespace {
 
-// execJob's child (its process group) and why it was stopped. The handlers kill the group
+// The running job's child (its process group) and why it was stopped. The handlers kill the group
 // themselves (kill is async-signal-safe), so a signal that comes just before waitpid blocks
 // cannot be lost: the wait then returns when the group dies.
 volatile pid_t gChild = 0;
@@ -51,7 +51,7 @@ void handle(int sig, void (*f)(int)) {
   sigaction(sig, &sa, nullptr);
 }
 
-// The child of execJob: the point (or build) itself. Exit 0 when its result is written.
+// The child of execOne: the point (or build) itself. Exit 0 when its result is written.
 int runJob(const JobList& l, const Job& job) {
   try {
     json result = {{"key", job.verify}};

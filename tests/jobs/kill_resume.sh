@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A study through the local backend (docs/cluster.md) against the same study run serially:
-# plan, run with -j 2, kill one job while it runs (SIGTERM to its `jobs exec`), check that the
+# plan, run with a time limit that one job exceeds, run with -j 2 and kill one job while it runs (SIGTERM to its `jobs exec`), check that the
 # run, `jobs status` and `jobs merge` report it (exit 4, naming it), resume (only that job
 # runs again), merge, and compare every table byte for byte with the serial run's.
 # usage: kill_resume.sh <stepgen> <work dir>   (from the repository root)
@@ -14,6 +14,12 @@ study=(study regions --regions 8)
 "$sg" "${study[@]}" -o "$w/work" --csv "$w/jobs.csv" --md "$w/jobs.md" --svg "$w/jobs.svg" --plan "$w/plan"
 [ ! -e "$w/jobs.csv" ] || { echo "FAIL: --plan wrote the table"; exit 1; }
 [ "$(wc -l < "$w/plan/commands.txt")" = 2 ] || { echo "FAIL: expected 2 jobs"; cat "$w/plan/commands.txt"; exit 1; }
+
+# A time limit: job 0 (about 8 s) is killed at 1 s and says so; job 1 finishes.
+rc=0; "$sg" jobs run "$w/plan" -j 2 --timeout 1 > "$w/run0.out" 2>&1 || rc=$?
+[ $rc = 4 ] || { cat "$w/run0.out"; echo "FAIL: jobs run with a timed-out job exited $rc (want 4)"; exit 1; }
+grep -q '"timed_out":true' "$w/plan/status/0.json" || { echo "FAIL: status of the timed-out job:"; cat "$w/plan/status/0.json"; exit 1; }
+[ -e "$w/plan/results/1.json" ] && [ ! -e "$w/plan/results/0.json" ] || { echo "FAIL: want job 1's result and none of job 0"; exit 1; }
 
 rc=0
 "$sg" jobs run "$w/plan" -j 2 > "$w/run1.out" 2>&1 &
