@@ -84,7 +84,8 @@ void addBuildJobs(JobList& l) {
   const size_t points = l.jobs.size();
   for (size_t i = 0; i < points; ++i) {
     const json& v = l.jobs[i].verify;
-    if (v.value("timing_only", false) || v.value("model_only", false) || v.at("skip_rtl").get<bool>() || v.at("build_cache").get<std::string>().empty()) continue;
+    const bool modelOnly = v.value("timing_only", false) || v.value("model_only", false);
+    if (modelOnly || v.at("skip_rtl").get<bool>() || v.at("build_cache").get<std::string>().empty()) continue;
     const json key = {v.at("arch"), v.at("build_cache"), v.at("trace"), v.at("hierarchical"), v.at("axi")};
     if (!seen.emplace(key.dump(), true).second) continue;
     l.jobs.push_back({int(l.jobs.size()), true, "build " + v.at("arch").get<std::string>(), v});
@@ -110,8 +111,6 @@ void setPointMode(PointMode m, const std::string& dir, const std::vector<std::st
       if (!j.build) s.byKey[j.verify.dump()] = j.id;
   }
 }
-
-PointMode pointMode() { return state().mode; }
 
 VerifyReport studyVerify(const VerifyOptions& vo) {
   State& s = state();
