@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(g++ make cmake ninja-build pkgconf ccache python3 zlib1g-dev
       libyaml-cpp-dev libz3-dev z3 libfmt-dev catch2 libcli11-dev nlohmann-json3-dev
       verilator yosys nextpnr-ice40
-      munge slurmctld slurmd slurm-client)  # the last four: scripts/slurm_local.sh (docs/cluster.md)
+      procps munge slurmctld slurmd slurm-client)  # pkill in tests/jobs; slurm_local.sh (docs/cluster.md)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
