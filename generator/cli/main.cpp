@@ -458,7 +458,8 @@ int main(int argc, char** argv) {
   auto* jobsMerge = jobsCmd->add_subcommand("merge", "write the study's tables from the jobs' results (exit 4 naming the "
                                                      "jobs without one)");
   jobsMerge->add_option("dir", jDir, "job-list folder")->required()->check(CLI::ExistingDirectory);
-  auto* jobsExec = jobsCmd->add_subcommand("exec", "run one job (what a backend calls; commands.txt lists them)");
+  auto* jobsExec = jobsCmd->add_subcommand("exec", "run jobs by id, one after another (what a backend calls; commands.txt "
+                                                   "lists them)");
   jobsExec->add_option("dir", jDir, "job-list folder")->required()->check(CLI::ExistingDirectory);
   jobsExec->add_option("ids", jIds, "job ids, run one after another")->required();
   jobsExec->add_option("--timeout", jTimeout, "kill the job after this many seconds (0: never)")->check(CLI::NonNegativeNumber);
