@@ -43,7 +43,7 @@ tables=(
 "moe_tiling_full|default|$R/moe_tiling_full.csv $R/moe_tiling_full_table.md|$sg study tiling-full -o $W/tiling_full --csv $R/moe_tiling_full.csv --md $R/moe_tiling_full_table.md"
 "moe_tiling|default|$R/moe_tiling.csv $R/moe_tiling_table.md|$sg study tiling --rtl --arch arch/moe.yaml -o $W/tiling --csv $R/moe_tiling.csv --md $R/moe_tiling_table.md"
 "sections|default|$R/sections.csv $R/sections_table.md $R/sections.svg|$sg study sections --rtl -o $W/sections --csv $R/sections.csv --md $R/sections_table.md --svg $R/sections.svg"
-"timemux_regions|heavy|$R/timemux_regions.csv $R/timemux_regions_table.md $R/timemux_regions.svg|$sg study regions --rtl 4 8 16 32 -o $W/regions --csv $R/timemux_regions.csv --md $R/timemux_regions_table.md --svg $R/timemux_regions.svg"
+"timemux_regions|heavy|$R/timemux_regions.csv $R/timemux_regions_table.md $R/timemux_regions.svg|$sg study regions --rtl 4 8 16 -o $W/regions --csv $R/timemux_regions.csv --md $R/timemux_regions_table.md --svg $R/timemux_regions.svg"
 "timemux_regions_paper|default|$R/timemux_regions_paper.csv $R/timemux_regions_paper_table.md|$sg study regions --paper --arch arch/unbounded.yaml --compare $R/timemux_regions.csv -o $W/regions_paper --csv $R/timemux_regions_paper.csv --md $R/timemux_regions_paper_table.md"
 "validation_sweep|heavy|$R/validation_sweep.csv $R/validation_sweep.md|$sg sweep -o $W/sweep --csv $R/validation_sweep.csv"
 "dynpar|heavy|$R/dynpar.csv $R/dynpar_table.md|$sg study dynpar --rtl-max-batch 16 --rtl-from $R/dynpar.csv --rtl-batches 0 1 2 3 -o $W/dynpar --csv $R/dynpar.csv --md $R/dynpar_table.md"
