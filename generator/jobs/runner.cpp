@@ -150,14 +150,15 @@ bool execOne(const JobList& l, int id, double timeoutSeconds) {
 }  // namespace
 
 int execJobs(const fs::path& dirIn, const std::vector<int>& ids, double timeoutSeconds) {
+  // First: a stop that comes while the list is read leaves the jobs unstarted, not a dead runner.
+  handle(SIGTERM, onStop);
+  handle(SIGINT, onStop);
+  handle(SIGALRM, onAlarm);
   const JobList l = readJobList(fs::absolute(dirIn));
   for (int id : ids)
     if (id < 0 || id >= int(l.jobs.size()))
       throw DiagError("J-603", {(l.dir / "jobs.json").string()},
                       fmt::format("no job {} in this list (it has jobs 0 to {})", id, int(l.jobs.size()) - 1));
-  handle(SIGTERM, onStop);
-  handle(SIGINT, onStop);
-  handle(SIGALRM, onAlarm);
   bool all = true;
   for (int id : ids) {
     if (gStop) return 1;  // the rest never ran: no status, `jobs run --resume` takes them
@@ -169,7 +170,7 @@ int execJobs(const fs::path& dirIn, const std::vector<int>& ids, double timeoutS
 namespace {
 
 // The jobs to run (all, or with `resume` those without a result), builds first; earlier
-// results and statuses of the ones returned are removed.
+// results, statuses and logs of the ones returned are removed.
 std::vector<const Job*> pendingJobs(const JobList& l, bool resume) {
   std::vector<const Job*> out;
   for (bool builds : {true, false})
@@ -177,6 +178,7 @@ std::vector<const Job*> pendingJobs(const JobList& l, bool resume) {
       if (j.build != builds || (resume && fs::exists(jobResultPath(l.dir, j.id)))) continue;
       fs::remove(jobResultPath(l.dir, j.id));
       fs::remove(jobStatusPath(l.dir, j.id));
+      fs::remove(jobLogPath(l.dir, j.id));
       out.push_back(&j);
     }
   return out;

@@ -79,6 +79,7 @@ int runJobsSlurm(const fs::path& dirIn, const SlurmOptions& o, bool resume, doub
     if (resume && fs::exists(jobResultPath(l.dir, j.id))) continue;
     fs::remove(jobResultPath(l.dir, j.id));
     fs::remove(jobStatusPath(l.dir, j.id));
+    fs::remove(jobLogPath(l.dir, j.id));
     (j.build ? builds : points).push_back(j.id);
   }
   std::cerr << fmt::format("jobs: submitting {} of {} job(s) of {} to Slurm ({} build(s), {} point(s))\n",

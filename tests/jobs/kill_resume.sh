@@ -22,11 +22,13 @@ grep -q '"timed_out":true' "$w/plan/status/0.json" || { echo "FAIL: status of th
 [ -e "$w/plan/results/1.json" ] && [ ! -e "$w/plan/results/0.json" ] || { echo "FAIL: want job 1's result and none of job 0"; exit 1; }
 
 rc=0
+rm -f "$w/plan/logs/"* "$w/plan/status/"*   # the last run's: the wait below must see this run's (jobs run removes them too)
 "$sg" jobs run "$w/plan" -j 2 > "$w/run1.out" 2>&1 &
 runner=$!
-# Kill job 0 (static tiling) once it is running: its log exists, its result does not.
+# Kill job 0 (static tiling) once it is running: its log exists (the child process writes it
+# after the runner has its handlers), its result does not.
 for _ in $(seq 1 600); do
-  if [ -e "$w/plan/logs/0.log" ] || [ -e "$w/plan/status/0.json" ]; then break; fi
+  if [ -e "$w/plan/logs/0.log" ]; then break; fi
   sleep 0.05
 done
 [ ! -e "$w/plan/results/0.json" ] || { echo "FAIL: job 0 finished before it could be killed"; exit 1; }
