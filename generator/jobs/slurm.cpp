@@ -63,6 +63,7 @@ std::string submitArray(const JobList& l, const SlurmOptions& o, const fs::path&
   cmd += " " + quoted(scriptFile.string());
   std::string id = capture(cmd);
   while (!id.empty() && (id.back() == '\n' || id.back() == '\r')) id.pop_back();
+  if (const size_t nl = id.rfind('\n'); nl != std::string::npos) id = id.substr(nl + 1);  // after any warning sbatch printed
   if (const size_t semi = id.find(';'); semi != std::string::npos) id = id.substr(0, semi);  // "id;cluster"
   if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos)
     throw std::runtime_error("sbatch did not return a job id: " + id);
