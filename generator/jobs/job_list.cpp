@@ -2,13 +2,11 @@
 #include "jobs/job_list.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "support/diag.hpp"
+#include "support/files.hpp"
 
 namespace stepgen {
 
@@ -19,22 +17,6 @@ fs::path jobResultPath(const fs::path& dir, int id) { return dir / "results" / f
 fs::path jobStatusPath(const fs::path& dir, int id) { return dir / "status" / fmt::format("{}.json", id); }
 fs::path jobLogPath(const fs::path& dir, int id) { return dir / "logs" / fmt::format("{}.log", id); }
 fs::path jobTensorsPath(const fs::path& dir, int id) { return dir / "results" / fmt::format("{}.tensors", id); }
-
-void writeFileAtomically(const fs::path& file, const std::string& text) {
-  if (file.has_parent_path()) fs::create_directories(file.parent_path());
-  const fs::path tmp = file.string() + fmt::format(".tmp-{}", getpid());
-  {
-    std::ofstream f(tmp);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, file, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw std::runtime_error("cannot write " + file.string() + ": " + ec.message());
-  }
-}
 
 void writeJobList(const JobList& l, const std::string& self) {
   json jobs = json::array();
@@ -54,13 +36,11 @@ void writeJobList(const JobList& l, const std::string& self) {
 JobList readJobList(const fs::path& dir) {
   const fs::path file = dir / "jobs.json";
   const std::string where = file.string();
-  std::ifstream f(file);
-  if (!f) throw DiagError("J-601", {where}, "cannot read the job list (is this a folder written by `stepgen study ... --plan`?)");
-  std::stringstream text;
-  text << f.rdbuf();
+  if (!fs::is_regular_file(file))
+    throw DiagError("J-601", {where}, "cannot read the job list (is this a folder written by `stepgen study ... --plan`?)");
   json doc;
   try {
-    doc = json::parse(text.str());
+    doc = json::parse(readText(file));
   } catch (const json::parse_error& e) {
     throw DiagError("J-601", {where}, fmt::format("the job list is not valid JSON: {}", e.what()));
   }

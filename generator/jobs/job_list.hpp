@@ -50,8 +50,4 @@ std::filesystem::path jobStatusPath(const std::filesystem::path& dir, int id);
 std::filesystem::path jobLogPath(const std::filesystem::path& dir, int id);
 std::filesystem::path jobTensorsPath(const std::filesystem::path& dir, int id);
 
-/// Writes `text` to `file` through `file`.tmp-<pid> and a rename: a reader sees the whole
-/// file or none. Throws std::runtime_error when it cannot.
-void writeFileAtomically(const std::filesystem::path& file, const std::string& text);
-
 }  // namespace stepgen

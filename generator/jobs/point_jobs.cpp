@@ -5,16 +5,15 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "driver/inputs.hpp"
 #include "jobs/job_list.hpp"
 #include "jobs/verify_json.hpp"
 #include "support/diag.hpp"
+#include "support/files.hpp"
 
 namespace stepgen {
 
@@ -47,12 +46,9 @@ std::map<std::string, Matrix> readTensors(const fs::path& dir) {
 // The result document of a job, checked against its key.
 json resultOf(const Job& job) {
   const fs::path file = jobResultPath(state().list.dir, job.id);
-  std::ifstream f(file);
-  std::stringstream text;
-  text << f.rdbuf();
   json r;
   try {
-    r = json::parse(text.str());
+    r = json::parse(readText(file));
   } catch (const json::parse_error& e) {
     throw std::runtime_error(fmt::format("job result {}: not valid JSON: {}", file.string(), e.what()));
   }
@@ -62,19 +58,33 @@ json resultOf(const Job& job) {
   return r;
 }
 
-// The job planned for `key` in merge mode, or null when the plan has none (it runs here).
-// A planned job without a result is counted missing (`missing` set).
-const Job* plannedJob(const json& key, const std::string& label, bool& missing) {
+// A study point in the current mode. Serial: run(). Plan: a job for `key`, and T{} stands in.
+// Merge: read(result) of the job planned for `key`; `missing` for a planned job without a
+// result (counted); run() for a point the plan does not have.
+template <typename T, typename Run, typename Read>
+T point(const json& key, const std::string& label, Run run, Read read, T missing) {
   State& s = state();
+  if (s.mode == PointMode::Serial) return run();
+  if (s.mode == PointMode::Plan) {
+    s.list.jobs.push_back({int(s.list.jobs.size()), false, label, key});
+    return T{};
+  }
   const auto it = s.byKey.find(key.dump());
   if (it == s.byKey.end()) {
     std::cerr << fmt::format("merge: the point {} is not in the job list; running it here\n", label);
-    return nullptr;
+    return run();
   }
   const Job& job = s.list.jobs.at(size_t(it->second));
-  missing = !fs::exists(jobResultPath(s.list.dir, job.id));
-  if (missing) s.missing.push_back(job.id);
-  return &job;
+  if (!fs::exists(jobResultPath(s.list.dir, job.id))) {
+    s.missing.push_back(job.id);
+    return missing;
+  }
+  const json r = resultOf(job);
+  try {
+    return read(r, job);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(fmt::format("job result {}: {}", jobResultPath(s.list.dir, job.id).string(), e.what()));
+  }
 }
 
 // One build job per fabric build the RTL points ask for (the same arch file, cache, trace,
@@ -113,32 +123,18 @@ void setPointMode(PointMode m, const std::string& dir, const std::vector<std::st
 }
 
 VerifyReport studyVerify(const VerifyOptions& vo) {
-  State& s = state();
-  if (s.mode == PointMode::Serial) return verify(vo);
-  const json key = verifyOptionsJson(vo);
-  if (s.mode == PointMode::Plan) {
-    s.list.jobs.push_back({int(s.list.jobs.size()), false, vo.outDir, key});
-    return VerifyReport{};
-  }
-  bool missing = false;
-  const Job* job = plannedJob(key, vo.outDir, missing);
-  if (!job) return verify(vo);
-  if (missing) {
-    VerifyReport r;
-    r.rtl.status = "missing";
-    return r;
-  }
-  const std::string file = jobResultPath(s.list.dir, job->id).string();
-  VerifyReport r;
-  try {
-    r = verifyReportFromJson(resultOf(*job).at("report"), "job result " + file);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(fmt::format("job result {}: {}", file, e.what()));
-  }
-  // The tensors are where the job's verify wrote them.
-  r.model.outputs = readTensors(fs::path(vo.outDir) / "model");
-  if (r.replay) r.replay->outputs = readTensors(fs::path(vo.outDir) / "model_replay");
-  return r;
+  VerifyReport missing;
+  missing.rtl.status = "missing";
+  return point(
+      verifyOptionsJson(vo), vo.outDir, [&] { return verify(vo); },
+      [&](const json& r, const Job& job) {
+        VerifyReport v = verifyReportFromJson(r.at("report"), "job result " + jobResultPath(state().list.dir, job.id).string());
+        // The tensors are where the job's verify wrote them.
+        v.model.outputs = readTensors(fs::path(vo.outDir) / "model");
+        if (v.replay) v.replay->outputs = readTensors(fs::path(vo.outDir) / "model_replay");
+        return v;
+      },
+      missing);
 }
 
 json timingOnlyKey(const std::string& archPath, const std::string& graphPath, const std::string& inputsDir) {
@@ -149,27 +145,16 @@ json timingOnlyKey(const std::string& archPath, const std::string& graphPath, co
 
 namespace {
 
-// A point whose result is a ModelResult (timing-only or model-only): `run` runs it here.
+// A timing-only or model-only point: its ModelResult and the tensors its job wrote.
 ModelResult modelPoint(const json& key, const std::string& label, const std::function<ModelResult()>& run) {
-  State& s = state();
-  if (s.mode == PointMode::Serial) return run();
-  if (s.mode == PointMode::Plan) {
-    s.list.jobs.push_back({int(s.list.jobs.size()), false, label, key});
-    return ModelResult{};
-  }
-  bool missing = false;
-  const Job* job = plannedJob(key, label, missing);
-  if (!job) return run();
-  if (missing) return ModelResult{};
-  const std::string file = jobResultPath(s.list.dir, job->id).string();
-  ModelResult m;
-  try {
-    m = modelResultFromJson(resultOf(*job).at("model"));
-  } catch (const json::exception& e) {
-    throw std::runtime_error(fmt::format("job result {}: {}", file, e.what()));
-  }
-  m.outputs = readTensors(jobTensorsPath(s.list.dir, job->id));
-  return m;
+  return point(
+      key, label, run,
+      [](const json& r, const Job& job) {
+        ModelResult m = modelResultFromJson(r.at("model"));
+        m.outputs = readTensors(jobTensorsPath(state().list.dir, job.id));
+        return m;
+      },
+      ModelResult{});
 }
 
 }  // namespace
@@ -201,12 +186,8 @@ int finishPointMode(int studyExit, const std::string& self) {
                              s.missing.size(), s.list.jobs.size());
     for (int id : s.missing) {
       const Job& j = s.list.jobs.at(size_t(id));
-      std::string why = "no status: killed, or never ran";
-      if (std::ifstream f(jobStatusPath(s.list.dir, id)); f) {
-        std::stringstream t;
-        t << f.rdbuf();
-        why = "status " + json::parse(t.str(), nullptr, false).dump();
-      }
+      const std::string status = readText(jobStatusPath(s.list.dir, id));
+      const std::string why = status.empty() ? "no status: killed, or never ran" : "status " + json::parse(status, nullptr, false).dump();
       std::cerr << fmt::format("  job {} ({}): {}; log {}\n", id, j.label, why, jobLogPath(s.list.dir, id).string());
     }
     std::cerr << fmt::format("rerun them with `stepgen jobs run {} --resume`\n", s.list.dir.string());

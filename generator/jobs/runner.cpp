@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cerrno>
 #include <csignal>
-#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
@@ -21,6 +20,7 @@
 #include "jobs/job_list.hpp"
 #include "jobs/verify_json.hpp"
 #include "support/diag.hpp"
+#include "support/files.hpp"
 
 extern char** environ;
 
@@ -65,15 +65,11 @@ int runJob(const JobList& l, const Job& job) {
       fs::remove_all(tensors);
       for (const auto& [name, t] : m.outputs) toNpy(tensors / (name + ".npy"), t);
       result["model"] = modelResultJson(m);
-      writeFileAtomically(jobResultPath(l.dir, job.id), result.dump(1) + "\n");
-      return 0;
-    }
-    const VerifyOptions vo = verifyOptionsFromJson(job.verify, "job " + std::to_string(job.id));
-    if (job.build) {
-      result["build_seconds"] = buildFabricFor(vo);
+    } else if (job.build) {
+      result["build_seconds"] = buildFabricFor(verifyOptionsFromJson(v, "job " + std::to_string(job.id)));
     } else {
       try {
-        result["report"] = verifyReportJson(verify(vo));
+        result["report"] = verifyReportJson(verify(verifyOptionsFromJson(v, "job " + std::to_string(job.id))));
       } catch (const DiagError& e) {
         result["diag"] = diagErrorJson(e);
         std::cerr << "the point does not compile (a result): " << e.what() << "\n";
@@ -86,10 +82,6 @@ int runJob(const JobList& l, const Job& job) {
     return 1;
   }
 }
-
-}  // namespace
-
-namespace {
 
 // One job in a child process of its own; its status file and progress line. True when its
 // result was written.
@@ -167,10 +159,6 @@ int execJobs(const fs::path& dirIn, const std::vector<int>& ids, double timeoutS
   return all ? 0 : 1;
 }
 
-namespace {
-
-// The jobs to run (all, or with `resume` those without a result), builds first; earlier
-// results, statuses and logs of the ones returned are removed.
 std::vector<const Job*> pendingJobs(const JobList& l, bool resume) {
   std::vector<const Job*> out;
   for (bool builds : {true, false})
@@ -183,6 +171,8 @@ std::vector<const Job*> pendingJobs(const JobList& l, bool resume) {
     }
   return out;
 }
+
+namespace {
 
 // Runs `args` (argv[0] looked up in PATH) and waits; its exit status.
 int spawnAndWait(std::vector<std::string> args) {
@@ -230,15 +220,15 @@ int jobsStatus(const fs::path& dirIn) {
       ++done;
       continue;
     }
-    std::ifstream f(jobStatusPath(l.dir, j.id));
-    if (!f) {
+    const std::string status = readText(jobStatusPath(l.dir, j.id));
+    if (status.empty()) {
       ++never;
       detail += fmt::format("  job {} ({}): no result, no status (not run yet, running, or its runner was killed)\n", j.id, j.label);
       continue;
     }
     ++failed;
-    const json s = json::parse(f, nullptr, false);
-    detail += fmt::format("  job {} ({}): no result; {}; log {}\n", j.id, j.label, s.dump(), jobLogPath(l.dir, j.id).string());
+    detail += fmt::format("  job {} ({}): no result; {}; log {}\n", j.id, j.label, json::parse(status, nullptr, false).dump(),
+                          jobLogPath(l.dir, j.id).string());
   }
   std::cout << fmt::format("{}: {} job(s): {} with a result, {} failed or killed, {} without status\n{}", l.dir.string(),
                            l.jobs.size(), done, failed, never, detail);

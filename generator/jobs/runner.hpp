@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "jobs/job_list.hpp"
+
 namespace stepgen {
 
 /// `stepgen jobs exec DIR ID...`: runs the jobs of the list in DIR one after another, each in
@@ -17,6 +19,11 @@ namespace stepgen {
 /// which costs as much as a small model-only point. Returns 0 when every result was written,
 /// else 1. Errors: readJobList's; DiagError J-603 for an id not in the list.
 int execJobs(const std::filesystem::path& dir, const std::vector<int>& ids, double timeoutSeconds);
+
+/// The jobs a run takes: all, or with `resume` those without a result; builds first. The
+/// results, statuses and logs they had are removed (a result left from before must not count
+/// for a job that then never starts).
+std::vector<const Job*> pendingJobs(const JobList& l, bool resume);
 
 /// `stepgen jobs run DIR --backend local -j N [--resume]`: every job (after removing earlier
 /// results), or with `resume` only those without a result, `parallel` processes at a time

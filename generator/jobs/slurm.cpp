@@ -14,6 +14,7 @@
 
 #include "jobs/job_list.hpp"
 #include "jobs/runner.hpp"
+#include "support/files.hpp"
 
 namespace stepgen {
 
@@ -76,13 +77,7 @@ int runJobsSlurm(const fs::path& dirIn, const SlurmOptions& o, bool resume, doub
                  const std::string& self) {
   const JobList l = readJobList(fs::absolute(dirIn));
   std::vector<int> builds, points;
-  for (const Job& j : l.jobs) {
-    if (resume && fs::exists(jobResultPath(l.dir, j.id))) continue;
-    fs::remove(jobResultPath(l.dir, j.id));
-    fs::remove(jobStatusPath(l.dir, j.id));
-    fs::remove(jobLogPath(l.dir, j.id));
-    (j.build ? builds : points).push_back(j.id);
-  }
+  for (const Job* j : pendingJobs(l, resume)) (j->build ? builds : points).push_back(j->id);
   std::cerr << fmt::format("jobs: submitting {} of {} job(s) of {} to Slurm ({} build(s), {} point(s))\n",
                            builds.size() + points.size(), l.jobs.size(), l.dir.string(), builds.size(), points.size());
   const fs::path sd = l.dir / "slurm";

@@ -136,33 +136,33 @@ std::pair<GqaStrategy, int64_t> parseStudyStrategy(const std::string& st) {
 }
 
 // Per batch size and dynamic variant, the geometric mean over its batches of the best static
-// strategy's cycles over the variant's. Rows: batch id, size, strategy, model cycles.
+// strategy's value (cycles) over the variant's, and the number of batches. Rows: batch id,
+// strategy, size, value.
 struct Cycles {
   std::string batch, strategy;
-  int64_t size = 0, cycles = 0;
+  int64_t size = 0;
+  double value = 0;
 };
-std::map<std::pair<int64_t, std::string>, double> speedups(const std::vector<Cycles>& rows) {
+std::map<std::pair<int64_t, std::string>, std::pair<double, int>> speedups(const std::vector<Cycles>& rows) {
   auto isStatic = [](const std::string& s) { return s == "coarse" || s == "interleave"; };
   std::map<std::string, double> best;
   for (const Cycles& r : rows)
-    if (isStatic(r.strategy) && r.cycles > 0)
-      best[r.batch] = best.count(r.batch) ? std::min(best[r.batch], double(r.cycles)) : double(r.cycles);
-  std::map<std::pair<int64_t, std::string>, std::pair<double, int>> acc;
+    if (isStatic(r.strategy)) best[r.batch] = best.count(r.batch) ? std::min(best[r.batch], r.value) : r.value;
+  std::map<std::pair<int64_t, std::string>, std::pair<double, int>> acc;  // sum of logs, batches
   for (const Cycles& r : rows)
-    if (!isStatic(r.strategy) && r.cycles > 0 && best.count(r.batch)) {
+    if (!isStatic(r.strategy) && best.count(r.batch)) {
       auto& a = acc[{r.size, r.strategy}];
-      a.first += std::log(best.at(r.batch) / double(r.cycles)), ++a.second;
+      a.first += std::log(best.at(r.batch) / r.value), ++a.second;
     }
-  std::map<std::pair<int64_t, std::string>, double> out;
-  for (const auto& [k, a] : acc) out[k] = std::exp(a.first / a.second);
-  return out;
+  for (auto& [k, a] : acc) a.first = std::exp(a.first / a.second);
+  return acc;
 }
 
 // This fabric's study CSV beside the paper setting's rows: the speed-ups of both.
 std::string sideBySide(const std::string& path, const std::vector<Cycles>& paper) {
   std::vector<Cycles> fabric;
   for (const auto& [key, v] : readCsvColumns(path, {"batch_id", "strategy"}, {"batch_size", "model_cycles"}))
-    if (const auto c = parseWholeNumber(v[1]); c) fabric.push_back({key[0], key[1], parseWholeNumber(v[0]).value_or(0), *c});
+    if (const auto c = parseWholeNumber(v[1]); c) fabric.push_back({key[0], key[1], parseWholeNumber(v[0]).value_or(0), double(*c)});
   const auto a = speedups(fabric), b = speedups(paper);
   std::string md = fmt::format("\nBeside this fabric's study ({}: head dim 64 on arch/gqa.yaml and arch/gqa_dynamic.yaml, "
                                "64 B/cycle off-chip shared by the regions), best static / dynamic, geometric mean over the "
@@ -170,7 +170,8 @@ std::string sideBySide(const std::string& path, const std::vector<Cycles>& paper
                                "fabric | paper setting |\n|---|---|---|---|\n",
                                path);
   for (const auto& [k, x] : b)
-    md += fmt::format("| {} | {} | {} | {:.3f}x |\n", k.first, k.second, a.count(k) ? fmt::format("{:.3f}x", a.at(k)) : "-", x);
+    md += fmt::format("| {} | {} | {} | {:.3f}x |\n", k.first, k.second, a.count(k) ? fmt::format("{:.3f}x", a.at(k).first) : "-",
+                      x.first);
   return md;
 }
 
@@ -250,35 +251,20 @@ int runDynparStudy(const DynparStudyOptions& o) {
   std::cout << csv;
   if (!o.csvPath.empty()) writeFile(o.csvPath, csv);
   if (!o.mdPath.empty()) {
-    // Per batch size and dynamic variant, the geometric mean over its batches of the best
-    // static strategy's model cycles over the variant's (model cycles; the list-scheduling
-    // estimate for dynamic_estimate, also against the estimate's own best static).
-    auto isStatic = [](const Point& p) { return p.strategy == "coarse" || p.strategy == "interleave"; };
-    std::map<std::string, std::pair<double, double>> bestStatic;  // per batch: model, estimate
+    // Per batch size and dynamic variant, best static / variant: model cycles (the
+    // list-scheduling estimate for dynamic_estimate), and the estimate against the estimate's
+    // own best static.
+    std::vector<Cycles> model, estimate;
     for (const Point& p : points) {
-      if (!isStatic(p)) continue;
-      auto [it, fresh] = bestStatic.try_emplace(p.batch, double(p.v.model.timing.cycles), p.estimate);
-      if (!fresh)
-        it->second = {std::min(it->second.first, double(p.v.model.timing.cycles)), std::min(it->second.second, p.estimate)};
+      model.push_back({p.batch, p.strategy, p.size, p.modeled ? double(p.v.model.timing.cycles) : p.estimate});
+      estimate.push_back({p.batch, p.strategy, p.size, p.estimate});
     }
-    struct Acc {
-      double logModel = 0, logEst = 0, logRtl = 0;
-      int n = 0;
-    };
-    std::map<std::pair<int64_t, std::string>, Acc> acc;
-    for (const Point& p : points) {
-      if (isStatic(p) || !bestStatic.count(p.batch)) continue;
-      Acc& a = acc[{p.size, p.strategy}];
-      const double cycles = p.modeled ? double(p.v.model.timing.cycles) : p.estimate;
-      a.logModel += std::log(bestStatic.at(p.batch).first / cycles);
-      a.logEst += std::log(bestStatic.at(p.batch).second / p.estimate);
-      ++a.n;
-    }
+    const auto byModel = speedups(model), byEstimate = speedups(estimate);
     std::string md = "| batch size | dynamic variant | batches | best static / dynamic (model cycles) | "
                      "best static / dynamic (both estimate) |\n|---|---|---|---|---|\n";
-    for (const auto& [key, a] : acc)
-      md += fmt::format("| {} | {} | {} | {:.3f}x | {:.3f}x |\n", key.first, key.second, a.n, std::exp(a.logModel / a.n),
-                        std::exp(a.logEst / a.n));
+    for (const auto& [key, m] : byModel)
+      md += fmt::format("| {} | {} | {} | {:.3f}x | {:.3f}x |\n", key.first, key.second, m.second, m.first,
+                        byEstimate.at(key).first);
     md += fmt::format("\nService model (one region of {}, model cycles): startup {:.0f}, per request {:.1f} + {:.1f} per KV "
                       "tile.\n\n", o.archPath, svc.startup, svc.alpha, svc.beta);
     md += "| batch | size | stdev | strategy | KV tiles | busiest region tiles | model cycles | RTL cycles | error | "
@@ -293,7 +279,7 @@ int runDynparStudy(const DynparStudyOptions& o) {
     if (o.paper && !o.compareWith.empty()) {
       std::vector<Cycles> mine;
       for (const Point& p : points)
-        if (p.modeled) mine.push_back({p.batch, p.strategy, p.size, int64_t(p.v.model.timing.cycles)});
+        if (p.modeled) mine.push_back({p.batch, p.strategy, p.size, double(p.v.model.timing.cycles)});
       md += sideBySide(o.compareWith, mine);
     }
     writeFile(o.mdPath, md);

@@ -1,6 +1,7 @@
 #include "support/files.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -18,6 +19,22 @@ void writeFile(const std::filesystem::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
   out << text;
   if (!out) throw std::runtime_error("cannot write " + p.string());
+}
+
+void writeFileAtomically(const std::filesystem::path& file, const std::string& text) {
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+  const std::filesystem::path tmp = file.string() + fmt::format(".tmp-{}", getpid());
+  {
+    std::ofstream f(tmp);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) {
+    std::filesystem::remove(tmp);
+    throw std::runtime_error("cannot write " + file.string() + ": " + ec.message());
+  }
 }
 
 std::string readText(const std::filesystem::path& p) {

@@ -7,6 +7,10 @@ namespace stepgen {
 
 /// Writes `text` to `p`, creating parent folders. Throws std::runtime_error if it cannot.
 void writeFile(const std::filesystem::path& p, const std::string& text);
+/// Writes `text` to `file` through `file`.tmp-<pid> and a rename, creating parent folders:
+/// a reader (another process) sees the whole file or none. Throws std::runtime_error if it
+/// cannot.
+void writeFileAtomically(const std::filesystem::path& file, const std::string& text);
 /// The whole file as text ("" if it cannot be read).
 std::string readText(const std::filesystem::path& p);
 /// The project root (templates, flows, harness sources): $STEPGEN_ROOT if set, else the

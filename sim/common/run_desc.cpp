@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -151,7 +150,9 @@ void writeRunDesc(const fs::path& file, const RunDesc& d) {
   writeJson(file, j, "run description");
 }
 
-std::string runResultText(const RunResult& r) {
+namespace {
+
+json resultJson(const RunResult& r) {
   json j;
   j["status"] = r.status;
   if (!r.message.empty()) j["message"] = r.message;
@@ -181,31 +182,10 @@ std::string runResultText(const RunResult& r) {
   j["stuck_detail"] = detail;
   j["wall_seconds"] = r.wallSeconds;
   j["cycles_per_second"] = r.cyclesPerSecond;
-  return j.dump(2);
+  return j;
 }
 
-void writeRunResult(const fs::path& file, const RunResult& r) {
-  if (file.has_parent_path()) fs::create_directories(file.parent_path());
-  std::ofstream f(file);
-  f << runResultText(r) << "\n";
-  if (!f) throw std::runtime_error("run result '" + file.string() + "': cannot write");
-}
-
-RunResult readRunResult(const fs::path& file) {
-  std::ifstream f(file);
-  if (!f) throw std::runtime_error("run result '" + file.string() + "': cannot open");
-  std::stringstream text;
-  text << f.rdbuf();
-  return parseRunResult(text.str(), "run result '" + file.string() + "'");
-}
-
-RunResult parseRunResult(const std::string& text, const std::string& what) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(what + ": invalid JSON: " + e.what());
-  }
+RunResult resultFromJson(const json& j, const std::string& what) {
   RunResult r;
   try {
     r.status = j.value("status", std::string("unknown"));
@@ -234,6 +214,26 @@ RunResult parseRunResult(const std::string& text, const std::string& what) {
     throw std::runtime_error(what + ": bad value: " + e.what());
   }
   return r;
+}
+
+}  // namespace
+
+std::string runResultText(const RunResult& r) { return resultJson(r).dump(2); }
+
+void writeRunResult(const fs::path& file, const RunResult& r) { writeJson(file, resultJson(r), "run result"); }
+
+RunResult readRunResult(const fs::path& file) {
+  return resultFromJson(readJson(file, "run result"), "run result '" + file.string() + "'");
+}
+
+RunResult parseRunResult(const std::string& text, const std::string& what) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(what + ": invalid JSON: " + e.what());
+  }
+  return resultFromJson(j, what);
 }
 
 }  // namespace stepgen

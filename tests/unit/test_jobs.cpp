@@ -245,7 +245,8 @@ TEST_CASE("FileLock: a second process waits until the first releases the lock", 
     }
     _exit(0);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // the child holds the lock by now
+  for (int i = 0; i < 1000 && readText(log).empty(); ++i)  // until the child holds the lock (10 s at most)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   {
     FileLock l(lockFile);
     append("parent-in\n");
