@@ -5,9 +5,9 @@
 // Parameters: W words per beat, LANES multiply-accumulate lanes, BUF_WORDS words of local
 // memory (word addresses BUF_ADDR_BITS wide in the configuration), BF16 = 1 for the
 // bf16_fp32 multiply format (operands truncated to bf16, exact product, fp32 add), 0 for
-// fp32. ATTN = 1 builds exp and recip (the generator sets it only when the arch lists one):
-// per word a 1024-entry exp table and a 256-entry seed table with two more multipliers and an
-// adder for recip (sg_attn_lut); with ATTN = 0 funcs 12 and 13 are unknown functions. DYN = 1 builds
+// fp32. ATTN = 1 builds exp, recip and rsqrt (the generator sets it only when the arch lists
+// one): per word a 1024-entry exp table and 256-entry seed tables with two more multipliers
+// for recip and rsqrt (sg_attn_lut); with ATTN = 0 funcs 12 .. 16, 18 and 23 are unknown functions. DYN = 1 builds
 // the dynamic-tile datapath (dyn_m, bt, rowscale, scan, expand, parallelize, partition,
 // merge, select; the generator sets it only when the arch lists matmul_t, rowscale, a scan,
 // expand, parallelize, partition, merge or select): with DYN = 0 those fields read as 0,
@@ -43,8 +43,8 @@
 // are the output's: in1 goes through in1_stopmap the same way.
 // func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
 // 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
-// 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge, 22 select;
-// any other value (and 7..10, 17 and 19..22 with DYN = 0, 12..16 and 18 with ATTN = 0, 2
+// 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge, 22 select,
+// 23 rsqrt; any other value (and 7..10, 17 and 19..22 with DYN = 0, 12..16, 18 and 23 with ATTN = 0, 2
 // with SILU = 0, 2, 3, 7, 12 and 18 with MUL = 0) finishes an enabled context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
@@ -83,14 +83,16 @@
 //   drain zeroes the words >= mn of the final beat (mn = M*N not a multiple of W). bt
 //   without dyn_m takes mn, passes and o_beats from the configuration (o_beats =
 //   ceil(mn / W)); bt with dyn_m computes them as above.
-// silu / exp / recip / mul / add / sub: one beat per cycle, one register stage; mul / add /
+// silu / exp / recip / rsqrt / mul / add / sub: one beat per cycle, one register stage; mul / add /
 //   sub need both inputs valid and take both (kind, last and stop from in0). silu(x) =
 //   fp32_mul(x, sigmoid(x)); sub(x, y) = fp32_add(x, y with its sign flipped); exp(x) from t =
 //   fp32_mul(x, log2 e), sg_fp_pkg::exp_shift and exp_key, sg_attn_lut::exp_mant; recip(x) = a seed
-//   from sg_attn_lut::recip_seed, one Newton step finished by sg_fp_pkg::recip_finish (docs/hardware.md
-//   section 3). They work word by word, so a partial final beat passes (its zero words give +0
-//   for silu(+0), +0 * +0, +0 + +0 and +0 - +0, 1.0 for exp(+0) and +inf for recip(+0)).
-//   silu's table read, exp's multiply and exp_shift, and recip's first multiply work a cycle
+//   from sg_attn_lut::recip_seed, one Newton step (sg_fp_pkg::recip_q, recip_pack); rsqrt(x) =
+//   a seed and half square from sg_attn_lut::rsqrt_seed / rsqrt_hsq, one Newton step
+//   (rsqrt_q, rsqrt_pack; docs/hardware.md section 3). They work word by word, so a partial
+//   final beat passes (its zero words give +0 for silu(+0), +0 * +0, +0 + +0 and +0 - +0, 1.0
+//   for exp(+0) and +inf for recip(+0) and rsqrt(+0)).
+//   silu's table read, exp's multiply and exp_shift, and recip's and rsqrt's first multiply work a cycle
 //   ahead, on in0_next (sg_cu_word): the head cycle only finishes them.
 // rowscale (Map(mul) with Expand: row r of each tile times a per-row scalar): in0 = a tile
 //   R x C, C = k (a multiple of W: k / W beats per row); in1 = a tile R x C2 of n = C2 / W
@@ -348,6 +350,7 @@ module sg_cu #(
   localparam logic [FW-1:0] F_SUB = FW'(sg_cfg_pkg::CU_FUNC_SUB);
   localparam logic [FW-1:0] F_EXP = FW'(sg_cfg_pkg::CU_FUNC_EXP);
   localparam logic [FW-1:0] F_RECIP = FW'(sg_cfg_pkg::CU_FUNC_RECIP);
+  localparam logic [FW-1:0] F_RSQRT = FW'(sg_cfg_pkg::CU_FUNC_RSQRT);
   localparam logic [FW-1:0] F_ROWMAX = FW'(sg_cfg_pkg::CU_FUNC_ROWMAX);
   localparam logic [FW-1:0] F_ROWSUM = FW'(sg_cfg_pkg::CU_FUNC_ROWSUM);
   localparam logic [FW-1:0] F_ACCMAX = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_MAX);
@@ -426,7 +429,7 @@ module sg_cu #(
   logic acc_rs;                 // accum rescale: in1 (the scales) in lockstep with in0
   assign is_mm = run && (cf_func == F_MATMUL);
   assign is_ew1 = run && ((SILU != 0 && MUL != 0 && cf_func == F_SILU) ||
-                          (ATTN != 0 && ((MUL != 0 && cf_func == F_EXP) || cf_func == F_RECIP)));
+                          (ATTN != 0 && ((MUL != 0 && cf_func == F_EXP) || cf_func == F_RECIP || cf_func == F_RSQRT)));
   assign is_ew2 = run && ((MUL != 0 && cf_func == F_MUL) || cf_func == F_ADD || cf_func == F_SUB);
   assign acc_rs = run && ATTN != 0 && MUL != 0 && cf_func == F_ACCRS;
   assign is_acc = run && (cf_func == F_ACCUM || (ATTN != 0 && cf_func == F_ACCMAX) || acc_rs);

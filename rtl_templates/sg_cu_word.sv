@@ -1,5 +1,5 @@
 // sg_cu_word: the compute unit's W-word unit and its functions (sg_cu.sv header: silu / exp /
-// recip / mul / add / sub, rowscale, accum, scan; docs/hardware.md sections 2 and 3). One
+// recip / rsqrt / mul / add / sub, rowscale, accum, scan; docs/hardware.md sections 2 and 3). One
 // fp32_add and one fp32_mul per word, shared by accum and scan (old + x; the first tile of a
 // group +0 + x), accum rescale (old * y + x: the multiply in the cycle the beat is taken, the
 // add on the registered products in the next), add (x + y), sub (x + -y), mul (x * y), silu
@@ -9,9 +9,9 @@
 //
 // Work a cycle ahead, on x_next (the beat at in0's head next cycle): silu's sigmoid table is
 // block RAM (sg_sigmoid_rom, a copy per two words, SILU = 1), and exp's first multiply and
-// exp_shift and recip's first multiply (ATTN = 1) are registered from x_next, so that the
-// head cycle only finishes them and the one-cycle timing stays. One multiplier per word
-// serves exp and recip (func picks its operands; in INIT it is already the new context's).
+// exp_shift and recip's and rsqrt's first multiply (ATTN = 1) are registered from x_next, so
+// that the head cycle only finishes them and the one-cycle timing stays. One multiplier per
+// word serves exp, recip and rsqrt (func picks its operands; in INIT it is already the new context's).
 // exp registers exp_shift of t rather than t (with the table row as register bits, so the
 // table is a block RAM): with all of exp's integer steps in the head cycle they were the
 // attention unit's longest path (56 levels), with all of them ahead that stage was (58).
@@ -53,6 +53,7 @@ module sg_cu_word #(
   localparam logic [FW-1:0] F_SUB = FW'(sg_cfg_pkg::CU_FUNC_SUB);
   localparam logic [FW-1:0] F_EXP = FW'(sg_cfg_pkg::CU_FUNC_EXP);
   localparam logic [FW-1:0] F_RECIP = FW'(sg_cfg_pkg::CU_FUNC_RECIP);
+  localparam logic [FW-1:0] F_RSQRT = FW'(sg_cfg_pkg::CU_FUNC_RSQRT);
   localparam logic [FW-1:0] F_ACCMAX = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_MAX);
   localparam logic [FW-1:0] F_SCANMAX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX);
   localparam logic [FW-1:0] F_SCANMAXX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX_EXCL);
@@ -78,19 +79,24 @@ module sg_cu_word #(
     assign sig_q = '0;
   end
 
-  logic [32*W-1:0] la_q;        // word w: recip's product, exp's shift of word w at in0's head
+  logic [32*W-1:0] la_q;        // word w: recip's or rsqrt's product, exp's shift of word w at in0's head
   if (ATTN != 0) begin : g_ahead
     logic [32*W-1:0] la_n;
     logic [31:0] xn, pn;
-    logic la_exp;
+    logic la_exp, la_rs;
     always_comb begin
       la_n = '0;
       {xn, pn} = '0;
       la_exp = MUL != 0 && func == F_EXP;
+      la_rs = func == F_RSQRT;
       for (int w = 0; w < W; w++) begin
         xn = x_next[32*w +: 32];
-        pn = sg_fp_pkg::fp32_mul(la_exp ? xn : {9'h07F, xn[22:0]},
-                                 la_exp ? sg_fp_pkg::EXP_LOG2E : {9'h07E, sg_attn_lut::recip_seed(xn[22:15])});
+        // rsqrt: z (the significand, times 2 for an odd exponent: biased exponent bit 0
+        // clear) times its row's half square
+        pn = sg_fp_pkg::fp32_mul(la_exp ? xn : la_rs ? {1'b0, xn[23] ? 8'd127 : 8'd128, xn[22:0]} : {9'h07F, xn[22:0]},
+                                 la_exp ? sg_fp_pkg::EXP_LOG2E :
+                                 la_rs ? sg_attn_lut::rsqrt_hsq({~xn[23], xn[22:16]}) :
+                                 {9'h07E, sg_attn_lut::recip_seed(xn[22:15])});
         la_n[32*w +: 32] = la_exp ? 32'(sg_fp_pkg::exp_shift(xn[30:23] == 8'hFF && xn[22:0] != 23'd0, pn)) : pn;
       end
     end
@@ -117,12 +123,14 @@ module sg_cu_word #(
   logic [31:0] xw, yw, sm, av, bv, pr;  // word temporaries: operands, old, sum, product
   localparam int EK_W = sg_fp_pkg::EXP_ROW_W + 10;
   logic [EK_W-1:0] ek;          // exp: sg_fp_pkg::exp_key of g_ahead's exp_shift
-  logic [31:0] r0;              // recip: the seed
+  logic [31:0] r0, r1;          // recip, rsqrt: the seed, the Newton step
+  logic rsq;
   always_comb begin
     res = '0;
     res_excl = '0;
     rs_pn = '0;
-    {xw, yw, sm, av, bv, pr, r0} = '0;
+    {xw, yw, sm, av, bv, pr, r0, r1} = '0;
+    rsq = 1'b0;
     ek = '0;
     if (go) begin
       for (int w = 0; w < W; w++) begin
@@ -135,13 +143,15 @@ module sg_cu_word #(
         rs_pn[32*w +: 32] = pr;
         sm = sg_fp_pkg::fp32_add_by(NEAR_FAR, rescale ? rs2_p[32*w +: 32] : running ? av : xw,
                                     rescale ? rs2_x[32*w +: 32] : running ? xw : {yw[31] ^ (func == F_SUB), yw[30:0]});
-        if (ATTN != 0 && func == F_RECIP) begin
-          // la_q holds p, x's significand times its seed r0. r0 is looked up again from x
-          // instead of being registered with la_q: the table reads beside recip_finish's
-          // first steps, off the longest path (registering it would trade this second table
-          // for 23 flip-flops a word; not measured).
-          r0 = {9'h07E, sg_attn_lut::recip_seed(xw[22:15])};
-          res[32*w +: 32] = sg_fp_pkg::recip_finish(xw, r0, la_q[32*w +: 32]);
+        if (ATTN != 0 && (func == F_RECIP || func == F_RSQRT)) begin
+          // la_q holds p (recip: x's significand times its seed r0; rsqrt: z times h). r0 is
+          // looked up again from x instead of being registered with la_q: the table reads
+          // beside the q step, off the longest path (registering it would trade this second
+          // table for 23 flip-flops a word; not measured). One multiplier serves both.
+          rsq = func == F_RSQRT;
+          r0 = {9'h07E, rsq ? sg_attn_lut::rsqrt_seed({~xw[23], xw[22:16]}) : sg_attn_lut::recip_seed(xw[22:15])};
+          r1 = sg_fp_pkg::fp32_mul(r0, rsq ? sg_fp_pkg::rsqrt_q(la_q[32*w +: 32]) : sg_fp_pkg::recip_q(la_q[32*w +: 32]));
+          res[32*w +: 32] = rsq ? sg_fp_pkg::rsqrt_pack(xw, r1) : sg_fp_pkg::recip_pack(xw, r1);
         end else if ((ATTN != 0 && func == F_ACCMAX) || (DYN != 0 && (func == F_SCANMAX || func == F_SCANMAXX))) begin
           res[32*w +: 32] = has ? sg_fp_pkg::fp32_max(av, xw) : xw;
         end else if (ATTN != 0 && func == F_EXP) begin

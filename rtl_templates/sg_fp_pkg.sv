@@ -347,29 +347,67 @@ package sg_fp_pkg;
   // tests/rtl/test_rtl_fp.cpp checks the whole function against fp32Recip for every
   // significand and every exponent; other p or r1 give wrong results. p's and r1's sign
   // bits and exponent bits other than the ones named are not read (explained UNUSEDSIGNAL).
+  // recip_q and recip_pack are the two halves around the multiply r1 = fp32_mul(r0, q), which
+  // sg_cu_word shares with rsqrt; recip_finish composes them for the tests.
   /* verilator lint_off UNUSEDSIGNAL */
-  function automatic logic [31:0] recip_finish(input logic [31:0] x, input logic [31:0] r0, input logic [31:0] p);
+  function automatic logic [31:0] recip_q(input logic [31:0] p);  // 2 - p
     logic [23:0] t;
     logic [22:0] f;
-    logic [31:0] q, r1;
-    logic [7:0] e_125, e_126;
-    logic z_125, z_126;
     t = 24'h80_0000 - {1'b0, p[22:0]};
     f = t[23:1] + {22'd0, t[1] & t[0]};
-    if (p[23] == 1'b0) q = {9'h07F, f};                             // p in [0.5, 1): 2 - p in (1, 1.5]
-    else if (p[22:0] == 23'd0) q = 32'h3F80_0000;                   // p = 1
-    else q = {9'h07E, 23'(24'h80_0000 - {p[22:0], 1'b0})};          // p in (1, 1.5): 2 - p in (0.5, 1)
-    r1 = fp32_mul(r0, q);
+    if (p[23] == 1'b0) recip_q = {9'h07F, f};                       // p in [0.5, 1): 2 - p in (1, 1.5]
+    else if (p[22:0] == 23'd0) recip_q = 32'h3F80_0000;             // p = 1
+    else recip_q = {9'h07E, 23'(24'h80_0000 - {p[22:0], 1'b0})};    // p in (1, 1.5): 2 - p in (0.5, 1)
+  endfunction
+  function automatic logic [31:0] recip_pack(input logic [31:0] x, input logic [31:0] r1);
+    logic [7:0] e_125, e_126;
+    logic z_125, z_126;
     // Both exponents and both zero tests come from x alone, beside the multiply; r1's
     // exponent bit 0 picks (1: r1 in [0.25, 0.5), biased 125; 0: [0.5, 1), 126).
     e_125 = 8'd252 - x[30:23];
     e_126 = 8'd253 - x[30:23];
     z_125 = x[30:23] >= 8'd252;
     z_126 = x[30:23] >= 8'd253;
-    if (x[30:23] == 8'hFF) recip_finish = (x[22:0] != 23'd0) ? FP32_QNAN : {x[31], 31'd0};
-    else if (x[30:23] == 8'd0) recip_finish = {x[31], 8'hFF, 23'd0};
-    else if (r1[23] ? z_125 : z_126) recip_finish = {x[31], 31'd0};
-    else recip_finish = {x[31], r1[23] ? e_125 : e_126, r1[22:0]};
+    if (x[30:23] == 8'hFF) recip_pack = (x[22:0] != 23'd0) ? FP32_QNAN : {x[31], 31'd0};
+    else if (x[30:23] == 8'd0) recip_pack = {x[31], 8'hFF, 23'd0};
+    else if (r1[23] ? z_125 : z_126) recip_pack = {x[31], 31'd0};
+    else recip_pack = {x[31], r1[23] ? e_125 : e_126, r1[22:0]};
+  endfunction
+  /* verilator lint_on UNUSEDSIGNAL */
+  function automatic logic [31:0] recip_finish(input logic [31:0] x, input logic [31:0] r0, input logic [31:0] p);
+    recip_finish = recip_pack(x, fp32_mul(r0, recip_q(p)));
+  endfunction
+
+  // rsqrt (sim/common/fp.cpp fp32Rsqrt) after its first multiply p = fp32_mul(z, h) (z: x's
+  // significand scaled to [1, 4) by its exponent's parity, h: the row's half square
+  // sg_attn_lut::rsqrt_hsq; sg_cu computes p a cycle ahead): r1 = fp32_mul(r0, rsqrt_q(p))
+  // and rsqrt_pack(x, r1). Written for the values that occur, as recip's:
+  // - p lies in [0.25, 1) (z r0^2 is within 2^-7 of 1, so p is near 0.5): 1.5 - p is exact
+  //   in units of 2^-25, rounded once to nearest even (two bits from 1 up, one bit below);
+  // - r1 is near 1/sqrt(z), in (0.5, 1], below by the Newton step (its exponent is 125, 126
+  //   or 127 and is used whole): the result's exponent is r1's + 64 - (e + e[0]) / 2 for x's
+  //   biased exponent e, 62 .. 190, so no result overflows or flushes.
+  // tests/rtl/test_rtl_fp.cpp checks the whole function against fp32Rsqrt for every
+  // significand at both parities and every exponent.
+  /* verilator lint_off UNUSEDSIGNAL */
+  function automatic logic [31:0] rsqrt_q(input logic [31:0] p);  // 1.5 - p
+    logic [25:0] d;             // 1.5 - p in units of 2^-25 (1.5 = 3 * 2^24)
+    logic [24:0] h;             // d / 2 rounded (q < 1)
+    logic [23:0] g;             // d / 4 rounded (q >= 1)
+    d = 26'h300_0000 - (p[23] ? {2'd0, 1'b1, p[22:0]} : {1'b0, 1'b1, p[22:0], 1'b0});
+    h = d[25:1] + {24'd0, d[0] & d[1]};
+    g = d[25:2] + {23'd0, d[1] & (d[0] | d[2])};
+    if (d[25]) rsqrt_q = {9'h07F, g[22:0]};                         // q in [1, 1.5)
+    else if (h[24]) rsqrt_q = 32'h3F80_0000;                        // rounds up to 1
+    else rsqrt_q = {9'h07E, h[22:0]};                               // q in [0.5, 1)
+  endfunction
+  function automatic logic [31:0] rsqrt_pack(input logic [31:0] x, input logic [31:0] r1);
+    logic [8:0] a;              // e + e[0]: even, 2 .. 254 for a normal x
+    a = {1'b0, x[30:23]} + {8'd0, x[23]};
+    if (x[30:23] == 8'hFF) rsqrt_pack = (x[22:0] != 23'd0 || x[31]) ? FP32_QNAN : 32'h0;
+    else if (x[30:23] == 8'd0) rsqrt_pack = {x[31], 8'hFF, 23'd0};
+    else if (x[31]) rsqrt_pack = FP32_QNAN;
+    else rsqrt_pack = {1'b0, 8'(9'(r1[30:23]) + 9'd64 - {1'b0, a[8:1]}), r1[22:0]};
   endfunction
   /* verilator lint_on UNUSEDSIGNAL */
 

@@ -28,7 +28,7 @@ struct ComputeUnitParams {
   int lanes = 16;                  ///< MAC lanes (multiply-accumulates per cycle)
   int flopsPerCycle = 32;          ///< must equal 2 * lanes
   /// subset of matmul, silu, mul, add, accum, retile, matmul_t, rowscale, scan, expand, parallelize, sub, exp, recip,
-  /// rowmax, rowsum, accum_max, scan_max, accum_rescale, scan_max_exclusive, partition, merge
+  /// rowmax, rowsum, accum_max, scan_max, accum_rescale, scan_max_exclusive, partition, merge, select, rsqrt
   std::vector<std::string> functions;
   /// The dynamic-tile datapath (sg_cu DYN = 1: dyn_m, bt, rowscale, scan, expand,
   /// parallelize, partition, merge) is built only when one of its functions is listed: it halves the
@@ -40,12 +40,13 @@ struct ComputeUnitParams {
         return true;
     return false;
   }
-  /// The arch lists exp, recip, rowmax, rowsum, accum_max or accum_rescale: the compute units
+  /// The arch lists exp, recip, rowmax, rowsum, accum_max, accum_rescale or rsqrt: the compute units
   /// carry the attention datapath (their tables, the row reductions, fp32 max, the rescaling
   /// accumulator; sg_cu ATTN = 1).
   bool hasAttn() const {
     for (const auto& f : functions)
-      if (f == "exp" || f == "recip" || f == "rowmax" || f == "rowsum" || f == "accum_max" || f == "accum_rescale")
+      if (f == "exp" || f == "recip" || f == "rowmax" || f == "rowsum" || f == "accum_max" || f == "accum_rescale" ||
+          f == "rsqrt")
         return true;
     return false;
   }

@@ -105,7 +105,7 @@ ConfigLayout buildConfigLayout(const ArchModel& a) {
 
   LayoutBuilder cu{{UnitKind::Compute, {}, 0, 0}};
   cu.add("enable", 1);
-  cu.add("func", 5);      // CuFunc (config_layout.hpp); 7..10 need sg_cu DYN = 1, 12..16 ATTN = 1
+  cu.add("func", 5);      // CuFunc (config_layout.hpp); 7..10 need sg_cu DYN = 1, 12..16 and 23 ATTN = 1
   cu.add("accum_b", 3);
   cu.add("mn", 32);
   cu.add("k", cnt);
@@ -209,6 +209,7 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_PARTITION = {};\n", int(CuFunc::Partition));
   s += fmt::format("  localparam int CU_FUNC_MERGE = {};\n", int(CuFunc::Merge));
   s += fmt::format("  localparam int CU_FUNC_SELECT = {};\n", int(CuFunc::Select));
+  s += fmt::format("  localparam int CU_FUNC_RSQRT = {};\n", int(CuFunc::Rsqrt));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

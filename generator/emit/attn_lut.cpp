@@ -1,4 +1,4 @@
-// SystemVerilog text of the exp and recip tables; see attn_lut.hpp.
+// SystemVerilog text of the exp, recip and rsqrt tables; see attn_lut.hpp.
 #include "emit/attn_lut.hpp"
 
 #include <fmt/format.h>
@@ -16,11 +16,18 @@ std::string attnLutSv() {
                    kExpTableSize);
   s += fmt::format("// recip_seed(idx): the 23-bit mantissa of float(1 / (1 + (idx + 0.5) / {})), a value in\n",
                    kRecipTableSize);
-  s += "// (0.5, 1).\n";
+  s += "// (0.5, 1);\n";
+  s += "// rsqrt_seed(idx), rsqrt_hsq(idx): for idx = odd << 7 | 7 mantissa bits (sim/common/fp.hpp), the\n";
+  s += "// 23-bit mantissa of the seed r0 = float(1 / sqrt(z_mid)), a value in (0.5, 1), and the\n";
+  s += "// binary32 pattern of float(r0 * r0) / 2.\n";
   s += "package sg_attn_lut;\n\n";
   s += caseRomFunction("exp_mant", "row", kExpIndexBits, 23, expTable());
   s += "\n";
   s += caseRomFunction("recip_seed", "idx", kRecipIndexBits, 23, recipTable());
+  s += "\n";
+  s += caseRomFunction("rsqrt_seed", "idx", kRsqrtIndexBits, 23, rsqrtTable());
+  s += "\n";
+  s += caseRomFunction("rsqrt_hsq", "idx", kRsqrtIndexBits, 32, rsqrtHalfSqTable());
   s += "\nendpackage\n";
   return s;
 }

@@ -320,7 +320,8 @@ class Runner {
     bool bf16 = a_.cu.format == NumberFormat::Bf16Fp32;
     // The word function, picked once: comparing fn per word was a sixth of the model's time
     // on the dynamic GQA graph.
-    uint32_t (*unary)(uint32_t) = fn == "silu" ? silu : fn == "exp" ? fp32Exp : fn == "recip" ? fp32Recip : nullptr;
+    uint32_t (*unary)(uint32_t) = fn == "silu" ? silu : fn == "exp" ? fp32Exp : fn == "recip" ? fp32Recip
+                                : fn == "rsqrt" ? fp32Rsqrt : nullptr;
     uint32_t (*binary)(uint32_t, uint32_t) = fn == "mul" ? fp32Mul : fn == "sub" ? fp32Sub : fp32Add;
     TokenStream& out = output(op);
     for (const Token& t : input(op, 0)) {

@@ -52,7 +52,7 @@ StreamFig figOf(const StepGraph& g, const ShapeResult& s, const std::vector<Toke
   return f;
 }
 
-// FLOPs of one Map element (docs/step_semantics.md#flops): matmul 2*M*K*N, silu 8, mul/add/sub/exp/recip/scale 1 per output word, select 0.
+// FLOPs of one Map element (docs/step_semantics.md#flops): matmul 2*M*K*N, silu 8, mul/add/sub/exp/recip/rsqrt/scale 1 per output word, select 0.
 int64_t mapFlops(const std::string& fn, const Token& a, const Token& out) {
   if (fn == "matmul" || fn == "matmul_t") return 2 * out.rows * out.cols * a.cols;
   if (fn == "select") return 0;  // a signal, no arithmetic

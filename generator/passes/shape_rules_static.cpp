@@ -275,11 +275,11 @@ void Checker::inferMap(const Op& op) {
   if (op.attrs.count("value") || op.attrs.count("initial"))
     error("S-251", attrLoc(op, op.attrs.count("value") ? "value" : "initial"),
           opLabel(op) + ": `value` and `initial` belong to fn select only");
-  if (fn && *fn != "matmul" && *fn != "matmul_t" && *fn != "silu" && *fn != "exp" && *fn != "recip" && *fn != "mul" &&
+  if (fn && *fn != "matmul" && *fn != "matmul_t" && *fn != "silu" && *fn != "exp" && *fn != "recip" && *fn != "rsqrt" && *fn != "mul" &&
       *fn != "add" && *fn != "sub" && *fn != "scale_rows" && *fn != "rowmax" && *fn != "rowsum") {
     error("S-203", attrLoc(op, "fn"),
           opLabel(op) + ": unknown function '" + *fn +
-              "' (matmul, matmul_t, silu, exp, recip, mul, add, sub, scale_rows, rowmax, rowsum, select)");
+              "' (matmul, matmul_t, silu, exp, recip, rsqrt, mul, add, sub, scale_rows, rowmax, rowsum, select)");
     fn.reset();
   }
   if (op.inputs.empty() || op.inputs.size() > 2) {
@@ -299,7 +299,7 @@ void Checker::inferMap(const Op& op) {
   }
   StreamType out;
   out.shape = (*in)[0].shape;
-  if (*fn == "silu" || *fn == "exp" || *fn == "recip" || *fn == "rowmax" || *fn == "rowsum") {
+  if (*fn == "silu" || *fn == "exp" || *fn == "recip" || *fn == "rsqrt" || *fn == "rowmax" || *fn == "rowsum") {
     if (!isTile2(e)) {
       error("S-211", attrLoc(op, "in"), opLabel(op) + ": " + *fn + " takes a stream of tiles, got " + inDesc);
       return;

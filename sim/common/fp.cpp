@@ -54,6 +54,23 @@ const std::vector<uint32_t>& recipArray() {
   return t;
 }
 
+// z_mid of rsqrt row i (layout in fp.hpp): odd rows scale the significand's bucket by 2.
+double rsqrtMid(int i) { return ((i >> 7) ? 2.0 : 1.0) * (1.0 + ((i & 127) + 0.5) / 128.0); }
+
+const std::vector<uint32_t>& rsqrtArray() {
+  static const std::vector<uint32_t> t =
+      tabulate(kRsqrtTableSize, [](int i) { return mantissa(1.0 / std::sqrt(rsqrtMid(i))); });
+  return t;
+}
+
+const std::vector<uint32_t>& rsqrtHalfSqArray() {
+  static const std::vector<uint32_t> t = tabulate(kRsqrtTableSize, [](int i) {
+    const double r0 = double(bitsToFloat(0x3F000000u | rsqrtArray()[size_t(i)]));
+    return floatToBits(float(r0 * r0 * 0.5));  // r0 * r0 is exact in double: one rounding
+  });
+  return t;
+}
+
 }  // namespace
 
 float bitsToFloat(uint32_t bits) {
@@ -167,6 +184,24 @@ uint32_t fp32Recip(uint32_t x) {
   if (be >= 255) return sign | 0x7F800000u;
   if (be <= 0) return sign;
   return sign | uint32_t(be) << 23 | (r1 & 0x7FFFFFu);
+}
+
+std::vector<uint32_t> rsqrtTable() { return rsqrtArray(); }
+std::vector<uint32_t> rsqrtHalfSqTable() { return rsqrtHalfSqArray(); }
+
+// sg_cu.sv follows these steps bit for bit (docs/hardware.md section 3).
+uint32_t fp32Rsqrt(uint32_t x) {
+  const uint32_t sign = x & 0x80000000u, e = (x >> 23) & 0xFFu, mant = x & 0x7FFFFFu;
+  if (e == 0xFFu) return (mant || sign) ? kFp32QNaN : 0u;  // NaN, -inf; 1/sqrt(+inf) = +0
+  if (e == 0) return sign | 0x7F800000u;                   // zeros and subnormals (DAZ): inf
+  if (sign) return kFp32QNaN;
+  const uint32_t odd = (e & 1u) ^ 1u;  // the unbiased exponent e - 127 is odd
+  const uint32_t z = (127u + odd) << 23 | mant;
+  const size_t row = size_t(odd << 7 | mant >> 16);
+  const uint32_t r0 = 0x3F000000u | rsqrtArray()[row];
+  const uint32_t r1 = fp32Mul(r0, fp32Sub(0x3FC00000u, fp32Mul(z, rsqrtHalfSqArray()[row])));  // one Newton step
+  const int half = (int(e) - 127 - int(odd)) / 2;  // exact: the numerator is even
+  return uint32_t(int((r1 >> 23) & 0xFFu) - half) << 23 | (r1 & 0x7FFFFFu);
 }
 
 }  // namespace stepgen

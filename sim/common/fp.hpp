@@ -54,6 +54,15 @@ constexpr uint32_t kFp32Log2E = 0x3FB8AA3Bu;
 constexpr int kRecipIndexBits = 8;
 /// Number of recip seed entries (2^kRecipIndexBits).
 constexpr int kRecipTableSize = 1 << kRecipIndexBits;
+// rsqrt seed tables: row i = odd << 7 | the top 7 mantissa bits of x, where odd = 1 when x's
+// unbiased exponent is odd. The significand is scaled to z in [1, 4) (z = y or 2y, y in
+// [1, 2)) and row i covers a 1/128-wide bucket of y; its seed r0 = float(1/sqrt(z_mid)) at
+// the bucket's midpoint, a value in (0.5, 1) (biased exponent 126), and its half square
+// h = float(r0 * r0) / 2 (a full binary32 pattern).
+/// Bits of the rsqrt seed index (the exponent's parity and 7 mantissa bits).
+constexpr int kRsqrtIndexBits = 8;
+/// Number of rsqrt seed entries (2^kRsqrtIndexBits).
+constexpr int kRsqrtTableSize = 1 << kRsqrtIndexBits;
 
 /// Reinterprets a binary32 bit pattern as float (no conversion).
 float bitsToFloat(uint32_t bits);
@@ -123,5 +132,20 @@ std::vector<uint32_t> recipTable();
 /// 2^(127 - biased exponent of x): zero below 2^-126 (FTZ), inf above the range. Relative
 /// error below 5e-6 (tested in tests/unit/test_fp.cpp). Needs enableFtzDaz().
 uint32_t fp32Recip(uint32_t x);
+/// The rsqrt seed table (layout above): kRsqrtTableSize 23-bit mantissas of r0 (biased
+/// exponent 126), written into sg_attn_lut.sv.
+std::vector<uint32_t> rsqrtTable();
+/// The rsqrt half-square table (layout above): kRsqrtTableSize binary32 patterns of
+/// float(r0 * r0) / 2 (exact in double, rounded once), written into sg_attn_lut.sv.
+std::vector<uint32_t> rsqrtHalfSqTable();
+/// 1/sqrt(x) as the hardware computes it (docs/hardware.md section 3): NaN, a negative x
+/// (not a zero) and -inf -> kFp32QNaN; a zero or subnormal x (DAZ) -> inf with x's sign;
+/// +inf -> +0; otherwise, with z = x's significand scaled to [1, 4) by the parity of its
+/// exponent, r0 and h the seed and half square of its row, one Newton step
+/// r1 = fp32Mul(r0, fp32Sub(1.5, fp32Mul(z, h))) (= r0 (3 - z r0^2) / 2), and the result is
+/// r1 scaled by 2^-(E - odd)/2 for x's unbiased exponent E (always a normal number).
+/// Relative error below 7e-6 of the exact value (tested in tests/unit/test_fp.cpp).
+/// Needs enableFtzDaz().
+uint32_t fp32Rsqrt(uint32_t x);
 
 }  // namespace stepgen

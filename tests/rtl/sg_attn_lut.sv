@@ -4,7 +4,10 @@
 // Tables of the compute unit's exp and recip (docs/hardware.md section 3; sg_cu ATTN = 1):
 // exp_mant(row): the 23-bit mantissa of float(2^((row + 0.5) / 1024)), a value in [1, 2);
 // recip_seed(idx): the 23-bit mantissa of float(1 / (1 + (idx + 0.5) / 256)), a value in
-// (0.5, 1).
+// (0.5, 1);
+// rsqrt_seed(idx), rsqrt_hsq(idx): for idx = odd << 7 | 7 mantissa bits (sim/common/fp.hpp), the
+// 23-bit mantissa of the seed r0 = float(1 / sqrt(z_mid)), a value in (0.5, 1), and the
+// binary32 pattern of float(r0 * r0) / 2.
 package sg_attn_lut;
 
   function automatic logic [22:0] exp_mant(input logic [9:0] row);
@@ -341,6 +344,150 @@ package sg_attn_lut;
       default: v = 23'h0;
     endcase
     recip_seed = v;
+  endfunction
+
+  function automatic logic [22:0] rsqrt_seed(input logic [7:0] idx);
+    logic [22:0] v;
+    case (idx)
+      8'h00: v = 23'h7F8060; 8'h01: v = 23'h7E8358; 8'h02: v = 23'h7D893A; 8'h03: v = 23'h7C91F7;
+      8'h04: v = 23'h7B9D83; 8'h05: v = 23'h7AABCF; 8'h06: v = 23'h79BCCF; 8'h07: v = 23'h78D075;
+      8'h08: v = 23'h77E6B5; 8'h09: v = 23'h76FF83; 8'h0A: v = 23'h761AD3; 8'h0B: v = 23'h75389A;
+      8'h0C: v = 23'h7458CD; 8'h0D: v = 23'h737B60; 8'h0E: v = 23'h72A048; 8'h0F: v = 23'h71C77C;
+      8'h10: v = 23'h70F0F1; 8'h11: v = 23'h701C9D; 8'h12: v = 23'h6F4A77; 8'h13: v = 23'h6E7A74;
+      8'h14: v = 23'h6DAC8D; 8'h15: v = 23'h6CE0B7; 8'h16: v = 23'h6C16EA; 8'h17: v = 23'h6B4F1E;
+      8'h18: v = 23'h6A8949; 8'h19: v = 23'h69C565; 8'h1A: v = 23'h690368; 8'h1B: v = 23'h68434A;
+      8'h1C: v = 23'h678505; 8'h1D: v = 23'h66C891; 8'h1E: v = 23'h660DE5; 8'h1F: v = 23'h6554FC;
+      8'h20: v = 23'h649DCE; 8'h21: v = 23'h63E854; 8'h22: v = 23'h633488; 8'h23: v = 23'h628263;
+      8'h24: v = 23'h61D1DE; 8'h25: v = 23'h6122F3; 8'h26: v = 23'h60759C; 8'h27: v = 23'h5FC9D4;
+      8'h28: v = 23'h5F1F93; 8'h29: v = 23'h5E76D5; 8'h2A: v = 23'h5DCF93; 8'h2B: v = 23'h5D29C8;
+      8'h2C: v = 23'h5C856F; 8'h2D: v = 23'h5BE282; 8'h2E: v = 23'h5B40FD; 8'h2F: v = 23'h5AA0D9;
+      8'h30: v = 23'h5A0212; 8'h31: v = 23'h5964A3; 8'h32: v = 23'h58C887; 8'h33: v = 23'h582DBA;
+      8'h34: v = 23'h579436; 8'h35: v = 23'h56FBF8; 8'h36: v = 23'h5664FA; 8'h37: v = 23'h55CF39;
+      8'h38: v = 23'h553AB0; 8'h39: v = 23'h54A75A; 8'h3A: v = 23'h541535; 8'h3B: v = 23'h53843B;
+      8'h3C: v = 23'h52F469; 8'h3D: v = 23'h5265BB; 8'h3E: v = 23'h51D82D; 8'h3F: v = 23'h514BBB;
+      8'h40: v = 23'h50C062; 8'h41: v = 23'h50361D; 8'h42: v = 23'h4FACEA; 8'h43: v = 23'h4F24C5;
+      8'h44: v = 23'h4E9DAA; 8'h45: v = 23'h4E1796; 8'h46: v = 23'h4D9285; 8'h47: v = 23'h4D0E76;
+      8'h48: v = 23'h4C8B63; 8'h49: v = 23'h4C094B; 8'h4A: v = 23'h4B8829; 8'h4B: v = 23'h4B07FC;
+      8'h4C: v = 23'h4A88BF; 8'h4D: v = 23'h4A0A71; 8'h4E: v = 23'h498D0D; 8'h4F: v = 23'h491092;
+      8'h50: v = 23'h4894FD; 8'h51: v = 23'h481A4A; 8'h52: v = 23'h47A078; 8'h53: v = 23'h472783;
+      8'h54: v = 23'h46AF68; 8'h55: v = 23'h463826; 8'h56: v = 23'h45C1BA; 8'h57: v = 23'h454C21;
+      8'h58: v = 23'h44D759; 8'h59: v = 23'h44635F; 8'h5A: v = 23'h43F031; 8'h5B: v = 23'h437DCD;
+      8'h5C: v = 23'h430C31; 8'h5D: v = 23'h429B59; 8'h5E: v = 23'h422B45; 8'h5F: v = 23'h41BBF1;
+      8'h60: v = 23'h414D5C; 8'h61: v = 23'h40DF84; 8'h62: v = 23'h407266; 8'h63: v = 23'h400600;
+      8'h64: v = 23'h3F9A51; 8'h65: v = 23'h3F2F56; 8'h66: v = 23'h3EC50E; 8'h67: v = 23'h3E5B76;
+      8'h68: v = 23'h3DF28C; 8'h69: v = 23'h3D8A4F; 8'h6A: v = 23'h3D22BE; 8'h6B: v = 23'h3CBBD5;
+      8'h6C: v = 23'h3C5593; 8'h6D: v = 23'h3BEFF7; 8'h6E: v = 23'h3B8AFF; 8'h6F: v = 23'h3B26A9;
+      8'h70: v = 23'h3AC2F3; 8'h71: v = 23'h3A5FDC; 8'h72: v = 23'h39FD62; 8'h73: v = 23'h399B84;
+      8'h74: v = 23'h393A3F; 8'h75: v = 23'h38D993; 8'h76: v = 23'h38797D; 8'h77: v = 23'h3819FD;
+      8'h78: v = 23'h37BB10; 8'h79: v = 23'h375CB5; 8'h7A: v = 23'h36FEEC; 8'h7B: v = 23'h36A1B1;
+      8'h7C: v = 23'h364505; 8'h7D: v = 23'h35E8E5; 8'h7E: v = 23'h358D50; 8'h7F: v = 23'h353245;
+      8'h80: v = 23'h34AAB4; 8'h81: v = 23'h33F7C9; 8'h82: v = 23'h3346ED; 8'h83: v = 23'h329816;
+      8'h84: v = 23'h31EB3B; 8'h85: v = 23'h314052; 8'h86: v = 23'h309752; 8'h87: v = 23'h2FF032;
+      8'h88: v = 23'h2F4AE9; 8'h89: v = 23'h2EA76E; 8'h8A: v = 23'h2E05BA; 8'h8B: v = 23'h2D65C3;
+      8'h8C: v = 23'h2CC782; 8'h8D: v = 23'h2C2AF0; 8'h8E: v = 23'h2B9004; 8'h8F: v = 23'h2AF6B7;
+      8'h90: v = 23'h2A5F03; 8'h91: v = 23'h29C8E0; 8'h92: v = 23'h293446; 8'h93: v = 23'h28A131;
+      8'h94: v = 23'h280F98; 8'h95: v = 23'h277F76; 8'h96: v = 23'h26F0C4; 8'h97: v = 23'h26637D;
+      8'h98: v = 23'h25D79A; 8'h99: v = 23'h254D15; 8'h9A: v = 23'h24C3EA; 8'h9B: v = 23'h243C11;
+      8'h9C: v = 23'h23B587; 8'h9D: v = 23'h233045; 8'h9E: v = 23'h22AC46; 8'h9F: v = 23'h222985;
+      8'hA0: v = 23'h21A7FE; 8'hA1: v = 23'h2127AC; 8'hA2: v = 23'h20A889; 8'hA3: v = 23'h202A91;
+      8'hA4: v = 23'h1FADC0; 8'hA5: v = 23'h1F3210; 8'hA6: v = 23'h1EB77F; 8'hA7: v = 23'h1E3E06;
+      8'hA8: v = 23'h1DC5A3; 8'hA9: v = 23'h1D4E52; 8'hAA: v = 23'h1CD80D; 8'hAB: v = 23'h1C62D1;
+      8'hAC: v = 23'h1BEE9B; 8'hAD: v = 23'h1B7B67; 8'hAE: v = 23'h1B0930; 8'hAF: v = 23'h1A97F3;
+      8'hB0: v = 23'h1A27AE; 8'hB1: v = 23'h19B85B; 8'hB2: v = 23'h1949F8; 8'hB3: v = 23'h18DC82;
+      8'hB4: v = 23'h186FF5; 8'hB5: v = 23'h18044E; 8'hB6: v = 23'h17998A; 8'hB7: v = 23'h172FA5;
+      8'hB8: v = 23'h16C69E; 8'hB9: v = 23'h165E70; 8'hBA: v = 23'h15F718; 8'hBB: v = 23'h159095;
+      8'hBC: v = 23'h152AE3; 8'hBD: v = 23'h14C5FF; 8'hBE: v = 23'h1461E7; 8'hBF: v = 23'h13FE97;
+      8'hC0: v = 23'h139C0E; 8'hC1: v = 23'h133A49; 8'hC2: v = 23'h12D945; 8'hC3: v = 23'h127900;
+      8'hC4: v = 23'h121978; 8'hC5: v = 23'h11BAA9; 8'hC6: v = 23'h115C92; 8'hC7: v = 23'h10FF30;
+      8'hC8: v = 23'h10A281; 8'hC9: v = 23'h104684; 8'hCA: v = 23'h0FEB35; 8'hCB: v = 23'h0F9092;
+      8'hCC: v = 23'h0F369A; 8'hCD: v = 23'h0EDD4A; 8'hCE: v = 23'h0E84A0; 8'hCF: v = 23'h0E2C9B;
+      8'hD0: v = 23'h0DD538; 8'hD1: v = 23'h0D7E75; 8'hD2: v = 23'h0D2851; 8'hD3: v = 23'h0CD2C9;
+      8'hD4: v = 23'h0C7DDC; 8'hD5: v = 23'h0C2988; 8'hD6: v = 23'h0BD5CB; 8'hD7: v = 23'h0B82A4;
+      8'hD8: v = 23'h0B3010; 8'hD9: v = 23'h0ADE0E; 8'hDA: v = 23'h0A8C9D; 8'hDB: v = 23'h0A3BBA;
+      8'hDC: v = 23'h09EB64; 8'hDD: v = 23'h099B9A; 8'hDE: v = 23'h094C59; 8'hDF: v = 23'h08FDA1;
+      8'hE0: v = 23'h08AF6F; 8'hE1: v = 23'h0861C3; 8'hE2: v = 23'h08149B; 8'hE3: v = 23'h07C7F5;
+      8'hE4: v = 23'h077BD0; 8'hE5: v = 23'h07302A; 8'hE6: v = 23'h06E503; 8'hE7: v = 23'h069A58;
+      8'hE8: v = 23'h065029; 8'hE9: v = 23'h060674; 8'hEA: v = 23'h05BD38; 8'hEB: v = 23'h057474;
+      8'hEC: v = 23'h052C25; 8'hED: v = 23'h04E44C; 8'hEE: v = 23'h049CE7; 8'hEF: v = 23'h0455F4;
+      8'hF0: v = 23'h040F72; 8'hF1: v = 23'h03C961; 8'hF2: v = 23'h0383BF; 8'hF3: v = 23'h033E8B;
+      8'hF4: v = 23'h02F9C3; 8'hF5: v = 23'h02B568; 8'hF6: v = 23'h027176; 8'hF7: v = 23'h022DEF;
+      8'hF8: v = 23'h01EAD0; 8'hF9: v = 23'h01A818; 8'hFA: v = 23'h0165C6; 8'hFB: v = 23'h0123DA;
+      8'hFC: v = 23'h00E253; 8'hFD: v = 23'h00A12E; 8'hFE: v = 23'h00606D; 8'hFF: v = 23'h00200C;
+      default: v = 23'h0;
+    endcase
+    rsqrt_seed = v;
+  endfunction
+
+  function automatic logic [31:0] rsqrt_hsq(input logic [7:0] idx);
+    logic [31:0] v;
+    case (idx)
+      8'h00: v = 32'h3EFF0100; 8'h01: v = 32'h3EFD08E6; 8'h02: v = 32'h3EFB1886; 8'h03: v = 32'h3EF92FB2;
+      8'h04: v = 32'h3EF74E40; 8'h05: v = 32'h3EF57404; 8'h06: v = 32'h3EF3A0D6; 8'h07: v = 32'h3EF1D48C;
+      8'h08: v = 32'h3EF00F01; 8'h09: v = 32'h3EEE500F; 8'h0A: v = 32'h3EEC9790; 8'h0B: v = 32'h3EEAE563;
+      8'h0C: v = 32'h3EE93966; 8'h0D: v = 32'h3EE79374; 8'h0E: v = 32'h3EE5F36C; 8'h0F: v = 32'h3EE45933;
+      8'h10: v = 32'h3EE2C4A7; 8'h11: v = 32'h3EE135AA; 8'h12: v = 32'h3EDFAC20; 8'h13: v = 32'h3EDE27EA;
+      8'h14: v = 32'h3EDCA8F1; 8'h15: v = 32'h3EDB2F17; 8'h16: v = 32'h3ED9BA41; 8'h17: v = 32'h3ED84A5A;
+      8'h18: v = 32'h3ED6DF43; 8'h19: v = 32'h3ED578EA; 8'h1A: v = 32'h3ED41733; 8'h1B: v = 32'h3ED2BA08;
+      8'h1C: v = 32'h3ED16154; 8'h1D: v = 32'h3ED00D02; 8'h1E: v = 32'h3ECEBCF8; 8'h1F: v = 32'h3ECD7127;
+      8'h20: v = 32'h3ECC2978; 8'h21: v = 32'h3ECAE5D8; 8'h22: v = 32'h3EC9A634; 8'h23: v = 32'h3EC86A79;
+      8'h24: v = 32'h3EC73294; 8'h25: v = 32'h3EC5FE74; 8'h26: v = 32'h3EC4CE07; 8'h27: v = 32'h3EC3A13E;
+      8'h28: v = 32'h3EC27806; 8'h29: v = 32'h3EC15251; 8'h2A: v = 32'h3EC0300C; 8'h2B: v = 32'h3EBF112A;
+      8'h2C: v = 32'h3EBDF59C; 8'h2D: v = 32'h3EBCDD53; 8'h2E: v = 32'h3EBBC841; 8'h2F: v = 32'h3EBAB657;
+      8'h30: v = 32'h3EB9A787; 8'h31: v = 32'h3EB89BC4; 8'h32: v = 32'h3EB79301; 8'h33: v = 32'h3EB68D32;
+      8'h34: v = 32'h3EB58A49; 8'h35: v = 32'h3EB48A3B; 8'h36: v = 32'h3EB38CFA; 8'h37: v = 32'h3EB2927D;
+      8'h38: v = 32'h3EB19AB6; 8'h39: v = 32'h3EB0A59A; 8'h3A: v = 32'h3EAFB322; 8'h3B: v = 32'h3EAEC33E;
+      8'h3C: v = 32'h3EADD5E6; 8'h3D: v = 32'h3EACEB0F; 8'h3E: v = 32'h3EAC02B0; 8'h3F: v = 32'h3EAB1CBE;
+      8'h40: v = 32'h3EAA3930; 8'h41: v = 32'h3EA957FB; 8'h42: v = 32'h3EA87917; 8'h43: v = 32'h3EA79C7C;
+      8'h44: v = 32'h3EA6C21F; 8'h45: v = 32'h3EA5E9F8; 8'h46: v = 32'h3EA513FD; 8'h47: v = 32'h3EA4402A;
+      8'h48: v = 32'h3EA36E72; 8'h49: v = 32'h3EA29ED0; 8'h4A: v = 32'h3EA1D139; 8'h4B: v = 32'h3EA105AA;
+      8'h4C: v = 32'h3EA03C16; 8'h4D: v = 32'h3E9F747B; 8'h4E: v = 32'h3E9EAECC; 8'h4F: v = 32'h3E9DEB06;
+      8'h50: v = 32'h3E9D2922; 8'h51: v = 32'h3E9C6916; 8'h52: v = 32'h3E9BAADF; 8'h53: v = 32'h3E9AEE74;
+      8'h54: v = 32'h3E9A33CD; 8'h55: v = 32'h3E997AE7; 8'h56: v = 32'h3E98C3BB; 8'h57: v = 32'h3E980E41;
+      8'h58: v = 32'h3E975A75; 8'h59: v = 32'h3E96A850; 8'h5A: v = 32'h3E95F7CC; 8'h5B: v = 32'h3E9548E4;
+      8'h5C: v = 32'h3E949B93; 8'h5D: v = 32'h3E93EFD1; 8'h5E: v = 32'h3E93459C; 8'h5F: v = 32'h3E929CEB;
+      8'h60: v = 32'h3E91F5BC; 8'h61: v = 32'h3E915009; 8'h62: v = 32'h3E90ABCC; 8'h63: v = 32'h3E900900;
+      8'h64: v = 32'h3E8F67A2; 8'h65: v = 32'h3E8EC7AB; 8'h66: v = 32'h3E8E2918; 8'h67: v = 32'h3E8D8BE4;
+      8'h68: v = 32'h3E8CF009; 8'h69: v = 32'h3E8C5583; 8'h6A: v = 32'h3E8BBC51; 8'h6B: v = 32'h3E8B246B;
+      8'h6C: v = 32'h3E8A8DCD; 8'h6D: v = 32'h3E89F874; 8'h6E: v = 32'h3E89645C; 8'h6F: v = 32'h3E88D181;
+      8'h70: v = 32'h3E883FDE; 8'h71: v = 32'h3E87AF70; 8'h72: v = 32'h3E872032; 8'h73: v = 32'h3E869223;
+      8'h74: v = 32'h3E86053C; 8'h75: v = 32'h3E85797C; 8'h76: v = 32'h3E84EEDD; 8'h77: v = 32'h3E84655E;
+      8'h78: v = 32'h3E83DCFA; 8'h79: v = 32'h3E8355AC; 8'h7A: v = 32'h3E82CF75; 8'h7B: v = 32'h3E824A4E;
+      8'h7C: v = 32'h3E81C636; 8'h7D: v = 32'h3E814328; 8'h7E: v = 32'h3E80C121; 8'h7F: v = 32'h3E80401F;
+      8'h80: v = 32'h3E7F00FE; 8'h81: v = 32'h3E7D08E6; 8'h82: v = 32'h3E7B1886; 8'h83: v = 32'h3E792FB2;
+      8'h84: v = 32'h3E774E3F; 8'h85: v = 32'h3E757403; 8'h86: v = 32'h3E73A0D4; 8'h87: v = 32'h3E71D48B;
+      8'h88: v = 32'h3E700F01; 8'h89: v = 32'h3E6E500E; 8'h8A: v = 32'h3E6C9792; 8'h8B: v = 32'h3E6AE564;
+      8'h8C: v = 32'h3E693964; 8'h8D: v = 32'h3E679373; 8'h8E: v = 32'h3E65F36D; 8'h8F: v = 32'h3E645932;
+      8'h90: v = 32'h3E62C4A6; 8'h91: v = 32'h3E6135AB; 8'h92: v = 32'h3E5FAC1E; 8'h93: v = 32'h3E5E27EC;
+      8'h94: v = 32'h3E5CA8F1; 8'h95: v = 32'h3E5B2F17; 8'h96: v = 32'h3E59BA41; 8'h97: v = 32'h3E584A5A;
+      8'h98: v = 32'h3E56DF44; 8'h99: v = 32'h3E5578E9; 8'h9A: v = 32'h3E541733; 8'h9B: v = 32'h3E52BA08;
+      8'h9C: v = 32'h3E516155; 8'h9D: v = 32'h3E500D02; 8'h9E: v = 32'h3E4EBCF9; 8'h9F: v = 32'h3E4D7126;
+      8'hA0: v = 32'h3E4C2977; 8'hA1: v = 32'h3E4AE5D9; 8'hA2: v = 32'h3E49A634; 8'hA3: v = 32'h3E486A79;
+      8'hA4: v = 32'h3E473295; 8'hA5: v = 32'h3E45FE73; 8'hA6: v = 32'h3E44CE09; 8'hA7: v = 32'h3E43A13D;
+      8'hA8: v = 32'h3E427805; 8'hA9: v = 32'h3E415251; 8'hAA: v = 32'h3E40300C; 8'hAB: v = 32'h3E3F112A;
+      8'hAC: v = 32'h3E3DF59C; 8'hAD: v = 32'h3E3CDD54; 8'hAE: v = 32'h3E3BC841; 8'hAF: v = 32'h3E3AB655;
+      8'hB0: v = 32'h3E39A787; 8'hB1: v = 32'h3E389BC3; 8'hB2: v = 32'h3E379300; 8'hB3: v = 32'h3E368D31;
+      8'hB4: v = 32'h3E358A48; 8'hB5: v = 32'h3E348A39; 8'hB6: v = 32'h3E338CFA; 8'hB7: v = 32'h3E32927B;
+      8'hB8: v = 32'h3E319AB7; 8'hB9: v = 32'h3E30A59C; 8'hBA: v = 32'h3E2FB321; 8'hBB: v = 32'h3E2EC33E;
+      8'hBC: v = 32'h3E2DD5E7; 8'hBD: v = 32'h3E2CEB10; 8'hBE: v = 32'h3E2C02B1; 8'hBF: v = 32'h3E2B1CBD;
+      8'hC0: v = 32'h3E2A392E; 8'hC1: v = 32'h3E2957FA; 8'hC2: v = 32'h3E287916; 8'hC3: v = 32'h3E279C7A;
+      8'hC4: v = 32'h3E26C21F; 8'hC5: v = 32'h3E25E9F7; 8'hC6: v = 32'h3E2513FE; 8'hC7: v = 32'h3E244029;
+      8'hC8: v = 32'h3E236E71; 8'hC9: v = 32'h3E229ED0; 8'hCA: v = 32'h3E21D13B; 8'hCB: v = 32'h3E2105AA;
+      8'hCC: v = 32'h3E203C17; 8'hCD: v = 32'h3E1F747B; 8'hCE: v = 32'h3E1EAECC; 8'hCF: v = 32'h3E1DEB07;
+      8'hD0: v = 32'h3E1D2923; 8'hD1: v = 32'h3E1C6917; 8'hD2: v = 32'h3E1BAADF; 8'hD3: v = 32'h3E1AEE73;
+      8'hD4: v = 32'h3E1A33CD; 8'hD5: v = 32'h3E197AE7; 8'hD6: v = 32'h3E18C3BA; 8'hD7: v = 32'h3E180E42;
+      8'hD8: v = 32'h3E175A75; 8'hD9: v = 32'h3E16A84F; 8'hDA: v = 32'h3E15F7CD; 8'hDB: v = 32'h3E1548E5;
+      8'hDC: v = 32'h3E149B93; 8'hDD: v = 32'h3E13EFD3; 8'hDE: v = 32'h3E13459C; 8'hDF: v = 32'h3E129CED;
+      8'hE0: v = 32'h3E11F5BC; 8'hE1: v = 32'h3E115009; 8'hE2: v = 32'h3E10ABCD; 8'hE3: v = 32'h3E100901;
+      8'hE4: v = 32'h3E0F67A3; 8'hE5: v = 32'h3E0EC7AB; 8'hE6: v = 32'h3E0E2918; 8'hE7: v = 32'h3E0D8BE2;
+      8'hE8: v = 32'h3E0CF008; 8'hE9: v = 32'h3E0C5583; 8'hEA: v = 32'h3E0BBC50; 8'hEB: v = 32'h3E0B246B;
+      8'hEC: v = 32'h3E0A8DCC; 8'hED: v = 32'h3E09F874; 8'hEE: v = 32'h3E09645D; 8'hEF: v = 32'h3E08D181;
+      8'hF0: v = 32'h3E083FDD; 8'hF1: v = 32'h3E07AF6F; 8'hF2: v = 32'h3E072033; 8'hF3: v = 32'h3E069223;
+      8'hF4: v = 32'h3E06053B; 8'hF5: v = 32'h3E05797C; 8'hF6: v = 32'h3E04EEDC; 8'hF7: v = 32'h3E04655E;
+      8'hF8: v = 32'h3E03DCFA; 8'hF9: v = 32'h3E0355AD; 8'hFA: v = 32'h3E02CF74; 8'hFB: v = 32'h3E024A4D;
+      8'hFC: v = 32'h3E01C636; 8'hFD: v = 32'h3E014327; 8'hFE: v = 32'h3E00C123; 8'hFF: v = 32'h3E004020;
+      default: v = 32'h0;
+    endcase
+    rsqrt_hsq = v;
   endfunction
 
 endpackage

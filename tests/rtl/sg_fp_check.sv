@@ -8,6 +8,9 @@
 //   sig_o  = sg_sigmoid_lut(sigmoid_index(a))    sigc_o = sigmoid_lut_case(sigmoid_index(a))
 //   rcp_o  = recip(a) as sg_cu composes it: the seed r0 (sg_attn_lut::recip_seed), p = y * r0
 //            for a's significand y, sg_fp_pkg::recip_finish(a, r0, p)
+//   rsq_o  = rsqrt(a) as sg_cu composes it: z (a's significand, doubled for an odd exponent)
+//            times the row's half square sg_attn_lut::rsqrt_hsq, r1 = fp32_mul(r0, rsqrt_q(p)),
+//            sg_fp_pkg::rsqrt_pack(a, r1)
 //   exp_o  = exp(a) as sg_cu composes it: t = fp32_mul(a, EXP_LOG2E), exp_key(exp_shift(t))
 //            (a register between the two there), exp_pack with sg_attn_lut::exp_mant
 // sg_sigmoid_lut is the flat-vector form under Verilator and the case form elsewhere, so the
@@ -29,6 +32,7 @@ module sg_fp_check #(
     output logic [             LANES*32-1:0]      sig_o,
     output logic [             LANES*32-1:0]      sigc_o,
     output logic [             LANES*32-1:0]      rcp_o,
+    output logic [             LANES*32-1:0]      rsq_o,
     output logic [             LANES*32-1:0]      exp_o
 );
   localparam int IW = sg_fp_pkg::SIG_IDX_W;
@@ -39,6 +43,14 @@ module sg_fp_check #(
     k = sg_fp_pkg::exp_key(sg_fp_pkg::exp_shift(x[30:23] == 8'hFF && x[22:0] != 23'd0,
                                                 sg_fp_pkg::fp32_mul(x, sg_fp_pkg::EXP_LOG2E)));
     exp_of = sg_fp_pkg::exp_pack(k[RW+9 -: 10], sg_attn_lut::exp_mant(k[RW-1:0]));
+  endfunction
+
+  function automatic logic [31:0] rsqrt_of(input logic [31:0] x);
+    logic [7:0] idx;
+    logic [31:0] p;
+    idx = {~x[23], x[22:16]};
+    p = sg_fp_pkg::fp32_mul({1'b0, x[23] ? 8'd127 : 8'd128, x[22:0]}, sg_attn_lut::rsqrt_hsq(idx));
+    rsqrt_of = sg_fp_pkg::rsqrt_pack(x, sg_fp_pkg::fp32_mul({9'h07E, sg_attn_lut::rsqrt_seed(idx)}, sg_fp_pkg::rsqrt_q(p)));
   endfunction
 
   always_ff @(posedge clk) begin
@@ -56,6 +68,7 @@ module sg_fp_check #(
           a[i*32+:32], {9'h07E, sg_attn_lut::recip_seed(a[i*32+15+:8])},
           sg_fp_pkg::fp32_mul({9'h07F, a[i*32+:23]}, {9'h07E, sg_attn_lut::recip_seed(a[i*32+15+:8])}));
       exp_o[i*32+:32] <= exp_of(a[i*32+:32]);
+      rsq_o[i*32+:32] <= rsqrt_of(a[i*32+:32]);
     end
   end
 endmodule

@@ -348,6 +348,7 @@ uint32_t ewRef(int func, uint32_t x, uint32_t y) {
   return func == 2    ? stepgen::silu(x)
        : func == 12 ? stepgen::fp32Exp(x)
        : func == 13 ? stepgen::fp32Recip(x)
+       : func == 23 ? stepgen::fp32Rsqrt(x)
        : func == 3  ? fp32Mul(x, y)
        : func == 11 ? stepgen::fp32Sub(x, y)
                     : fp32Add(x, y);
@@ -384,7 +385,7 @@ void elementwise(int func) {
   sim.in[0].push_back(doneBeat(W));
   sim.in[1].push_back(doneBeat(W));
   want.push_back(doneBeat(W));
-  if (func == 2 || func == 12 || func == 13) sim.in[1].clear();  // silu, exp, recip read in0 only
+  if (func == 2 || func == 12 || func == 13 || func == 23) sim.in[1].clear();  // silu, exp, recip, rsqrt read in0 only
   sim.start();
   REQUIRE(sim.runUntilDone(2000));
   REQUIRE(sim.out.size() == want.size());
@@ -473,15 +474,17 @@ TEST_CASE("sg_cu add", "[rtl][cu]") { elementwise<Vsg_cu_bf16>(4); }
 TEST_CASE("sg_cu sub", "[rtl][cu]") { elementwise<Vsg_cu_static>(11); }
 TEST_CASE("sg_cu exp (ATTN = 1)", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(12); }
 TEST_CASE("sg_cu recip (ATTN = 1)", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(13); }
+TEST_CASE("sg_cu rsqrt (ATTN = 1)", "[rtl][cu]") { elementwise<Vsg_cu_fp32>(23); }
 
-// silu's table read and exp's and recip's first multiply work on in0_next, the beat at in0's
+// silu's table read and exp's, recip's and rsqrt's first multiply work on in0_next, the beat at in0's
 // head next cycle. Gaps in the input (a beat pushed into an empty FIFO shows on in0_next
 // first), a blocked output (the head stays) and a context switch between two of these
 // functions (the INIT cycle must already pick the new function's operands) must not change a
 // word. Each context reads its own stream of in0; the reference is fp.cpp's, word by word.
 TEST_CASE("sg_cu look-ahead functions: gaps, back-pressure, a context switch", "[rtl][cu]") {
   stepgen::enableFtzDaz();
-  for (const auto& [f0, f1] : {std::pair{13, 12}, std::pair{12, 13}, std::pair{2, 12}, std::pair{13, 2}}) {
+  for (const auto& [f0, f1] : {std::pair{13, 12}, std::pair{12, 13}, std::pair{2, 12}, std::pair{13, 2},
+                                  std::pair{23, 13}, std::pair{12, 23}}) {
     INFO("context 0 func " << f0 << ", context 1 func " << f1);
     std::mt19937 g(unsigned(100 * f0 + f1));
     CfgVec c = newCfg();

@@ -6,7 +6,7 @@
 //   * sg_cu_addr: the static operand addresses (i = o >> log2n, j = o & (N - 1)), the banked
 //     rotations and a's copy for ragged rows, the active lanes, and with bt the divider setup
 //     (bt_rdy after $clog2(LANES + 1) cycles) and every pass's (i, j) = (o / N, o % N).
-//   * sg_cu_word: add, sub, mul, silu, exp, recip (the last three read a cycle ahead),
+//   * sg_cu_word: add, sub, mul, silu, exp, recip, rsqrt (the last four read a cycle ahead),
 //     rowscale, accum, accum max, scan max exclusive and accum rescale (two stages).
 //   * sg_cu_rowred: the tree (rowReduce's pairwise order), its RP = 2 stages in lockstep
 //     with stalls, the fold across beats and the DONE flag.
@@ -345,10 +345,11 @@ TEST_CASE("sg_cu_word: the W-word unit's functions", "[rtl][cu][cu_parts]") {
       return WordWant{fp32Mul(x, y), 0};
     });
   }
-  SECTION("silu, exp, recip: read a cycle ahead on x_next") {
+  SECTION("silu, exp, recip, rsqrt: read a cycle ahead on x_next") {
     wordCase(CuFunc::Silu, 0, false, [](const WordBeat& b, int i, const WordBeat&) { return WordWant{silu(b.x[size_t(i)]), 0}; });
     wordCase(CuFunc::Exp, 0, false, [](const WordBeat& b, int i, const WordBeat&) { return WordWant{fp32Exp(b.x[size_t(i)]), 0}; });
     wordCase(CuFunc::Recip, 0, false, [](const WordBeat& b, int i, const WordBeat&) { return WordWant{fp32Recip(b.x[size_t(i)]), 0}; });
+    wordCase(CuFunc::Rsqrt, 0, false, [](const WordBeat& b, int i, const WordBeat&) { return WordWant{fp32Rsqrt(b.x[size_t(i)]), 0}; });
   }
   SECTION("rowscale: word idx of y scales every word") {
     wordCase(CuFunc::RowScale, 2, false, [](const WordBeat& b, int i, const WordBeat&) { return WordWant{fp32Mul(b.x[size_t(i)], b.y[2]), 0}; });

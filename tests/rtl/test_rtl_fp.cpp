@@ -77,6 +77,7 @@ class Harness {
         compare("sigmoid_lut_case", xa, 0, lane32(top_->sigc_o, l), sigmoidLookup(xa));
         compare("recip", xa, 0, lane32(top_->rcp_o, l), fp32Recip(xa));
         compare("exp", xa, 0, lane32(top_->exp_o, l), fp32Exp(xa));
+        compare("rsqrt", xa, 0, lane32(top_->rsq_o, l), fp32Rsqrt(xa));
       }
       ++checked_;
     }
@@ -198,6 +199,40 @@ TEST_CASE("sg_fp_pkg recip_finish: every significand and exponent against fp32Re
   // A few significands next to 2 give r1 below 0.5 (exponent 125): both of recip_finish's
   // exponent choices are then taken below.
   CHECK(!byR1Exp[0].empty());
+  CHECK(!byR1Exp[1].empty());
+  Harness h;
+  h.run(v);
+  REQUIRE(h.mismatches() == 0);
+}
+
+// rsqrt_q and rsqrt_pack are written for p = z * h in [0.25, 1) and r1 in [0.25, 1]
+// (sg_fp_pkg.sv): the C++ model's own steps must stay there for every significand at both
+// exponent parities, and the RTL must equal fp32Rsqrt for every one of them and, with the
+// significands that give each r1 exponent, every exponent and sign.
+TEST_CASE("sg_fp_pkg rsqrt_q and rsqrt_pack: every significand and exponent against fp32Rsqrt", "[rtl][fp]") {
+  enableFtzDaz();
+  const std::vector<uint32_t> seeds = rsqrtTable(), halfSq = rsqrtHalfSqTable();
+  std::vector<uint32_t> byR1Exp[3];  // significands (with the parity in bit 23) whose r1 has exponent 125, 126, 127
+  long outside = 0;
+  std::vector<Vec> v;
+  for (uint32_t odd = 0; odd < 2; ++odd)
+    for (uint32_t m = 0; m < (1u << 23); ++m) {
+      const uint32_t row = odd << 7 | m >> 16;
+      const uint32_t p = fp32Mul((127u + odd) << 23 | m, halfSq[row]);
+      const uint32_t r1 = fp32Mul(0x3F000000u | seeds[row], fp32Sub(0x3FC00000u, p));
+      const uint32_t pe = p >> 23, re = r1 >> 23;  // sign bit 0: both positive
+      if (pe < 125 || pe > 126 || re < 125 || re > 127) ++outside;
+      else if (byR1Exp[re - 125].size() < 64) byR1Exp[re - 125].push_back(odd << 23 | m);
+      v.push_back({fields(0, odd ? 128 : 127, m), 0});
+    }
+  CHECK(outside == 0);
+  for (const auto& ms : byR1Exp)
+    for (uint32_t om : ms)
+      for (int e = 0; e < 256; ++e)
+        if (((e & 1) == 0) == bool(om >> 23))  // the same parity: the same row and r1
+          for (uint32_t s = 0; s < 2; ++s) v.push_back({fields(s, e, om & 0x7FFFFFu), 0});
+  WARN("rsqrt: r1 exponents 125/126/127 from " << byR1Exp[0].size() << "/" << byR1Exp[1].size() << "/"
+                                               << byR1Exp[2].size() << " significands (64 kept at most)");
   CHECK(!byR1Exp[1].empty());
   Harness h;
   h.run(v);

@@ -407,6 +407,44 @@ TEST_CASE("fp32Recip: relative error below 5e-6 of 1/x, specials", "[fp]") {
   CHECK(std::fabs(refValue(fp32Recip(0x00800000u)) / std::ldexp(1.0L, 126) - 1.0L) < 5e-6L);  // 1/2^-126
 }
 
+// rsqrt: against 1/sqrt(x) in long double over the whole normal range. Error budget: the
+// seed's relative error is below 2^-9 (half a 1/128 bucket of z, halved by the square root),
+// one Newton step leaves 1.5 * (2^-9)^2 = 5.7e-6, and four fp32 roundings add about 2.4e-7
+// (measured worst: 5.75e-6).
+TEST_CASE("fp32Rsqrt: relative error below 7e-6 of 1/sqrt(x), specials", "[fp]") {
+  FtzDazScope ftz;
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<uint32_t> mant(0, 0x7FFFFF);
+  std::uniform_int_distribution<uint32_t> ex(1, 254);
+  double worst = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const uint32_t x = ex(rng) << 23 | mant(rng);
+    const long double want = 1.0L / std::sqrt(refValue(x));
+    worst = std::max(worst, double(std::fabs(refValue(fp32Rsqrt(x)) / want - 1.0L)));
+  }
+  // Every bucket's worst corner: both ends of each of the 256 rows, at both parities.
+  for (uint32_t row = 0; row < 256; ++row)
+    for (uint32_t end : {0u, 0xFFFFu}) {
+      const uint32_t x = ((row >> 7) ? 128u : 127u) << 23 | (row & 127u) << 16 | end;
+      const long double want = 1.0L / std::sqrt(refValue(x));
+      worst = std::max(worst, double(std::fabs(refValue(fp32Rsqrt(x)) / want - 1.0L)));
+    }
+  CHECK(worst < 7e-6);
+  CHECK(worst > 1e-7);  // coarser than fp32 rounding: the comparison is not vacuous
+  CHECK(std::fabs(bitsToFloat(fp32Rsqrt(floatToBits(4.0f))) / 0.5f - 1.0f) < 7e-6f);
+  CHECK(std::fabs(bitsToFloat(fp32Rsqrt(floatToBits(2.0f))) * std::sqrt(2.0f) - 1.0f) < 7e-6f);
+  CHECK(fp32Rsqrt(0x00000000u) == 0x7F800000u);   // 1/sqrt(+0) = +inf
+  CHECK(fp32Rsqrt(0x80000000u) == 0xFF800000u);   // 1/sqrt(-0) = -inf (IEEE rSqrt)
+  CHECK(fp32Rsqrt(0x00000001u) == 0x7F800000u);   // a subnormal reads as +0
+  CHECK(fp32Rsqrt(0x7F800000u) == 0x00000000u);   // 1/sqrt(+inf) = +0
+  CHECK(fp32Rsqrt(0xFF800000u) == kFp32QNaN);     // -inf
+  CHECK(fp32Rsqrt(floatToBits(-4.0f)) == kFp32QNaN);
+  CHECK(fp32Rsqrt(0x7FC00001u) == kFp32QNaN);
+  // The extremes stay normal: 2^-126 -> 2^63, the largest float -> about 2^-64.
+  CHECK(std::fabs(refValue(fp32Rsqrt(0x00800000u)) / std::ldexp(1.0L, 63) - 1.0L) < 7e-6L);
+  CHECK(std::fabs(refValue(fp32Rsqrt(0x7F7FFFFFu)) * std::sqrt(refValue(0x7F7FFFFFu)) - 1.0L) < 7e-6L);
+}
+
 TEST_CASE("fp32Sub: a - b exactly as a + (-b)", "[fp]") {
   FtzDazScope ftz;
   CHECK(fp32Sub(floatToBits(3.0f), floatToBits(1.25f)) == floatToBits(1.75f));
