@@ -173,8 +173,13 @@ endforeach()
 # their input as their output register empties (engine.hpp kOutHop), the model was 8 cycles
 # over; the partition units alone: tests/rtl/test_rtl_cu.cpp.
 stepgen_verify_test(e2e_partition_dyn_ops tests/data/arch_dyn_ops.yaml tests/data/graphs/partition.yaml --max-cycle-error 5 --hierarchical)
+# RMSNorm (`stepgen graph rmsnorm`: squares, rowsum, 1/D, + eps, Map(rsqrt), two products) of
+# 8 rows of 64: 7 compute units and 6 address generators on this 4 + 4 fabric, so two
+# sections; bit-exact, model within 5 %. Against a double reference: tests/unit/test_rmsnorm.cpp.
+graph_example_test(e2e_rmsnorm_dyn_ops tests/data/arch_dyn_ops.yaml rmsnorm --rows 8 --dim 64 VERIFY --hierarchical
+                   EXPECT "^outputs: bit-exact$" "^sections: 2 ")
 set_tests_properties(e2e_scan_dyn_ops PROPERTIES FIXTURES_SETUP dyn_ops_fabric)
-set_tests_properties(e2e_scan_max_dyn_ops e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops e2e_partition_dyn_ops e2e_exp_sub_dyn_ops e2e_softmax_parts_dyn_ops
+set_tests_properties(e2e_rmsnorm_dyn_ops e2e_scan_max_dyn_ops e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops e2e_partition_dyn_ops e2e_exp_sub_dyn_ops e2e_softmax_parts_dyn_ops
                      PROPERTIES FIXTURES_REQUIRED dyn_ops_fabric)
 
 # The FST waveform test is e2e_sections_swiglu_small (tests/sections.cmake): it shares the

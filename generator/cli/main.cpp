@@ -11,7 +11,7 @@
 #include "builders/swiglu.hpp"
 #include "driver/moe_example.hpp"
 #include "builders/attention.hpp"
-#include "driver/attention_example.hpp"
+#include "driver/examples.hpp"
 #include "support/kv_lengths.hpp"
 #include "studies/tiling.hpp"
 #include "studies/tiling_full.hpp"
@@ -201,6 +201,19 @@ int main(int argc, char** argv) {
                                             "seeded random, the mask)");
   attnCmd->add_option("--seed", aSeed, "seed of the written inputs");
   attnCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+
+  RmsNormParams np;
+  std::string nExample;
+  uint32_t nSeed = 1;
+  auto* normCmd = graphCmd->add_subcommand("rmsnorm", "RMSNorm over the rows of x: out = x * rsqrt(mean(x^2) + eps) * w "
+                                                      "(needs mul, add, rowsum and rsqrt in the arch's functions)");
+  normCmd->add_option("--rows", np.rows, "B: rows (tokens)");
+  normCmd->add_option("--dim", np.dim, "D: the hidden size");
+  normCmd->add_option("--eps", np.eps, "added to the mean square (Llama-3, Qwen3: 1e-6; Mixtral: 1e-5)");
+  normCmd->add_option("--example", nExample, "write a folder instead: <dir>/graph.yaml and <dir>/inputs/ (x and w "
+                                             "seeded random, inv_d and eps)");
+  normCmd->add_option("--seed", nSeed, "seed of the written inputs");
+  normCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
 
   GqaParams gp;
   std::string qLengths, qExample, qStrategy = "coarse";
@@ -508,6 +521,11 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ (L {1}, {2} valid)\n", aInputs, ap.kv, ap.valid ? ap.valid : ap.kv);
       return 0;
     }
+    if (*normCmd && !nExample.empty()) {
+      writeRmsNormExample(np, nExample, nSeed);
+      std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ (B {1}, D {2})\n", nExample, np.rows, np.dim);
+      return 0;
+    }
     if (*gqaCmd) {
       if (!qLengths.empty()) gp.kvLengths = readKvBatch(qLengths, qBatch).lengths;
       if (gp.kvLengths.empty()) throw DiagError("G-120", {}, "gqa-decode: give --kv-lengths CSV or --lengths");
@@ -521,7 +539,7 @@ int main(int argc, char** argv) {
         return 0;
       }
     }
-    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd) {
+    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd || *normCmd) {
       RandomGraphLimits rgLimits;
       rgLimits.partition = rgLimits.merge = rgPartition;
       rgLimits.feedback = rgFeedback;
@@ -538,6 +556,7 @@ int main(int argc, char** argv) {
                          : *randomCmd ? rg.yaml
                          : *mlpCmd  ? buildSwigluStack(sp, layers)
                          : *gqaCmd  ? buildGqaDecodeGraph(gp)
+                         : *normCmd ? buildRmsNormGraph(np)
                                     : buildDecodeAttentionGraph(ap);
       if (gOut.empty()) {
         std::cout << text;

@@ -15,7 +15,7 @@
 
 #include "builders/gqa_decode.hpp"
 #include "builders/swiglu.hpp"
-#include "driver/attention_example.hpp"
+#include "driver/examples.hpp"
 #include "driver/moe_example.hpp"
 #include "driver/pipeline.hpp"
 #include "studies/tiling_full.hpp"

@@ -12,7 +12,7 @@
 
 #include "arch/arch_model.hpp"
 #include "builders/gqa_decode.hpp"
-#include "driver/attention_example.hpp"
+#include "driver/examples.hpp"
 #include "driver/pipeline.hpp"
 #include "studies/rtl_columns.hpp"
 #include "support/csv.hpp"

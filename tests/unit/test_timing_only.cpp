@@ -11,7 +11,7 @@
 #include "builders/gqa_decode.hpp"
 #include "builders/swiglu.hpp"
 #include "compiled.hpp"
-#include "driver/attention_example.hpp"
+#include "driver/examples.hpp"
 #include "driver/moe_example.hpp"
 #include "driver/pipeline.hpp"
 #include "studies/arch_variant.hpp"

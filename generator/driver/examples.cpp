@@ -1,0 +1,37 @@
+#include "driver/examples.hpp"
+
+#include "driver/inputs.hpp"
+#include "driver/staging.hpp"
+#include "ir/graph.hpp"
+#include "support/files.hpp"
+
+namespace stepgen {
+
+void writeGraphExample(const std::string& graph, const std::map<std::string, Matrix>& fixed, const std::string& dir,
+                       uint32_t seed, bool fixedOnly) {
+  StagingDir st(dir);
+  writeFile(st.tmp / "graph.yaml", graph);
+  std::map<std::string, Matrix> in;
+  if (!fixedOnly) in = loadInputs(loadGraph((st.tmp / "graph.yaml").string()), "", seed);
+  for (const auto& [name, m] : fixed) in[name] = m;
+  for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+  st.commit();
+}
+
+void writeAttentionExample(const AttentionParams& p, const std::string& dir, uint32_t seed) {
+  const std::string text = buildDecodeAttentionGraph(p);
+  std::map<std::string, Matrix> fixed;
+  if (text.find("\n  mask:") != std::string::npos) fixed["mask"] = attentionMask(p);
+  if (text.find("\n  ones:") != std::string::npos) fixed["ones"] = attentionOnes(p);
+  writeGraphExample(text, fixed, dir, seed);
+}
+
+void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed, bool fixedOnly) {
+  writeGraphExample(buildGqaDecodeGraph(p), gqaFixedInputs(p), dir, seed, fixedOnly);
+}
+
+void writeRmsNormExample(const RmsNormParams& p, const std::string& dir, uint32_t seed) {
+  writeGraphExample(buildRmsNormGraph(p), rmsNormFixedInputs(p), dir, seed);
+}
+
+}  // namespace stepgen

@@ -1,0 +1,34 @@
+#pragma once
+// Example folders written by `stepgen graph ... --example DIR`: graph.yaml and inputs/.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "builders/attention.hpp"
+#include "builders/gqa_decode.hpp"
+#include "builders/rmsnorm.hpp"
+
+namespace stepgen {
+
+/// Writes `dir`/graph.yaml (the text `graph`) and `dir`/inputs/<tensor>.npy: every input
+/// tensor seeded random as loadInputs makes them (`seed`; none with `fixedOnly`), then the
+/// tensors of `fixed` in their place. The folder appears only when complete. Errors:
+/// DiagError from loading the graph, std::runtime_error when a file cannot be written.
+void writeGraphExample(const std::string& graph, const std::map<std::string, Matrix>& fixed, const std::string& dir,
+                       uint32_t seed, bool fixedOnly = false);
+
+/// Writes the decode-attention example (buildDecodeAttentionGraph): q, k, v seeded random
+/// (`seed`) and, for a masked cache, the mask (attentionMask), the ones of a single-pass
+/// graph (attentionOnes). Errors as writeGraphExample, DiagError G-120 from the builder.
+void writeAttentionExample(const AttentionParams& p, const std::string& dir, uint32_t seed);
+
+/// Writes the GQA decode example (buildGqaDecodeGraph): q, k, v seeded random (`seed`; not
+/// with `fixedOnly`, for the timing-only model at true dims), mask, ones and the meta rows
+/// from gqaFixedInputs. Errors as writeAttentionExample.
+void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed, bool fixedOnly = false);
+
+/// Writes the RMSNorm example (buildRmsNormGraph): x and w seeded random (`seed`), inv_d and
+/// eps from rmsNormFixedInputs. Errors as writeAttentionExample.
+void writeRmsNormExample(const RmsNormParams& p, const std::string& dir, uint32_t seed);
+
+}  // namespace stepgen
