@@ -215,6 +215,26 @@ int main(int argc, char** argv) {
   normCmd->add_option("--seed", nSeed, "seed of the written inputs");
   normCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
 
+  RopeParams rp;
+  std::string pExample, pLengths;
+  int64_t pBatch = 0;
+  uint32_t pSeed = 1;
+  auto* ropeCmd = graphCmd->add_subcommand("rope", "rotary position embedding of one decode step (rotate-half): each "
+                                                   "request's heads rotated by the angles of its position");
+  auto* pPos = ropeCmd->add_option("--positions", rp.positions, "the requests' positions (tokens before this one)")->delimiter(',');
+  ropeCmd->add_option("--kv-lengths", pLengths, "KV-length CSV (examples/attention/data): the positions are one batch's "
+                                                "KV lengths, instead of --positions")
+      ->check(CLI::ExistingFile)
+      ->excludes(pPos);
+  ropeCmd->add_option("--batch-index", pBatch, "with --kv-lengths: the batch (0-based, in file order)");
+  ropeCmd->add_option("--heads", rp.heads, "rows per request (its q or k heads)");
+  ropeCmd->add_option("--head-dim", rp.headDim, "Dh (even)");
+  ropeCmd->add_option("--theta", rp.theta, "RoPE base (Qwen3, Mixtral: 1e6; Llama-3: 5e5)");
+  ropeCmd->add_option("--example", pExample, "write a folder instead: <dir>/graph.yaml and <dir>/inputs/ (x seeded "
+                                             "random, cos and sin)");
+  ropeCmd->add_option("--seed", pSeed, "seed of the written inputs");
+  ropeCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+
   GqaParams gp;
   std::string qLengths, qExample, qStrategy = "coarse";
   int64_t qBatch = 0, qRequests = 0, qScale = 1;
@@ -521,6 +541,13 @@ int main(int argc, char** argv) {
       std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ (L {1}, {2} valid)\n", aInputs, ap.kv, ap.valid ? ap.valid : ap.kv);
       return 0;
     }
+    if (*ropeCmd && !pLengths.empty()) rp.positions = readKvBatch(pLengths, pBatch).lengths;
+    if (*ropeCmd && !pExample.empty()) {
+      writeRopeExample(rp, pExample, pSeed);
+      std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ ({1} requests x {2} heads, Dh {3})\n", pExample,
+                               rp.positions.size(), rp.heads, rp.headDim);
+      return 0;
+    }
     if (*normCmd && !nExample.empty()) {
       writeRmsNormExample(np, nExample, nSeed);
       std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ (B {1}, D {2})\n", nExample, np.rows, np.dim);
@@ -539,7 +566,7 @@ int main(int argc, char** argv) {
         return 0;
       }
     }
-    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd || *normCmd) {
+    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd || *normCmd || *ropeCmd) {
       RandomGraphLimits rgLimits;
       rgLimits.partition = rgLimits.merge = rgPartition;
       rgLimits.feedback = rgFeedback;
@@ -557,6 +584,7 @@ int main(int argc, char** argv) {
                          : *mlpCmd  ? buildSwigluStack(sp, layers)
                          : *gqaCmd  ? buildGqaDecodeGraph(gp)
                          : *normCmd ? buildRmsNormGraph(np)
+                         : *ropeCmd ? buildRopeGraph(rp)
                                     : buildDecodeAttentionGraph(ap);
       if (gOut.empty()) {
         std::cout << text;

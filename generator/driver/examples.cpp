@@ -34,4 +34,8 @@ void writeRmsNormExample(const RmsNormParams& p, const std::string& dir, uint32_
   writeGraphExample(buildRmsNormGraph(p), rmsNormFixedInputs(p), dir, seed);
 }
 
+void writeRopeExample(const RopeParams& p, const std::string& dir, uint32_t seed) {
+  writeGraphExample(buildRopeGraph(p), ropeTables(p), dir, seed);
+}
+
 }  // namespace stepgen

@@ -7,6 +7,7 @@
 #include "builders/attention.hpp"
 #include "builders/gqa_decode.hpp"
 #include "builders/rmsnorm.hpp"
+#include "builders/rope.hpp"
 
 namespace stepgen {
 
@@ -30,5 +31,9 @@ void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed, 
 /// Writes the RMSNorm example (buildRmsNormGraph): x and w seeded random (`seed`), inv_d and
 /// eps from rmsNormFixedInputs. Errors as writeAttentionExample.
 void writeRmsNormExample(const RmsNormParams& p, const std::string& dir, uint32_t seed);
+
+/// Writes the RoPE example (buildRopeGraph): x seeded random (`seed`), cos and sin from
+/// ropeTables. Errors as writeAttentionExample.
+void writeRopeExample(const RopeParams& p, const std::string& dir, uint32_t seed);
 
 }  // namespace stepgen
