@@ -24,11 +24,11 @@ struct ConfigImage {
 /// All-zero image (every unit disabled) shaped by the layout.
 ConfigImage emptyImage(const ConfigLayout& l);
 
-/// Field values for a mapped graph. Errors (DiagError): M-302 operand/buffer tiles larger
-/// than a unit's memory (bytes named), M-305 a tile that is not whole beats / 64-byte
-/// pieces, M-307 a walk deeper than the AG's 4 levels or a count above 65535.
-ConfigImage buildConfig(const StepGraph& g, const ShapeResult& s, const Mapping& m, const ArchModel& a,
-                        const ConfigLayout& l);
+/// The image of a mapping: its field values (Mapping::fields, set by mapGraph's
+/// configureUnits, which checked them) in layout `l` (whose contexts hold m.sections), and
+/// the sections words. Only encodes: every error is the mapper's. Throws std::logic_error
+/// for a unit without a slot in `l`.
+ConfigImage buildConfig(const Mapping& m, const ConfigLayout& l);
 
 /// Packs the image: bit `bitOf(unit, ctx, field)` upward, little-endian 32-bit words.
 /// Values wider than their field are an internal error (std::logic_error).

@@ -111,7 +111,7 @@ CompileResult compileProgram(const std::string& archPath, const std::string& gra
     wide.contexts = c.mapping.sections;
     c.programLayout = buildConfigLayout(wide);
   }
-  c.image = buildConfig(c.graph, c.shapes, c.mapping, c.arch, c.programLayout);
+  c.image = buildConfig(c.mapping, c.programLayout);
   FabricProgram prog = foldSections(c.image, c.programLayout, c.layout);
   c.bitstream = std::move(prog.bitstream);
   c.loaded = std::move(prog.image);

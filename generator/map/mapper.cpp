@@ -17,6 +17,7 @@
 #include "ir/op_table.hpp"
 #include "map/clusters.hpp"
 #include "map/mapping.hpp"
+#include "map/unit_config.hpp"
 #include "passes/graph_order.hpp"
 
 namespace stepgen {
@@ -537,10 +538,10 @@ class Mapper {
 
 }  // namespace
 
-Mapping mapGraph(const StepGraph& g, const ShapeResult& /*shapes: placement needs no sizes yet*/, const ArchModel& a,
-                 const std::vector<int>& sectionOf) {
+Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel& a, const std::vector<int>& sectionOf) {
   const auto t0 = std::chrono::steady_clock::now();
   Mapping m = Mapper(g, a, sectionOf).run();
+  m.fields = configureUnits(g, shapes, m, a);
   m.placeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return m;
 }

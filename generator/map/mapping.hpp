@@ -45,8 +45,20 @@ struct Route {
 };
 
 /// The result of mapping.
+/// One configuration field's value: `field` indexes the unit kind's KindLayout::fields
+/// (arch/config_layout.hpp), `ctx` the context (the op's section).
+struct FieldValue {
+  int unit = -1;
+  int ctx = 0;
+  int field = 0;
+  uint64_t value = 0;
+};
+
 struct Mapping {
   std::vector<OpPlacement> ops;  ///< indexed by OpId
+  /// Every non-default configuration field of the mapped units (map/unit_config.hpp), in
+  /// the order they were set (a later value of the same field wins).
+  std::vector<FieldValue> fields;
   std::vector<Route> routes;     ///< sorted by (dstUnit, ctx, dstPort)
   int unitsUsed = 0;             ///< units used in any section
   int sections = 1;              ///< section s runs from context s (map/sections.hpp)
@@ -62,10 +74,10 @@ struct Mapping {
 /// Places ops (deterministic greedy: topological order, nearest free unit of the needed
 /// kind, ties to the lowest grid index; when a link ends out of reach, a simulated-annealing
 /// repair, generator/map/mapper.cpp), routes every stream within link.reach, and checks
-/// capacities. Errors (DiagError): M-301 no free unit of the kind an op needs, M-302 tile or
-/// buffer larger than a unit's memory, M-303 stream longer than link.reach (unroutable),
-/// M-304 a function the compute units do not have, M-305 a tile that is not a whole number
-/// of beats or 64-byte pieces, M-306 an operator no unit runs. Scan(add), Expand and
+/// capacities, then configures every placed unit (configureUnits: the one legality query,
+/// map/unit_config.hpp). Errors (DiagError): M-301 no free unit of the kind an op needs,
+/// M-303 stream longer than link.reach (unroutable), M-306 an operator no unit runs, and
+/// configureUnits' M-302, M-304 .. M-308, M-311. Scan(add), Expand and
 /// Parallelize run on compute units; Parallelize with n outputs takes n of them (one per
 /// output, the input broadcast to all). The MoE clusters of map/clusters.hpp run on one unit
 /// each (the host op is placed, members get hostOp); a route EagerMerge whose selector output

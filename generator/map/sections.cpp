@@ -10,8 +10,6 @@
 #include <optional>
 #include <set>
 
-#include "arch/config_layout.hpp"
-#include "bitstream/config_image.hpp"
 #include "ir/op_table.hpp"
 #include "map/clusters.hpp"
 #include "map/mapping.hpp"
@@ -55,7 +53,7 @@ Attr listAttr(const SourceLoc& loc, const std::vector<int64_t>& v) {
 }
 
 // The static layout of a carried stream: its tiles, one after the other, as rows of a
-// [tiles * rows, cols] tensor. Throws M-310 when the stream is not a static stream of 2-D tiles.
+// [tiles * rows, cols] tensor. Throws M-309 when the stream is not a static stream of 2-D tiles.
 struct CarryShape {
   std::vector<int64_t> iter;  // the stream's shape, outermost first
   int64_t rows = 0, cols = 0, tiles = 1;
@@ -387,18 +385,16 @@ bool cutFails(const DiagError& e) {
   return fabricTooSmall(e) || id == "M-309" || id == "M-306";
 }
 
-// Maps and configures a sectioned graph on `a` with enough contexts for its sections; throws
-// the stage's DiagError when a section does not fit.
+// Maps (and so configures: map/unit_config.hpp) a sectioned graph on `a` with enough contexts
+// for its sections; throws the mapper's DiagError when a section does not fit.
 void checkFits(SectionedGraph& sg, const ArchModel& a) {
   ArchModel wide = a;
   wide.contexts = std::max(a.contexts, sg.plan.sections);
   // Addresses are checked once the cut is final (checkAddressSpace): a trial also stores
   // streams that later ops read, which may not fit where the final cut does.
   wide.offchip.addressBits = 48;
-  const ConfigLayout l = buildConfigLayout(wide);
   sg.shapes = checkShapes(sg.graph);
-  const Mapping m = mapGraph(sg.graph, sg.shapes, wide, sg.plan.sectionOf);
-  buildConfig(sg.graph, sg.shapes, m, wide, l);
+  mapGraph(sg.graph, sg.shapes, wide, sg.plan.sectionOf);
 }
 
 // The operators that get a section, in dependency order: core ops, a cluster by its host.
