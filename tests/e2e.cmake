@@ -199,6 +199,22 @@ set_tests_properties(rtl_lint_generated rtl_lint_generated_heavy PROPERTIES TIME
 add_test(NAME rtl_yosys_small COMMAND bash ${STEPGEN_ROOT}/flows/synth_fabric.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/yosys --check)
 set_tests_properties(rtl_yosys_small PROPERTIES TIMEOUT 600)
 
+# Reconvergent paths (map/buffering.hpp): x broadcast to an Accum over 8 tiles and to the add
+# that waits for their sum (tests/data/graphs/residual_accum.yaml). Buffering puts the 7
+# waiting tiles (1,792 B, hand-counted: 7 x 64 words x 4 B) in a memory-unit buffer of one
+# group (Bufferize b = 1, 2,048 B): bit-exact, model within 5 %. With --no-buffering the
+# model and the RTL both deadlock (exit 2).
+add_test(NAME e2e_residual_buffer_default
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/residual_accum; rm -rf $d $d.nb
+           bash ${STEPGEN_ROOT}/tests/expect_log.sh $d.log -e '^outputs: bit-exact$' --              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/default.yaml                --graph ${STEPGEN_ROOT}/tests/data/graphs/residual_accum.yaml -o $d --build-cache ${E2E_CACHE} --max-cycle-error 5
+           grep -q '^buffer bx -> zip_res : memory-unit buffer; the long path (sum) holds 1792 B' $d/mapping.txt
+           grep -q '^op buffer_keep_x_res (Bufferize) -> u_mu' $d/mapping.txt
+           rc=0; $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/default.yaml --no-buffering              --graph ${STEPGEN_ROOT}/tests/data/graphs/residual_accum.yaml -o $d.nb --build-cache ${E2E_CACHE} > $d.nb.log 2>&1 || rc=\$?
+           cat $d.nb.log; [ \$rc -eq 2 ] || { echo expected exit 2, got \$rc; exit 1; }
+           grep -q '^model : DEADLOCK' $d.nb.log
+           grep -q '^rtl   : deadlock' $d.nb.log")
+set_tests_properties(e2e_residual_buffer_default PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED default_fabric)
+
 # Bad input through the command line: tests/diag.cmake (golden diagnostics).
 # Determinism of the command's output folder (the library-level test is in test_mapper.cpp).
 # The fabric built with the synthesis bodies (STEPGEN_SIM_BODY=0, docs/hardware.md section 6:
@@ -209,8 +225,10 @@ set_tests_properties(e2e_synthesis_bodies_default PROPERTIES ENVIRONMENT STEPGEN
 add_test(NAME e2e_build_cache_shared COMMAND bash ${STEPGEN_ROOT}/tests/rtl/build_cache_shared.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/cache_shared)
 add_test(NAME cli_determinism COMMAND bash ${STEPGEN_ROOT}/tests/rtl/cli_determinism.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/det)
 
-# A deadlocking graph is reported (model and RTL watchdog), never hangs.
-add_test(NAME e2e_deadlock_default COMMAND bash ${STEPGEN_ROOT}/tests/rtl/deadlock.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/deadlock ${E2E_CACHE})
+# A deadlocking graph is reported (model and RTL watchdog), never hangs. --no-buffering:
+# buffering (map/buffering.hpp) would give its short path the memory-unit buffer it lacks.
+add_test(NAME e2e_deadlock_default COMMAND bash ${STEPGEN_ROOT}/tests/rtl/deadlock.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/deadlock ${E2E_CACHE}
+         arch/default.yaml tests/data/graphs/deadlock.yaml x ld --no-buffering)
 set_tests_properties(e2e_deadlock_default PROPERTIES TIMEOUT 900 FIXTURES_REQUIRED default_fabric)
 # The single-pass attention graph on 2-beat link FIFOs: the scores are Broadcast to the row
 # max (which needs a row of 4 beats before it emits) and to the subtraction that waits for
@@ -219,5 +237,5 @@ set_tests_properties(e2e_deadlock_default PROPERTIES TIMEOUT 900 FIXTURES_REQUIR
 # hierarchically (17 attention compute units: about 5 minutes flat beside the other tests).
 add_test(NAME e2e_deadlock_single_pass_fifo2 COMMAND bash ${STEPGEN_ROOT}/tests/rtl/deadlock.sh $<TARGET_FILE:stepgen>
          ${E2E_DIR}/deadlock_sp ${E2E_CACHE} tests/data/arch_attention_fifo2.yaml tests/data/graphs/attention_single_pass.yaml s scores
-         --hierarchical)
+         --hierarchical --no-buffering)
 set_tests_properties(e2e_deadlock_single_pass_fifo2 PROPERTIES TIMEOUT 900)

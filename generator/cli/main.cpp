@@ -99,6 +99,10 @@ int main(int argc, char** argv) {
   verifyCmd->add_option("--carry", vCarry, "streams crossing a section cut: auto (in a memory unit where one is free, "
                                            "else DRAM) or dram")
       ->check(CLI::IsMember({"auto", "dram"}));
+  bool vNoBuffering = false;
+  verifyCmd->add_flag("--no-buffering", vNoBuffering, "keep the link FIFOs alone on reconvergent paths (a residual, a "
+                                                      "diamond): no buffer or cut is added, so such a graph may deadlock "
+                                                      "(to study it; the mapping report lists what buffering would add)");
   verifyCmd->add_flag("--trace", vo.trace, "write an FST waveform of the RTL run (out/wave.fst)");
   verifyCmd->add_flag("--model-only", vo.skipRtl, "skip the Verilator run");
   verifyCmd->add_flag("--axi", vo.axi,
@@ -128,6 +132,8 @@ int main(int argc, char** argv) {
   compileCmd->add_option("--carry", cCarry, "streams crossing a section cut: auto (in a memory unit where one is free, "
                                             "else DRAM) or dram")
       ->check(CLI::IsMember({"auto", "dram"}));
+  bool cNoBuffering = false;
+  compileCmd->add_flag("--no-buffering", cNoBuffering, "keep the link FIFOs alone on reconvergent paths (see verify)");
 
   SwigluParams sp;
   std::string gOut;
@@ -515,12 +521,13 @@ int main(int argc, char** argv) {
   try {
     if (*verifyCmd) {
       vo.onChipCarry = vCarry == "auto";
+      vo.buffering = !vNoBuffering;
       VerifyReport r = verify(vo);
       std::cout << verdictText(r) << "outputs in " << vo.outDir << "\n";
       return passed(r) ? 0 : 2;
     }
     if (*compileCmd) {
-      CompileResult c = compileGraph(cArch, cGraph, cSections, cCarry == "auto");
+      CompileResult c = compileGraph(cArch, cGraph, cSections, cCarry == "auto", !cNoBuffering);
       writeCompileOutputs(c, cOut);
       std::cout << fmt::format("compiled '{}' onto '{}': {} section(s), {} units, wire length {}, {} bitstream words, "
                                "map + bitstream + Verilog {:.3f} s (placement {:.3f} s, section planning {:.3f} s) -> {}\n",

@@ -91,7 +91,7 @@ void compareRtl(const fs::path& dir, VerifyReport& r) {
 }  // namespace
 
 CompileResult compileProgram(const std::string& archPath, const std::string& graphPath, int minSections,
-                             bool onChipCarry) {
+                             bool onChipCarry, bool buffering) {
   CompileResult c;
   const ArchModel arch = loadArch(archPath);
   const StepGraph user = loadGraph(graphPath);
@@ -99,7 +99,19 @@ CompileResult compileProgram(const std::string& archPath, const std::string& gra
   auto t0 = std::chrono::steady_clock::now();
   c.arch = fabricForGraph(arch, user);
   c.layout = buildConfigLayout(c.arch);
-  SectionedGraph sg = planSections(user, userShapes, c.arch, minSections, onChipCarry);
+  std::vector<std::pair<int, int>> after;  // planBuffers' section cuts: {holder, join}
+  if (buffering) {
+    c.buffers = planBuffers(user, userShapes, c.arch);
+    if (!c.buffers.pairs.empty()) c.buffersText = bufferPlanText(user, c.buffers);
+    for (const Reconvergence& r : c.buffers.pairs)
+      if (r.choice == BufferChoice::SectionCut) after.push_back({r.holder.v, r.joinUnit.v});
+  }
+  const bool inserts = std::any_of(c.buffers.pairs.begin(), c.buffers.pairs.end(),
+                                   [](const Reconvergence& r) { return r.choice == BufferChoice::MemoryUnit; });
+  const StepGraph buffered = inserts ? insertBuffers(user, c.buffers) : StepGraph{};
+  const ShapeResult bufferedShapes = inserts ? checkShapes(buffered) : ShapeResult{};
+  SectionedGraph sg = planSections(inserts ? buffered : user, inserts ? bufferedShapes : userShapes, c.arch, minSections,
+                                   onChipCarry, after);
   c.sectionSeconds = since(t0);
   c.graph = std::move(sg.graph);
   c.shapes = std::move(sg.shapes);
@@ -121,8 +133,8 @@ CompileResult compileProgram(const std::string& archPath, const std::string& gra
 }
 
 CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections,
-                           bool onChipCarry) {
-  CompileResult c = compileProgram(archPath, graphPath, minSections, onChipCarry);
+                           bool onChipCarry, bool buffering) {
+  CompileResult c = compileProgram(archPath, graphPath, minSections, onChipCarry, buffering);
   if (c.arch.unbounded)
     throw DiagError("A-112", c.arch.loc,
                     fmt::format("architecture '{}' is unbounded (grid: unbounded): it has no RTL; its cycles come from "
@@ -152,6 +164,7 @@ std::string mappingText(const CompileResult& c) {
       s += fmt::format("op {} output {} -> {} ctx{}\n", o.name, k + 1, name(p.extraUnits[k]), p.ctx % C);
   }
   if (c.sections.sections > 1) s += sectionsText(c.graph, c.sections, C);
+  s += c.buffersText;
   for (const Route& r : c.mapping.routes)
     s += fmt::format("route {} : {} -> {}.in{} ctx{} distance {} fifo {}\n", c.graph.stream(r.stream).name,
                      name(r.srcUnit), name(r.dstUnit), r.dstPort, r.ctx % C, r.distance,
@@ -247,8 +260,8 @@ VerifyReport verify(const VerifyOptions& o) {
   r.maxCycleErrorPercent = o.maxCycleErrorPercent;
   auto t0 = std::chrono::steady_clock::now();
   // Without the RTL run an unbounded arch (no Verilog) gives the model's cycles with values.
-  CompileResult c = o.skipRtl ? compileProgram(o.archPath, o.graphPath, o.minSections, o.onChipCarry)
-                              : compileGraph(o.archPath, o.graphPath, o.minSections, o.onChipCarry);
+  CompileResult c = o.skipRtl ? compileProgram(o.archPath, o.graphPath, o.minSections, o.onChipCarry, o.buffering)
+                              : compileGraph(o.archPath, o.graphPath, o.minSections, o.onChipCarry, o.buffering);
   r.compileSeconds = since(t0);
   r.sections = c.sections.sections;
   r.reloadedSections = int(c.reloads.size());

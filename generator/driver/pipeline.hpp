@@ -13,6 +13,7 @@
 
 #include "arch/config_layout.hpp"
 #include "bitstream/config_image.hpp"
+#include "map/buffering.hpp"
 #include "bitstream/reload.hpp"
 #include "driver/inputs.hpp"
 #include "driver/report.hpp"
@@ -28,6 +29,8 @@ struct CompileResult {
   StepGraph graph;                  ///< as the fabric runs it: cut into sections when needed
   ShapeResult shapes;               ///< of `graph`
   SectionPlan sections;
+  BufferPlan buffers;               ///< planBuffers on the user's graph (empty with buffering off)
+  std::string buffersText;          ///< bufferPlanText of it (mapping.txt)
   Mapping mapping;
   ConfigLayout layout;              ///< the fabric's: arch.contexts contexts
   /// One context per section when the program has more sections than the fabric has
@@ -48,14 +51,16 @@ struct CompileResult {
 /// fabricForGraph, sections, mapping, configuration image, bitstream; `rtl` stays empty.
 /// `minSections` > 1 cuts the graph into at least that many sections even where it fits;
 /// `onChipCarry` false carries every stream that crosses a cut through DRAM (planSections).
+/// `buffering` (default) sizes the buffers of reconvergent paths (planBuffers); false keeps the
+/// link FIFOs alone, so a graph that needs more deadlocks (to study it).
 /// Errors: DiagError from the stage that failed (later stages do not run).
 CompileResult compileProgram(const std::string& archPath, const std::string& graphPath, int minSections = 1,
-                             bool onChipCarry = true);
+                             bool onChipCarry = true, bool buffering = true);
 
 /// compileProgram, then emitFabric (the fabric's Verilog). Errors: as compileProgram, and
 /// A-112 for an unbounded arch (it has no RTL).
 CompileResult compileGraph(const std::string& archPath, const std::string& graphPath, int minSections = 1,
-                           bool onChipCarry = true);
+                           bool onChipCarry = true, bool buffering = true);
 
 /// Writes rtl/, fabric.bin, fabric.cfg, mapping.txt, reloads.json (more sections than
 /// contexts) and the drawings (graph.dot/.svg, fabric_s<k>.svg) into `dir` atomically: everything goes
@@ -72,6 +77,7 @@ struct VerifyOptions {
   uint32_t seed = 1;
   int minSections = 1;              ///< --sections: cut into at least this many sections
   bool onChipCarry = true;          ///< --carry auto (true) or dram (false)
+  bool buffering = true;            ///< false: --no-buffering (reconvergent paths keep the link FIFOs alone)
   bool trace = false;               ///< FST waveform of the RTL run
   bool skipRtl = false;             ///< model only
   bool axi = false;                 ///< also run the fabric through its AXI wrapper (docs/axi.md)

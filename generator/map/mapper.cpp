@@ -546,6 +546,8 @@ Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel&
   return m;
 }
 
+std::map<UnitKind, int> unitDemand(const StepGraph& g, const ArchModel& a) { return Mapper(g, a, {}).demand(); }
+
 ArchModel fabricForGraph(const ArchModel& a, const StepGraph& g) {
   if (!a.unbounded) return a;
   ArchModel f = a;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <map>
 #include <vector>
 
 #include "arch/arch_model.hpp"
@@ -84,6 +85,10 @@ struct Mapping {
 /// is read takes a second memory unit (auxUnit) for it. `sectionOf` (per op, empty = all 0,
 /// from planSections) gives each op's section: section s is placed in context s with the
 /// whole fabric to itself, and an op reads only streams of its own section.
+/// Units of each kind `g` takes in one section on `a` (the mapper's count: one per placed
+/// op, plus route meta units and Parallelize / Partition outputs beyond the first).
+std::map<UnitKind, int> unitDemand(const StepGraph& g, const ArchModel& a);
+
 Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel& a,
                  const std::vector<int>& sectionOf = {});
 

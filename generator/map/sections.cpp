@@ -448,7 +448,8 @@ struct GreedyCut {
   int last = 0;          ///< the last section
   SectionedGraph sg;
 };
-GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections, bool grouped) {
+GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections, bool grouped,
+                    const std::vector<std::pair<int, int>>& after) {
   // A cluster of dynamic operators (map/clusters.hpp) runs on one unit: its members go
   // into their host's section.
   const Clusters cl = findClusters(g);
@@ -509,6 +510,14 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
     }
     if (int(inSection.size()) >= cap) close(true);
     const int op = core[i];
+    // A join that must wait for an op of the open section (planBuffers' cut) starts the next.
+    const bool waits = std::any_of(after.begin(), after.end(), [&](const std::pair<int, int>& hj) {
+      return hj.second == op && sec[size_t(hj.first)] == cur;
+    });
+    if (waits && !inSection.empty()) {
+      close(false);
+      continue;
+    }
     assign(op, cur);
     // An op that does not fit an empty section stays: closing the section decides (it may
     // need the next op with it, e.g. a Bufferize and its Streamify's reader).
@@ -529,10 +538,10 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
 }  // namespace
 
 SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections,
-                            bool onChipCarry) {
+                            bool onChipCarry, const std::vector<std::pair<int, int>>& after) {
   SectionedGraph whole{g, s, {}};
   whole.plan.sectionOf.assign(g.ops.size(), 0);
-  if (minSections <= 1) {
+  if (minSections <= 1 && after.empty()) {
     try {
       checkFits(whole, a);
       checkAddressSpace(whole, a);
@@ -551,11 +560,11 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
   }
   GreedyCut gc;
   try {
-    gc = greedyCut(g, s, a, minSections, false);
+    gc = greedyCut(g, s, a, minSections, false, after);
   } catch (const DiagError& e) {
     if (e.diags.at(0).id != "M-309") throw;
     try {
-      gc = greedyCut(g, s, a, minSections, true);
+      gc = greedyCut(g, s, a, minSections, true, after);
     } catch (const DiagError&) {
       throw e;
     }
@@ -576,13 +585,18 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
       assign(*last, k + 1);
       SectionedGraph moved;
       bool better = false;
-      try {
-        moved = Cutter(g, s, sec, cur + 1, true).run();
-        better = moved.plan.carriedDramBytes() < sg.plan.carriedDramBytes();
-        if (better) checkFits(moved, a);
-      } catch (const DiagError& e) {
-        if (!cutFails(e)) throw;
-        better = false;
+      const bool keepsOrder = std::none_of(after.begin(), after.end(), [&](const std::pair<int, int>& hj) {
+        return sec[size_t(hj.first)] >= sec[size_t(hj.second)];
+      });
+      if (keepsOrder) {
+        try {
+          moved = Cutter(g, s, sec, cur + 1, true).run();
+          better = moved.plan.carriedDramBytes() < sg.plan.carriedDramBytes();
+          if (better) checkFits(moved, a);
+        } catch (const DiagError& e) {
+          if (!cutFails(e)) throw;
+          better = false;
+        }
       }
       if (!better) {
         assign(*last, k);

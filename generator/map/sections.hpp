@@ -63,8 +63,10 @@ struct SectionedGraph {
 /// (not a static stream of 2-D tiles; a dynamic-operator cluster stays whole in one section); M-310 a
 /// tensor or a carried stream's scratch beyond the DRAM address space. Any number of sections runs on any number of
 /// contexts (foldSections: more sections than contexts are reloaded while the fabric runs).
+/// `after` (op pairs {h, j}, from planBuffers' section cuts): j runs in a later section than
+/// h, so the graph is cut even when it fits whole.
 SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections,
-                            bool onChipCarry = true);
+                            bool onChipCarry = true, const std::vector<std::pair<int, int>>& after = {});
 
 /// Readable summary for mapping.txt: sections (and the context each runs from on a fabric of
 /// `contexts` contexts), their operators, carried streams and bytes, the scratch layout.

@@ -1,0 +1,328 @@
+// planBuffers: reconvergent pairs, their holds and Z3's choice of buffers (map/buffering.hpp).
+#include "map/buffering.hpp"
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "ir/attrs.hpp"
+#include "ir/op_table.hpp"
+#include "map/clusters.hpp"
+#include "map/mapping.hpp"
+#include "passes/graph_order.hpp"
+
+namespace stepgen {
+
+namespace {
+
+// Elements a stream carries (the product of its dims), nullopt when a dim is not static.
+std::optional<int64_t> elements(const StepGraph& g, const ShapeResult& s, StreamId id) {
+  int64_t n = 1;
+  for (const SymExpr& d : s.types.at(size_t(id.v)).shape) {
+    auto v = d.evaluate(g.symbols);
+    if (!v) return std::nullopt;
+    n *= *v;
+  }
+  return n;
+}
+
+// Bytes of one element of a tile stream (a selector or reference element counts one beat).
+int64_t elementBytes(const StepGraph& g, const ShapeResult& s, StreamId id, const ArchModel& a) {
+  const ElemType& e = s.types.at(size_t(id.v)).elem;
+  if (e.kind != ElemType::Kind::Tile || e.tile.size() != 2) return a.linkBytes();
+  auto r = e.tile[0].evaluate(g.symbols), c = e.tile[1].evaluate(g.symbols);
+  return (r ? *r : 64) * (c ? *c : 1) * 4;  // a dynamic row count at its bound: 64 tokens (route unit)
+}
+
+class Finder {
+ public:
+  Finder(const StepGraph& g, const ShapeResult& s, const ArchModel& a) : g_(g), s_(s), a_(a), cl_(findClusters(g)) {
+    const OpOrder o = orderOps(g);
+    rank_.assign(g.ops.size(), int(g.ops.size()));
+    for (size_t i = 0; i < o.order.size(); ++i) rank_[size_t(o.order[i])] = int(i);
+  }
+
+  std::vector<Reconvergence> run() {
+    std::vector<Reconvergence> out;
+    for (size_t f = 0; f < g_.ops.size(); ++f) {
+      const Op& fork = g_.ops[f];
+      if (fork.kind != OpKind::Broadcast) continue;
+      for (size_t i = 0; i < fork.outputs.size(); ++i)
+        for (size_t j = i + 1; j < fork.outputs.size(); ++j)
+          if (auto r = pair(OpId{int(f)}, fork.outputs[i], fork.outputs[j])) out.push_back(*r);
+    }
+    return out;
+  }
+
+ private:
+  const StepGraph& g_;
+  const ShapeResult& s_;
+  const ArchModel& a_;
+  const Clusters cl_;
+  std::vector<int> rank_;  // dependency order
+
+  // Ops reachable from stream `from`, each with the op before it on a shortest path (-1: it
+  // reads `from` itself).
+  std::map<int, int> reach(StreamId from) const {
+    std::map<int, int> parent;
+    std::vector<int> frontier;
+    for (OpId c : g_.stream(from).consumers) parent.emplace(c.v, -1), frontier.push_back(c.v);
+    for (size_t k = 0; k < frontier.size(); ++k) {
+      const int op = frontier[k];
+      for (StreamId o : g_.ops[size_t(op)].outputs)
+        for (OpId c : g_.stream(o).consumers)
+          if (parent.emplace(c.v, op).second) frontier.push_back(c.v);
+    }
+    return parent;
+  }
+
+  bool inCluster(int op, std::initializer_list<ClusterKind> kinds) const {
+    const int h = cl_.host[size_t(op)];
+    if (h < 0) return false;
+    const ClusterKind k = cl_.kind.at(h);
+    return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+  }
+
+  // An op that takes its inputs in lockstep: it waits on one while the other fills. Route
+  // and combine units, Partition and EagerMerge take each input as it comes.
+  bool blockingJoin(int op) const {
+    const Op& o = g_.ops[size_t(op)];
+    if (o.inputs.size() < 2) return false;
+    if (inCluster(op, {ClusterKind::Route, ClusterKind::Combine, ClusterKind::WeightLoad, ClusterKind::RunLoad})) return false;
+    return o.kind == OpKind::Zip || o.kind == OpKind::Map || o.kind == OpKind::Accum || o.kind == OpKind::Expand;
+  }
+
+  std::vector<OpId> pathTo(const std::map<int, int>& parent, int join) const {
+    std::vector<OpId> p;
+    for (int op = parent.at(join); op >= 0; op = parent.at(op)) p.push_back(OpId{op});
+    std::reverse(p.begin(), p.end());
+    return p;
+  }
+
+  // Input elements `op` takes before its first output (map/buffering.hpp).
+  int64_t holdOf(int op, StreamId in) const {
+    const Op& o = g_.ops[size_t(op)];
+    const auto whole = elements(g_, s_, in);
+    if (inCluster(op, {ClusterKind::Route, ClusterKind::Combine})) return whole ? *whole : int64_t(1) << 30;
+    if (o.kind != OpKind::Accum && o.kind != OpKind::Bufferize) return 1;
+    const std::vector<SymExpr>& shape = s_.types.at(size_t(in.v)).shape;
+    const int64_t b = o.attrs.count("b") ? attrInt(g_, o, "b") : 0;
+    int64_t n = 1;
+    for (int64_t d = 0; d < b && d < int64_t(shape.size()); ++d) {
+      auto v = shape[shape.size() - 1 - size_t(d)].evaluate(g_.symbols);
+      if (!v) return whole ? *whole : int64_t(1) << 30;
+      n *= *v;
+    }
+    return n;
+  }
+
+  // A path's hold in elements of the fork's stream: the largest hold on it, scaled back by the
+  // element counts between the fork and that op.
+  std::pair<int64_t, int> pathHold(StreamId start, const std::vector<OpId>& path) const {
+    double f = 1;  // fork elements per element of the current stream
+    int64_t best = 1;
+    int holder = -1;
+    StreamId cur = start;
+    const auto forkElems = elements(g_, s_, start);
+    for (size_t k = 0; k < path.size(); ++k) {
+      const int op = path[k].v;
+      const int64_t h = int64_t(f * double(holdOf(op, cur)));
+      if (h > best || holder < 0) best = std::max(best, h), holder = op;
+      // the stream to the next op on the path (or the join)
+      StreamId next = g_.ops[size_t(op)].outputs.empty() ? cur : g_.ops[size_t(op)].outputs[0];
+      const int nextOp = k + 1 < path.size() ? path[k + 1].v : -1;
+      for (StreamId o : g_.ops[size_t(op)].outputs)
+        for (OpId c : g_.stream(o).consumers)
+          if (c.v == nextOp) next = o;
+      const auto ein = elements(g_, s_, cur), eout = elements(g_, s_, next);
+      if (ein && eout && *eout > 0) f *= double(*ein) / double(*eout);
+      cur = next;
+    }
+    if (forkElems) best = std::min(best, *forkElems);
+    return {best, holder};
+  }
+
+  // Links on a path: one into each op that sits on a unit, and one into the join's unit.
+  int links(const std::vector<OpId>& path) const {
+    int n = 1;
+    for (OpId op : path)
+      if (opRow(g_.op(op).kind).hardware != OpHardware::Absorbed && !cl_.isMember(op.v)) ++n;
+    return n;
+  }
+
+  // The op on a unit that an absorbed join (a Zip) feeds.
+  OpId unitOf(int op) const {
+    for (int guard = 0; guard < 64; ++guard) {
+      const Op& o = g_.ops[size_t(op)];
+      if (opRow(o.kind).hardware != OpHardware::Absorbed || o.outputs.empty()) break;
+      const auto& cs = g_.stream(o.outputs[0]).consumers;
+      if (cs.empty()) break;
+      op = cs[0].v;
+    }
+    return OpId{op};
+  }
+
+  std::optional<Reconvergence> pair(OpId fork, StreamId a, StreamId b) const {
+    const auto ra = reach(a), rb = reach(b);
+    int join = -1;
+    for (const auto& [op, parent] : ra)
+      if (rb.count(op) && blockingJoin(op) && (join < 0 || rank_[size_t(op)] < rank_[size_t(join)])) join = op;
+    if (join < 0) return std::nullopt;
+    Reconvergence r;
+    r.fork = fork, r.join = OpId{join}, r.joinUnit = unitOf(join);
+    std::vector<OpId> pa = pathTo(ra, join), pb = pathTo(rb, join);
+    auto [ha, holderA] = pathHold(a, pa);
+    auto [hb, holderB] = pathHold(b, pb);
+    const bool aLong = ha > hb;
+    r.longPath = aLong ? pa : pb, r.shortPath = aLong ? pb : pa;
+    r.shortStream = aLong ? b : a;
+    r.holder = OpId{aLong ? holderA : holderB};
+    const StreamId in = g_.op(fork).inputs.at(0);
+    r.needBytes = (std::max(ha, hb) - std::min(ha, hb)) * elementBytes(g_, s_, in, a_);
+    r.fifoBytes = int64_t(links(r.shortPath)) * a_.link.fifoDepth * a_.linkBytes();
+    const auto n = elements(g_, s_, in);
+    const int64_t eb = elementBytes(g_, s_, in, a_);
+    r.streamBytes = n ? *n * eb : int64_t(1) << 40;
+    // The fewest inner dims of the short stream whose elements hold what the long path takes.
+    const std::vector<SymExpr>& shape = s_.types.at(size_t(r.shortStream.v)).shape;
+    int64_t group = 1;
+    r.bufferBytes = int64_t(1) << 40;
+    for (int k = 1; k < int(shape.size()); ++k) {
+      auto v = shape[shape.size() - size_t(k)].evaluate(g_.symbols);
+      if (!v) break;
+      group *= *v;
+      if (group * eb >= r.needBytes) {
+        r.bufferDims = k, r.bufferBytes = group * eb;
+        break;
+      }
+    }
+    if (r.bufferDims == 0 && n) r.bufferDims = int(shape.size()) - 1, r.bufferBytes = r.streamBytes;  // the whole stream
+    return r;
+  }
+};
+
+// Z3 Optimize over the pairs whose need exceeds their FIFOs: per fork output a memory-unit
+// buffer (bool), per pair a section cut (bool); every such pair covered, at most `freeMu`
+// buffers, least memory-unit bytes + 2 x cut bytes.
+int64_t decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchModel& a) {
+  z3::context ctx;
+  z3::optimize opt(ctx);
+  std::map<int, z3::expr> mu;  // per short stream
+  std::vector<std::optional<z3::expr>> cut(pairs.size());
+  z3::expr cost = ctx.int_val(0), used = ctx.int_val(0);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    Reconvergence& r = pairs[i];
+    if (r.needBytes <= r.fifoBytes) continue;
+    const bool fits = r.bufferDims > 0 && 2 * r.bufferBytes <= a.mu.capacityBytes;  // Bufferize double-buffers
+    z3::expr c = ctx.bool_const(fmt::format("cut_{}", i).c_str());
+    cut[i] = c;
+    cost = cost + z3::ite(c, ctx.int_val(int64_t(2 * std::min<int64_t>(r.streamBytes, int64_t(1) << 40))), ctx.int_val(0));
+    z3::expr cover = c;
+    if (fits) {
+      auto it = mu.find(r.shortStream.v);
+      if (it == mu.end()) {
+        z3::expr m = ctx.bool_const(fmt::format("mu_{}", r.shortStream.v).c_str());
+        it = mu.emplace(r.shortStream.v, m).first;
+        cost = cost + z3::ite(m, ctx.int_val(int64_t(r.bufferBytes)), ctx.int_val(0));
+        used = used + z3::ite(m, ctx.int_val(1), ctx.int_val(0));
+      }
+      cover = cover || it->second;
+    }
+    opt.add(cover);
+  }
+  opt.add(used <= ctx.int_val(int64_t(freeMu)));
+  z3::optimize::handle h = opt.minimize(cost);
+  if (opt.check() != z3::sat) throw std::logic_error("internal error: buffer plan unsatisfiable");
+  const z3::model m = opt.get_model();
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (!cut[i]) continue;
+    auto it = mu.find(pairs[i].shortStream.v);
+    const bool useMu = it != mu.end() && m.eval(it->second, true).is_true();
+    pairs[i].choice = useMu ? BufferChoice::MemoryUnit : BufferChoice::SectionCut;
+  }
+  return opt.lower(h).get_numeral_int64();
+}
+
+const char* choiceName(BufferChoice c) {
+  return c == BufferChoice::Fifo ? "link FIFOs" : c == BufferChoice::MemoryUnit ? "memory-unit buffer" : "section cut";
+}
+
+}  // namespace
+
+BufferPlan planBuffers(const StepGraph& g, const ShapeResult& s, const ArchModel& a) {
+  BufferPlan p;
+  p.pairs = Finder(g, s, a).run();
+  if (p.pairs.empty()) return p;
+  int64_t mus = 0;
+  for (const UnitSite& u : a.units) mus += u.kind == UnitKind::Memory;
+  const auto demand = unitDemand(g, a);
+  p.freeMemoryUnits = a.unbounded ? int64_t(p.pairs.size()) : std::max<int64_t>(0, mus - (demand.count(UnitKind::Memory) ? demand.at(UnitKind::Memory) : 0));
+  p.bufferBytes = decide(p.pairs, p.freeMemoryUnits, a);
+  return p;
+}
+
+StepGraph insertBuffers(const StepGraph& g, const BufferPlan& p) {
+  StepGraph out = g;
+  std::set<int> done;
+  for (const Reconvergence& r : p.pairs) {
+    if (r.choice != BufferChoice::MemoryUnit || !done.insert(r.shortStream.v).second) continue;
+    const Stream old = out.stream(r.shortStream);
+    const int k = r.bufferDims;
+    auto attr = [&](const std::string& v) { return Attr{old.loc, v, false, {}}; };
+    auto stream = [&](const std::string& name, OpId producer) {
+      Stream st;
+      st.name = name, st.loc = old.loc, st.producer = producer;
+      out.streams.push_back(st);
+      return StreamId{int(out.streams.size()) - 1};
+    };
+    const int base = int(out.ops.size());
+    const StreamId ref = stream(old.name + ".kept", OpId{base});
+    const StreamId rep = stream(old.name + ".replayed", OpId{base + 1});
+    const StreamId flat = stream(old.name + ".buffered", OpId{base + 2});
+    Op keep, replay, flatten;
+    keep.name = "buffer_keep_" + old.name, keep.kind = OpKind::Bufferize, keep.loc = old.loc;
+    keep.inputs = {r.shortStream}, keep.outputs = {ref}, keep.attrs["b"] = attr(std::to_string(k));
+    replay.name = "buffer_replay_" + old.name, replay.kind = OpKind::Streamify, replay.loc = old.loc;
+    replay.inputs = {ref}, replay.outputs = {rep}, replay.attrs["repeat"] = attr("1");
+    flatten.name = "buffer_flatten_" + old.name, flatten.kind = OpKind::Flatten, flatten.loc = old.loc;
+    flatten.inputs = {rep}, flatten.outputs = {flat};
+    flatten.attrs["lo"] = attr(std::to_string(k)), flatten.attrs["hi"] = attr(std::to_string(k + 1));
+    // The old stream's readers read the buffered one; the old stream feeds the buffer only.
+    for (OpId c : old.consumers)
+      for (StreamId& in : out.ops[size_t(c.v)].inputs)
+        if (in == r.shortStream) in = flat;
+    out.streams[size_t(flat.v)].consumers = old.consumers;
+    out.streams[size_t(r.shortStream.v)].consumers = {OpId{base}};
+    out.streams[size_t(ref.v)].consumers = {OpId{base + 1}};
+    out.streams[size_t(rep.v)].consumers = {OpId{base + 2}};
+    out.ops.push_back(std::move(keep));
+    out.ops.push_back(std::move(replay));
+    out.ops.push_back(std::move(flatten));
+  }
+  return out;
+}
+
+std::string bufferPlanText(const StepGraph& g, const BufferPlan& p) {
+  std::string t = fmt::format("# buffers: {} reconvergent pair(s), {} free memory unit(s), cost {} bytes\n", p.pairs.size(),
+                              p.freeMemoryUnits, p.bufferBytes);
+  for (const Reconvergence& r : p.pairs) {
+    t += fmt::format("buffer {} -> {} : {}; the long path ({}) holds {} B before the join, the short stream {} has "
+                     "{} B of link FIFOs",
+                     g.op(r.fork).name, g.op(r.join).name, choiceName(r.choice),
+                     r.holder.valid() ? g.op(r.holder).name : std::string("-"), r.needBytes, g.stream(r.shortStream).name,
+                     r.fifoBytes);
+    if (r.choice == BufferChoice::MemoryUnit)
+      t += fmt::format(" (Bufferize b = {}: {} B, double-buffered)", r.bufferDims, r.bufferBytes);
+    if (r.choice == BufferChoice::SectionCut)
+      t += fmt::format(" ('{}' after '{}', {} B through DRAM)", g.op(r.joinUnit).name,
+                       r.holder.valid() ? g.op(r.holder).name : std::string("-"), r.streamBytes);
+    t += "\n";
+  }
+  return t;
+}
+
+}  // namespace stepgen

@@ -1,0 +1,81 @@
+// planBuffers (map/buffering.hpp) on graphs whose waits are counted by hand.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "builders/rmsnorm.hpp"
+#include "ir/graph.hpp"
+#include "map/buffering.hpp"
+#include "passes/shape_check.hpp"
+#include "support/files.hpp"
+
+using namespace stepgen;
+
+namespace {
+
+std::string root() { return STEPGEN_ROOT; }
+
+BufferPlan planOf(const StepGraph& g, const ArchModel& a) { return planBuffers(g, checkShapes(g), a); }
+
+}  // namespace
+
+// tests/data/graphs/residual_accum.yaml: x (8 groups of 8 tiles of 1 x 64 words) is broadcast
+// to an Accum(b = 1), which takes a group's 8 tiles before it emits, and to the add. The add
+// can take nothing before the sum, so the short path must hold 7 tiles: 7 x 64 x 4 = 1,792 B,
+// against one 2-beat FIFO of 64-byte beats (128 B). One group is 8 tiles, 2,048 B.
+TEST_CASE("buffering: a residual around an Accum needs a buffer of one group", "[buffering]") {
+  const StepGraph g = loadGraph(root() + "/tests/data/graphs/residual_accum.yaml");
+  ArchModel a = loadArch(root() + "/arch/default.yaml");  // 2 memory units, RepeatStatic takes one
+  BufferPlan p = planOf(g, a);
+  REQUIRE(p.pairs.size() == 1);
+  const Reconvergence& r = p.pairs[0];
+  CHECK(g.op(r.fork).name == "bx");
+  CHECK(g.op(r.join).name == "zip_res");
+  CHECK(g.op(r.joinUnit).name == "add_res");
+  CHECK(g.op(r.holder).name == "sum");
+  CHECK(g.stream(r.shortStream).name == "x_res");
+  CHECK(r.needBytes == 7 * 64 * 4);
+  CHECK(r.fifoBytes == 2 * 64);
+  CHECK(r.bufferDims == 1);
+  CHECK(r.bufferBytes == 8 * 64 * 4);
+  CHECK(r.streamBytes == 64 * 64 * 4);
+  CHECK(p.freeMemoryUnits == 1);
+  CHECK(r.choice == BufferChoice::MemoryUnit);
+  CHECK(p.bufferBytes == 2048);
+
+  // The rewritten graph: Bufferize(b = 1) -> Streamify(1) -> Flatten(1, 2) in front of the
+  // join, the same stream shape at the join as before.
+  const StepGraph b = insertBuffers(g, p);
+  const ShapeResult sb = checkShapes(b);
+  REQUIRE(b.ops.size() == g.ops.size() + 3);
+  const Op& keep = b.ops[g.ops.size()];
+  CHECK(keep.kind == OpKind::Bufferize);
+  CHECK(keep.attrs.at("b").scalar == "1");
+  const Op& zip = b.op(r.join);
+  CHECK(b.stream(zip.inputs[0]).name == "x_res.buffered");
+  CHECK(sb.types.at(size_t(zip.inputs[0].v)).shape.size() == 2);
+
+  // No memory unit free (the arch's second one removed): the join goes to a later section.
+  for (UnitSite& u : a.units)
+    if (u.kind == UnitKind::Memory && u.x == 3) u.kind = UnitKind::Empty;
+  p = planOf(g, a);
+  CHECK(p.freeMemoryUnits == 0);
+  CHECK(p.pairs.at(0).choice == BufferChoice::SectionCut);
+  CHECK(p.bufferBytes == 2 * 64 * 64 * 4);  // the short stream stored and loaded once
+}
+
+// RMSNorm's squares: x and its Broadcast copy meet at once at the Zip (both paths hold one
+// tile), so the link FIFOs are enough and nothing is added.
+TEST_CASE("buffering: paths that hold the same add nothing, and no Broadcast means no pair", "[buffering]") {
+  const auto dir = std::filesystem::temp_directory_path() / "sg_buffering_rms";
+  writeFile(dir / "graph.yaml", buildRmsNormGraph(RmsNormParams{}));
+  const StepGraph g = loadGraph((dir / "graph.yaml").string());
+  const ArchModel a = loadArch(root() + "/tests/data/arch_dyn_ops.yaml");
+  const BufferPlan p = planOf(g, a);
+  REQUIRE(p.pairs.size() == 1);
+  CHECK(p.pairs[0].needBytes == 0);
+  CHECK(p.pairs[0].choice == BufferChoice::Fifo);
+  CHECK_FALSE(p.any());
+  const StepGraph nb = loadGraph(root() + "/tests/data/graphs/buffer.yaml");
+  CHECK(planOf(nb, loadArch(root() + "/arch/default.yaml")).pairs.empty());
+}
