@@ -200,14 +200,14 @@ add_test(NAME rtl_yosys_small COMMAND bash ${STEPGEN_ROOT}/flows/synth_fabric.sh
 set_tests_properties(rtl_yosys_small PROPERTIES TIMEOUT 600)
 
 # Reconvergent paths (map/buffering.hpp): x broadcast to an Accum over 8 tiles and to the add
-# that waits for their sum (tests/data/graphs/residual_accum.yaml). Buffering puts the 7
-# waiting tiles (1,792 B, hand-counted: 7 x 64 words x 4 B) in a memory-unit buffer of one
-# group (Bufferize b = 1, 2,048 B): bit-exact, model within 5 %. With --no-buffering the
+# that waits for their sum (tests/data/graphs/residual_accum.yaml). Buffering puts the 8
+# waiting tiles (2,048 B, hand-counted: 8 x 64 words x 4 B) in a memory-unit buffer of one
+# group (Bufferize b = 1): bit-exact, model within 5 %. With --no-buffering the
 # model and the RTL both deadlock (exit 2).
 add_test(NAME e2e_residual_buffer_default
          COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/residual_accum; rm -rf $d $d.nb
            bash ${STEPGEN_ROOT}/tests/expect_log.sh $d.log -e '^outputs: bit-exact$' --              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/default.yaml                --graph ${STEPGEN_ROOT}/tests/data/graphs/residual_accum.yaml -o $d --build-cache ${E2E_CACHE} --max-cycle-error 5
-           grep -q '^buffer bx -> zip_res : memory-unit buffer; the long path (sum) holds 1792 B' $d/mapping.txt
+           grep -q '^buffer bx -> zip_res : memory-unit buffer; the long path (sum) holds 2048 B' $d/mapping.txt
            grep -q '^op buffer_keep_x_res (Bufferize) -> u_mu' $d/mapping.txt
            rc=0; $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/default.yaml --no-buffering              --graph ${STEPGEN_ROOT}/tests/data/graphs/residual_accum.yaml -o $d.nb --build-cache ${E2E_CACHE} > $d.nb.log 2>&1 || rc=\$?
            cat $d.nb.log; [ \$rc -eq 2 ] || { echo expected exit 2, got \$rc; exit 1; }

@@ -49,7 +49,7 @@ set_tests_properties(moe_layer_qwen3 moe_dispatch_mixtral moe_fifo_depths_mixtra
 # exists: the add's 2-beat FIFO fills, the broadcast stops, the router never completes.
 # With --no-buffering (today's behaviour kept to study it) verify must stop (RTL watchdog),
 # exit 2, and the model and the RTL must name stream xr. Buffering (map/buffering.hpp) finds
-# that the route unit holds 63 rows (16,128 B) before the add can take the first, no memory
+# that the route unit holds all 64 rows (16,384 B) before the add can take the first, no memory
 # unit is free, and cuts the graph so the add runs in a second section (moe_residual_buffered).
 add_test(NAME moe_deadlock_residual
          COMMAND bash -c "set -euo pipefail
@@ -71,7 +71,7 @@ add_test(NAME moe_residual_buffered
            bash ${STEPGEN_ROOT}/tests/expect_log.sh moe_resb.log -e '^outputs: bit-exact$' -e '^sections: 2 ' -- \
              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe.yaml --graph moe_resb/graph.yaml \
                --inputs moe_resb/inputs -o moe_resb/v --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe --max-cycle-error 5
-           grep -q '^buffer bres -> zip_res : section cut; .* holds 16128 B' moe_resb/v/mapping.txt"
+           grep -q '^buffer bres -> zip_res : section cut; .* holds 16384 B' moe_resb/v/mapping.txt"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(moe_residual_buffered PROPERTIES TIMEOUT 900 LABELS "moe" FIXTURES_REQUIRED moe_fabric)
 

@@ -5,6 +5,7 @@
 #include <z3++.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -103,34 +104,48 @@ class Finder {
     return p;
   }
 
-  // Input elements `op` takes before its first output (map/buffering.hpp).
-  int64_t holdOf(int op, StreamId in) const {
+  // Input elements (tiles; a fraction for part of one) `op` takes before its first output
+  // (map/buffering.hpp).
+  double holdOf(int op, StreamId in) const {
     const Op& o = g_.ops[size_t(op)];
     const auto whole = elements(g_, s_, in);
-    if (inCluster(op, {ClusterKind::Route, ClusterKind::Combine})) return whole ? *whole : int64_t(1) << 30;
-    if (o.kind != OpKind::Accum && o.kind != OpKind::Bufferize) return 1;
+    const double all = whole ? double(*whole) : double(int64_t(1) << 30);
+    if (inCluster(op, {ClusterKind::Route, ClusterKind::Combine})) return all;
+    if (opRow(o.kind).hardware == OpHardware::Absorbed) return 0;  // links and stop maps
+    const ElemType& e = s_.types.at(size_t(in.v)).elem;
+    const bool tile = e.kind == ElemType::Kind::Tile && e.tile.size() == 2;
+    const double beat = std::min(1.0, double(a_.linkBytes()) / double(elementBytes(g_, s_, in, a_)));
+    if (o.kind == OpKind::Map && tile) {
+      const std::string fn = o.attrs.count("fn") ? o.attrs.at("fn").scalar : "";
+      if (fn == "matmul" || fn == "matmul_t") return 1;  // its whole a tile first
+      if (fn == "rowmax" || fn == "rowsum") {            // a whole row first
+        auto rows = e.tile[0].evaluate(g_.symbols);
+        return std::max(beat, 1.0 / double(rows ? *rows : 1));
+      }
+    }
+    if (o.kind != OpKind::Accum && o.kind != OpKind::Bufferize) return beat;
     const std::vector<SymExpr>& shape = s_.types.at(size_t(in.v)).shape;
     const int64_t b = o.attrs.count("b") ? attrInt(g_, o, "b") : 0;
-    int64_t n = 1;
+    double n = 1;
     for (int64_t d = 0; d < b && d < int64_t(shape.size()); ++d) {
       auto v = shape[shape.size() - 1 - size_t(d)].evaluate(g_.symbols);
-      if (!v) return whole ? *whole : int64_t(1) << 30;
-      n *= *v;
+      if (!v) return all;
+      n *= double(*v);
     }
     return n;
   }
 
   // A path's hold in elements of the fork's stream: the largest hold on it, scaled back by the
   // element counts between the fork and that op.
-  std::pair<int64_t, int> pathHold(StreamId start, const std::vector<OpId>& path) const {
+  std::pair<double, int> pathHold(StreamId start, const std::vector<OpId>& path) const {
     double f = 1;  // fork elements per element of the current stream
-    int64_t best = 1;
+    double best = 0;
     int holder = -1;
     StreamId cur = start;
     const auto forkElems = elements(g_, s_, start);
     for (size_t k = 0; k < path.size(); ++k) {
       const int op = path[k].v;
-      const int64_t h = int64_t(f * double(holdOf(op, cur)));
+      const double h = f * holdOf(op, cur);
       if (h > best || holder < 0) best = std::max(best, h), holder = op;
       // the stream to the next op on the path (or the join)
       StreamId next = g_.ops[size_t(op)].outputs.empty() ? cur : g_.ops[size_t(op)].outputs[0];
@@ -142,7 +157,7 @@ class Finder {
       if (ein && eout && *eout > 0) f *= double(*ein) / double(*eout);
       cur = next;
     }
-    if (forkElems) best = std::min(best, *forkElems);
+    if (forkElems) best = std::min(best, double(*forkElems));
     return {best, holder};
   }
 
@@ -182,7 +197,7 @@ class Finder {
     r.shortStream = aLong ? b : a;
     r.holder = OpId{aLong ? holderA : holderB};
     const StreamId in = g_.op(fork).inputs.at(0);
-    r.needBytes = (std::max(ha, hb) - std::min(ha, hb)) * elementBytes(g_, s_, in, a_);
+    r.needBytes = int64_t(std::ceil((std::max(ha, hb) - std::min(ha, hb)) * double(elementBytes(g_, s_, in, a_))));
     r.fifoBytes = int64_t(links(r.shortPath)) * a_.link.fifoDepth * a_.linkBytes();
     const auto n = elements(g_, s_, in);
     const int64_t eb = elementBytes(g_, s_, in, a_);
@@ -191,8 +206,8 @@ class Finder {
     const std::vector<SymExpr>& shape = s_.types.at(size_t(r.shortStream.v)).shape;
     int64_t group = 1;
     r.bufferBytes = int64_t(1) << 40;
-    for (int k = 1; k < int(shape.size()); ++k) {
-      auto v = shape[shape.size() - size_t(k)].evaluate(g_.symbols);
+    for (int k = 0; k < int(shape.size()); ++k) {  // k = 0: one element (Bufferize b = 0)
+      auto v = k == 0 ? std::optional<int64_t>(1) : shape[shape.size() - size_t(k)].evaluate(g_.symbols);
       if (!v) break;
       group *= *v;
       if (group * eb >= r.needBytes) {
@@ -200,7 +215,7 @@ class Finder {
         break;
       }
     }
-    if (r.bufferDims == 0 && n) r.bufferDims = int(shape.size()) - 1, r.bufferBytes = r.streamBytes;  // the whole stream
+    if (r.bufferBytes == (int64_t(1) << 40) && n) r.bufferDims = int(shape.size()) - 1, r.bufferBytes = r.streamBytes;  // the whole stream
     return r;
   }
 };
@@ -208,17 +223,22 @@ class Finder {
 // Z3 Optimize over the pairs whose need exceeds their FIFOs: per fork output a memory-unit
 // buffer (bool), per pair a section cut (bool); every such pair covered, at most `freeMu`
 // buffers, least memory-unit bytes + 2 x cut bytes.
-int64_t decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchModel& a) {
+int64_t decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchModel& a, bool cuts) {
   z3::context ctx;
   z3::optimize opt(ctx);
   std::map<int, z3::expr> mu;  // per short stream
   std::vector<std::optional<z3::expr>> cut(pairs.size());
+  std::map<size_t, z3::expr> lefts;
   z3::expr cost = ctx.int_val(0), used = ctx.int_val(0);
   for (size_t i = 0; i < pairs.size(); ++i) {
     Reconvergence& r = pairs[i];
     if (r.needBytes <= r.fifoBytes) continue;
-    const bool fits = r.bufferDims > 0 && 2 * r.bufferBytes <= a.mu.capacityBytes;  // Bufferize double-buffers
-    z3::expr c = ctx.bool_const(fmt::format("cut_{}", i).c_str());
+    const bool fits = r.bufferBytes < (int64_t(1) << 40) && 2 * r.bufferBytes <= a.mu.capacityBytes;  // Bufferize double-buffers
+    if (!fits && !cuts) {
+      r.uncovered = true;
+      continue;
+    }
+    z3::expr c = cuts ? ctx.bool_const(fmt::format("cut_{}", i).c_str()) : ctx.bool_val(false);
     cut[i] = c;
     cost = cost + z3::ite(c, ctx.int_val(int64_t(2 * std::min<int64_t>(r.streamBytes, int64_t(1) << 40))), ctx.int_val(0));
     z3::expr cover = c;
@@ -232,7 +252,13 @@ int64_t decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchMode
       }
       cover = cover || it->second;
     }
-    opt.add(cover);
+    // Covered, or (without cuts, when the free memory units run out) left uncovered at a
+    // price above any buffer.
+    z3::expr left = ctx.bool_const(fmt::format("left_{}", i).c_str());
+    if (cuts) opt.add(!left);
+    cost = cost + z3::ite(left, ctx.int_val(int64_t(1) << 50), ctx.int_val(0));
+    opt.add(cover || left);
+    lefts.emplace(i, left);
   }
   opt.add(used <= ctx.int_val(int64_t(freeMu)));
   z3::optimize::handle h = opt.minimize(cost);
@@ -242,6 +268,10 @@ int64_t decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchMode
     if (!cut[i]) continue;
     auto it = mu.find(pairs[i].shortStream.v);
     const bool useMu = it != mu.end() && m.eval(it->second, true).is_true();
+    if (!useMu && m.eval(lefts.at(i), true).is_true()) {
+      pairs[i].uncovered = true;
+      continue;
+    }
     pairs[i].choice = useMu ? BufferChoice::MemoryUnit : BufferChoice::SectionCut;
   }
   return opt.lower(h).get_numeral_int64();
@@ -261,7 +291,7 @@ BufferPlan planBuffers(const StepGraph& g, const ShapeResult& s, const ArchModel
   for (const UnitSite& u : a.units) mus += u.kind == UnitKind::Memory;
   const auto demand = unitDemand(g, a);
   p.freeMemoryUnits = a.unbounded ? int64_t(p.pairs.size()) : std::max<int64_t>(0, mus - (demand.count(UnitKind::Memory) ? demand.at(UnitKind::Memory) : 0));
-  p.bufferBytes = decide(p.pairs, p.freeMemoryUnits, a);
+  p.bufferBytes = decide(p.pairs, p.freeMemoryUnits, a, orderOps(g).feedback.empty());
   return p;
 }
 
@@ -317,6 +347,7 @@ std::string bufferPlanText(const StepGraph& g, const BufferPlan& p) {
                      r.fifoBytes);
     if (r.choice == BufferChoice::MemoryUnit)
       t += fmt::format(" (Bufferize b = {}: {} B, double-buffered)", r.bufferDims, r.bufferBytes);
+    if (r.uncovered) t += " (UNCOVERED: no memory unit free or big enough, and a graph with feedback streams is not cut)";
     if (r.choice == BufferChoice::SectionCut)
       t += fmt::format(" ('{}' after '{}', {} B through DRAM)", g.op(r.joinUnit).name,
                        r.holder.valid() ? g.op(r.holder).name : std::string("-"), r.streamBytes);

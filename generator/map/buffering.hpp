@@ -41,6 +41,9 @@ struct Reconvergence {
   int bufferDims = 0;       ///< a memory-unit buffer collects this many inner dims of the short stream (Bufferize b) ...
   int64_t bufferBytes = 0;  ///< ... this many bytes: the fewest inner dims whose elements cover needBytes
   BufferChoice choice = BufferChoice::Fifo;
+  /// Needs more than its FIFOs, and neither choice is open (no memory unit free or the buffer
+  /// too big for one, and a graph with feedback streams is never cut): it may deadlock.
+  bool uncovered = false;
 };
 
 /// The decisions for a graph, and the optimum's cost.
@@ -56,11 +59,13 @@ struct BufferPlan {
 };
 
 /// Finds the reconvergent pairs of `g` and decides each (Z3 Optimize: least memory-unit bytes
-/// plus twice the DRAM bytes a cut carries, subject to every pair covered and at most the
-/// free memory units used; a buffer fits a unit when twice its bytes do). An operator's hold, in elements of its input, is the group of
-/// an Accum or Bufferize (the product of its inner b dims), the whole stream for the
-/// operators of a route or combine cluster (a MoE dispatch takes every token first), and 1
-/// for the rest; a path's hold in fork elements is the largest hold on it scaled back to
+/// plus twice the DRAM bytes a cut carries, subject to every pair covered that can be, and
+/// at most the free memory units used; no cuts in a graph with feedback streams, which runs
+/// whole; a buffer fits a unit when twice its bytes do). An operator's
+/// hold, in elements (tiles) of its input, is the group of an Accum or Bufferize (the
+/// product of its inner b dims), the whole stream for the operators of a route or combine
+/// unit (a MoE dispatch takes every token first), one tile for a matmul (its whole a tile
+/// first), one row for rowmax / rowsum, one beat for the rest and nothing for absorbed ops; a path's hold in fork elements is the largest hold on it scaled back to
 /// the fork's stream by the element counts between. needBytes = (long hold - short hold) x
 /// the fork's element bytes. Dimensions that are not static count as their bound, or make a
 /// hold the whole stream. Deterministic. Errors: none (a graph without a Broadcast has no pairs).

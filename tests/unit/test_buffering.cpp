@@ -21,8 +21,9 @@ BufferPlan planOf(const StepGraph& g, const ArchModel& a) { return planBuffers(g
 
 // tests/data/graphs/residual_accum.yaml: x (8 groups of 8 tiles of 1 x 64 words) is broadcast
 // to an Accum(b = 1), which takes a group's 8 tiles before it emits, and to the add. The add
-// can take nothing before the sum, so the short path must hold 7 tiles: 7 x 64 x 4 = 1,792 B,
-// against one 2-beat FIFO of 64-byte beats (128 B). One group is 8 tiles, 2,048 B.
+// can take nothing before the sum, which comes with the group's 8th tile, so the short path
+// must hold 8 tiles: 8 x 64 x 4 = 2,048 B, against one 2-beat FIFO of 64-byte beats (128 B).
+// One group (Bufferize b = 1) is those 8 tiles.
 TEST_CASE("buffering: a residual around an Accum needs a buffer of one group", "[buffering]") {
   const StepGraph g = loadGraph(root() + "/tests/data/graphs/residual_accum.yaml");
   ArchModel a = loadArch(root() + "/arch/default.yaml");  // 2 memory units, RepeatStatic takes one
@@ -34,7 +35,7 @@ TEST_CASE("buffering: a residual around an Accum needs a buffer of one group", "
   CHECK(g.op(r.joinUnit).name == "add_res");
   CHECK(g.op(r.holder).name == "sum");
   CHECK(g.stream(r.shortStream).name == "x_res");
-  CHECK(r.needBytes == 7 * 64 * 4);
+  CHECK(r.needBytes == 8 * 64 * 4);
   CHECK(r.fifoBytes == 2 * 64);
   CHECK(r.bufferDims == 1);
   CHECK(r.bufferBytes == 8 * 64 * 4);

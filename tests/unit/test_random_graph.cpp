@@ -39,10 +39,11 @@ int count(const std::string& text, const std::string& pattern) {
   return int(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
 }
 
-CompileResult compileText(const std::string& yaml, const std::string& name) {
+CompileResult compileText(const std::string& yaml, const std::string& name, bool buffering = true) {
   const auto dir = std::filesystem::temp_directory_path() / name;
   writeFile(dir / "graph.yaml", yaml);
-  CompileResult c = compileProgram(std::string(STEPGEN_ROOT) + "/arch/default.yaml", (dir / "graph.yaml").string());
+  CompileResult c =
+      compileProgram(std::string(STEPGEN_ROOT) + "/arch/default.yaml", (dir / "graph.yaml").string(), 1, true, buffering);
   std::filesystem::remove_all(dir);
   return c;
 }
@@ -103,8 +104,11 @@ TEST_CASE("random graphs: deterministic, within the unit budget, and mapped whol
     CHECK(count(g.yaml, "\n  - \\{name: ") == g.ops);
     CHECK(count(g.yaml, "op: LinearOffChip(Load|Store)") <= 6);  // arch/default.yaml: 6 address generators
     CHECK(count(g.yaml, "op: (Map|Accum)") <= 7);                // and 7 compute units
+    // The budget fits the fabric whole; only buffering's cuts (a detour whose matmul waits
+    // for a whole tile, map/buffering.hpp) may add sections.
+    CHECK(compileText(g.yaml, "sg_random_graph", false).mapping.sections == 1);
     const CompileResult c = compileText(g.yaml, "sg_random_graph");
-    CHECK(c.mapping.sections == 1);
+    CHECK((c.mapping.sections == 1 || c.buffers.any()));
   }
 }
 

@@ -71,7 +71,7 @@ TEST_CASE("rope: the model within 2.5e-7 of the double reference", "[rope]") {
   }
 }
 
-TEST_CASE("rope: position 0 is the identity; bad parameters are G-120", "[rope]") {
+TEST_CASE("rope: position 0 is the identity, and bad parameters are G-120", "[rope]") {
   RopeParams p;
   p.positions = {0, 0};
   const auto t = ropeTables(p);
