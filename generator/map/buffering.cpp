@@ -45,6 +45,7 @@ class Finder {
     const OpOrder o = orderOps(g);
     rank_.assign(g.ops.size(), int(g.ops.size()));
     for (size_t i = 0; i < o.order.size(); ++i) rank_[size_t(o.order[i])] = int(i);
+    for (StreamId f : o.feedback) feedback_.insert(f.v);
   }
 
   std::vector<Reconvergence> run() {
@@ -65,6 +66,7 @@ class Finder {
   const ArchModel& a_;
   const Clusters cl_;
   std::vector<int> rank_;  // dependency order
+  std::set<int> feedback_;  // feedback streams: a path back through one is a cycle, not a reconvergence
 
   // Ops reachable from stream `from`, each with the op before it on a shortest path (-1: it
   // reads `from` itself).
@@ -75,8 +77,9 @@ class Finder {
     for (size_t k = 0; k < frontier.size(); ++k) {
       const int op = frontier[k];
       for (StreamId o : g_.ops[size_t(op)].outputs)
-        for (OpId c : g_.stream(o).consumers)
-          if (parent.emplace(c.v, op).second) frontier.push_back(c.v);
+        if (!feedback_.count(o.v))
+          for (OpId c : g_.stream(o).consumers)
+            if (parent.emplace(c.v, op).second) frontier.push_back(c.v);
     }
     return parent;
   }
