@@ -31,9 +31,12 @@ std::optional<int64_t> elements(const StepGraph& g, const ShapeResult& s, Stream
   return n;
 }
 
-// Bytes of one element of a tile stream (a selector or reference element counts one beat).
+// Bytes of one element of a tile stream, or of a zipped pair's first tile (a selector or
+// reference element counts one beat).
 int64_t elementBytes(const StepGraph& g, const ShapeResult& s, StreamId id, const ArchModel& a) {
-  const ElemType& e = s.types.at(size_t(id.v)).elem;
+  const ElemType* ep = &s.types.at(size_t(id.v)).elem;
+  if (ep->kind == ElemType::Kind::Tuple && !ep->parts.empty()) ep = &ep->parts[0];
+  const ElemType& e = *ep;
   if (e.kind != ElemType::Kind::Tile || e.tile.size() != 2) return a.linkBytes();
   auto r = e.tile[0].evaluate(g.symbols), c = e.tile[1].evaluate(g.symbols);
   return (r ? *r : 64) * (c ? *c : 1) * 4;  // a dynamic row count at its bound: 64 tokens (route unit)
@@ -118,10 +121,10 @@ class Finder {
     const ElemType& e = s_.types.at(size_t(in.v)).elem;
     const bool tile = e.kind == ElemType::Kind::Tile && e.tile.size() == 2;
     const double beat = std::min(1.0, double(a_.linkBytes()) / double(elementBytes(g_, s_, in, a_)));
-    if (o.kind == OpKind::Map && tile) {
-      const std::string fn = o.attrs.count("fn") ? o.attrs.at("fn").scalar : "";
-      if (fn == "matmul" || fn == "matmul_t") return 1;  // its whole a tile first
-      if (fn == "rowmax" || fn == "rowsum") {            // a whole row first
+    const std::string fn = o.kind == OpKind::Map && o.attrs.count("fn") ? o.attrs.at("fn").scalar : "";
+    if (fn == "matmul" || fn == "matmul_t") return 1;  // its whole a tile first (a zipped pair's)
+    if (tile) {
+      if (fn == "rowmax" || fn == "rowsum") {  // a whole row first
         auto rows = e.tile[0].evaluate(g_.symbols);
         return std::max(beat, 1.0 / double(rows ? *rows : 1));
       }
