@@ -170,6 +170,13 @@ Matrix attentionOnes(const AttentionParams& p) {
   return Matrix{p.queries, p.headDim, std::vector<uint32_t>(size_t(p.queries * p.headDim), 0x3F800000u)};
 }
 
+std::map<std::string, Matrix> attentionFixedInputs(const AttentionParams& p) {
+  std::map<std::string, Matrix> m;
+  if (isMasked(p)) m["mask"] = attentionMask(p);
+  if (p.singlePass && p.kvTile != p.headDim) m["ones"] = attentionOnes(p);
+  return m;
+}
+
 Matrix attentionMask(const AttentionParams& p) {
   Matrix m{p.queries, p.kv, {}};
   for (int64_t r = 0; r < p.queries; ++r)

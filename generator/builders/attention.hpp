@@ -3,6 +3,7 @@
 // one head) as a STeP graph (docs/graph_format.md), with the attention functions of the
 // compute units (rowmax, rowsum, Accum(max), sub, exp, recip; docs/hardware.md section 3).
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "ir/tokens.hpp"
@@ -57,5 +58,9 @@ Matrix attentionOnes(const AttentionParams& p);
 /// The mask tensor of a graph with valid < kv: [queries, kv] fp32 bit patterns, +0 in the
 /// first `valid` columns of every row and -inf in the rest.
 Matrix attentionMask(const AttentionParams& p);
+
+/// The constant inputs buildDecodeAttentionGraph(p) declares: `mask` (attentionMask) for a
+/// cache of valid < kv rows, `ones` (attentionOnes) for a single pass with T != D.
+std::map<std::string, Matrix> attentionFixedInputs(const AttentionParams& p);
 
 }  // namespace stepgen

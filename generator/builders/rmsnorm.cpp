@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstring>
 
+#include "common/fp.hpp"
 #include "support/diag.hpp"
 
 namespace stepgen {
@@ -17,12 +17,6 @@ void checkParams(const RmsNormParams& p) {
   if (p.rows < 1) bad(fmt::format("rows must be >= 1, got {}", p.rows));
   if (p.dim < 1) bad(fmt::format("dim must be >= 1, got {}", p.dim));
   if (!std::isfinite(p.eps) || p.eps < 0) bad(fmt::format("eps must be a finite number >= 0, got {}", p.eps));
-}
-
-uint32_t bitsOf(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
 }
 
 }  // namespace
@@ -69,8 +63,8 @@ std::string buildRmsNormGraph(const RmsNormParams& p) {
 std::map<std::string, Matrix> rmsNormFixedInputs(const RmsNormParams& p) {
   checkParams(p);
   std::map<std::string, Matrix> m;
-  m["inv_d"] = Matrix{1, p.dim, std::vector<uint32_t>(size_t(p.dim), bitsOf(float(1.0 / double(p.dim))))};
-  m["eps"] = Matrix{1, p.dim, std::vector<uint32_t>(size_t(p.dim), bitsOf(p.eps))};
+  m["inv_d"] = Matrix{1, p.dim, std::vector<uint32_t>(size_t(p.dim), floatToBits(float(1.0 / double(p.dim))))};
+  m["eps"] = Matrix{1, p.dim, std::vector<uint32_t>(size_t(p.dim), floatToBits(p.eps))};
   return m;
 }
 

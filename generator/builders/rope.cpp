@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstring>
 
+#include "common/fp.hpp"
 #include "support/diag.hpp"
 
 namespace stepgen {
@@ -20,12 +20,6 @@ void checkParams(const RopeParams& p) {
   if (p.heads < 1) bad(fmt::format("heads must be >= 1, got {}", p.heads));
   if (p.headDim < 2 || p.headDim % 2) bad(fmt::format("head_dim must be even and >= 2, got {}", p.headDim));
   if (!(p.theta > 1) || !std::isfinite(p.theta)) bad(fmt::format("theta must be a finite number > 1, got {}", p.theta));
-}
-
-uint32_t bitsOf(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
 }
 
 }  // namespace
@@ -77,8 +71,8 @@ std::map<std::string, Matrix> ropeTables(const RopeParams& p) {
   for (int64_t r = 0; r < n; ++r)
     for (int64_t i = 0; i < h; ++i) {
       const double angle = double(p.positions[size_t(r / p.heads)]) * std::pow(p.theta, -2.0 * double(i) / double(p.headDim));
-      c.data.push_back(bitsOf(float(std::cos(angle))));
-      s.data.push_back(bitsOf(float(std::sin(angle))));
+      c.data.push_back(floatToBits(float(std::cos(angle))));
+      s.data.push_back(floatToBits(float(std::sin(angle))));
     }
   return {{"cos", c}, {"sin", s}};
 }

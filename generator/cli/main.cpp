@@ -185,6 +185,12 @@ int main(int argc, char** argv) {
   mlpCmd->add_option("--tile-b", sp.tileB, "batch tile");
   mlpCmd->add_option("--tile-f", sp.tileF, "FFN tile");
   mlpCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  // --example, --seed and -o of a graph command that can also write an example folder.
+  auto exampleOptions = [&gOut](CLI::App* cmd, std::string& dir, uint32_t& seed, const std::string& inputs) {
+    cmd->add_option("--example", dir, "write a folder instead: <dir>/graph.yaml and <dir>/inputs/ (" + inputs + ")");
+    cmd->add_option("--seed", seed, "seed of the written inputs");
+    cmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  };
   AttentionParams ap;
   auto* attnCmd = graphCmd->add_subcommand("attention", "decode attention of one head: out = softmax(q K^T) V for one "
                                                         "query row over a KV cache of L rows");
@@ -203,10 +209,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   attnCmd->add_option("--batch-index", aBatch, "with --kv-lengths: the batch (0-based, in file order)");
   attnCmd->add_option("--slot", aSlot, "with --kv-lengths: the request within the batch");
-  attnCmd->add_option("--example", aInputs, "write a folder instead: <dir>/graph.yaml and <dir>/inputs/ (q, k, v "
-                                            "seeded random, the mask)");
-  attnCmd->add_option("--seed", aSeed, "seed of the written inputs");
-  attnCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  exampleOptions(attnCmd, aInputs, aSeed, "q, k, v seeded random, the mask and ones");
 
   RmsNormParams np;
   std::string nExample;
@@ -216,10 +219,7 @@ int main(int argc, char** argv) {
   normCmd->add_option("--rows", np.rows, "B: rows (tokens)");
   normCmd->add_option("--dim", np.dim, "D: the hidden size");
   normCmd->add_option("--eps", np.eps, "added to the mean square (Llama-3, Qwen3: 1e-6; Mixtral: 1e-5)");
-  normCmd->add_option("--example", nExample, "write a folder instead: <dir>/graph.yaml and <dir>/inputs/ (x and w "
-                                             "seeded random, inv_d and eps)");
-  normCmd->add_option("--seed", nSeed, "seed of the written inputs");
-  normCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  exampleOptions(normCmd, nExample, nSeed, "x and w seeded random, inv_d and eps");
 
   RopeParams rp;
   std::string pExample, pLengths;
@@ -236,10 +236,7 @@ int main(int argc, char** argv) {
   ropeCmd->add_option("--heads", rp.heads, "rows per request (its q or k heads)");
   ropeCmd->add_option("--head-dim", rp.headDim, "Dh (even)");
   ropeCmd->add_option("--theta", rp.theta, "RoPE base (Qwen3, Mixtral: 1e6; Llama-3: 5e5)");
-  ropeCmd->add_option("--example", pExample, "write a folder instead: <dir>/graph.yaml and <dir>/inputs/ (x seeded "
-                                             "random, cos and sin)");
-  ropeCmd->add_option("--seed", pSeed, "seed of the written inputs");
-  ropeCmd->add_option("-o,--out", gOut, "output file (default: stdout)");
+  exampleOptions(ropeCmd, pExample, pSeed, "x seeded random, cos and sin");
 
   GqaParams gp;
   std::string qLengths, qExample, qStrategy = "coarse";
@@ -265,10 +262,7 @@ int main(int argc, char** argv) {
   gqaCmd->add_option("--head-dim", gp.headDim, "D: head dimension");
   gqaCmd->add_option("--kv-tile", gp.kvTile, "T: KV rows per tile");
   gqaCmd->add_option("--queries", gp.queries, "G: query heads per KV head");
-  gqaCmd->add_option("--example", qExample, "write a folder: <dir>/graph.yaml and <dir>/inputs/ (q, k, v seeded random; "
-                                            "mask, ones, meta rows)");
-  gqaCmd->add_option("--seed", qSeed, "seed of the written inputs");
-  gqaCmd->add_option("-o,--out", gOut, "graph output file (default: stdout)");
+  exampleOptions(gqaCmd, qExample, qSeed, "q, k, v seeded random; mask, ones, meta rows");
 
   MoeParams mp;
   std::string mTrace, mOut;

@@ -19,11 +19,7 @@ void writeGraphExample(const std::string& graph, const std::map<std::string, Mat
 }
 
 void writeAttentionExample(const AttentionParams& p, const std::string& dir, uint32_t seed) {
-  const std::string text = buildDecodeAttentionGraph(p);
-  std::map<std::string, Matrix> fixed;
-  if (text.find("\n  mask:") != std::string::npos) fixed["mask"] = attentionMask(p);
-  if (text.find("\n  ones:") != std::string::npos) fixed["ones"] = attentionOnes(p);
-  writeGraphExample(text, fixed, dir, seed);
+  writeGraphExample(buildDecodeAttentionGraph(p), attentionFixedInputs(p), dir, seed);
 }
 
 void writeGqaExample(const GqaParams& p, const std::string& dir, uint32_t seed, bool fixedOnly) {
