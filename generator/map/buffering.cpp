@@ -20,6 +20,9 @@ namespace stepgen {
 
 namespace {
 
+// A size that stands for "unbounded" (a dynamic stream's bytes), kept far from overflow.
+constexpr int64_t kHuge = int64_t(1) << 40;
+
 // Elements a stream carries (the product of its dims), nullopt when a dim is not static.
 std::optional<int64_t> elements(const StepGraph& g, const ShapeResult& s, StreamId id) {
   int64_t n = 1;
@@ -60,6 +63,12 @@ class Finder {
         for (size_t j = i + 1; j < fork.outputs.size(); ++j)
           if (auto r = pair(OpId{int(f)}, fork.outputs[i], fork.outputs[j])) out.push_back(*r);
     }
+    // Pairs on one short stream share its buffer: sized for the largest need among them.
+    std::map<int, int64_t> need;
+    for (const Reconvergence& r : out)
+      if (r.needBytes > r.fifoBytes) need[r.shortStream.v] = std::max(need[r.shortStream.v], r.needBytes);
+    for (Reconvergence& r : out)
+      if (r.needBytes > r.fifoBytes) sizeBuffer(r, need.at(r.shortStream.v));
     return out;
   }
 
@@ -206,81 +215,71 @@ class Finder {
     r.needBytes = int64_t(std::ceil((std::max(ha, hb) - std::min(ha, hb)) * double(elementBytes(g_, s_, in, a_))));
     r.fifoBytes = int64_t(links(r.shortPath)) * a_.link.fifoDepth * a_.linkBytes();
     const auto n = elements(g_, s_, in);
-    const int64_t eb = elementBytes(g_, s_, in, a_);
-    r.streamBytes = n ? *n * eb : int64_t(1) << 40;
-    // The fewest inner dims of the short stream whose elements hold what the long path takes.
+    r.streamBytes = n ? *n * elementBytes(g_, s_, in, a_) : kHuge;
+    return r;
+  }
+
+  // A memory-unit buffer on r's short stream that holds `need` bytes: the fewest inner dims
+  // whose elements cover it (k = 0: one element, Bufferize b = 0), else the whole stream.
+  void sizeBuffer(Reconvergence& r, int64_t need) const {
+    const int64_t eb = elementBytes(g_, s_, r.shortStream, a_);
     const std::vector<SymExpr>& shape = s_.types.at(size_t(r.shortStream.v)).shape;
     int64_t group = 1;
-    r.bufferBytes = int64_t(1) << 40;
-    for (int k = 0; k < int(shape.size()); ++k) {  // k = 0: one element (Bufferize b = 0)
+    for (int k = 0; k < int(shape.size()); ++k) {
       auto v = k == 0 ? std::optional<int64_t>(1) : shape[shape.size() - size_t(k)].evaluate(g_.symbols);
       if (!v) break;
       group *= *v;
-      if (group * eb >= r.needBytes) {
+      if (group * eb >= need) {
         r.bufferDims = k, r.bufferBytes = group * eb;
-        break;
+        return;
       }
     }
-    if (r.bufferBytes == (int64_t(1) << 40) && n) r.bufferDims = int(shape.size()) - 1, r.bufferBytes = r.streamBytes;  // the whole stream
-    return r;
+    r.bufferDims = int(shape.size()) - 1, r.bufferBytes = r.streamBytes;
   }
 };
 
-// Z3 Optimize over the pairs whose need exceeds their FIFOs: per fork output a memory-unit
-// buffer (bool), per pair a section cut (bool); every such pair covered, at most `freeMu`
-// buffers, least memory-unit bytes + 2 x cut bytes.
-int64_t decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchModel& a, bool cuts) {
+// Z3 Optimize over the pairs whose need exceeds their FIFOs: per short stream a memory-unit
+// buffer (bool, shared by the pairs on that stream), per pair a section cut (bool; none in a
+// graph with feedback streams) or, failing both, leaving it uncovered at a price above any
+// buffer; at most `freeMu` buffers; least memory-unit bytes + 2 x the cuts' DRAM bytes.
+void decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchModel& a, bool cuts) {
   z3::context ctx;
   z3::optimize opt(ctx);
-  std::map<int, z3::expr> mu;  // per short stream
-  std::vector<std::optional<z3::expr>> cut(pairs.size());
-  std::map<size_t, z3::expr> lefts;
+  std::map<int, z3::expr> mu;                 // per short stream
+  std::map<size_t, z3::expr> cut, left;       // per pair over its FIFOs
   z3::expr cost = ctx.int_val(0), used = ctx.int_val(0);
+  auto priced = [&](const z3::expr& b, int64_t bytes) { return z3::ite(b, ctx.int_val(bytes), ctx.int_val(0)); };
   for (size_t i = 0; i < pairs.size(); ++i) {
-    Reconvergence& r = pairs[i];
+    const Reconvergence& r = pairs[i];
     if (r.needBytes <= r.fifoBytes) continue;
-    const bool fits = r.bufferBytes < (int64_t(1) << 40) && 2 * r.bufferBytes <= a.mu.capacityBytes;  // Bufferize double-buffers
-    if (!fits && !cuts) {
-      r.uncovered = true;
-      continue;
-    }
-    z3::expr c = cuts ? ctx.bool_const(fmt::format("cut_{}", i).c_str()) : ctx.bool_val(false);
-    cut[i] = c;
-    cost = cost + z3::ite(c, ctx.int_val(int64_t(2 * std::min<int64_t>(r.streamBytes, int64_t(1) << 40))), ctx.int_val(0));
-    z3::expr cover = c;
-    if (fits) {
+    z3::expr c = ctx.bool_const(fmt::format("cut_{}", i).c_str()), l = ctx.bool_const(fmt::format("left_{}", i).c_str());
+    if (!cuts) opt.add(!c);
+    cost = cost + priced(c, 2 * std::min(r.streamBytes, kHuge)) + priced(l, kHuge * 1024);
+    z3::expr cover = c || l;
+    if (2 * r.bufferBytes <= a.mu.capacityBytes) {  // Bufferize double-buffers
       auto it = mu.find(r.shortStream.v);
       if (it == mu.end()) {
-        z3::expr m = ctx.bool_const(fmt::format("mu_{}", r.shortStream.v).c_str());
-        it = mu.emplace(r.shortStream.v, m).first;
-        cost = cost + z3::ite(m, ctx.int_val(int64_t(r.bufferBytes)), ctx.int_val(0));
-        used = used + z3::ite(m, ctx.int_val(1), ctx.int_val(0));
+        it = mu.emplace(r.shortStream.v, ctx.bool_const(fmt::format("mu_{}", r.shortStream.v).c_str())).first;
+        cost = cost + priced(it->second, r.bufferBytes);
+        used = used + priced(it->second, 1);
       }
       cover = cover || it->second;
     }
-    // Covered, or (without cuts, when the free memory units run out) left uncovered at a
-    // price above any buffer.
-    z3::expr left = ctx.bool_const(fmt::format("left_{}", i).c_str());
-    if (cuts) opt.add(!left);
-    cost = cost + z3::ite(left, ctx.int_val(int64_t(1) << 50), ctx.int_val(0));
-    opt.add(cover || left);
-    lefts.emplace(i, left);
+    opt.add(cover);
+    cut.emplace(i, c), left.emplace(i, l);
   }
+  if (cut.empty()) return;
   opt.add(used <= ctx.int_val(int64_t(freeMu)));
-  z3::optimize::handle h = opt.minimize(cost);
+  opt.minimize(cost);
   if (opt.check() != z3::sat) throw std::logic_error("internal error: buffer plan unsatisfiable");
   const z3::model m = opt.get_model();
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    if (!cut[i]) continue;
-    auto it = mu.find(pairs[i].shortStream.v);
-    const bool useMu = it != mu.end() && m.eval(it->second, true).is_true();
-    if (!useMu && m.eval(lefts.at(i), true).is_true()) {
-      pairs[i].uncovered = true;
-      continue;
-    }
-    pairs[i].choice = useMu ? BufferChoice::MemoryUnit : BufferChoice::SectionCut;
+  for (const auto& [i, c] : cut) {
+    Reconvergence& r = pairs[i];
+    auto it = mu.find(r.shortStream.v);
+    if (it != mu.end() && m.eval(it->second, true).is_true()) r.choice = BufferChoice::MemoryUnit;
+    else if (m.eval(c, true).is_true()) r.choice = BufferChoice::SectionCut;
+    else r.uncovered = true;
   }
-  return opt.lower(h).get_numeral_int64();
 }
 
 const char* choiceName(BufferChoice c) {
@@ -292,12 +291,19 @@ const char* choiceName(BufferChoice c) {
 BufferPlan planBuffers(const StepGraph& g, const ShapeResult& s, const ArchModel& a) {
   BufferPlan p;
   p.pairs = Finder(g, s, a).run();
-  if (p.pairs.empty()) return p;
+  if (std::none_of(p.pairs.begin(), p.pairs.end(), [](const Reconvergence& r) { return r.needBytes > r.fifoBytes; }))
+    return p;  // the common case: no memory units to count, no solver
   int64_t mus = 0;
   for (const UnitSite& u : a.units) mus += u.kind == UnitKind::Memory;
   const auto demand = unitDemand(g, a);
-  p.freeMemoryUnits = a.unbounded ? int64_t(p.pairs.size()) : std::max<int64_t>(0, mus - (demand.count(UnitKind::Memory) ? demand.at(UnitKind::Memory) : 0));
-  p.bufferBytes = decide(p.pairs, p.freeMemoryUnits, a, orderOps(g).feedback.empty());
+  p.freeMemoryUnits = a.unbounded ? int64_t(p.pairs.size())
+                                  : std::max<int64_t>(0, mus - (demand.count(UnitKind::Memory) ? demand.at(UnitKind::Memory) : 0));
+  decide(p.pairs, p.freeMemoryUnits, a, orderOps(g).feedback.empty());
+  std::set<int> buffered;
+  for (const Reconvergence& r : p.pairs) {
+    if (r.choice == BufferChoice::MemoryUnit && buffered.insert(r.shortStream.v).second) p.bufferBytes += r.bufferBytes;
+    if (r.choice == BufferChoice::SectionCut) p.bufferBytes += 2 * r.streamBytes;
+  }
   return p;
 }
 

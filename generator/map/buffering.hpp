@@ -39,7 +39,7 @@ struct Reconvergence {
   int64_t fifoBytes = 0;    ///< bytes the short path's link FIFOs hold (links x fifo_depth x link bytes)
   int64_t streamBytes = 0;  ///< bytes of the whole short stream (what a section cut carries through DRAM)
   int bufferDims = 0;       ///< a memory-unit buffer collects this many inner dims of the short stream (Bufferize b) ...
-  int64_t bufferBytes = 0;  ///< ... this many bytes: the fewest inner dims whose elements cover needBytes
+  int64_t bufferBytes = 0;  ///< ... this many bytes: the fewest inner dims that cover the largest needBytes on that stream
   BufferChoice choice = BufferChoice::Fifo;
   /// Needs more than its FIFOs, and neither choice is open (no memory unit free or the buffer
   /// too big for one, and a graph with feedback streams is never cut): it may deadlock.
@@ -50,7 +50,7 @@ struct Reconvergence {
 struct BufferPlan {
   std::vector<Reconvergence> pairs;  ///< every reconvergent pair, in graph order of its fork
   int64_t freeMemoryUnits = 0;       ///< memory units the graph leaves free (a buffer takes one)
-  int64_t bufferBytes = 0;           ///< Z3's objective: memory-unit bytes + 2 x DRAM bytes of the cuts
+  int64_t bufferBytes = 0;           ///< the choices' bytes: each memory-unit buffer once + 2 x each cut's DRAM bytes
   bool any() const {
     for (const Reconvergence& r : pairs)
       if (r.choice != BufferChoice::Fifo) return true;
