@@ -174,16 +174,17 @@ endforeach()
 # over; the partition units alone: tests/rtl/test_rtl_cu.cpp.
 stepgen_verify_test(e2e_partition_dyn_ops tests/data/arch_dyn_ops.yaml tests/data/graphs/partition.yaml --max-cycle-error 5 --hierarchical)
 # RMSNorm (`stepgen graph rmsnorm`: squares, rowsum, 1/D, + eps, Map(rsqrt), two products) of
-# 8 rows of 64: 7 compute units and 6 address generators on this 4 + 4 fabric, so two
-# sections; bit-exact, model within 5 %. Against a double reference: tests/unit/test_rmsnorm.cpp.
+# 8 rows of 64: 7 compute units and 6 address generators on this 4 + 4 fabric, so at least
+# two sections, and two must do; bit-exact, model within 5 %. Against a double reference: tests/unit/test_rmsnorm.cpp.
 graph_example_test(e2e_rmsnorm_dyn_ops tests/data/arch_dyn_ops.yaml rmsnorm --rows 8 --dim 64 VERIFY --hierarchical
                    EXPECT "^outputs: bit-exact$" "^sections: 2 ")
 # RoPE (`stepgen graph rope`: rotate-half, four Map(mul), Map(sub), Map(add), halves loaded
 # and stored at their origins) of Azure batch 0's 16 requests x 2 heads, Dh 64, at their
-# real KV lengths: 5 sections on this fabric, bit-exact, model within 5 %. Against a double
-# reference: tests/unit/test_rope.cpp.
+# real KV lengths: 6 compute units and 6 address generators, so more than one section on
+# this fabric (the carries take address generators too: 5 at this writing); bit-exact, model
+# within 5 %. Against a double reference: tests/unit/test_rope.cpp.
 graph_example_test(e2e_rope_dyn_ops tests/data/arch_dyn_ops.yaml rope --kv-lengths ${AZURE_KV} --batch-index 0 --heads 2
-                   --head-dim 64 VERIFY --hierarchical EXPECT "^outputs: bit-exact$" "^sections: 5 ")
+                   --head-dim 64 VERIFY --hierarchical EXPECT "^outputs: bit-exact$" "^sections: ([2-9]|[1-9][0-9]) ")
 set_tests_properties(e2e_scan_dyn_ops PROPERTIES FIXTURES_SETUP dyn_ops_fabric)
 set_tests_properties(e2e_rope_dyn_ops e2e_rmsnorm_dyn_ops e2e_scan_max_dyn_ops e2e_expand_dyn_ops e2e_parallelize_dyn_ops e2e_parallelize_scan_dyn_ops e2e_partition_dyn_ops e2e_exp_sub_dyn_ops e2e_softmax_parts_dyn_ops
                      PROPERTIES FIXTURES_REQUIRED dyn_ops_fabric)

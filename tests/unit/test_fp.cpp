@@ -381,20 +381,34 @@ TEST_CASE("fp32Exp: relative error within 3.5e-4 of exp, specials", "[fp]") {
     CHECK(int((fp32Exp(floatToBits(-0.69314718f * float(k))) >> 23) & 0xFF) == 127 - k);
 }
 
+namespace {
+
+// n random normal binary32 patterns with biased exponents in [exLo, exHi], every other one
+// negative when `signs`.
+std::vector<uint32_t> randomNormals(unsigned seed, int n, uint32_t exLo, uint32_t exHi, bool signs) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<uint32_t> mant(0, 0x7FFFFF);
+  std::uniform_int_distribution<uint32_t> ex(exLo, exHi);
+  std::vector<uint32_t> xs;
+  for (int i = 0; i < n; ++i) xs.push_back((signs ? uint32_t(i & 1) << 31 : 0u) | ex(rng) << 23 | mant(rng));
+  return xs;
+}
+
+// The largest |f(x) / ref(x) - 1| over xs, with ref in long double.
+double worstRelError(uint32_t (*f)(uint32_t), long double (*ref)(long double), const std::vector<uint32_t>& xs) {
+  double worst = 0;
+  for (uint32_t x : xs) worst = std::max(worst, double(std::fabs(refValue(f(x)) / ref(refValue(x)) - 1.0L)));
+  return worst;
+}
+
+}  // namespace
+
 // recip: against 1/x in long double over the normal range. Error budget: the seed's
 // relative error is below 2^-9 (half a bucket of 1/256 over [1, 2)), one Newton step squares
 // it (2^-18 = 3.8e-6), and the three fp32 roundings add about 2e-7.
 TEST_CASE("fp32Recip: relative error below 5e-6 of 1/x, specials", "[fp]") {
   FtzDazScope ftz;
-  std::mt19937 rng(9);
-  std::uniform_int_distribution<uint32_t> mant(0, 0x7FFFFF);
-  std::uniform_int_distribution<uint32_t> ex(2, 252);
-  double worst = 0;
-  for (int i = 0; i < 200000; ++i) {
-    const uint32_t x = (i & 1) << 31 | ex(rng) << 23 | mant(rng);
-    const long double want = 1.0L / refValue(x);
-    worst = std::max(worst, double(std::fabs(refValue(fp32Recip(x)) / want - 1.0L)));
-  }
+  const double worst = worstRelError(fp32Recip, [](long double x) { return 1.0L / x; }, randomNormals(9, 200000, 2, 252, true));
   CHECK(worst < 5e-6);
   CHECK(worst > 1e-7);  // coarser than fp32 rounding: the comparison is not vacuous
   // A power of two is not exact: one Newton step from the bucket's seed leaves 1 - 3.8e-6.
@@ -413,22 +427,11 @@ TEST_CASE("fp32Recip: relative error below 5e-6 of 1/x, specials", "[fp]") {
 // (measured worst: 5.75e-6).
 TEST_CASE("fp32Rsqrt: relative error below 7e-6 of 1/sqrt(x), specials", "[fp]") {
   FtzDazScope ftz;
-  std::mt19937 rng(11);
-  std::uniform_int_distribution<uint32_t> mant(0, 0x7FFFFF);
-  std::uniform_int_distribution<uint32_t> ex(1, 254);
-  double worst = 0;
-  for (int i = 0; i < 200000; ++i) {
-    const uint32_t x = ex(rng) << 23 | mant(rng);
-    const long double want = 1.0L / std::sqrt(refValue(x));
-    worst = std::max(worst, double(std::fabs(refValue(fp32Rsqrt(x)) / want - 1.0L)));
-  }
-  // Every bucket's worst corner: both ends of each of the 256 rows, at both parities.
+  // Random normals, and every bucket's worst corner: both ends of each of the 256 rows.
+  std::vector<uint32_t> xs = randomNormals(11, 200000, 1, 254, false);
   for (uint32_t row = 0; row < 256; ++row)
-    for (uint32_t end : {0u, 0xFFFFu}) {
-      const uint32_t x = ((row >> 7) ? 128u : 127u) << 23 | (row & 127u) << 16 | end;
-      const long double want = 1.0L / std::sqrt(refValue(x));
-      worst = std::max(worst, double(std::fabs(refValue(fp32Rsqrt(x)) / want - 1.0L)));
-    }
+    for (uint32_t end : {0u, 0xFFFFu}) xs.push_back(((row >> 7) ? 128u : 127u) << 23 | (row & 127u) << 16 | end);
+  const double worst = worstRelError(fp32Rsqrt, [](long double x) { return 1.0L / std::sqrt(x); }, xs);
   CHECK(worst < 7e-6);
   CHECK(worst > 1e-7);  // coarser than fp32 rounding: the comparison is not vacuous
   CHECK(std::fabs(bitsToFloat(fp32Rsqrt(floatToBits(4.0f))) / 0.5f - 1.0f) < 7e-6f);
