@@ -215,6 +215,15 @@ add_test(NAME e2e_residual_buffer_default
            grep -q '^model : DEADLOCK' $d.nb.log
            grep -q '^rtl   : deadlock' $d.nb.log")
 set_tests_properties(e2e_residual_buffer_default PROPERTIES TIMEOUT 600 FIXTURES_REQUIRED default_fabric)
+# KV-cache append (`stepgen graph kv-append`, a state tensor): Azure batch 0's 16 requests,
+# each new 64-word row written by the address generator's random store at its request's own
+# KV length, the cache then read back whole (L = the longest + 1 = 1,146 rows per request).
+# The state order cuts the graph in two sections although it fits one context; bit-exact
+# (the read-back holds the new rows: tests/unit/test_kv_append.cpp checks the model against a
+# plain loop), model within 5 %.
+graph_example_test(e2e_kv_append_default arch/default.yaml kv-append --kv-lengths ${AZURE_KV} --batch-index 0 --head-dim 64
+                   EXPECT "^outputs: bit-exact$" "^sections: 2 ")
+set_tests_properties(e2e_kv_append_default PROPERTIES FIXTURES_REQUIRED default_fabric)
 
 # Bad input through the command line: tests/diag.cmake (golden diagnostics).
 # Determinism of the command's output folder (the library-level test is in test_mapper.cpp).

@@ -1,4 +1,5 @@
 // The stepgen command: argument parsing only; the work is in driver/ (pipeline.cpp) and studies/.
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -191,6 +192,15 @@ int main(int argc, char** argv) {
     cmd->add_option("--seed", seed, "seed of the written inputs");
     cmd->add_option("-o,--out", gOut, "output file (default: stdout)");
   };
+  // A list of per-request lengths, or one batch of a KV-length CSV instead.
+  auto lengthOptions = [](CLI::App* cmd, std::vector<int64_t>& list, const std::string& name, const std::string& help,
+                          std::string& csv, int64_t& batch) {
+    auto* l = cmd->add_option(name, list, help)->delimiter(',');
+    cmd->add_option("--kv-lengths", csv, "KV-length CSV (examples/attention/data): one batch's KV lengths instead of " + name)
+        ->check(CLI::ExistingFile)
+        ->excludes(l);
+    cmd->add_option("--batch-index", batch, "with --kv-lengths: the batch (0-based, in file order)");
+  };
   AttentionParams ap;
   auto* attnCmd = graphCmd->add_subcommand("attention", "decode attention of one head: out = softmax(q K^T) V for one "
                                                         "query row over a KV cache of L rows");
@@ -227,16 +237,23 @@ int main(int argc, char** argv) {
   uint32_t pSeed = 1;
   auto* ropeCmd = graphCmd->add_subcommand("rope", "rotary position embedding of one decode step (rotate-half): each "
                                                    "request's heads rotated by the angles of its position");
-  auto* pPos = ropeCmd->add_option("--positions", rp.positions, "the requests' positions (tokens before this one)")->delimiter(',');
-  ropeCmd->add_option("--kv-lengths", pLengths, "KV-length CSV (examples/attention/data): the positions are one batch's "
-                                                "KV lengths, instead of --positions")
-      ->check(CLI::ExistingFile)
-      ->excludes(pPos);
-  ropeCmd->add_option("--batch-index", pBatch, "with --kv-lengths: the batch (0-based, in file order)");
+  lengthOptions(ropeCmd, rp.positions, "--positions", "the requests' positions (tokens before this one)", pLengths, pBatch);
   ropeCmd->add_option("--heads", rp.heads, "rows per request (its q or k heads)");
   ropeCmd->add_option("--head-dim", rp.headDim, "Dh (even)");
   ropeCmd->add_option("--theta", rp.theta, "RoPE base (Qwen3, Mixtral: 1e6; Llama-3: 5e5)");
   exampleOptions(ropeCmd, pExample, pSeed, "x seeded random, cos and sin");
+
+  KvAppendParams kp;
+  kp.capacity = 0;
+  std::string kExample, kLengthsCsv;
+  int64_t kBatch = 0;
+  uint32_t kSeed = 1;
+  auto* kvCmd = graphCmd->add_subcommand("kv-append", "KV-cache append of one decode step: each request's new row written "
+                                                      "at its own position (a state tensor), then the cache read back");
+  lengthOptions(kvCmd, kp.lengths, "--lengths", "the requests' cache lengths before the step", kLengthsCsv, kBatch);
+  kvCmd->add_option("--head-dim", kp.headDim, "D: words per cached row (a multiple of 16)");
+  kvCmd->add_option("--capacity", kp.capacity, "L: cache rows per request (more than every length; 0: the longest + 1)");
+  exampleOptions(kvCmd, kExample, kSeed, "k and k_new seeded random, pos");
 
   GqaParams gp;
   std::string qLengths, qExample, qStrategy = "coarse";
@@ -549,6 +566,16 @@ int main(int argc, char** argv) {
                                rp.positions.size(), rp.heads, rp.headDim);
       return 0;
     }
+    if (*kvCmd) {
+      if (!kLengthsCsv.empty()) kp.lengths = readKvBatch(kLengthsCsv, kBatch).lengths;
+      if (kp.capacity == 0 && !kp.lengths.empty()) kp.capacity = *std::max_element(kp.lengths.begin(), kp.lengths.end()) + 1;
+    }
+    if (*kvCmd && !kExample.empty()) {
+      writeKvAppendExample(kp, kExample, kSeed);
+      std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ ({1} requests, L {2}, D {3})\n", kExample, kp.lengths.size(),
+                               kp.capacity, kp.headDim);
+      return 0;
+    }
     if (*normCmd && !nExample.empty()) {
       writeRmsNormExample(np, nExample, nSeed);
       std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ (B {1}, D {2})\n", nExample, np.rows, np.dim);
@@ -567,7 +594,7 @@ int main(int argc, char** argv) {
         return 0;
       }
     }
-    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd || *normCmd || *ropeCmd) {
+    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd || *normCmd || *ropeCmd || *kvCmd) {
       RandomGraphLimits rgLimits;
       rgLimits.partition = rgLimits.merge = rgPartition;
       rgLimits.feedback = rgFeedback;
@@ -586,6 +613,7 @@ int main(int argc, char** argv) {
                          : *gqaCmd  ? buildGqaDecodeGraph(gp)
                          : *normCmd ? buildRmsNormGraph(np)
                          : *ropeCmd ? buildRopeGraph(rp)
+                         : *kvCmd   ? buildKvAppendGraph(kp)
                                     : buildDecodeAttentionGraph(ap);
       if (gOut.empty()) {
         std::cout << text;

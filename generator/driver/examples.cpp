@@ -34,4 +34,8 @@ void writeRopeExample(const RopeParams& p, const std::string& dir, uint32_t seed
   writeGraphExample(buildRopeGraph(p), ropeTables(p), dir, seed);
 }
 
+void writeKvAppendExample(const KvAppendParams& p, const std::string& dir, uint32_t seed) {
+  writeGraphExample(buildKvAppendGraph(p), kvAppendFixedInputs(p), dir, seed);
+}
+
 }  // namespace stepgen

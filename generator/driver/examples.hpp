@@ -8,6 +8,7 @@
 #include "builders/gqa_decode.hpp"
 #include "builders/rmsnorm.hpp"
 #include "builders/rope.hpp"
+#include "builders/kv_append.hpp"
 
 namespace stepgen {
 
@@ -35,5 +36,9 @@ void writeRmsNormExample(const RmsNormParams& p, const std::string& dir, uint32_
 /// Writes the RoPE example (buildRopeGraph): x seeded random (`seed`), cos and sin from
 /// ropeTables. Errors as writeAttentionExample.
 void writeRopeExample(const RopeParams& p, const std::string& dir, uint32_t seed);
+
+/// Writes the KV-append example (buildKvAppendGraph): k and k_new seeded random (`seed`),
+/// pos from kvAppendFixedInputs. Errors as writeAttentionExample.
+void writeKvAppendExample(const KvAppendParams& p, const std::string& dir, uint32_t seed);
 
 }  // namespace stepgen

@@ -147,7 +147,7 @@ std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& 
   std::map<std::string, Matrix> in;
   std::mt19937 rng(seed);
   for (const Tensor& t : g.tensors) {
-    if (t.isOutput || t.isScratch) continue;
+    if (!t.isInput()) continue;
     Matrix m;
     if (!dir.empty()) {
       m = readInputTensor(g, t, dir);
@@ -188,7 +188,7 @@ std::map<std::string, OpId> metaTensors(const StepGraph& g) {
 std::map<std::string, Matrix> loadInputsNamed(const StepGraph& g, const std::string& dir, const std::set<std::string>& names) {
   std::map<std::string, Matrix> in;
   for (const Tensor& t : g.tensors)
-    if (names.count(t.name) && !t.isOutput && !t.isScratch) in[t.name] = readInputTensor(g, t, dir);
+    if (names.count(t.name) && t.isInput()) in[t.name] = readInputTensor(g, t, dir);
   return in;
 }
 

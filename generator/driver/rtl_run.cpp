@@ -45,8 +45,9 @@ RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdo
               uint64_t(c.arch.offchip.startup)};
   d.dramBytes = uint64_t(tensorsEndPage(c.graph));  // every tensor, scratch included
   for (const Tensor& t : c.graph.tensors) {
+    // A state tensor is both: its input contents in DRAM before the run, read back after.
     if (t.isOutput) d.outputs.push_back(region(c.graph, t, tag + "_out/" + t.name + ".npy"));
-    else if (!t.isScratch) d.inputs.push_back(region(c.graph, t, "inputs/" + t.name + ".npy"));
+    if (t.isInput()) d.inputs.push_back(region(c.graph, t, "inputs/" + t.name + ".npy"));
   }
   d.ports = cat.fabricPortNames();
   for (const Route& rt : c.mapping.routes) {

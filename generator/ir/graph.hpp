@@ -60,14 +60,19 @@ struct StreamType {
   int rank() const { return int(shape.size()) - 1; }  ///< highest stop level S_rank
 };
 
-/// An off-chip tensor the graph reads (role input) or writes (role output), or a scratch
-/// tensor the section pass adds to carry a stream between sections (map/sections.hpp).
+/// An off-chip tensor the graph reads (role input), writes (role output) or reads and
+/// writes (role state: a KV cache, given as an input and returned as an output; its loads
+/// run after its stores, in a later section on a fabric), or a scratch tensor the section
+/// pass adds to carry a stream between sections (map/sections.hpp).
 struct Tensor {
   std::string name;
   SourceLoc loc;
   std::vector<SymExpr> shape;  ///< [rows, cols]
   std::string dtype = "fp32";
-  bool isOutput = false;
+  bool isOutput = false;       ///< role output or state: a result of the graph
+  bool isState = false;        ///< role state: also an input (its contents before the graph runs)
+  /// True if the graph reads the tensor's contents as given (role input or state).
+  bool isInput() const { return (!isOutput || isState) && !isScratch; }
   bool isScratch = false;      ///< written and read back by the fabric, neither input nor output
   int64_t baseAddress = 0;     ///< bytes; assigned by the loader in declaration order
 };

@@ -189,7 +189,9 @@ class GraphLoader {
         t.loc = e.keyLoc;
         YamlValue sv = tm.get("shape");
         t.shape = parseExprList(sv, 2, "a tensor shape [rows, cols]");
-        t.isOutput = tm.getEnum("role", {"input", "output"}) == "output";
+        const std::string role = tm.getEnum("role", {"input", "output", "state"});
+        t.isOutput = role != "input";
+        t.isState = role == "state";
         tm.finish("shape, role");
         int64_t size = 4;
         std::vector<YamlValue> dims = sv.asList();

@@ -18,7 +18,8 @@ const std::vector<OpRow> kTable = {
     // The expert weight load of a MoE layer (AddrGen -> RandomOffChipLoad) and a load of runs of
     // tiles (`count`: a meta row per address element) are clusters (map/clusters.hpp).
     {OpKind::RandomOffChipLoad, "RandomOffChipLoad", {"tensor", "tile", "index", "count", "step"}, {1, 1, 1, 1}, H::Cluster, U::Empty},
-    {OpKind::RandomOffChipStore, "RandomOffChipStore", {"tensor"}, {2, 2, 0, 1}, H::None, U::Empty},  // [addr, data] -> acks
+    // A random store is a cluster of its own: the AG takes data on in0, addresses on in1.
+    {OpKind::RandomOffChipStore, "RandomOffChipStore", {"tensor", "index"}, {2, 2, 0, 1}, H::Cluster, U::Empty},  // [addr, data] -> acks
     {OpKind::Bufferize, "Bufferize", {"b"}, {1, 1, 1, 1}, H::Unit, U::Memory},
     {OpKind::Streamify, "Streamify", {"repeat"}, {1, 1, 1, 1}, H::Absorbed, U::Empty},  // run by its Bufferize's MU
     {OpKind::RepeatStatic, "RepeatStatic", {"n"}, {1, 1, 1, 1}, H::Unit, U::Memory},

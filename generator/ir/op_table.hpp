@@ -18,8 +18,7 @@ namespace stepgen {
 enum class OpHardware {
   Unit,      ///< placed on a unit of OpRow::unit (one per output for Parallelize)
   Absorbed,  ///< realised by links: fan-out, second input port, per-port stop-level map
-  Cluster,   ///< only inside a fixed cluster (map/clusters.hpp), as its host or a member
-  None,      ///< model only: mapping stops with M-306
+  Cluster,   ///< only inside a fixed cluster (map/clusters.hpp), as its host or a member; M-306 outside one
 };
 
 /// Allowed numbers of input and output streams: [min, max], max -1 = no upper bound.

@@ -17,6 +17,9 @@ class Finder {
       if (o.kind == OpKind::EagerMerge) route(int(i));
       if (o.kind == OpKind::Reassemble) combine(int(i));
       if (o.kind == OpKind::RandomOffChipLoad) weightLoad(int(i));
+      // The AG's random store reads its data on in0 and its addresses on in1.
+      if (o.kind == OpKind::RandomOffChipStore && o.attrs.count("index") && o.outputs.empty())
+        add(int(i), ClusterKind::RandomStore, {}, {o.inputs.at(1), o.inputs.at(0)});
     }
     // A Partition that no route or combine cluster took runs on CUs of its own.
     for (size_t i = 0; i < g_.ops.size(); ++i)
@@ -126,7 +129,7 @@ Clusters findClusters(const StepGraph& g) { return Finder(g).run(); }
 UnitKind clusterUnit(ClusterKind k) {
   switch (k) {
     case ClusterKind::Route: case ClusterKind::Combine: return UnitKind::Memory;
-    case ClusterKind::WeightLoad: case ClusterKind::RunLoad: return UnitKind::AddressGen;
+    case ClusterKind::WeightLoad: case ClusterKind::RunLoad: case ClusterKind::RandomStore: return UnitKind::AddressGen;
     case ClusterKind::Dispatch: case ClusterKind::Merge: return UnitKind::Compute;
   }
   return UnitKind::Empty;

@@ -405,6 +405,32 @@ std::vector<int> coreOps(const StepGraph& g, const Clusters& cl) {
   return core;
 }
 
+// The ops whose sections decide where `op` runs: itself if it is core, else (a repeated
+// load, an absorbed op) the core readers of its outputs, through absorbed ops; a cluster
+// member counts as its host.
+std::vector<int> sectionedReaders(const StepGraph& g, int op) {
+  const Clusters cl = findClusters(g);
+  std::vector<int> out, todo = {op};
+  std::set<int> seen;
+  while (!todo.empty()) {
+    const int o = todo.back();
+    todo.pop_back();
+    if (!seen.insert(o).second) continue;
+    if (cl.isMember(o)) {
+      todo.push_back(cl.host[size_t(o)]);
+      continue;
+    }
+    if (roleOf(g, g.ops[size_t(o)]) == Role::Core) {
+      out.push_back(o);
+      continue;
+    }
+    for (StreamId s : g.ops[size_t(o)].outputs)
+      for (OpId c : g.stream(s).consumers) todo.push_back(c.v);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // Puts `op` and the members of the cluster it hosts into section k (-1: none).
 void place(std::vector<int>& sec, const Clusters& cl, int op, int k) {
   sec[size_t(op)] = k;
@@ -538,7 +564,12 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
 }  // namespace
 
 SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections,
-                            bool onChipCarry, const std::vector<std::pair<int, int>>& after) {
+                            bool onChipCarry, const std::vector<std::pair<int, int>>& afterCuts) {
+  // A state tensor's loads run in a later section than its stores: within one section
+  // nothing orders a load's DRAM reads after a store's writes.
+  std::vector<std::pair<int, int>> after = afterCuts;
+  for (auto [st, ld] : stateOrder(g))
+    for (int r : sectionedReaders(g, ld)) after.push_back({st, r});
   SectionedGraph whole{g, s, {}};
   whole.plan.sectionOf.assign(g.ops.size(), 0);
   if (minSections <= 1 && after.empty()) {

@@ -64,7 +64,8 @@ struct SectionedGraph {
 /// tensor or a carried stream's scratch beyond the DRAM address space. Any number of sections runs on any number of
 /// contexts (foldSections: more sections than contexts are reloaded while the fabric runs).
 /// `after` (op pairs {h, j}, from planBuffers' section cuts): j runs in a later section than
-/// h, so the graph is cut even when it fits whole.
+/// h, so the graph is cut even when it fits whole; so does every {store, load} of a state
+/// tensor (stateOrder).
 SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections,
                             bool onChipCarry = true, const std::vector<std::pair<int, int>>& after = {});
 

@@ -238,9 +238,44 @@ class Configurer {
     set(p, "cnt_word", uint64_t(attrInt(g_, o, "count")));
   }
 
+  // RandomOffChipStore with `index` (map/clusters.hpp RandomStore): per meta row on in1 the
+  // AG writes the next data tile (in0) at tile `index` (sg_ag.sv random store). Tile a sits
+  // at base + a * idx_stride: tiles spanning whole rows of the tensor.
+  void configRandomStore(const Op& o, const OpPlacement& p) {
+    const Tensor& t = g_.tensors.at(*g_.findTensor(attrString(o, "tensor")));
+    const int64_t cols = dimValue(g_, t.shape.at(1));
+    const TileDims tile = tileOf(g_, s_.types.at(o.inputs.at(1).v).elem);
+    if (tile.cols != cols || (cols * 4) % 64 != 0)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': on a fabric a random store's tiles span whole 64-byte rows "
+                                                  "of the tensor ({} columns), got {}x{} tiles",
+                                                  o.name, cols, tile.rows, tile.cols));
+    const int64_t ppr = cols * 4 / 64;
+    if ((tile.rows * ppr) % (a_.linkBytes() / 64) != 0)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': a tile of {} pieces is not a whole number of beats", o.name,
+                                                  tile.rows * ppr));
+    const TileDims meta = tileOf(g_, s_.types.at(o.inputs.at(0).v).elem);
+    if (meta.rows != 1 || meta.cols != wordsPerBeat())
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': a random store's meta rows are one {}-word beat, got [{}, {}]",
+                                                  o.name, wordsPerBeat(), meta.rows, meta.cols));
+    const int64_t stride = tile.rows * cols * 4;
+    limit(o, "tile stride", stride, (int64_t(1) << a_.offchip.addressBits) - 1);
+    set(p, "store", 1);
+    set(p, "rank", 0);
+    set(p, "base", uint64_t(t.baseAddress));
+    for (int lv = 0; lv < 4; ++lv) set(p, fmt::format("n{}", lv), 1);  // one tile per meta row
+    set(p, "s0", uint64_t(stride));
+    set(p, "rows", uint64_t(tile.rows));
+    set(p, "ppr", uint64_t(ppr));
+    set(p, "row_stride", uint64_t(cols * 4));
+    set(p, "random", 1);
+    set(p, "idx_word", uint64_t(attrInt(g_, o, "index")));
+    set(p, "idx_stride", uint64_t(stride));
+  }
+
   void configAg(const Op& o, const OpPlacement& p) {
     if (o.kind == OpKind::RandomOffChipLoad)
       return o.attrs.count("count") ? configRunLoad(o, p) : configWeightLoad(o, p);
+    if (o.kind == OpKind::RandomOffChipStore) return configRandomStore(o, p);
     bool store = o.kind == OpKind::LinearOffChipStore;
     if (!o.attrs.count("tensor"))
       throw DiagError("M-306", o.loc, fmt::format("operator '{}': SelectGen runs on the fabric only with a routing "

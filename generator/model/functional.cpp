@@ -119,10 +119,17 @@ class Runner {
     }
   }
 
-  // One pass over the ops in dependency order, the output tensors zeroed first.
+  // One pass over the ops in dependency order, the output tensors zeroed first (a state
+  // tensor starts as given: its loads run after its stores, orderOps).
   void runRound(const OpOrder& order, FeedbackRound* round) {
     for (const Tensor& t : g_.tensors) {
       if (!values_ || (!t.isOutput && !t.isScratch)) continue;
+      if (t.isState) {
+        auto it = in_.find(t.name);
+        if (it == in_.end()) throw std::runtime_error(fmt::format("state tensor '{}' was not given", t.name));
+        r_.outputs[t.name] = it->second;
+        continue;
+      }
       Matrix m;
       m.rows = evalDim(t.shape.at(0), g_.symbols);
       m.cols = evalDim(t.shape.at(1), g_.symbols);
@@ -261,10 +268,10 @@ class Runner {
     }
     std::string name = attrString(op, "tensor");
     auto it = in_.find(name);
-    auto scratch = r_.outputs.find(name);  // a stream an earlier section stored
-    if (it == in_.end() && scratch == r_.outputs.end())
+    auto written = r_.outputs.find(name);  // a stream an earlier section stored, or a state tensor
+    if (it == in_.end() && written == r_.outputs.end())
       throw std::runtime_error(fmt::format("input tensor '{}' was not given", name));
-    const Matrix& m = it != in_.end() ? it->second : scratch->second;
+    const Matrix& m = written != r_.outputs.end() ? written->second : it->second;
     Walk w = walkOf(op);
     TokenStream& out = output(op);
     forEachTile(w, [&](int64_t tr, int64_t tc, int stop) {

@@ -188,6 +188,13 @@ class DynamicOp {
     return t;
   }
   // The tile an address element names.
+  // Word w of a meta row (uint32); a shape-only row (routing-only rounds) gives 0.
+  int64_t metaWord(const Token& row, int64_t w) const {
+    if (!row.data) return 0;
+    if (w < 0 || w >= int64_t(row.data->size())) fail(fmt::format("meta word {} is outside its {}-word row", w, row.data->size()));
+    return int64_t(row.data->at(size_t(w)));
+  }
+
   int64_t addressOf(const Token& a) const {
     if (a.sel.size() != 1) fail("an address must name one tile");
     return a.sel[0];
@@ -204,6 +211,8 @@ class DynamicOp {
   const Matrix& loadSource(Matrix& shape) const {
     const std::string name = attrString(op_, "tensor");
     if (!values_) return shape = shapeOf(name);
+    auto st = outputs_.find(name);  // a state tensor, as its stores left it
+    if (st != outputs_.end()) return st->second;
     auto it = in_.find(name);
     if (it == in_.end()) fail(fmt::format("input tensor '{}' was not given", name));
     return it->second;
@@ -262,7 +271,9 @@ class DynamicOp {
         acks.push_back(addr[i]);
         continue;
       }
-      TileAt t = tileAt(m, addressOf(addr[i]), {data[i].rows, data[i].cols});  // a store writes tiles of its data
+      // With `index` the address is a meta row: the tile index in that word (uint32).
+      const int64_t a = op_.attrs.count("index") ? metaWord(addr[i], attrInt(g_, op_, "index")) : addressOf(addr[i]);
+      TileAt t = tileAt(m, a, {data[i].rows, data[i].cols});  // a store writes tiles of its data
       for (int64_t r = 0; r < t.r; ++r)
         for (int64_t c = 0; c < t.c && values_; ++c)
           m.data.at((t.tr * t.r + r) * m.cols + t.tc * t.c + c) = data[i].data->at(r * t.c + c);

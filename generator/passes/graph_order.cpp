@@ -80,6 +80,24 @@ bool isFeedbackStream(const StepGraph& g, StreamId s) {
   }
 }
 
+std::vector<std::pair<int, int>> stateOrder(const StepGraph& g) {
+  std::vector<std::pair<int, int>> pairs;
+  auto tensorOf = [&](const Op& o) -> const Tensor* {
+    if (!o.attrs.count("tensor")) return nullptr;
+    auto t = g.findTensor(o.attrs.at("tensor").scalar);
+    return t && g.tensors[size_t(*t)].isState ? &g.tensors[size_t(*t)] : nullptr;
+  };
+  auto isStore = [](OpKind k) { return k == OpKind::LinearOffChipStore || k == OpKind::RandomOffChipStore; };
+  auto isLoad = [](OpKind k) { return k == OpKind::LinearOffChipLoad || k == OpKind::RandomOffChipLoad; };
+  for (size_t s = 0; s < g.ops.size(); ++s) {
+    const Tensor* t = isStore(g.ops[s].kind) ? tensorOf(g.ops[s]) : nullptr;
+    if (!t) continue;
+    for (size_t l = 0; l < g.ops.size(); ++l)
+      if (isLoad(g.ops[l].kind) && tensorOf(g.ops[l]) == t) pairs.push_back({int(s), int(l)});
+  }
+  return pairs;
+}
+
 OpOrder orderOps(const StepGraph& g) {
   const size_t n = g.ops.size();
   OpOrder r;
@@ -104,6 +122,25 @@ OpOrder orderOps(const StepGraph& g) {
       ++indeg[i];
       succ[size_t(p)].push_back(int(i));
     }
+  }
+  // A state tensor's loads after its stores, unless the store depends on the load.
+  for (auto [st, ld] : stateOrder(g)) {
+    std::vector<bool> seen(n, false);
+    std::vector<int> todo = {ld};
+    bool reaches = false;
+    while (!todo.empty() && !reaches) {
+      const int v = todo.back();
+      todo.pop_back();
+      reaches = v == st;
+      for (int w : succ[size_t(v)])
+        if (!seen[size_t(w)]) seen[size_t(w)] = true, todo.push_back(w);
+    }
+    if (reaches) {
+      r.stateConflicts.push_back({st, ld});
+      continue;
+    }
+    ++indeg[size_t(ld)];
+    succ[size_t(st)].push_back(ld);
   }
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (size_t i = 0; i < n; ++i)

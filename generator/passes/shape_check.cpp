@@ -33,9 +33,10 @@
 //   S-245 Expand of a dim that is not 1
 //   S-246 Expand: data and reference ranks or outer dims differ
 //   S-247 RandomOffChipStore: address and data stream shapes differ
-//   S-248 RandomOffChipLoad with `count`: address elements not meta rows [1, c], index/count
+//   S-248 RandomOffChipLoad with `count` (or RandomOffChipStore with `index`): address elements not meta rows [1, c], index/count
 //         not a word of them, or a negative step
 //   S-250 dimension not static (evalDim)
+//   S-251 a store into a state tensor depends on a load of it
 //   S-299 internal error
 //
 // This file: checkShapes (walk the ops in dependency order, run each op's rule, collect the
@@ -76,6 +77,12 @@ ShapeResult Checker::run() {
   }
   for (int i : order.order) inferOp(g_.ops[size_t(i)]);
   for (const OpCycle& c : order.cycles) reportCycle(c);
+  for (auto [st, ld] : order.stateConflicts)
+    error("S-251", g_.ops[size_t(st)].loc,
+          opLabel(g_.ops[size_t(st)]) + " writes state tensor '" + g_.ops[size_t(st)].attrs.at("tensor").scalar +
+              "' from a stream that depends on " + opLabel(g_.ops[size_t(ld)]) +
+              ", which reads it: a state tensor is read after it is written (docs/graph_format.md#state-tensors)",
+          {DiagNote{g_.ops[size_t(ld)].loc, opLabel(g_.ops[size_t(ld)]) + " reads it here"}});
   // Streams that nothing produces and nobody reported yet.
   for (size_t s = 0; s < g_.streams.size(); ++s) {
     if (order.producerOf[s] < 0 && !reportedNoProducer.count(int(s)))

@@ -390,25 +390,31 @@ void Checker::inferRandomLoad(const Op& op) {
 /// RandomOffChipLoad with `count`: each address element is a meta row [1, c] (uint32 words:
 /// the first tile in word `index`, the run length in word `count`); the output adds one
 /// ragged dim, the run (docs/step_semantics.md#randomoffchipload).
+bool Checker::checkMetaRows(const Op& op, const StreamType& addr, const char* with,
+                            const std::vector<std::pair<const char*, int64_t>>& words) {
+  if (!isTile2(addr.elem) || dimEq(addr.elem.tile[0], SymExpr::constant(1)) != Proof::Yes) {
+    error("S-248", attrLoc(op, "in"),
+          opLabel(op) + ": with `" + with + "` the address stream " + streamDesc(op.inputs[0]) +
+              " must carry meta rows (tiles [1, c] of uint32 words), not " + formatElemType(addr.elem));
+    return false;
+  }
+  const auto n = addr.elem.tile[1].evaluate(g_.symbols);
+  for (auto [key, w] : words)
+    if (w < 0 || (n && w >= *n)) {
+      error("S-248", attrLoc(op, key),
+            opLabel(op) + ": `" + key + "` = " + std::to_string(w) + " is not a word of the meta rows [1, " +
+                addr.elem.tile[1].toString() + "]");
+      return false;
+    }
+  return true;
+}
+
 void Checker::inferRunLoad(const Op& op, const Tensor& t, const std::vector<SymExpr>& tile, const StreamType& addr) {
   auto count = intAttr(op, "count");
   const int64_t index = op.attrs.count("index") ? intAttr(op, "index").value_or(-1) : 0;
   const int64_t step = op.attrs.count("step") ? intAttr(op, "step").value_or(-1) : 1;
   if (!count) return;
-  if (!isTile2(addr.elem) || dimEq(addr.elem.tile[0], SymExpr::constant(1)) != Proof::Yes) {
-    error("S-248", attrLoc(op, "in"),
-          opLabel(op) + ": with `count` the address stream " + streamDesc(op.inputs[0]) +
-              " must carry meta rows (tiles [1, c] of uint32 words), not " + formatElemType(addr.elem));
-    return;
-  }
-  const auto words = addr.elem.tile[1].evaluate(g_.symbols);
-  for (auto [key, w] : {std::pair<const char*, int64_t>{"index", index}, {"count", *count}})
-    if (w < 0 || (words && w >= *words)) {
-      error("S-248", attrLoc(op, key),
-            opLabel(op) + ": `" + key + "` = " + std::to_string(w) + " is not a word of the meta rows [1, " +
-                addr.elem.tile[1].toString() + "]");
-      return;
-    }
+  if (!checkMetaRows(op, addr, "count", {{"index", index}, {"count", *count}})) return;
   if (step < 0) {
     error("S-248", attrLoc(op, "step"), opLabel(op) + ": `step` (tiles between a run's tiles) must be >= 0");
     return;
@@ -432,7 +438,11 @@ void Checker::inferRandomStore(const Op& op) {
   if (!t || !in) return;
   const StreamType& addr = (*in)[0];
   const StreamType& data = (*in)[1];
-  if (!checkSelector(op, op.inputs[0], addr, std::nullopt, "address")) return;
+  if (op.attrs.count("index")) {  // meta rows: the tile index in word `index`
+    if (!checkMetaRows(op, addr, "index", {{"index", intAttr(op, "index").value_or(-1)}})) return;
+  } else if (!checkSelector(op, op.inputs[0], addr, std::nullopt, "address")) {
+    return;
+  }
   if (!isTile2(data.elem)) {
     error("S-211", attrLoc(op, "in"), opLabel(op) + ": data " + streamDesc(op.inputs[1]) + " must carry 2-D tiles");
     return;

@@ -29,7 +29,7 @@ TEST_CASE("operator table: what reaches hardware how", "[tables]") {
   CHECK(opRow(OpKind::Bufferize).unit == UnitKind::Memory);
   CHECK(opRow(OpKind::Parallelize).unit == UnitKind::Compute);
   CHECK(opRow(OpKind::EagerMerge).hardware == OpHardware::Cluster);
-  CHECK(opRow(OpKind::RandomOffChipStore).hardware == OpHardware::None);
+  CHECK(opRow(OpKind::RandomOffChipStore).hardware == OpHardware::Cluster);  // a random store with `index`
   CHECK(opRow(OpKind::Partition).arity.inMin == 2);
   CHECK(opRow(OpKind::Partition).arity.outMax == -1);
 }

@@ -101,6 +101,28 @@ void runPieces(AgRandomLoad& u, const Fields& f, const TokenStream& meta) {
   for (size_t j = u.groupOf.size(); j-- > 0;) u.groupFirst[u.groupOf[j]] = j;
 }
 
+// A random store (sg_ag.sv store = 1, random = 1): data tile d on in0 goes to
+// base + index * idx_stride, index = word idx_word of meta row d on in1.
+void storePieces(AgStore& u, const Fields& f, const TokenStream& data, const TokenStream& meta) {
+  u.walk = walkOf(f);
+  u.random = true;
+  const size_t iw = size_t(f("idx_word"));
+  for (const Token& a : meta) {
+    u.metaData.push_back(a.kind == Kind::Data ? u.metaTile.size() : SIZE_MAX);
+    if (a.kind == Kind::Data) u.metaTile.push_back(u.metaData.size() - 1);
+  }
+  for (const Token& t : data) {
+    const bool d = t.kind == Kind::Data;
+    const size_t ord = u.dataTile.size();
+    if (d && ord >= u.metaTile.size()) throw std::logic_error("internal error: a random store has more data tiles than meta rows");
+    u.dataOf.push_back(d ? ord : SIZE_MAX);
+    if (d) u.dataTile.push_back(u.dataOf.size() - 1);
+    const Token* row = d ? &meta.at(u.metaTile[ord]) : nullptr;
+    u.tileStart.push_back(d ? u.walk.base + int64_t(row->data ? row->data->at(iw) : 0) * f("idx_stride") : 0);
+    u.tilePieces.push_back(d ? u.walk.piecesPerTile() : 0);
+  }
+}
+
 // Groups of a banked unit from its input and output token sequences.
 void buildGroups(Banked& u, const TokenStream& in, const TokenStream& out, int b, bool accum) {
   int k = 0;
@@ -439,7 +461,9 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       } else {
         linearPieces(*ag, f, streams.at(o.outputs[0].v));
       }
-    } else if (auto* st = dynamic_cast<AgStore*>(u)) {
+    } else if (auto* st = dynamic_cast<AgStore*>(u); st && f("random")) {
+      storePieces(*st, f, streams.at(o.inputs[1].v), streams.at(o.inputs[0].v));  // inputs [addresses, data]
+    } else if (st) {
       linearPieces(*st, f, streams.at(o.inputs[0].v));
     } else if (auto* ex = dynamic_cast<CuExpand*>(u)) {
       buildExpandGroups(*ex, streams.at(o.inputs[1].v), int(f("accum_b")), m.links[size_t(ex->in[0].first)].size());

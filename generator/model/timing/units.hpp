@@ -125,10 +125,17 @@ struct AgRandomLoad : AgLoad {
 };
 
 /// sg_ag.sv store (store = 1): takes a beat per cycle and writes it to the next pieces of
-/// the walk; finishes at DONE (ag_store.cpp).
+/// the walk; finishes at DONE (ag_store.cpp). A random store (random = 1) writes data tile d
+/// at the tile its meta row d on in1 names: the rows wait in a 2-entry job queue (row d is
+/// taken once tile d-2's first beat was), and tile d's first beat is taken 2 cycles after
+/// its row at the earliest; the in0 DONE after the in1 DONE.
 struct AgStore : AgUnit {
   size_t nextAccept = 0, nextWrite = 0;
   int64_t writeBeat = 0;  ///< the next beat of tile nextWrite to write
+  // Random store only: per in0 link tile its data ordinal (SIZE_MAX: STOP / DONE); per data
+  // ordinal the in0 tile and the in1 tile of its meta row; per in1 tile its data ordinal.
+  std::vector<size_t> dataOf, dataTile, metaTile, metaData;
+  size_t nextMeta = 0;
 
   bool step(TimingModel& m) override;
   /// A data beat's write goes to DRAM in cycle order with every other request
