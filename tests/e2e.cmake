@@ -122,6 +122,15 @@ foreach(strategy coarse interleave)
                      --requests 8 --kv-scale 8 --regions 4 --strategy ${strategy} VERIFY --model-only)
   set_tests_properties(e2e_gqa_decode_${strategy} PROPERTIES TIMEOUT 300)
 endforeach()
+# The same with the step's own k and v rows appended to the caches first (--append: state
+# tensors): the appends run in a section of their own, the attention over L_b + 1 tokens in
+# the next (values against double: tests/unit/test_gqa_decode.cpp). Model only here; the RTL
+# run is the heavy e2e_gqa_decode_append_rtl (a cold build of the ~100-unit fabric).
+graph_example_test(e2e_gqa_decode_append arch/gqa.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 0
+                   --requests 8 --kv-scale 8 --regions 4 --append VERIFY --model-only)
+graph_example_test(e2e_gqa_decode_append_rtl arch/gqa.yaml gqa-decode --kv-lengths ${AZURE_KV} --batch-index 0
+                   --requests 8 --kv-scale 8 --regions 4 --append VERIFY --hierarchical EXPECT "^outputs: bit-exact$" "^sections: 2 ")
+set_tests_properties(e2e_gqa_decode_append_rtl PROPERTIES TIMEOUT 3600 COST 50000)
 # The dynamic strategy on arch/gqa_dynamic.yaml: the first 8 requests of Azure batch 10 at
 # KV / 8 (4, 9, 2, 1, 11, 6, 7, 5 KV tiles), dealt one at a time by the Partition whose
 # selector is the merge of the four regions' free signals (the feedback cycle). Every region

@@ -20,8 +20,11 @@ void checkParams(const GqaParams& p) {
     if (v < 1) bad(fmt::format("{} must be >= 1, got {}", name, v));
   if (p.kvLengths.empty()) bad("the batch has no request");
   for (size_t b = 0; b < p.kvLengths.size(); ++b)
-    if (p.kvLengths[b] < 1) bad(fmt::format("request {} has KV length {} (at least 1 token)", b, p.kvLengths[b]));
+    if (p.kvLengths[b] < (p.append ? 0 : 1))
+      bad(fmt::format("request {} has KV length {} (at least {} token{})", b, p.kvLengths[b], p.append ? 0 : 1, p.append ? "s" : ""));
   if (p.credits < 1) bad(fmt::format("credits must be >= 1, got {}", p.credits));
+  if (p.append && p.strategy == GqaStrategy::Dynamic)
+    bad("append runs before the attention in its own section; the dynamic strategy's feedback cycle is not cut into sections");
 }
 
 // First KV tile of every request.
@@ -80,7 +83,9 @@ std::string gqaStrategyName(GqaStrategy s) {
   return s == GqaStrategy::Coarse ? "coarse" : s == GqaStrategy::Interleave ? "interleave" : "dynamic";
 }
 
-int64_t gqaTiles(const GqaParams& p, size_t b) { return (p.kvLengths.at(b) + p.kvTile - 1) / p.kvTile; }
+int64_t gqaAttended(const GqaParams& p, size_t b) { return p.kvLengths.at(b) + (p.append ? 1 : 0); }
+
+int64_t gqaTiles(const GqaParams& p, size_t b) { return (gqaAttended(p, b) + p.kvTile - 1) / p.kvTile; }
 
 int64_t gqaTotalTiles(const GqaParams& p) {
   int64_t n = 0;
@@ -115,14 +120,19 @@ std::string buildGqaDecodeGraph(const GqaParams& p) {
   line("# single-pass (online-softmax) attention runs over them. Requests' KV lengths, in tokens:");
   std::string ls;
   for (size_t b = 0; b < p.kvLengths.size(); ++b) ls += (b ? ", " : "") + std::to_string(p.kvLengths[b]);
-  line("#   " + ls);
+  line("#   " + ls + (p.append ? " (before the step: each attends over one more, its own appended row)" : ""));
   line("stepgraph: gqa_decode");
   line(fmt::format("symbols: {{B: {}, NT: {}, D: {}, G: {}}}", p.kvLengths.size(), nt, p.headDim, p.queries));
   line(fmt::format("schedule: {{T: {}}}", p.kvTile));
   line("tensors:");
   line("  q:    {shape: [B*G, D], role: input}");
-  line("  k:    {shape: [NT*T, D], role: input}");
-  line("  v:    {shape: [NT*T, D], role: input}");
+  line(fmt::format("  k:    {{shape: [NT*T, D], role: {}}}", p.append ? "state" : "input"));
+  line(fmt::format("  v:    {{shape: [NT*T, D], role: {}}}", p.append ? "state" : "input"));
+  if (p.append) {
+    line("  k_new: {shape: [B, D], role: input}");
+    line("  v_new: {shape: [B, D], role: input}");
+    line("  kv_pos: {shape: [B, 16], role: input}");
+  }
   line("  mask: {shape: [G, NT*T], role: input}");
   if (ones) line("  ones: {shape: [G, D], role: input}");
   const bool dyn = p.strategy == GqaStrategy::Dynamic;
@@ -133,6 +143,16 @@ std::string buildGqaDecodeGraph(const GqaParams& p) {
     line(fmt::format("  out_r{}: {{shape: [{}, D], role: output}}", r, int64_t(regions[r].size()) * p.queries));
   }
   line("ops:");
+  if (p.append) {
+    line("  # KV-cache append: request b's new k and v rows at row kv_pos[b][0] = t_b*T + L_b");
+    line("  - {name: load_kv_pos, op: LinearOffChipLoad, tensor: kv_pos, tile: [1, 16], iter: [B], strides: [[1, 0]], out: kv_pos}");
+    line("  - {name: bcast_kv_pos, op: Broadcast, in: kv_pos, out: [pos_k, pos_v]}");
+    for (const char* t : {"k", "v"}) {
+      line(fmt::format("  - {{name: load_{0}_new, op: LinearOffChipLoad, tensor: {0}_new, tile: [1, D], iter: [B], strides: [[1, 0]], "
+                       "out: {0}_new}}", t));
+      line(fmt::format("  - {{name: append_{0}, op: RandomOffChipStore, tensor: {0}, index: 0, in: [pos_{0}, {0}_new]}}", t));
+    }
+  }
   if (dyn) dispatch(p, line);
   for (size_t r = 0; r < regions.size(); ++r) {
     if (regions[r].empty()) continue;
@@ -186,7 +206,7 @@ std::map<std::string, Matrix> gqaFixedInputs(const GqaParams& p) {
   Matrix mask{p.queries, nt * p.kvTile, {}};
   for (int64_t g = 0; g < p.queries; ++g)
     for (size_t b = 0; b < p.kvLengths.size(); ++b)
-      for (int64_t c = 0; c < gqaTiles(p, b) * p.kvTile; ++c) mask.data.push_back(c < p.kvLengths[b] ? 0u : 0xFF800000u);
+      for (int64_t c = 0; c < gqaTiles(p, b) * p.kvTile; ++c) mask.data.push_back(c < gqaAttended(p, b) ? 0u : 0xFF800000u);
   m["mask"] = std::move(mask);
   if (p.kvTile != p.headDim) {
     AttentionParams a;
@@ -202,6 +222,11 @@ std::map<std::string, Matrix> gqaFixedInputs(const GqaParams& p) {
       meta.data.insert(meta.data.end(), row.begin(), row.end());
     }
     m[p.strategy == GqaStrategy::Dynamic ? std::string("meta") : fmt::format("meta_r{}", r)] = std::move(meta);
+  }
+  if (p.append) {
+    Matrix pos{int64_t(p.kvLengths.size()), 16, std::vector<uint32_t>(p.kvLengths.size() * 16, 0)};
+    for (size_t b = 0; b < p.kvLengths.size(); ++b) pos.data[b * 16] = uint32_t(start[b] * p.kvTile + p.kvLengths[b]);
+    m["kv_pos"] = std::move(pos);
   }
   return m;
 }

@@ -30,6 +30,9 @@ struct GqaParams {
   int64_t regions = 4;             ///< R
   GqaStrategy strategy = GqaStrategy::Coarse;
   int64_t credits = 1;             ///< Dynamic: requests a region may hold at once (its initial tokens)
+  /// The step's own key and value rows are appended to the caches first (KV-cache append,
+  /// docs/graph_format.md#state-tensors): request b then attends over kvLengths[b] + 1 tokens.
+  bool append = false;
 };
 
 /// Parses "coarse" / "interleave" / "dynamic". Throws DiagError G-120 for any other name.
@@ -42,7 +45,9 @@ std::string gqaStrategyName(GqaStrategy s);
 /// Throws DiagError G-120 for a size < 1, an empty batch, a KV length < 1 or credits < 1.
 std::vector<std::vector<int64_t>> gqaAssignment(const GqaParams& p);
 
-/// KV tiles of request b: ceil(L_b / T).
+/// Tokens request b attends over: L_b, or L_b + 1 with append.
+int64_t gqaAttended(const GqaParams& p, size_t b);
+/// KV tiles of request b: ceil(gqaAttended / T).
 int64_t gqaTiles(const GqaParams& p, size_t b);
 /// KV tiles of the whole batch: NT, the sum of gqaTiles.
 int64_t gqaTotalTiles(const GqaParams& p);
@@ -57,12 +62,16 @@ int64_t gqaTotalTiles(const GqaParams& p);
 /// order, dealt by a Partition whose selector is the arrival-order merge (a tree of
 /// two-input EagerMerges) of every region's Map(fn: select) signals, `credits` initial
 /// tokens each plus one per request the region finished; out_r<r> is [B*G, D], the rows of
-/// the requests it served from row 0 (the rest 0). Deterministic. Throws DiagError G-120 as
-/// gqaAssignment.
+/// the requests it served from row 0 (the rest 0). With append: k and v are state tensors,
+/// k_new and v_new [B, D] the new rows and kv_pos [B, 16] one meta row per request (word 0 =
+/// its row t_b*T + L_b); two RandomOffChipStores write the new rows there before the
+/// attention reads the caches (in a later section on a fabric), and the mask covers the new
+/// token. Deterministic. Throws DiagError G-120 as gqaAssignment, and for append with the
+/// dynamic strategy (a graph with feedback is not cut into sections).
 std::string buildGqaDecodeGraph(const GqaParams& p);
 
-/// The tensors of that graph that are not seeded random: mask, ones, meta_r<r> (words as
-/// uint32 bit patterns).
+/// The tensors of that graph that are not seeded random: mask, ones, meta_r<r> and with
+/// append kv_pos (words as uint32 bit patterns).
 std::map<std::string, Matrix> gqaFixedInputs(const GqaParams& p);
 
 }  // namespace stepgen

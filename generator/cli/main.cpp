@@ -262,12 +262,7 @@ int main(int argc, char** argv) {
   auto* gqaCmd = graphCmd->add_subcommand(
       "gqa-decode", "GQA decode attention of one KV head for a batch of requests with their own KV lengths, split over R "
                     "parallel regions (single-pass attention per region, run loads of each request's KV tiles)");
-  auto* qCsv = gqaCmd->add_option("--kv-lengths", qLengths, "KV-length CSV (examples/attention/data format)")
-                   ->check(CLI::ExistingFile);
-  gqaCmd->add_option("--lengths", gp.kvLengths, "the KV lengths themselves (tokens), instead of --kv-lengths")
-      ->delimiter(',')
-      ->excludes(qCsv);
-  gqaCmd->add_option("--batch-index", qBatch, "with --kv-lengths: the batch (0-based, in file order)");
+  lengthOptions(gqaCmd, gp.kvLengths, "--lengths", "the KV lengths themselves (tokens)", qLengths, qBatch);
   gqaCmd->add_option("--requests", qRequests, "keep the batch's first N requests (0: all)")->check(CLI::NonNegativeNumber);
   gqaCmd->add_option("--kv-scale", qScale, "divide every KV length by this (rounding up): a smaller run for RTL")
       ->check(CLI::PositiveNumber);
@@ -279,6 +274,8 @@ int main(int argc, char** argv) {
   gqaCmd->add_option("--head-dim", gp.headDim, "D: head dimension");
   gqaCmd->add_option("--kv-tile", gp.kvTile, "T: KV rows per tile");
   gqaCmd->add_option("--queries", gp.queries, "G: query heads per KV head");
+  gqaCmd->add_flag("--append", gp.append, "append the step's own k and v rows to the caches first (state tensors; the "
+                                          "attention then covers one more token per request)");
   exampleOptions(gqaCmd, qExample, qSeed, "q, k, v seeded random; mask, ones, meta rows");
 
   MoeParams mp;

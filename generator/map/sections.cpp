@@ -536,9 +536,11 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
     }
     if (int(inSection.size()) >= cap) close(true);
     const int op = core[i];
-    // A join that must wait for an op of the open section (planBuffers' cut) starts the next.
+    // A join that must wait for an op of the open section (planBuffers' cut, a state
+    // tensor's load) starts the next, and so does a group holding one.
     const bool waits = std::any_of(after.begin(), after.end(), [&](const std::pair<int, int>& hj) {
-      return hj.second == op && sec[size_t(hj.first)] == cur;
+      const bool member = hj.second == op || (group[size_t(op)] >= 0 && group[size_t(hj.second)] == group[size_t(op)]);
+      return member && sec[size_t(hj.first)] == cur;
     });
     if (waits && !inSection.empty()) {
       close(false);
@@ -556,6 +558,10 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
   }
   if (!inSection.empty()) close(false);
   --cur;  // the last section closed
+  for (auto [h, j] : after)
+    if (sec[size_t(h)] >= sec[size_t(j)])
+      throw std::logic_error(fmt::format("internal error: section cut runs '{}' (section {}) before or with '{}' (section {})",
+                                         g.ops[size_t(j)].name, sec[size_t(j)], g.ops[size_t(h)].name, sec[size_t(h)]));
   SectionedGraph sg = Cutter(g, s, sec, cur + 1, true).run();
   checkFits(sg, a);
   return {sec, cur, std::move(sg)};

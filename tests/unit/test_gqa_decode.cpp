@@ -3,6 +3,7 @@
 // over that request's own KV rows; run loads (RandomOffChipLoad with count) on bad input.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -122,6 +123,68 @@ TEST_CASE("gqa-decode: every request's output rows match softmax attention in do
       }
     }
   }
+}
+
+// With append, request b attends over its L_b cached rows and the step's own new row, which
+// the graph writes at row t_b*T + L_b first: the reference inserts k_new and v_new there by
+// hand and attends over L_b + 1 rows (an empty cache, L_b = 0, too).
+TEST_CASE("gqa-decode: with append each request attends over its cache and its own new row", "[attention][kv]") {
+  for (GqaStrategy st : {GqaStrategy::Coarse, GqaStrategy::Interleave}) {
+    GqaParams p;
+    p.kvLengths = {40, 0, 31, 64, 33};  // a new row opening a tile (64), ending one (31), an empty cache
+    p.queries = 4;
+    p.regions = 2;
+    p.strategy = st;
+    p.append = true;
+    const StepGraph g = graphOf(buildGqaDecodeGraph(p), "append");
+    auto in = loadInputs(g, "", 9);
+    for (auto& [name, m] : gqaFixedInputs(p)) in[name] = std::move(m);
+    Matrix k = in.at("k"), v = in.at("v");  // the caches as they are after the append
+    std::vector<int64_t> start;
+    int64_t rows = 0;
+    for (size_t b = 0; b < p.kvLengths.size(); ++b) start.push_back(rows), rows += gqaTiles(p, b) * p.kvTile;
+    REQUIRE(gqaTiles(p, 3) == 3);  // 65 tokens of T = 32
+    for (size_t b = 0; b < p.kvLengths.size(); ++b) {
+      const int64_t row = start[b] + p.kvLengths[b], D = p.headDim;
+      std::copy_n(in.at("k_new").data.begin() + int64_t(b) * D, D, k.data.begin() + row * D);
+      std::copy_n(in.at("v_new").data.begin() + int64_t(b) * D, D, v.data.begin() + row * D);
+    }
+    const FunctionalResult f = runFunctional(g, checkShapes(g), loadArch(root() + "/arch/gqa.yaml"), in);
+    CHECK(f.outputs.at("k").data == k.data);
+    CHECK(f.outputs.at("v").data == v.data);
+    const auto regions = gqaAssignment(p);
+    for (size_t r = 0; r < regions.size(); ++r)
+      for (size_t i = 0; i < regions[r].size(); ++i) {
+        const int64_t b = regions[r][i];
+        const double worst = worstError(f.outputs.at(fmt::format("out_r{}", r)), int64_t(i) * p.queries, in.at("q"), k, v, b,
+                                        p.queries, start[size_t(b)], p.kvLengths[size_t(b)] + 1);
+        INFO(gqaStrategyName(st) << " region " << r << " request " << b);
+        CHECK(worst < 1e-2);  // bf16 operands on arch/gqa.yaml, as above
+        CHECK(worst > 0);
+      }
+  }
+  // On the fabric the appends take a section of their own: the run loads of the caches sit
+  // in one group with the rest of their region (their ragged streams cannot be carried), and
+  // the whole group waits for the appends.
+  {
+    GqaParams p;
+    p.kvLengths = {40, 0, 31, 64, 33};
+    p.append = true;
+    const auto dir = std::filesystem::temp_directory_path() / "sg_gqa_append_map";
+    writeFile(dir / "graph.yaml", buildGqaDecodeGraph(p));
+    const CompileResult c = compileGraph(root() + "/arch/gqa.yaml", (dir / "graph.yaml").string());
+    CHECK(c.sections.sections == 2);
+    for (size_t i = 0; i < c.graph.ops.size(); ++i) {
+      const std::string& n = c.graph.ops[i].name;
+      if (n.rfind("append_", 0) == 0) CHECK(c.sections.sectionOf[i] == 0);
+      if (n.rfind("load_k_r", 0) == 0 || n.rfind("load_v_r", 0) == 0) CHECK(c.sections.sectionOf[i] == 1);
+    }
+  }
+  GqaParams d;
+  d.kvLengths = {3};
+  d.append = true;
+  d.strategy = GqaStrategy::Dynamic;
+  CHECK_THROWS_WITH(buildGqaDecodeGraph(d), Catch::Contains("dynamic strategy"));
 }
 
 TEST_CASE("gqa-decode: bad sizes and run loads give located errors", "[attention][bad][quick]") {
