@@ -33,7 +33,12 @@ stepgen_verify_test(e2e_parallelize_reconverge tests/data/arch_random_a4_3mu_fif
 set_tests_properties(e2e_parallelize_reconverge PROPERTIES FIXTURES_SETUP random_a4_fifo1)
 add_test(NAME e2e_parallelize_reconverge_3beat COMMAND bash ${STEPGEN_ROOT}/tests/rtl/deadlock.sh $<TARGET_FILE:stepgen>
          ${E2E_DIR}/par_reconverge_3beat ${E2E_CACHE} tests/data/arch_random_a4_3mu_fifo1.yaml
-         tests/data/graphs/parallelize_reconverge_3beat.yaml s0 load_x)
+         tests/data/graphs/parallelize_reconverge_3beat.yaml s0 load_x --no-buffering)
+# ... and with the buffer planBuffers sizes for it (a Parallelize fork: one 3-beat tile on the
+# earlier output's path against 2 beats of FIFO), it verifies.
+stepgen_verify_test(e2e_parallelize_reconverge_3beat_buffered tests/data/arch_random_a4_3mu_fifo1.yaml
+                    tests/data/graphs/parallelize_reconverge_3beat.yaml --max-cycle-error 5)
+set_tests_properties(e2e_parallelize_reconverge_3beat_buffered PROPERTIES FIXTURES_REQUIRED random_a4_fifo1)
 stepgen_verify_test(e2e_random_s4_parallelize tests/data/arch_random_a4_3mu_fifo1.yaml
                     tests/data/graphs/random_s4_parallelize.yaml --seed 4 --max-cycle-error 5)
 set_tests_properties(e2e_parallelize_reconverge_3beat PROPERTIES TIMEOUT 900)

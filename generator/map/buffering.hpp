@@ -29,7 +29,7 @@ enum class BufferChoice {
 
 /// One reconvergent pair and what was decided for it.
 struct Reconvergence {
-  OpId fork;                ///< the Broadcast
+  OpId fork;                ///< the Broadcast or Parallelize
   OpId join;                ///< the first operator reading both paths (a Zip, or a two-input op)
   OpId joinUnit;            ///< the operator on a unit that the join feeds (the join itself if it has one)
   OpId holder;              ///< the long path's operator that holds the most (a section cut puts the join after it)

@@ -80,3 +80,37 @@ TEST_CASE("buffering: paths that hold the same add nothing, and no Broadcast mea
   const StepGraph nb = loadGraph(root() + "/tests/data/graphs/buffer.yaml");
   CHECK(planOf(nb, loadArch(root() + "/arch/default.yaml")).pairs.empty());
 }
+
+// A Parallelize deals element 2k to q0 and 2k + 1 to q1, and the Zip takes the k-th of
+// each together: q0's path holds its tile while the fork moves on to q1's. The short path
+// has two links of room (the join's input FIFO and the units' shared input FIFO), at depth
+// 1 on 64-byte beats 128 B: a 2-beat tile ([1, 32], 128 B) fits, a 3-beat one ([1, 48],
+// 192 B) needs a buffer of one tile (the RTL deadlocks without it: e2e_parallelize_reconverge*),
+// and at depth 2 (256 B) a 4-beat one ([1, 64]) fits.
+TEST_CASE("buffering: a Parallelize whose outputs meet again holds one tile on the earlier output's path", "[buffering]") {
+  const ArchModel d1 = loadArch(root() + "/tests/data/arch_random_a4_3mu_fifo1.yaml");
+  const ArchModel d2 = loadArch(root() + "/tests/data/arch_random_a4_3mu.yaml");
+  REQUIRE(d1.link.fifoDepth == 1);
+  REQUIRE(d2.link.fifoDepth == 2);
+  struct Case {
+    const char* graph;
+    const ArchModel& arch;
+    int64_t tileBytes, fifoBytes;
+    BufferChoice choice;
+  };
+  for (const Case& c : {Case{"parallelize_reconverge", d1, 32 * 4, 128, BufferChoice::Fifo},
+                        Case{"parallelize_reconverge_3beat", d1, 48 * 4, 128, BufferChoice::MemoryUnit},
+                        Case{"parallelize_reconverge_4beat", d2, 64 * 4, 256, BufferChoice::Fifo}}) {
+    const StepGraph g = loadGraph(root() + "/tests/data/graphs/" + c.graph + ".yaml");
+    const BufferPlan p = planOf(g, c.arch);
+    INFO(c.graph);
+    REQUIRE(p.pairs.size() == 1);
+    const Reconvergence& r = p.pairs[0];
+    CHECK(g.op(r.fork).name == "par");
+    CHECK(g.stream(r.shortStream).name == "q0");
+    CHECK(r.needBytes == c.tileBytes);
+    CHECK(r.fifoBytes == c.fifoBytes);
+    CHECK(r.choice == c.choice);
+    if (c.choice == BufferChoice::MemoryUnit) CHECK(r.bufferBytes == c.tileBytes);
+  }
+}
