@@ -28,7 +28,7 @@ struct OpOrder {
   std::vector<OpCycle> cycles;             ///< one per cycle among the ops left out of `order`
   std::vector<StreamId> feedback;          ///< feedback streams (isFeedbackStream), in stream order
   /// {store, load} of a state tensor where the store depends on the load through streams
-  /// (no order can run the load after the store; the shape check reports S-251).
+  /// (no order can run the load after the store; the shape check reports S-252).
   std::vector<std::pair<int, int>> stateConflicts;
 };
 
@@ -50,7 +50,7 @@ bool isFeedbackStream(const StepGraph& g, StreamId s);
 /// the lowest-index unordered op. Invalid stream ids are ignored. Each stateOrder pair also
 /// orders its load after its store, unless the store depends on the load (stateConflicts).
 /// Raises no errors: the shape check turns `unproduced` into S-206, `cycles` into S-205 and
-/// `stateConflicts` into S-251.
+/// `stateConflicts` into S-252.
 OpOrder orderOps(const StepGraph& g);
 
 }  // namespace stepgen

@@ -36,7 +36,8 @@
 //   S-248 RandomOffChipLoad with `count` (or RandomOffChipStore with `index`): address elements not meta rows [1, c], index/count
 //         not a word of them, or a negative step
 //   S-250 dimension not static (evalDim)
-//   S-251 a store into a state tensor depends on a load of it
+//   S-251 Map(select): n, value or initial out of range, or value/initial on another fn
+//   S-252 a store into a state tensor depends on a load of it
 //   S-299 internal error
 //
 // This file: checkShapes (walk the ops in dependency order, run each op's rule, collect the
@@ -78,7 +79,7 @@ ShapeResult Checker::run() {
   for (int i : order.order) inferOp(g_.ops[size_t(i)]);
   for (const OpCycle& c : order.cycles) reportCycle(c);
   for (auto [st, ld] : order.stateConflicts)
-    error("S-251", g_.ops[size_t(st)].loc,
+    error("S-252", g_.ops[size_t(st)].loc,
           opLabel(g_.ops[size_t(st)]) + " writes state tensor '" + g_.ops[size_t(st)].attrs.at("tensor").scalar +
               "' from a stream that depends on " + opLabel(g_.ops[size_t(ld)]) +
               ", which reads it: a state tensor is read after it is written (docs/graph_format.md#state-tensors)",

@@ -115,6 +115,6 @@ TEST_CASE("kv-append: bad parameters and a store that depends on its own state t
     checkShapes(g);
     FAIL("no error");
   } catch (const DiagError& e) {
-    CHECK(e.diags.at(0).id == "S-251");
+    CHECK(e.diags.at(0).id == "S-252");
   }
 }
