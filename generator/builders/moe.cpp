@@ -41,6 +41,8 @@ void checkMoeParams(const MoeParams& p) {
     bad(fmt::format("k = {} exceeds {}, the experts one routing row holds", p.topK, kRoutingWeightWord));
   if (p.ffn % p.tileF != 0) bad(fmt::format("tile_f {} does not divide ffn {}", p.tileF, p.ffn));
   if (p.residual && p.dispatchOnly) bad("the residual add needs the whole layer, not --dispatch-only");
+  if (p.router && (p.dispatchOnly || p.regions || (p.block > 0 && p.block < p.batch)))
+    bad("the on-fabric router is for the whole layer, without --dispatch-only, --regions or --block");
   if (p.block < 0 || (p.block > 0 && p.batch % p.block != 0))
     bad(fmt::format("block {} does not divide batch {}", p.block, p.batch));
   if (p.block > 0 && p.block < p.batch && (p.dispatchOnly || p.residual || p.regions))
@@ -119,19 +121,22 @@ std::string buildMoeLayer(const MoeParams& p) {
   auto line = [&](const std::string& s) { y += s + "\n"; };
   line("# Top-k Mixture-of-Experts layer of SwiGLU experts (docs/step_semantics.md#dynamic-tiling).");
   line("# Written by stepgen (buildMoeGraph). y[t] = sum over token t's experts e (ascending) of");
-  line("# rw[t, e] * ((silu(x Wg_e^T) * (x Wu_e^T)) Wd_e); the routing replays a trace.");
+  line(p.router ? "# rw[t, e] * ((silu(x Wg_e^T) * (x Wu_e^T)) Wd_e); the router picks e and rw from x Wr^T (Map topk)."
+                 : "# rw[t, e] * ((silu(x Wg_e^T) * (x Wu_e^T)) Wd_e); the routing replays a trace.");
   line(dyn ? "# Dynamic tiling: each expert's tokens form one tile of T_e rows (Promote)."
            : fmt::format("# Static token tile {}: each expert's tokens are padded to whole tiles (Reshape).", p.tileB));
   if (p.dispatchOnly) line("# Dispatch only: ends at EagerMerge and stores the expert-grouped token tiles in xm.");
   if (p.residual) line("# Residual: y = x + MoE(x); the x rows go to the router and, through a Broadcast, to the final add.");
-  line(fmt::format("stepgraph: moe_{}{}{}", p.dispatchOnly ? "dispatch_" : "", p.residual ? "residual_" : "",
+  line(fmt::format("stepgraph: moe_{}{}{}{}", p.dispatchOnly ? "dispatch_" : "", p.residual ? "residual_" : "",
+                   p.router ? "router_" : "",
                    dyn ? std::string("dynamic") : fmt::format("tb{}", p.tileB)));
   line(fmt::format("symbols: {{B: {}, D: {}, F: {}, E: {}, K: {}}}", p.batch, p.hidden, p.ffn, E, p.topK));
   line(dyn ? fmt::format("schedule: {{tf: {}}}", p.tileF) : fmt::format("schedule: {{tb: {}, tf: {}}}", p.tileB, p.tileF));
   const bool disp = p.dispatchOnly;
   line("tensors:");
   line("  x:  {shape: [B, D], role: input}");
-  line(fmt::format("  routing: {{shape: [B, {}], role: input}}", kRoutingRowWords));
+  if (p.router) line("  wr: {shape: [E, D], role: input}");
+  else line(fmt::format("  routing: {{shape: [B, {}], role: input}}", kRoutingRowWords));
   if (disp) {
     line(fmt::format("  xm: {{shape: [{}, D], role: output}}", moeDispatchRows(p)));
   } else {
@@ -140,13 +145,26 @@ std::string buildMoeLayer(const MoeParams& p) {
     line("  wd: {shape: [E*F, D], role: input}");
     // Router weights, one 64-byte row per (token, slot): the weight in word 0, the rest 0
     // (an address generator moves whole 64-byte pieces; scale_rows reads column 0).
-    line(fmt::format("  rw: {{shape: [B*K, {}], role: input}}", kRoutingRowWords));
+    line(fmt::format("  rw: {{shape: [B*K, {}], role: {}}}", kRoutingRowWords, p.router ? "state" : "input"));
     line("  y:  {shape: [B, D], role: output}");
   }
   line("ops:");
-  line(fmt::format("  - {{name: route, op: SelectGen, trace: {}, tensor: routing, n: E, k: K, iter: [B], out: sel}}", p.trace));
+  if (!p.router)
+    line(fmt::format("  - {{name: route, op: SelectGen, trace: {}, tensor: routing, n: E, k: K, iter: [B], out: sel}}", p.trace));
   if (!disp) line("  - {name: bsel, op: Broadcast, in: sel, out: [sel_p, sel_r]}");
-  line("  - {name: load_x, op: LinearOffChipLoad, tensor: x, tile: [1, D], iter: [B], strides: [[1, 0]], out: xr}");
+  line(fmt::format("  - {{name: load_x, op: LinearOffChipLoad, tensor: x, tile: [1, D], iter: [B], strides: [[1, 0]], out: {}}}",
+                   p.router ? "xr_all" : "xr"));
+  if (p.router) {  // the gate: x Wr^T per token (Wr re-read per token), its top k and their weights
+    line("  - {name: bgate, op: Broadcast, in: xr_all, out: [xr, xr_gate]}");
+    line("  - {name: load_wr, op: LinearOffChipLoad, tensor: wr, tile: [E, D], iter: [B], strides: [[0, 0]], out: wr_t}");
+    line("  - {name: zip_gate, op: Zip, in: [xr_gate, wr_t], out: xwr}");
+    line("  - {name: gate, op: Map, fn: matmul_t, in: xwr, out: logits}");
+    line("  - {name: blogits, op: Broadcast, in: logits, out: [logits_s, logits_w]}");
+    line("  - {name: topk, op: Map, fn: topk, k: K, in: logits_s, out: sel}");
+    line("  - {name: topk_w, op: Map, fn: topk_weights, k: K, in: logits_w, out: wts}");
+    line(fmt::format("  - {{name: store_rw, op: LinearOffChipStore, in: wts, tensor: rw, tile: [K, {}], iter: [B], strides: [[1, 0]]}}",
+                     kRoutingRowWords));
+  }
   if (p.residual) line("  - {name: bres, op: Broadcast, in: xr, out: [xr_p, xr_res]}");
   line(fmt::format("  - {{name: part_x, op: Partition, in: [{}, {}], n: E, b: 0, out: [{}]}}", p.residual ? "xr_p" : "xr",
                    disp ? "sel" : "sel_p", list("xe", E)));
@@ -215,6 +233,11 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
   in["wg"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
   in["wu"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
   in["wd"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.ffn)));
+  if (p.router) {
+    in["wr"] = random(p.experts, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
+    in["rw"] = Matrix{p.batch * p.topK, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
+    return in;
+  }
   Matrix rw{p.batch * p.topK, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
   for (int64_t t = 0; t < p.batch; ++t) {
     std::vector<double> logit(size_t(p.topK));

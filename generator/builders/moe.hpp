@@ -21,6 +21,10 @@ struct MoeParams {
   std::string trace = "routing.csv";  ///< routing CSV, relative to the graph file
   bool dispatchOnly = false;  ///< stop after EagerMerge: store the expert-grouped token tiles
   bool residual = false;      ///< y = x + MoE(x): the x rows are Broadcast to the router and to the final add
+  /// The routing computed from x on the fabric instead of replayed from a trace: gate logits
+  /// x Wr^T, Map(topk) choosing each token's k experts, Map(topk_weights) their weights
+  /// (model/router.hpp), stored to rw (then a state tensor) and read back for the combine.
+  bool router = false;
   int64_t regions = 0;  ///< 0: the whole layer (buildMoeGraph); R >= 1: the experts on R regions (moe_regions.hpp)
   /// 0: route the whole batch at once. b >= 1 (dividing batch): the batch in blocks of b tokens,
   /// each block a copy of the layer over its rows (a route unit holds at most 64 tokens).
@@ -62,12 +66,15 @@ int64_t moeDispatchRows(const MoeParams& p);
 /// used with dispatchOnly, residual or regions).
 std::string buildMoeGraph(const MoeParams& p);
 
+/// With router: no SelectGen, trace or routing tensor; wr [E, D] (input, the gate's weights
+/// stored [out, in]) and rw a state tensor that the layer writes before it reads it.
 /// Input tensors for the graph above: x uniform in [-1, 1), weights uniform scaled by
 /// 1/sqrt(fan-in), rw a softmax over k random logits per token (positive, summing to 1;
 /// word 0 of its rows),
 /// all from a std::mt19937 seeded with `seed`. `experts[t]` = token t's k experts (trace
 /// order); rw is written in ascending expert order to match Reassemble, and `routing` as
-/// described above.
+/// described above. With router: wr uniform scaled by 1/sqrt(D), rw zeros (the layer writes
+/// it), no routing; `experts` is not read.
 std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed);
 
 }  // namespace stepgen

@@ -282,8 +282,10 @@ int main(int argc, char** argv) {
   std::string mTrace, mOut;
   uint32_t mSeed = 1;
   auto* moeCmd = graphCmd->add_subcommand(
-      "moe", "top-k Mixture-of-Experts layer of SwiGLU experts from a routing trace: writes graph.yaml, routing.csv, inputs/");
-  moeCmd->add_option("--trace", mTrace, "routing CSV (token,expert_0..expert_{k-1})")->required()->check(CLI::ExistingFile);
+      "moe", "top-k Mixture-of-Experts layer of SwiGLU experts routed by a trace or on the fabric (--router): writes "
+             "graph.yaml, routing.csv, inputs/");
+  moeCmd->add_option("--trace", mTrace, "routing CSV (token,expert_0..expert_{k-1}); required unless --router")
+      ->check(CLI::ExistingFile);
   moeCmd->add_option("--experts", mp.experts, "E");
   moeCmd->add_option("--k", mp.topK, "experts per token");
   moeCmd->add_option("--batch", mp.batch, "B: tokens (the trace's first B)");
@@ -302,6 +304,8 @@ int main(int argc, char** argv) {
                    "not fit in memory)");
   moeCmd->add_flag("--dispatch-only", mp.dispatchOnly,
                    "end at EagerMerge and store the expert-grouped token tiles (the route cluster alone)");
+  moeCmd->add_flag("--router", mp.router, "route on the fabric: gate logits x Wr^T, Map(topk) and Map(topk_weights) "
+                                          "(docs/step_semantics.md#topk) instead of a trace");
   moeCmd->add_flag("--residual", mp.residual,
                    "y = x + MoE(x): the x rows are broadcast to the router and the final add (needs link FIFOs of B*D "
                    "words on the add's side, else it deadlocks)");
@@ -622,8 +626,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*moeCmd) {
+      if (mTrace.empty() && !mp.router) throw DiagError("C-501", {}, "graph moe: --trace is required (or --router)");
       writeMoeExample(mp, mTrace, mOut, mSeed, !mNoInputs, mSynthetic);
-      std::cout << fmt::format("wrote {0}/graph.yaml, {0}/routing.csv{1}\n", mOut, mNoInputs ? "" : fmt::format(", {}/inputs/", mOut));
+      std::cout << fmt::format("wrote {0}/graph.yaml{1}{2}\n", mOut, mp.router ? "" : fmt::format(", {}/routing.csv", mOut),
+                               mNoInputs ? "" : fmt::format(", {}/inputs/", mOut));
       return 0;
     }
     if (*modelCmd && rTiming) {

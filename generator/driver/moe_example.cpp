@@ -8,12 +8,21 @@
 #include "builders/moe_regions.hpp"
 #include "driver/inputs.hpp"
 #include "driver/staging.hpp"
+#include "support/files.hpp"
 #include "support/routing_trace.hpp"
 
 namespace stepgen {
 
 void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed,
                      bool inputs, bool synthetic) {
+  if (p.router) {  // the layer routes itself: no trace
+    StagingDir st(dir);
+    writeFile(st.tmp / "graph.yaml", buildMoeGraph(p));
+    if (inputs)
+      for (const auto& [name, m] : moeInputs(p, {}, seed)) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+    st.commit();
+    return;
+  }
   RoutingTrace tr = readRoutingTrace(tracePath, int(p.experts));
   if (synthetic && int64_t(tr.experts.size()) < p.batch) tr = syntheticRoutingTrace(tr, p.batch, seed);
   if (int64_t(tr.experts.size()) < p.batch)

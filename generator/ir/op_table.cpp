@@ -24,7 +24,7 @@ const std::vector<OpRow> kTable = {
     {OpKind::Streamify, "Streamify", {"repeat"}, {1, 1, 1, 1}, H::Absorbed, U::Empty},  // run by its Bufferize's MU
     {OpKind::RepeatStatic, "RepeatStatic", {"n"}, {1, 1, 1, 1}, H::Unit, U::Memory},
     {OpKind::Broadcast, "Broadcast", {}, {1, 1, 1, -1}, H::Absorbed, U::Empty},  // link fan-out
-    {OpKind::Map, "Map", {"fn", "value", "n", "initial"}, {1, 1, 1, 1}, H::Unit, U::Compute},  // value, n, initial: fn select
+    {OpKind::Map, "Map", {"fn", "value", "n", "initial", "k"}, {1, 1, 1, 1}, H::Unit, U::Compute},  // value, n, initial: fn select; k: topk
     {OpKind::Accum, "Accum", {"fn", "b"}, {1, 1, 1, 1}, H::Unit, U::Compute},
     {OpKind::Scan, "Scan", {"fn", "b"}, {1, 1, 1, 1}, H::Unit, U::Compute},
     {OpKind::FlatMap, "FlatMap", {"fn", "b"}, {1, 2, 1, 1}, H::Cluster, U::Empty},  // data, optional is-padding

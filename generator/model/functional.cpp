@@ -11,6 +11,8 @@
 #include "ir/stops.hpp"
 #include "ir/attrs.hpp"
 #include "model/functional_dynamic.hpp"
+#include "model/router.hpp"
+#include "model/routing_ops.hpp"
 #include "support/diag.hpp"
 #include "passes/graph_order.hpp"
 
@@ -322,8 +324,40 @@ class Runner {
     }
   }
 
+  // Map(fn: topk | topk_weights, k): per row of gate logits the chosen experts (a selector)
+  // or their weights as k rows with the weight in word 0 (model/router.hpp). The choice is
+  // routing: it needs the logits' values (a shape-only row fails, and the model runs again
+  // with values); the weights are shape-only where values are not computed.
+  void topk(const Op& op, const std::string& fn) {
+    const int k = int(attrInt(g_, op, "k"));
+    TokenStream& out = output(op);
+    for (const Token& t : input(op, 0)) {
+      if (t.kind != Kind::Data) {
+        out.push_back(t);
+        continue;
+      }
+      const bool choose = fn == "topk";
+      if (!t.hasValues() && choose)
+        throw std::runtime_error(fmt::format("Map(topk) '{}': the gate logits have no values (the choice needs them)", op.name));
+      if (!choose && (routing_ || !t.hasValues())) {
+        out.push_back(Token::shapeOnly(k, kRoutingRowWords, t.stop));
+        continue;
+      }
+      const std::vector<int> chosen = topkSelect(t.data->data(), t.cols, k);
+      if (choose) {
+        out.push_back(selectorToken(chosen, t.stop));
+        continue;
+      }
+      const std::vector<uint32_t> w = topkWeights(t.data->data(), chosen);
+      std::vector<uint32_t> d(size_t(k * kRoutingRowWords), 0);
+      for (int j = 0; j < k; ++j) d[size_t(j * kRoutingRowWords)] = w[size_t(j)];
+      out.push_back(Token::tile(k, kRoutingRowWords, std::move(d), t.stop));
+    }
+  }
+
   void map(const Op& op) {
     std::string fn = attrString(op, "fn");
+    if (fn == "topk" || fn == "topk_weights") return topk(op, fn);
     bool bf16 = a_.cu.format == NumberFormat::Bf16Fp32;
     // The word function, picked once: comparing fn per word was a sixth of the model's time
     // on the dynamic GQA graph.

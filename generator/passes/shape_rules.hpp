@@ -180,6 +180,7 @@ class Checker {
   /// S-242 unless inputs 0..count-1 have the same rank, inner-b chunk and element.
   bool sameChunks(const Op& op, const std::vector<StreamType>& in, size_t count, int64_t b, bool* raggedRows = nullptr);
   void inferSelectGen(const Op& op);
+  void inferTopk(const Op& op, const std::string& fn);
   /// The address stream of a run load (`count`) or a random store (`index`) carries meta
   /// rows [1, c] and each named word lies in them; else S-248 (at `in` or the word's key).
   bool checkMetaRows(const Op& op, const StreamType& addr, const char* with,

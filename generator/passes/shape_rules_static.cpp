@@ -263,6 +263,35 @@ std::optional<StreamType> Checker::selectType(const Op& op) {
   return t;
 }
 
+// Map(fn: topk | topk_weights, k): one row of E gate logits per element ([1, E], E static);
+// topk names the k chosen of E (a selector), topk_weights gives their weights as k rows of
+// kRoutingRowWords words, the weight in word 0 (what a routing-weight tensor holds).
+void Checker::inferTopk(const Op& op, const std::string& fn) {
+  if (!arity(op)) return;
+  auto k = intAttr(op, "k");
+  auto in = inputTypes(op);
+  if (!k || !in) return;
+  const StreamType& t = (*in)[0];
+  const auto rows = isTile2(t.elem) ? t.elem.tile[0].evaluate(g_.symbols) : std::nullopt;
+  const auto e = isTile2(t.elem) ? t.elem.tile[1].evaluate(g_.symbols) : std::nullopt;
+  if (!rows || !e || *rows != 1) {
+    error("S-211", attrLoc(op, "in"), opLabel(op) + ": " + fn + " takes one row of gate logits per element (tile [1, E], E static), got " +
+                                          streamDesc(op.inputs[0]));
+    return;
+  }
+  if (*k < 1 || *k > *e || *k > kRoutingWeightWord) {
+    error("S-203", attrLoc(op, "k"),
+          opLabel(op) + ": needs 1 <= k <= E and k <= " + std::to_string(kRoutingWeightWord) + ", got k = " + std::to_string(*k) +
+              ", E = " + std::to_string(*e));
+    return;
+  }
+  StreamType out;
+  out.shape = t.shape;
+  out.elem = fn == "topk" ? selectorElem(SymExpr::constant(*e), SymExpr::constant(*k))
+                          : tileElem(t.elem.dtype, {SymExpr::constant(*k), SymExpr::constant(kRoutingRowWords)});
+  setOutput(op, op.outputs[0], std::move(out));
+}
+
 void Checker::inferMap(const Op& op) {
   auto fn = stringAttr(op, "fn");
   if (fn && *fn == "select") {  // one selector element per input element, whatever its type
@@ -272,6 +301,9 @@ void Checker::inferMap(const Op& op) {
     if (auto t = selectType(op)) setOutput(op, op.outputs[0], std::move(*t));
     return;
   }
+  if (fn && (*fn == "topk" || *fn == "topk_weights")) return inferTopk(op, *fn);
+  if (op.attrs.count("k"))
+    error("S-203", attrLoc(op, "k"), opLabel(op) + ": `k` belongs to fn topk and topk_weights only");
   if (op.attrs.count("value") || op.attrs.count("initial"))
     error("S-251", attrLoc(op, op.attrs.count("value") ? "value" : "initial"),
           opLabel(op) + ": `value` and `initial` belong to fn select only");
@@ -279,7 +311,8 @@ void Checker::inferMap(const Op& op) {
       *fn != "add" && *fn != "sub" && *fn != "scale_rows" && *fn != "rowmax" && *fn != "rowsum") {
     error("S-203", attrLoc(op, "fn"),
           opLabel(op) + ": unknown function '" + *fn +
-              "' (matmul, matmul_t, silu, exp, recip, rsqrt, mul, add, sub, scale_rows, rowmax, rowsum, select)");
+              "' (matmul, matmul_t, silu, exp, recip, rsqrt, mul, add, sub, scale_rows, rowmax, rowsum, select, topk, "
+              "topk_weights)");
     fn.reset();
   }
   if (op.inputs.empty() || op.inputs.size() > 2) {
