@@ -1,5 +1,5 @@
 // sg_cu_word: the compute unit's W-word unit and its functions (sg_cu.sv header: silu / exp /
-// recip / rsqrt / mul / add / sub, rowscale, accum, scan; docs/hardware.md sections 2 and 3). One
+// recip / rsqrt / mul / add / sub, rowscale, accum, scan, topk; docs/hardware.md sections 2 and 3). One
 // fp32_add and one fp32_mul per word, shared by accum and scan (old + x; the first tile of a
 // group +0 + x), accum rescale (old * y + x: the multiply in the cycle the beat is taken, the
 // add on the registered products in the next), add (x + y), sub (x + -y), mul (x * y), silu
@@ -28,11 +28,16 @@ module sg_cu_word #(
   parameter int SILU = 1,
   parameter int MUL = 1,
   parameter int NEAR_FAR = 1,
+  parameter int TOPK = 0,
   localparam int FW = sg_cfg_pkg::CU_FUNC_W
 ) (
   input  logic clk,
   input  logic [FW-1:0] func,         // the running context's func (sg_cfg_pkg CU_FUNC_*)
   input  logic [5:0] idx,             // idx_word: rowscale's scalar is word idx of y
+  /* verilator lint_off UNUSEDSIGNAL */  // read with TOPK only
+  input  logic [15:0] topk_e,         // topk: the logits of a row (words 0 .. topk_e-1 of x)
+  input  logic [15:0] topk_k,         // topk: the experts it chooses
+  /* verilator lint_on UNUSEDSIGNAL */
   /* verilator lint_off UNUSEDSIGNAL */  // read with SILU or ATTN only
   input  logic [32*W-1:0] x_next,     // the data words of the beat at in0's head next cycle
   /* verilator lint_on UNUSEDSIGNAL */
@@ -57,6 +62,52 @@ module sg_cu_word #(
   localparam logic [FW-1:0] F_ACCMAX = FW'(sg_cfg_pkg::CU_FUNC_ACCUM_MAX);
   localparam logic [FW-1:0] F_SCANMAX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX);
   localparam logic [FW-1:0] F_SCANMAXX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX_EXCL);
+  localparam logic [FW-1:0] F_TOPK = FW'(sg_cfg_pkg::CU_FUNC_TOPK);
+
+  // topk (TOPK = 1; generator/model/router.hpp topkSelect): word i < topk_e of x is chosen
+  // when fewer than topk_k words rank before it (a larger key, or an equal key at a lower
+  // index); the chosen indices leave ascending in words 0 .. topk_k-1, every other word 0 (a
+  // routing row without weights: sg_route reads words 0 .. k-1). The key: NaN below
+  // everything, zeros and subnormals 0, else the signed magnitude. All W x W comparisons side
+  // by side: one beat per cycle, as the other word functions.
+  function automatic logic signed [32:0] topk_key(input logic [31:0] v);
+    if (v[30:0] > 31'h7F80_0000) return {1'b1, 32'h0};  // NaN: -2^32, the least
+    if (v[30:23] == 8'd0) return 33'sd0;
+    return v[31] ? -$signed({2'b00, v[30:0]}) : $signed({2'b00, v[30:0]});
+  endfunction
+  logic [32*W-1:0] tk_row;
+  if (TOPK != 0) begin : g_topk
+    logic [33*W-1:0] key;
+    logic [W-1:0] chosen;
+    logic [15:0] tk_n, tk_slot;
+    // Evaluated only while topk runs: a simulator skips the W x W comparisons otherwise.
+    always_comb begin
+      tk_row = '0;
+      key = '0;
+      chosen = '0;
+      {tk_n, tk_slot} = '0;
+      if (func == F_TOPK) begin
+        for (int i = 0; i < W; i++) key[33*i +: 33] = topk_key(x[32*i +: 32]);
+        for (int i = 0; i < W; i++) begin
+          tk_n = 16'd0;
+          for (int j = 0; j < W; j++)
+            if (j != i && 16'(j) < topk_e &&
+                ($signed(key[33*j +: 33]) > $signed(key[33*i +: 33]) || (key[33*j +: 33] == key[33*i +: 33] && j < i)))
+              tk_n = tk_n + 16'd1;
+          chosen[i] = 16'(i) < topk_e && tk_n < topk_k;
+        end
+        tk_slot = 16'd0;  // chosen words before word i: its slot
+        for (int i = 0; i < W; i++)
+          if (chosen[i]) begin
+            for (int p = 0; p < W; p++)
+              if (16'(p) == tk_slot) tk_row[32*p +: 32] = 32'(i);
+            tk_slot = tk_slot + 16'd1;
+          end
+      end
+    end
+  end else begin : g_no_topk
+    assign tk_row = '0;
+  end
 
   // silu's sigmoid table, block RAM read a cycle ahead: one sg_sigmoid_rom (two read ports)
   // per two words of a beat; sig_q word w is sigmoid(word w of the beat at in0's head).
@@ -157,6 +208,8 @@ module sg_cu_word #(
         end else if (ATTN != 0 && func == F_EXP) begin
           ek = sg_fp_pkg::exp_key(la_q[32*w +: sg_fp_pkg::EXP_SH_W]);
           res[32*w +: 32] = sg_fp_pkg::exp_pack(ek[EK_W-1 -: 10], sg_attn_lut::exp_mant(ek[sg_fp_pkg::EXP_ROW_W-1:0]));
+        end else if (TOPK != 0 && func == F_TOPK) begin
+          res[32*w +: 32] = tk_row[32*w +: 32];
         end else begin
           res[32*w +: 32] = (func == F_SILU || func == F_MUL || func == F_ROWSCALE) ? pr : sm;
         end

@@ -65,13 +65,13 @@ add_test(NAME rtl_units_cu COMMAND test_rtl "[cu]")
 # (fp32 with the synthesis body's near/far adder, bf16 with the simulation body's), the
 # operand addresses (DYN = 1 for bt, A_COPIES = 2 for ragged rows), the W-word unit with
 # every function (ATTN = DYN = SILU = MUL = 1) and the rowmax / rowsum tree.
-sg_rtl_test(test_rtl_cu_parts)
+sg_rtl_test(test_rtl_cu_parts ${STEPGEN_ROOT}/generator/model/router.cpp)
 sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_mac_fp32 sg_cu_mac "-GLANES=4 -GBF16=0" ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mac.sv)
 sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_mac_bf16 sg_cu_mac "-GLANES=4 -GBF16=1 +define+SG_SIM_BODY"
                 ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mac.sv)
 sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_addr sg_cu_addr "-GW=4 -GLANES=4 -GBUF_WORDS=256 -GDYN=1 -GA_COPIES=2"
                 ${SG_UNITS_PKG} ${SG_RTL}/sg_cu_addr.sv)
-sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_word sg_cu_word "-GW=4 -GDYN=1 -GATTN=1 -GSILU=1 -GMUL=1"
+sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_word sg_cu_word "-GW=4 -GDYN=1 -GATTN=1 -GSILU=1 -GMUL=1 -GTOPK=1"
                 ${SG_UNITS_PKG} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_word.sv)
 # (alone, the tree reads few of sg_beat_pkg's constants: -Wno-UNUSEDPARAM)
 sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_rowred sg_cu_rowred "-GW=4 -GATTN=1 -Wno-UNUSEDPARAM"
@@ -123,7 +123,7 @@ sg_rtl_lint(rtl_units sg_cu_addr "cu_addr|-GW=16 -GLANES=16 -GBUF_WORDS=16384 -G
             SOURCES ${SG_UNITS_PKG} ${SG_RTL}/sg_cu_addr.sv)
 sg_rtl_lint(rtl_units sg_cu_mac "cu_mac|-GLANES=16 -GBF16=1" "cu_mac_sim|-GLANES=3 -GBF16=0 -GNEAR_FAR=0 +define+SG_SIM_BODY"
             SOURCES ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mac.sv)
-sg_rtl_lint(rtl_units sg_cu_word "cu_word|-GW=16 -GDYN=1 -GATTN=1 -GSILU=1 -GMUL=1 -Wno-UNUSEDPARAM"
+sg_rtl_lint(rtl_units sg_cu_word "cu_word|-GW=16 -GDYN=1 -GATTN=1 -GSILU=1 -GMUL=1 -GTOPK=1 -Wno-UNUSEDPARAM"
             "cu_word_nomul|-GW=2 -GDYN=0 -GATTN=0 -GSILU=0 -GMUL=0 -Wno-UNUSEDPARAM"
             SOURCES ${SG_UNITS_PKG} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_word.sv)
 sg_rtl_lint(rtl_units sg_cu_rowred "cu_rowred|-GW=16 -GATTN=1 -Wno-UNUSEDPARAM" "cu_rowred_w1|-GW=1 -GATTN=1 -Wno-UNUSEDPARAM"

@@ -45,4 +45,12 @@ add_test(NAME e2e_sections_moe_small
              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe_small.yaml --graph ${E2E_DIR}/moe_sections_g/graph.yaml \
              --inputs ${E2E_DIR}/moe_sections_g/inputs -o ${E2E_DIR}/e2e_sections_moe_small \
              --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe-small --max-cycle-error 5 --hierarchical")
-set_tests_properties(e2e_sections_moe_small PROPERTIES TIMEOUT 1200 LABELS moe)
+set_tests_properties(e2e_sections_moe_small PROPERTIES TIMEOUT 1200 LABELS moe FIXTURES_SETUP moe_small_fabric)
+# The router's choice on the fabric (`graph moe --router --dispatch-only`: gate logits x Wr^T
+# by Map(matmul_t), Map(topk) on a compute unit, its routing rows into the route unit): the
+# dispatched token tiles bit-exact, model within 5 %, on the same moe_small build.
+add_test(NAME e2e_router_dispatch_moe_small
+         COMMAND bash -c "set -euo pipefail; mkdir -p ${E2E_DIR}
+           $<TARGET_FILE:stepgen> graph moe --router --dispatch-only --experts 8 --k 2 --batch 32 --hidden 64 --ffn 64              --tile-b 8 --tile-f 32 -o ${E2E_DIR}/router_dispatch_g > /dev/null
+           bash ${STEPGEN_ROOT}/tests/expect_log.sh ${E2E_DIR}/router_dispatch.log -e '^outputs: bit-exact$' --              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/moe_small.yaml --graph ${E2E_DIR}/router_dispatch_g/graph.yaml              --inputs ${E2E_DIR}/router_dispatch_g/inputs -o ${E2E_DIR}/e2e_router_dispatch_moe_small              --build-cache ${CMAKE_BINARY_DIR}/fabric-cache-moe-small --max-cycle-error 5 --hierarchical")
+set_tests_properties(e2e_router_dispatch_moe_small PROPERTIES TIMEOUT 1200 LABELS moe FIXTURES_REQUIRED moe_small_fabric)

@@ -17,12 +17,13 @@ const YamlDiagIds kArchIds{"A-101", "A-102", "A-103", "A-104", "A-105", "A-106"}
 
 // matmul_t, rowscale, scan, scan_max, scan_max_exclusive, expand, parallelize, partition, merge and select come with
 // the dynamic-tile datapath of issue 3 (sg_cu DYN = 1); exp, recip, rowmax, rowsum,
-// accum_max, accum_rescale and rsqrt with the attention datapath (sg_cu ATTN = 1); sub uses the adder.
+// accum_max, accum_rescale and rsqrt with the attention datapath (sg_cu ATTN = 1); sub uses the adder;
+// topk with the router's selection (sg_cu TOPK = 1).
 const std::vector<std::string> kFunctions = {
     "matmul", "silu",   "mul",    "add",    "accum",     "retile",   "matmul_t",      "rowscale",
     "scan",   "expand", "parallelize", "sub", "exp",     "recip",    "rowmax",        "rowsum",
     "accum_max", "scan_max", "accum_rescale", "scan_max_exclusive", "partition", "merge",
-    "select", "rsqrt"};
+    "select", "rsqrt", "topk"};
 
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 

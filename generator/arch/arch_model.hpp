@@ -50,6 +50,9 @@ struct ComputeUnitParams {
         return true;
     return false;
   }
+  /// The arch lists topk: the compute units carry the router's selection (W x W comparisons of
+  /// a row of gate logits; sg_cu TOPK = 1).
+  bool hasTopk() const { return has("topk"); }
   /// The arch lists silu: the compute units carry its sigmoid table (W/2 dual-port block RAM
   /// copies of 2,048 x 32 bits; sg_cu SILU = 1).
   bool hasSilu() const { return has("silu"); }

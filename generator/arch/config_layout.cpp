@@ -210,6 +210,7 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_MERGE = {};\n", int(CuFunc::Merge));
   s += fmt::format("  localparam int CU_FUNC_SELECT = {};\n", int(CuFunc::Select));
   s += fmt::format("  localparam int CU_FUNC_RSQRT = {};\n", int(CuFunc::Rsqrt));
+  s += fmt::format("  localparam int CU_FUNC_TOPK = {};\n", int(CuFunc::TopK));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

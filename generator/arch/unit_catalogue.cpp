@@ -57,7 +57,8 @@ std::vector<TemplateParam> UnitCatalogue::templateParams(UnitId u) const {
               {"MUL", i(a_.cu.hasWordMul())},
               {"BANKED", i(a_.cu.banked)},
               {"A_COPIES", i(a_.cu.aCopies)},
-              {"NEAR_FAR", i(a_.cu.nearFar)}};
+              {"NEAR_FAR", i(a_.cu.nearFar)},
+              {"TOPK", i(a_.cu.hasTopk())}};
     case UnitKind::Memory:
       return {{"W", "W"}, {"WORDS", i(a_.mu.capacityBytes / 4)}, {"CPB", i(muCyclesPerBeat(a_))}, {"ROUTE", i(a_.mu.route)}};
     default:

@@ -41,8 +41,8 @@ void checkMoeParams(const MoeParams& p) {
     bad(fmt::format("k = {} exceeds {}, the experts one routing row holds", p.topK, kRoutingWeightWord));
   if (p.ffn % p.tileF != 0) bad(fmt::format("tile_f {} does not divide ffn {}", p.tileF, p.ffn));
   if (p.residual && p.dispatchOnly) bad("the residual add needs the whole layer, not --dispatch-only");
-  if (p.router && (p.dispatchOnly || p.regions || (p.block > 0 && p.block < p.batch)))
-    bad("the on-fabric router is for the whole layer, without --dispatch-only, --regions or --block");
+  if (p.router && (p.regions || (p.block > 0 && p.block < p.batch)))
+    bad("the on-fabric router routes the whole batch at once, without --regions or --block");
   if (p.block < 0 || (p.block > 0 && p.batch % p.block != 0))
     bad(fmt::format("block {} does not divide batch {}", p.block, p.batch));
   if (p.block > 0 && p.block < p.batch && (p.dispatchOnly || p.residual || p.regions))
@@ -159,11 +159,15 @@ std::string buildMoeLayer(const MoeParams& p) {
     line("  - {name: load_wr, op: LinearOffChipLoad, tensor: wr, tile: [E, D], iter: [B], strides: [[0, 0]], out: wr_t}");
     line("  - {name: zip_gate, op: Zip, in: [xr_gate, wr_t], out: xwr}");
     line("  - {name: gate, op: Map, fn: matmul_t, in: xwr, out: logits}");
-    line("  - {name: blogits, op: Broadcast, in: logits, out: [logits_s, logits_w]}");
-    line("  - {name: topk, op: Map, fn: topk, k: K, in: logits_s, out: sel}");
-    line("  - {name: topk_w, op: Map, fn: topk_weights, k: K, in: logits_w, out: wts}");
-    line(fmt::format("  - {{name: store_rw, op: LinearOffChipStore, in: wts, tensor: rw, tile: [K, {}], iter: [B], strides: [[1, 0]]}}",
-                     kRoutingRowWords));
+    if (disp) {  // the choice only: the dispatch needs no weights
+      line("  - {name: topk, op: Map, fn: topk, k: K, in: logits, out: sel}");
+    } else {
+      line("  - {name: blogits, op: Broadcast, in: logits, out: [logits_s, logits_w]}");
+      line("  - {name: topk, op: Map, fn: topk, k: K, in: logits_s, out: sel}");
+      line("  - {name: topk_w, op: Map, fn: topk_weights, k: K, in: logits_w, out: wts}");
+      line(fmt::format("  - {{name: store_rw, op: LinearOffChipStore, in: wts, tensor: rw, tile: [K, {}], iter: [B], strides: [[1, 0]]}}",
+                       kRoutingRowWords));
+    }
   }
   if (p.residual) line("  - {name: bres, op: Broadcast, in: xr, out: [xr_p, xr_res]}");
   line(fmt::format("  - {{name: part_x, op: Partition, in: [{}, {}], n: E, b: 0, out: [{}]}}", p.residual ? "xr_p" : "xr",
@@ -235,7 +239,10 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
   in["wd"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.ffn)));
   if (p.router) {
     in["wr"] = random(p.experts, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
-    in["rw"] = Matrix{p.batch * p.topK, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
+    if (p.dispatchOnly)
+      for (const char* n : {"wg", "wu", "wd"}) in.erase(n);
+    else
+      in["rw"] = Matrix{p.batch * p.topK, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
     return in;
   }
   Matrix rw{p.batch * p.topK, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};

@@ -217,7 +217,7 @@ std::vector<SynthRow> cuPartRows(const SynthRow& cu) {
       newRow("cu.mem", "sg_cu_mem", pick({"W", "LANES", "BUF_WORDS", "BANKED"}) + " B_COPIES=" + bCopies + " " + pick({"A_COPIES"}), ""),
       newRow("cu.addr", "sg_cu_addr", pick({"W", "LANES", "BUF_WORDS", "DYN", "A_COPIES"}), ""),
       newRow("cu.mac", "sg_cu_mac", pick({"LANES", "BF16", "NEAR_FAR"}), ""),
-      newRow("cu.word", "sg_cu_word", pick({"W", "DYN", "ATTN", "SILU", "MUL", "NEAR_FAR"}), ""),
+      newRow("cu.word", "sg_cu_word", pick({"W", "DYN", "ATTN", "SILU", "MUL", "NEAR_FAR", "TOPK"}), ""),
       newRow("cu.rowred", "sg_cu_rowred", pick({"W", "ATTN", "NEAR_FAR"}), "")};
   for (SynthRow& r : rows) r.count = cu.count;
   return rows;

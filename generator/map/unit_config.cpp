@@ -500,6 +500,21 @@ class Configurer {
     set(p, "n", uint64_t(c));
   }
 
+  // Map(topk) (sg_cu.sv topk): a row of k = E gate logits in one beat (a partial one when E <
+  // W, as matmul_t leaves it) becomes a routing row of the n = K chosen experts, which the
+  // route unit reads as sg_route's routing rows: kRoutingRowWords-word links.
+  void configTopk(int op, const Op& o, const OpPlacement& p) {
+    const TileDims t = inputTile(op, 0);
+    const int64_t W = wordsPerBeat();
+    if (t.rows != 1 || t.cols > W || W != kRoutingRowWords)
+      throw DiagError("M-305", o.loc, fmt::format("operator '{}': topk on the fabric takes one row of at most {} logits, one "
+                                                  "beat of a {}-word link (a routing row); got [{}, {}] on {}-word links",
+                                                  o.name, kRoutingRowWords, kRoutingRowWords, t.rows, t.cols, W));
+    set(p, "o_beats", 1);
+    set(p, "k", uint64_t(t.cols));
+    set(p, "n", uint64_t(attrInt(g_, o, "k")));
+  }
+
   // The function comes from the operator table (ir/op_table.hpp), as the mapper's check does.
   void configCu(int op, const Op& o, const OpPlacement& p) {
     const int64_t bufWords = a_.cu.bufferBytes / 4;
@@ -516,6 +531,7 @@ class Configurer {
       return configScan(op, o, p);
     if (f->func == CuFunc::Expand) return configExpand(op, o, p);
     if (f->func == CuFunc::Matmul) return configMatmul(op, o, p, f->transposedB);
+    if (f->func == CuFunc::TopK) return configTopk(op, o, p);
     TileDims t = inputBound(op, 0);
     const bool dyn = inputDynamic(op, 0);
     if (!dyn) set(p, "o_beats", uint64_t(beats(o, t, "input")));

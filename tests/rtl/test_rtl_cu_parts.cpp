@@ -23,6 +23,7 @@
 #include "Vsg_cu_word.h"
 #include "arch/config_layout.hpp"
 #include "common/fp.hpp"
+#include "model/router.hpp"
 #include "rtl_unit_util.hpp"
 
 using namespace rtlu;
@@ -456,4 +457,36 @@ TEST_CASE("sg_cu_rowred: tree order, stages in lockstep, fold, DONE", "[rtl][cu]
       }
     }
   }
+}
+
+// topk (TOPK = 1): a beat of e <= W gate logits becomes the k chosen indices ascending in
+// words 0 .. k-1 (the rest 0), as the model's topkSelect picks them (itself tested against a
+// plain selection loop, tests/unit/test_router.cpp); rows drawn with ties, NaN, -inf, zeros
+// and subnormals, every e and k.
+TEST_CASE("sg_cu_word: topk chooses as the model's router", "[rtl][cu][cu_parts]") {
+  using namespace stepgen;
+  Model<Vsg_cu_word> model;
+  Vsg_cu_word& t = *model.top;
+  std::mt19937 rng(17);
+  const uint32_t pool[] = {0x3F800000u, 0x3F800000u, 0xBF800000u, 0x7FC00000u, 0xFF800000u, 0x7F800000u, 0x00000000u,
+                           0x80000000u, 0x00000001u, 0x40000000u};
+  t.func = uint8_t(CuFunc::TopK);
+  t.go = 1;
+  int rows = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::array<uint32_t, kW> x{};
+    for (uint32_t& v : x) v = rng() % 2 ? pool[rng() % std::size(pool)] : randomWord(rng);
+    const int e = 1 + int(rng() % kW), k = 1 + int(rng() % uint32_t(e));
+    t.topk_e = uint16_t(e);
+    t.topk_k = uint16_t(k);
+    setWordsOf(t.x, x);
+    t.eval();
+    std::array<uint32_t, kW> want{};
+    const std::vector<int> chosen = topkSelect(x.data(), e, k);
+    for (size_t j = 0; j < chosen.size(); ++j) want[j] = uint32_t(chosen[j]);
+    INFO("trial " << trial << " e " << e << " k " << k << std::hex << " x " << x[0] << " " << x[1] << " " << x[2] << " " << x[3]);
+    CHECK(wordsOf(t.res) == want);
+    ++rows;
+  }
+  CHECK(rows == 3000);
 }

@@ -53,13 +53,14 @@ struct DefaultRun {
   std::map<std::string, Matrix> in;
   ModelResult r;
 };
-// The model run of graph g of `seed` (its trace files beside it) on the arch text `arch`.
-DefaultRun runOnArch(const RandomGraph& g, uint32_t seed, const std::string& arch) {
+// The model run of graph g of `seed` (its trace files beside it) on the arch text `arch`
+// (with `buffering` off: the link FIFOs alone, as a deadlock study runs it).
+DefaultRun runOnArch(const RandomGraph& g, uint32_t seed, const std::string& arch, bool buffering = true) {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("sg_random_{}", seed);
   writeFile(dir / "arch.yaml", arch);
   writeFile(dir / "graph.yaml", g.yaml);
   for (const auto& [name, body] : g.files) writeFile(dir / name, body);
-  const CompileResult c = compileProgram((dir / "arch.yaml").string(), (dir / "graph.yaml").string());
+  const CompileResult c = compileProgram((dir / "arch.yaml").string(), (dir / "graph.yaml").string(), 1, true, buffering);
   DefaultRun d;
   d.in = loadInputs(c.graph, "", seed);
   d.r = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, d.in);
@@ -508,7 +509,8 @@ TEST_CASE("random graphs: a data tile that waited in a one-beat FIFO comes a bea
 // d = 2, 4 finishes and 5 deadlocks. The output is the product of tiles 2i+1 and 2i by a
 // plain loop; the cycles are Verilator's on that fabric (150, 143, 167; the model is early at
 // d = 2, B = 4 by a cycle a tile pair), and the random seed-4 graph it was reduced from (RTL
-// 193 cycles) runs too.
+// 193 cycles) runs too. Without buffering: planBuffers gives the deadlocking cases a buffer
+// (test_buffering.cpp), here the FIFOs' own limit is the subject.
 TEST_CASE("random graphs: a Parallelize whose outputs meet again holds a beat in its output register", "[random]") {
   const std::string root = std::string(STEPGEN_ROOT) + "/tests/data/";
   const std::string arch1 = readText(root + "arch_random_a4_3mu_fifo1.yaml");
@@ -516,7 +518,7 @@ TEST_CASE("random graphs: a Parallelize whose outputs meet again holds a beat in
     RandomGraph g;
     g.yaml = std::regex_replace(readText(root + "graphs/parallelize_reconverge.yaml"), std::regex("32\\]"),
                                 fmt::format("{}]", 16 * beats));
-    return runOnArch(g, 1, std::regex_replace(arch1, std::regex("fifo_depth: 1"), fmt::format("fifo_depth: {}", depth)));
+    return runOnArch(g, 1, std::regex_replace(arch1, std::regex("fifo_depth: 1"), fmt::format("fifo_depth: {}", depth)), false);
   };
   auto finishes = [&](int beats, int depth, int64_t rtlCycles) {
     INFO("B = " << beats << ", d = " << depth);

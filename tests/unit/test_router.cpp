@@ -193,6 +193,6 @@ TEST_CASE("router: topk takes a row of at most 8 chosen of E logits", "[router][
   CHECK(shapeError("fn: topk, k: K", "fn: topk, k: 9") == "S-203");
   CHECK(shapeError("fn: topk_weights, k: K", "fn: topk_weights, k: 0") == "S-203");
   CHECK(shapeError("name: gate, op: Map, fn: matmul_t", "name: gate, op: Map, fn: matmul_t, k: 2") == "S-203");
-  p.dispatchOnly = true;
+  p.regions = 2;
   CHECK_THROWS_AS(buildMoeGraph(p), DiagError);
 }

@@ -142,14 +142,14 @@ std::set<std::string> namesOf(const std::string& params) {
 
 TEST_CASE("synth: the compute unit's parts get the parameters sg_cu gives them", "[fpga]") {
   stepgen::SynthRow cu = row("cu", 7, 1000, 46, "");
-  cu.params = "W=16 LANES=8 BUF_WORDS=16384 BF16=1 DYN=0 ATTN=1 SILU=1 MUL=1 BANKED=1 A_COPIES=2 NEAR_FAR=0";
+  cu.params = "W=16 LANES=8 BUF_WORDS=16384 BF16=1 DYN=0 ATTN=1 SILU=1 MUL=1 BANKED=1 A_COPIES=2 NEAR_FAR=0 TOPK=0";
   const std::vector<stepgen::SynthRow> parts = stepgen::cuPartRows(cu);
   REQUIRE(parts.size() == 5);
   const std::vector<std::pair<std::string, std::string>> want = {
       {"sg_cu_mem", "W=16 LANES=8 BUF_WORDS=16384 BANKED=1 B_COPIES=1 A_COPIES=2"},
       {"sg_cu_addr", "W=16 LANES=8 BUF_WORDS=16384 DYN=0 A_COPIES=2"},
       {"sg_cu_mac", "LANES=8 BF16=1 NEAR_FAR=0"},
-      {"sg_cu_word", "W=16 DYN=0 ATTN=1 SILU=1 MUL=1 NEAR_FAR=0"},
+      {"sg_cu_word", "W=16 DYN=0 ATTN=1 SILU=1 MUL=1 NEAR_FAR=0 TOPK=0"},
       {"sg_cu_rowred", "W=16 ATTN=1 NEAR_FAR=0"}};
   for (size_t i = 0; i < parts.size(); ++i) {
     INFO(parts[i].module);
@@ -160,7 +160,7 @@ TEST_CASE("synth: the compute unit's parts get the parameters sg_cu gives them",
     // every parameter the module declares, and no other
     CHECK(namesOf(parts[i].params) == declaredParams(parts[i].module));
   }
-  cu.params = "W=16 LANES=8 BUF_WORDS=16384 BF16=1 DYN=1 ATTN=1 SILU=1 MUL=1 BANKED=1 A_COPIES=2 NEAR_FAR=0";
+  cu.params = "W=16 LANES=8 BUF_WORDS=16384 BF16=1 DYN=1 ATTN=1 SILU=1 MUL=1 BANKED=1 A_COPIES=2 NEAR_FAR=0 TOPK=0";
   CHECK(stepgen::cuPartRows(cu)[0].params == "W=16 LANES=8 BUF_WORDS=16384 BANKED=1 B_COPIES=2 A_COPIES=2");
   cu.params = "W=16 LANES=8";
   CHECK_THROWS_AS(stepgen::cuPartRows(cu), std::invalid_argument);
