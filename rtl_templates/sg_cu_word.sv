@@ -71,9 +71,10 @@ module sg_cu_word #(
   // everything, zeros and subnormals 0, else the signed magnitude. All W x W comparisons side
   // by side: one beat per cycle, as the other word functions.
   function automatic logic signed [32:0] topk_key(input logic [31:0] v);
-    if (v[30:0] > 31'h7F80_0000) return {1'b1, 32'h0};  // NaN: -2^32, the least
-    if (v[30:23] == 8'd0) return 33'sd0;
-    return v[31] ? -$signed({2'b00, v[30:0]}) : $signed({2'b00, v[30:0]});
+    if (v[30:0] > 31'h7F80_0000) topk_key = {1'b1, 32'h0};  // NaN: -2^32, the least
+    else if (v[30:23] == 8'd0) topk_key = 33'sd0;
+    else if (v[31]) topk_key = -$signed({2'b00, v[30:0]});
+    else topk_key = $signed({2'b00, v[30:0]});
   endfunction
   logic [32*W-1:0] tk_row;
   if (TOPK != 0) begin : g_topk
