@@ -86,10 +86,11 @@ unit combine sg_combine synth "-chparam W 4 -chparam MAXT 8 -chparam MAXK 2 -chp
 # `proc` of the unit costs about 15 CPU-s.
 [ $mode = full ] && unit cu_banked sg_cu synth "-chparam W 2 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0 -chparam BANKED 1"
 # The attention datapath (ATTN = 1: exp and recip tables, row trees, fp32 max) needs the
-# generated sg_attn_lut.sv, which only a fabric listing those functions has.
+# generated sg_attn_lut.sv, which only a fabric listing those functions has; the router's
+# topk (TOPK = 1) is elaborated with it.
 "$sg" compile --arch "$root/arch/attention.yaml" --graph "$root/examples/attention/graph.yaml" -o "$work/attention" > /dev/null
 dir="$work/attention/rtl"
-attn="-chparam W 2 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0 -chparam ATTN 1"
+attn="-chparam W 2 -chparam LANES 2 -chparam BUF_WORDS 64 -chparam BF16 0 -chparam ATTN 1 -chparam TOPK 1"
 [ $mode = check ] && attn="$attn -chparam BANKED 1"
 unit cu_attn sg_cu "$cu_flow" "$attn"
 
