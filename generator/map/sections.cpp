@@ -408,8 +408,7 @@ std::vector<int> coreOps(const StepGraph& g, const Clusters& cl) {
 // The ops whose sections decide where `op` runs: itself if it is core, else (a repeated
 // load, an absorbed op) the core readers of its outputs, through absorbed ops; a cluster
 // member counts as its host.
-std::vector<int> sectionedReaders(const StepGraph& g, int op) {
-  const Clusters cl = findClusters(g);
+std::vector<int> sectionedReaders(const StepGraph& g, const Clusters& cl, int op) {
   std::vector<int> out, todo = {op};
   std::set<int> seen;
   while (!todo.empty()) {
@@ -574,8 +573,10 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
   // A state tensor's loads run in a later section than its stores: within one section
   // nothing orders a load's DRAM reads after a store's writes.
   std::vector<std::pair<int, int>> after = afterCuts;
-  for (auto [st, ld] : stateOrder(g))
-    for (int r : sectionedReaders(g, ld)) after.push_back({st, r});
+  const std::vector<std::pair<int, int>> state = stateOrder(g);
+  const Clusters stateClusters = state.empty() ? Clusters{} : findClusters(g);
+  for (auto [st, ld] : state)
+    for (int r : sectionedReaders(g, stateClusters, ld)) after.push_back({st, r});
   SectionedGraph whole{g, s, {}};
   whole.plan.sectionOf.assign(g.ops.size(), 0);
   if (minSections <= 1 && after.empty()) {
