@@ -7,7 +7,7 @@
 set -euo pipefail
 sg="$1"; w="$2"
 rm -rf "$w"; mkdir -p "$w"
-# Two points: static tiling (about 8 s, the one killed) and dynamic tiling (under a second).
+# Two points: static tiling (about 13 s, the one killed) and dynamic tiling (under a second).
 study=(study regions --regions 8)
 "$sg" "${study[@]}" -o "$w/serial" --csv "$w/serial.csv" --md "$w/serial.md" --svg "$w/serial.svg" > "$w/serial.out"
 
@@ -15,8 +15,10 @@ study=(study regions --regions 8)
 [ ! -e "$w/jobs.csv" ] || { echo "FAIL: --plan wrote the table"; exit 1; }
 [ "$(wc -l < "$w/plan/commands.txt")" = 2 ] || { echo "FAIL: expected 2 jobs"; cat "$w/plan/commands.txt"; exit 1; }
 
-# A time limit: job 0 (about 8 s) is killed at 1 s and says so; job 1 finishes.
-rc=0; "$sg" jobs run "$w/plan" -j 2 --timeout 1 > "$w/run0.out" 2>&1 || rc=$?
+# A time limit: job 0 (about 13 s alone) is killed at 5 s and says so; job 1 (0.6 s alone)
+# finishes. The margin is wide because CI runs this beside other tests on 2 cores (a 1 s
+# limit once killed job 1 too).
+rc=0; "$sg" jobs run "$w/plan" -j 2 --timeout 5 > "$w/run0.out" 2>&1 || rc=$?
 [ $rc = 4 ] || { cat "$w/run0.out"; echo "FAIL: jobs run with a timed-out job exited $rc (want 4)"; exit 1; }
 grep -q '"timed_out":true' "$w/plan/status/0.json" || { echo "FAIL: status of the timed-out job:"; cat "$w/plan/status/0.json"; exit 1; }
 [ -e "$w/plan/results/1.json" ] && [ ! -e "$w/plan/results/0.json" ] || { echo "FAIL: want job 1's result and none of job 0"; exit 1; }
