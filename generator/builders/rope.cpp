@@ -20,6 +20,7 @@ void checkParams(const RopeParams& p) {
   if (p.heads < 1) bad(fmt::format("heads must be >= 1, got {}", p.heads));
   if (p.headDim < 2 || p.headDim % 2) bad(fmt::format("head_dim must be even and >= 2, got {}", p.headDim));
   if (!(p.theta > 1) || !std::isfinite(p.theta)) bad(fmt::format("theta must be a finite number > 1, got {}", p.theta));
+  if (!(p.scale > 0) || !std::isfinite(p.scale)) bad(fmt::format("scale must be a finite number > 0, got {}", p.scale));
 }
 
 }  // namespace
@@ -71,8 +72,8 @@ std::map<std::string, Matrix> ropeTables(const RopeParams& p) {
   for (int64_t r = 0; r < n; ++r)
     for (int64_t i = 0; i < h; ++i) {
       const double angle = double(p.positions[size_t(r / p.heads)]) * std::pow(p.theta, -2.0 * double(i) / double(p.headDim));
-      c.data.push_back(floatToBits(float(std::cos(angle))));
-      s.data.push_back(floatToBits(float(std::sin(angle))));
+      c.data.push_back(floatToBits(float(p.scale * std::cos(angle))));
+      s.data.push_back(floatToBits(float(p.scale * std::sin(angle))));
     }
   return {{"cos", c}, {"sin", s}};
 }

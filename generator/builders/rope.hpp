@@ -21,17 +21,22 @@ struct RopeParams {
   int64_t heads = 1;                     ///< rows per request (its q or k heads)
   int64_t headDim = 64;                  ///< Dh, even
   double theta = 1e6;                    ///< base (Qwen3, Mixtral: 1e6; Llama-3: 5e5)
+  /// Multiplies the tables (so out is scaled): the decoder layer's 1/sqrt(Dh) on q, exact
+  /// when Dh is a power of 4, else one more rounding of each table entry.
+  double scale = 1.0;
 };
 
 /// Graph YAML text: tensors x [N, Dh] (N = requests x heads, request-major), cos and sin
 /// [N, Dh/2] (inputs: ropeTables) and out [N, Dh]. One tile is one half row [1, Dh/2]: both
 /// halves loaded (the second with origin [0, 1]), four Map(mul), a Map(sub) and a Map(add),
 /// each half stored at its origin. Deterministic. Throws DiagError G-120 when there is no
-/// position, a position is negative, heads < 1, Dh is not even and >= 2, or theta <= 1.
+/// position, a position is negative, heads < 1, Dh is not even and >= 2, theta <= 1 or
+/// scale <= 0.
 std::string buildRopeGraph(const RopeParams& p);
 
 /// The cos and sin tables of buildRopeGraph, [N, Dh/2]: row r (request r / heads at position
-/// p) holds float(cos(p f_i)) and float(sin(p f_i)), computed in double and rounded once.
+/// p) holds float(scale cos(p f_i)) and float(scale sin(p f_i)), computed in double and
+/// rounded once.
 /// Throws as buildRopeGraph.
 std::map<std::string, Matrix> ropeTables(const RopeParams& p);
 

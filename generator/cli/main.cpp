@@ -278,6 +278,29 @@ int main(int argc, char** argv) {
                                           "attention then covers one more token per request)");
   exampleOptions(gqaCmd, qExample, qSeed, "q, k, v seeded random; mask, ones, meta rows");
 
+  DecoderLayerParams dl;
+  dl.kvLengths.clear();
+  std::string dlLengths, dlExample, dlModel = "qwen3-moe", dlDims = "scaled";
+  int64_t dlBatch = 0, dlRequests = 0, dlScale = 1;
+  uint32_t dlSeed = 1;
+  auto* layerCmd = graphCmd->add_subcommand(
+      "decoder-layer", "one decode step of a whole decoder layer for a batch of requests: RMSNorm, q/k/v projections, "
+                       "QK-norm (Qwen3), RoPE, KV append, GQA attention, output projection + residual, RMSNorm, router + "
+                       "top-k MoE (or a dense SwiGLU), residual (docs/graph_format.md#decoder-layer)");
+  layerCmd->add_option("--model", dlModel, "qwen3-moe, mixtral or llama-dense")
+      ->check(CLI::IsMember({"qwen3-moe", "mixtral", "llama-dense"}));
+  layerCmd->add_option("--dims", dlDims, "scaled (RTL-sized, seeded weights) or true (the published dimensions; the "
+                                         "example then holds the constant tables only, for model --timing-only)")
+      ->check(CLI::IsMember({"scaled", "true"}));
+  lengthOptions(layerCmd, dl.kvLengths, "--lengths", "the requests' KV lengths before the step (tokens)", dlLengths, dlBatch);
+  layerCmd->add_option("--requests", dlRequests, "keep the batch's first N requests (0: all)")->check(CLI::NonNegativeNumber);
+  layerCmd->add_option("--kv-scale", dlScale, "divide every KV length by this (rounding up): a smaller run for RTL")
+      ->check(CLI::PositiveNumber);
+  layerCmd->add_option("--kv-tile", dl.kvTile, "T: KV rows per attention tile (0: the head dimension)");
+  layerCmd->add_option("--k-tile", dl.kTile, "columns of a projection's K tile (0: min(D, 256))");
+  layerCmd->add_option("--tile-f", dl.tileF, "FFN / expert F tile (0: min(F, 64))");
+  exampleOptions(layerCmd, dlExample, dlSeed, "x, weights, caches seeded; constant tables");
+
   MoeParams mp;
   std::string mTrace, mOut;
   uint32_t mSeed = 1;
@@ -595,7 +618,21 @@ int main(int argc, char** argv) {
         return 0;
       }
     }
-    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd || *normCmd || *ropeCmd || *kvCmd) {
+    if (*layerCmd) {
+      if (!dlLengths.empty()) dl.kvLengths = readKvBatch(dlLengths, dlBatch).lengths;
+      if (dl.kvLengths.empty()) throw DiagError("G-120", {}, "decoder-layer: give --kv-lengths CSV or --lengths");
+      if (dlRequests > 0 && dlRequests < int64_t(dl.kvLengths.size())) dl.kvLengths.resize(size_t(dlRequests));
+      dl.kvLengths = scaledKvLengths(dl.kvLengths, dlScale);
+      dl.model = parseDecoderModel(dlModel);
+      dl.trueDims = dlDims == "true";
+      if (!dlExample.empty()) {
+        writeDecoderLayerExample(dl, dlExample, dlSeed, dl.trueDims);
+        std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ ({1}, {2} dims, {3} requests{4})\n", dlExample, dlModel,
+                                 dlDims, dl.kvLengths.size(), dl.trueDims ? "; constant tables only" : "");
+        return 0;
+      }
+    }
+    if (*swigluCmd || *mlpCmd || *attnCmd || *gqaCmd || *randomCmd || *normCmd || *ropeCmd || *kvCmd || *layerCmd) {
       RandomGraphLimits rgLimits;
       rgLimits.partition = rgLimits.merge = rgPartition;
       rgLimits.feedback = rgFeedback;
@@ -615,6 +652,7 @@ int main(int argc, char** argv) {
                          : *normCmd ? buildRmsNormGraph(np)
                          : *ropeCmd ? buildRopeGraph(rp)
                          : *kvCmd   ? buildKvAppendGraph(kp)
+                         : *layerCmd ? buildDecoderLayerGraph(dl)
                                     : buildDecodeAttentionGraph(ap);
       if (gOut.empty()) {
         std::cout << text;

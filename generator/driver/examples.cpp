@@ -38,4 +38,8 @@ void writeKvAppendExample(const KvAppendParams& p, const std::string& dir, uint3
   writeGraphExample(buildKvAppendGraph(p), kvAppendFixedInputs(p), dir, seed);
 }
 
+void writeDecoderLayerExample(const DecoderLayerParams& p, const std::string& dir, uint32_t seed, bool fixedOnly) {
+  writeGraphExample(buildDecoderLayerGraph(p), decoderLayerInputs(p, seed, fixedOnly), dir, seed, /*fixedOnly=*/true);
+}
+
 }  // namespace stepgen

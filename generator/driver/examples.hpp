@@ -5,6 +5,7 @@
 #include <string>
 
 #include "builders/attention.hpp"
+#include "builders/decoder_layer.hpp"
 #include "builders/gqa_decode.hpp"
 #include "builders/rmsnorm.hpp"
 #include "builders/rope.hpp"
@@ -40,5 +41,10 @@ void writeRopeExample(const RopeParams& p, const std::string& dir, uint32_t seed
 /// Writes the KV-append example (buildKvAppendGraph): k and k_new seeded random (`seed`),
 /// pos from kvAppendFixedInputs. Errors as writeAttentionExample.
 void writeKvAppendExample(const KvAppendParams& p, const std::string& dir, uint32_t seed);
+
+/// Writes the decoder-layer example (buildDecoderLayerGraph): every input and state tensor
+/// from decoderLayerInputs (`seed`); at true dims (or with `fixedOnly`) the constant tables
+/// only, for the timing-only model. Errors as writeAttentionExample.
+void writeDecoderLayerExample(const DecoderLayerParams& p, const std::string& dir, uint32_t seed, bool fixedOnly);
 
 }  // namespace stepgen

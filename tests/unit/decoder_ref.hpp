@@ -1,0 +1,128 @@
+#pragma once
+// A double-precision decoder layer written as plain loops from the layer's definition
+// (builders/decoder_layer.hpp), independent of the model's code: tests/unit/test_decoder_layer.cpp
+// and the decoder-layer results compare the model's and the RTL's outputs with it.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "builders/decoder_layer.hpp"
+#include "common/fp.hpp"
+
+namespace decref {
+
+using stepgen::Matrix;
+
+/// The layer's output [B][D] and the appended cache rows (roped k) [B][Hkv][Dh], in double.
+struct LayerRef {
+  std::vector<std::vector<double>> out;
+  std::vector<std::vector<std::vector<double>>> kNew;
+};
+
+inline double word(const Matrix& m, int64_t r, int64_t c) { return stepgen::bitsToFloat(m.data[size_t(r * m.cols + c)]); }
+
+/// The layer of `p` on the input tensors `in` (decoderLayerInputs' names), every operation in double.
+inline LayerRef layerReference(const stepgen::DecoderLayerParams& p, const std::map<std::string, Matrix>& in) {
+  auto op = [](double v) { return v; };  // an operand as read: exact
+  const stepgen::DecoderDims d = stepgen::layerDims(p);
+  const int64_t B = int64_t(p.kvLengths.size()), D = d.hidden, Dh = d.headDim, Hq = d.heads, Hkv = d.kvHeads,
+                G = Hq / Hkv, H = Dh / 2, T = p.kvTile ? p.kvTile : Dh;
+  auto rms = [&](std::vector<double> v, const Matrix& w) {
+    double s = 0;
+    for (double e : v) s += e * e;
+    const double r = 1.0 / std::sqrt(s / double(v.size()) + double(d.eps));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = op(op(v[i] * r) * word(w, 0, int64_t(i)));
+    return v;
+  };
+  auto dot = [&](const std::vector<double>& a, const Matrix& w, int64_t row, int64_t col0) {
+    double s = 0;
+    for (size_t i = 0; i < a.size(); ++i) s += op(a[i]) * op(word(w, row, col0 + int64_t(i)));
+    return s;
+  };
+  auto rope = [&](std::vector<double> v, int64_t pos) {
+    std::vector<double> o(v.size());
+    for (int64_t i = 0; i < H; ++i) {
+      const double a = double(pos) * std::pow(d.theta, -2.0 * double(i) / double(Dh));
+      o[size_t(i)] = v[size_t(i)] * std::cos(a) - v[size_t(i + H)] * std::sin(a);
+      o[size_t(i + H)] = v[size_t(i + H)] * std::cos(a) + v[size_t(i)] * std::sin(a);
+    }
+    return o;
+  };
+  // First cache row of each request: its tiles follow the earlier requests' (L + 1 tokens each).
+  std::vector<int64_t> start;
+  for (int64_t b = 0, row = 0; b < B; ++b) start.push_back(row), row += (p.kvLengths[size_t(b)] + 1 + T - 1) / T * T;
+
+  LayerRef ref;
+  for (int64_t b = 0; b < B; ++b) {
+    std::vector<double> x(static_cast<size_t>(D));
+    for (int64_t i = 0; i < D; ++i) x[size_t(i)] = word(in.at("x"), b, i);
+    const std::vector<double> h1 = rms(x, in.at("w_n1"));
+    const int64_t L = p.kvLengths[size_t(b)];
+    std::vector<double> attn(static_cast<size_t>(Hq * Dh));
+    ref.kNew.emplace_back();
+    for (int64_t kh = 0; kh < Hkv; ++kh) {
+      std::vector<double> k(static_cast<size_t>(Dh)), v(static_cast<size_t>(Dh));
+      for (int64_t e = 0; e < Dh; ++e) k[size_t(e)] = dot(h1, in.at("wk"), kh * Dh + e, 0), v[size_t(e)] = dot(h1, in.at("wv"), kh * Dh + e, 0);
+      if (d.qkNorm) k = rms(k, in.at("w_kn"));
+      k = rope(k, L);
+      ref.kNew.back().push_back(k);
+      const Matrix &kc = in.at("kc" + std::to_string(kh)), &vc = in.at("vc" + std::to_string(kh));
+      for (int64_t g = 0; g < G; ++g) {
+        const int64_t qh = kh * G + g;
+        std::vector<double> q(static_cast<size_t>(Dh));
+        for (int64_t e = 0; e < Dh; ++e) q[size_t(e)] = dot(h1, in.at("wq"), qh * Dh + e, 0);
+        if (d.qkNorm) q = rms(q, in.at("w_qn"));
+        q = rope(q, L);
+        for (double& e : q) e /= std::sqrt(double(Dh));
+        std::vector<double> s(size_t(L + 1));  // the cached tokens, then the new one
+        for (int64_t t = 0; t <= L; ++t)
+          for (int64_t e = 0; e < Dh; ++e) s[size_t(t)] += op(q[size_t(e)]) * op(t < L ? word(kc, start[size_t(b)] + t, e) : k[size_t(e)]);
+        const double mx = *std::max_element(s.begin(), s.end());
+        double z = 0;
+        for (double& e : s) e = std::exp(e - mx), z += e;
+        for (int64_t e = 0; e < Dh; ++e) {
+          double o = 0;
+          for (int64_t t = 0; t <= L; ++t) o += op(s[size_t(t)] / z) * op(t < L ? word(vc, start[size_t(b)] + t, e) : v[size_t(e)]);
+          attn[size_t(qh * Dh + e)] = o;
+        }
+      }
+    }
+    std::vector<double> r1(static_cast<size_t>(D));
+    for (int64_t i = 0; i < D; ++i) r1[size_t(i)] = x[size_t(i)] + dot(attn, in.at("wo"), i, 0);
+    const std::vector<double> h2 = rms(r1, in.at("w_n2"));
+    std::vector<double> y(size_t(D), 0.0);
+    auto expert = [&](const Matrix& wg, const Matrix& wu, const Matrix& wd, int64_t e, double w, bool dense) {
+      for (int64_t f = 0; f < d.ffn; ++f) {
+        double g = 0, u = 0;
+        for (int64_t i = 0; i < D; ++i) {
+          g += op(h2[size_t(i)]) * op(dense ? word(wg, i, f) : word(wg, e * d.ffn + f, i));
+          u += op(h2[size_t(i)]) * op(dense ? word(wu, i, f) : word(wu, e * d.ffn + f, i));
+        }
+        const double h = g / (1 + std::exp(-g)) * u;
+        for (int64_t i = 0; i < D; ++i) y[size_t(i)] += w * op(h) * op(word(wd, dense ? f : e * d.ffn + f, i));
+      }
+    };
+    if (d.experts) {
+      std::vector<double> logit(static_cast<size_t>(d.experts));
+      for (int64_t e = 0; e < d.experts; ++e) logit[size_t(e)] = dot(h2, in.at("wr"), e, 0);
+      std::vector<int64_t> order(static_cast<size_t>(d.experts));
+      for (int64_t e = 0; e < d.experts; ++e) order[size_t(e)] = e;
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t c) { return logit[size_t(a)] > logit[size_t(c)]; });
+      order.resize(size_t(d.topK));
+      const double mx = logit[size_t(order[0])];
+      double z = 0;
+      for (int64_t e : order) z += std::exp(logit[size_t(e)] - mx);
+      for (int64_t e : order) expert(in.at("wg"), in.at("wu"), in.at("wd"), e, std::exp(logit[size_t(e)] - mx) / z, false);
+    } else {
+      expert(in.at("wg"), in.at("wu"), in.at("wd"), 0, 1.0, true);
+    }
+    ref.out.emplace_back(size_t(D));
+    for (int64_t i = 0; i < D; ++i) ref.out.back()[size_t(i)] = r1[size_t(i)] + y[size_t(i)];
+  }
+  return ref;
+}
+
+}  // namespace decref
