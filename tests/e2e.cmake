@@ -238,8 +238,28 @@ set_tests_properties(e2e_kv_append_default PROPERTIES FIXTURES_REQUIRED default_
 # Determinism of the command's output folder (the library-level test is in test_mapper.cpp).
 # The fabric built with the synthesis bodies (STEPGEN_SIM_BODY=0, docs/hardware.md section 6:
 # the banked memory's priority search, the near/far adder): bit-exact, cycles within 5 %.
+# Heavy (a second build of the default fabric); the default tier keeps the bodies' unit tests
+# (tests/rtl_units.cmake: Vsg_cu_bank against Vsg_cu_banks) and their equivalence (rtl_prims_equiv).
 stepgen_verify_test(e2e_synthesis_bodies_default arch/default.yaml examples/swiglu/graph.yaml --max-cycle-error 5)
 set_tests_properties(e2e_synthesis_bodies_default PROPERTIES ENVIRONMENT STEPGEN_SIM_BODY=0)
+# A whole decoder layer (docs/graph_format.md#decoder-layer) on arch/decoder.yaml. Default
+# tier: the dense model's layer for 2 real KV lengths of Azure batch 0 (/ 8) maps, runs in
+# sections and finishes in the model; the MoE model's true-dims layer runs in the timing-only
+# model with its real routing trace. Heavy: the same dense layer for 16 requests in RTL,
+# bit-exact (a ~150 s build of the 56-unit fabric). Values against a double reference:
+# tests/unit/test_decoder_layer.cpp.
+graph_example_test(e2e_decoder_layer_model arch/decoder.yaml decoder-layer --model llama-dense --kv-lengths ${AZURE_KV}
+                   --batch-index 0 --requests 2 --kv-scale 8 VERIFY --model-only EXPECT "^model : [0-9]+ cycles")
+graph_example_test(e2e_decoder_layer_rtl arch/decoder.yaml decoder-layer --model llama-dense --kv-lengths ${AZURE_KV}
+                   --batch-index 0 --kv-scale 8 EXPECT "^outputs: bit-exact$")
+set_tests_properties(e2e_decoder_layer_rtl PROPERTIES TIMEOUT 3600 COST 50000)
+add_test(NAME decoder_layer_true_dims
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/decoder_true; rm -rf $d
+           $<TARGET_FILE:stepgen> graph decoder-layer --model qwen3-moe --dims true --lengths 300,7 --example $d
+           test -s $d/routing.csv && test ! -e $d/inputs/x.npy
+           $<TARGET_FILE:stepgen> model --timing-only --arch ${STEPGEN_ROOT}/arch/unbounded.yaml --graph $d/graph.yaml              --inputs $d/inputs > $d.log
+           grep -E '^cycles +[0-9]+' $d.log")
+set_tests_properties(decoder_layer_true_dims PROPERTIES TIMEOUT 300)
 # Two verify processes building one fabric into a shared --build-cache at once.
 add_test(NAME e2e_build_cache_shared COMMAND bash ${STEPGEN_ROOT}/tests/rtl/build_cache_shared.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/cache_shared)
 add_test(NAME cli_determinism COMMAND bash ${STEPGEN_ROOT}/tests/rtl/cli_determinism.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/det)

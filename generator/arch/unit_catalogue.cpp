@@ -10,13 +10,21 @@ namespace stepgen {
 int muCyclesPerBeat(const ArchModel& a) { return (a.linkBytes() + a.mu.bytesPerCycle - 1) / a.mu.bytesPerCycle; }
 
 UnitCatalogue::UnitCatalogue(const ArchModel& a)
-    : a_(a), crossbar_(a.link.topology == "crossbar"), cands_(a.units.size()) {
+    : a_(a), crossbar_(a.link.topology == "crossbar") {
   for (const UnitSite& s : a.units) xs_.push_back(s.x), ys_.push_back(s.y);
   for (int u = 0; u < size(); ++u)
     if (a.units[size_t(u)].kind != UnitKind::Empty) units_.push_back({u});
-  for (UnitId dst : units_)
-    for (UnitId src : units_)
-      if (src != dst && reaches(src, dst)) cands_[size_t(dst.v)].push_back(src);
+}
+
+const std::vector<UnitId>& UnitCatalogue::candidates(UnitId dst) const {
+  if (!candsBuilt_) {
+    cands_.assign(a_.units.size(), {});
+    for (UnitId d : units_)
+      for (UnitId src : units_)
+        if (src != d && reaches(src, d)) cands_[size_t(d.v)].push_back(src);
+    candsBuilt_ = true;
+  }
+  return cands_.at(size_t(dst.v));
 }
 
 std::vector<UnitId> UnitCatalogue::unitsOfKind(UnitKind k) const {
@@ -107,7 +115,11 @@ int UnitCatalogue::sourceSelect(UnitId dst, UnitId src) const {
 
 int UnitCatalogue::sourceSelectBits() const {
   size_t most = 0;
-  for (const auto& c : cands_) most = std::max(most, c.size());
+  if (crossbar_) {
+    most = units_.empty() ? 0 : units_.size() - 1;  // every other unit
+  } else {
+    for (UnitId d : units_) most = std::max(most, candidates(d).size());
+  }
   int b = 0;
   while ((size_t(1) << b) < most + 1) ++b;
   return std::max(b, 1);

@@ -77,7 +77,7 @@ class UnitCatalogue {
   bool reaches(UnitId src, UnitId dst) const;
   /// Units that can feed the input ports of `dst`, in grid order: the value i+1 of an
   /// in<p>_src configuration field selects candidates(dst)[i]; 0 means unconnected.
-  const std::vector<UnitId>& candidates(UnitId dst) const { return cands_.at(size_t(dst.v)); }
+  const std::vector<UnitId>& candidates(UnitId dst) const;
   /// The in<p>_src value that selects `src` at `dst`, or 0 if `src` is not a candidate.
   int sourceSelect(UnitId dst, UnitId src) const;
   /// Bits of an in<p>_src field: enough for the longest candidate list plus "unconnected".
@@ -88,7 +88,10 @@ class UnitCatalogue {
   bool crossbar_;  // link.topology, read once: reaches() runs in the placer's inner loop
   std::vector<int> xs_, ys_;  // grid position of every site, for distance()
   std::vector<UnitId> units_;
-  std::vector<std::vector<UnitId>> cands_;
+  // Built on first use: an unbounded fabric of hundreds of units on a crossbar makes the
+  // lists O(units^2), and most catalogues (config layouts, section trials) never read them.
+  mutable std::vector<std::vector<UnitId>> cands_;
+  mutable bool candsBuilt_ = false;
 };
 
 }  // namespace stepgen

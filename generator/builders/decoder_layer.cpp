@@ -17,6 +17,7 @@
 #include "builders/swiglu.hpp"
 #include "common/fp.hpp"
 #include "support/diag.hpp"
+#include "support/files.hpp"
 
 namespace stepgen {
 
@@ -46,11 +47,29 @@ std::string addGraph(int64_t rows, int64_t cols) {
   return y;
 }
 
+// out = x with its rows reordered between request-major ([B*G, D], row b*G + g) and
+// head-major ([G*B, D], row g*B + b): the projections write heads head-major, the attention
+// reads and writes them request-major.
+std::string reorderGraph(int64_t rows, int64_t heads, int64_t cols, bool toHeadMajor) {
+  const char* rm = "[[1, 0], [G, 0]]";  // iter [G, B] over request-major rows
+  const char* hm = "[[B, 0], [1, 0]]";  // ... over head-major rows
+  std::string y;
+  y += "stepgraph: reorder\n";
+  y += fmt::format("symbols: {{B: {}, G: {}, D: {}}}\n", rows, heads, cols);
+  y += "tensors:\n  x: {shape: [B*G, D], role: input}\n  out: {shape: [B*G, D], role: output}\n";
+  y += "ops:\n";
+  y += fmt::format("  - {{name: load, op: LinearOffChipLoad, tensor: x, tile: [1, D], iter: [G, B], strides: {}, out: xs}}\n",
+                   toHeadMajor ? rm : hm);
+  y += fmt::format("  - {{name: store, op: LinearOffChipStore, in: xs, tensor: out, tile: [1, D], iter: [G, B], strides: {}}}\n",
+                   toHeadMajor ? hm : rm);
+  return y;
+}
+
 GqaParams gqaParams(const DecoderLayerParams& p, const DecoderDims& d) {
   GqaParams g;
   g.kvLengths = p.kvLengths;
   g.headDim = d.headDim;
-  g.kvTile = p.kvTile ? p.kvTile : d.headDim;
+  g.kvTile = p.kvTile ? p.kvTile : std::min<int64_t>(d.headDim, 32);  // larger tiles at Dh 128 do not map (M-309)
   g.queries = d.heads / d.kvHeads;
   g.regions = 1;
   g.append = true;
@@ -71,36 +90,47 @@ Layer buildLayer(const DecoderLayerParams& p) {
   const int64_t cacheRows = gqaTotalTiles(gq) * gq.kvTile;
 
   Layer L;
+  const bool attn = p.part != LayerPart::Ffn, ffn = p.part != LayerPart::Attention;
   auto tensor = [&](const std::string& n, int64_t r, int64_t c, const char* role) { L.tensors.push_back({n, {r, c}, role}); };
-  tensor("x", B, D, "input");
-  tensor("w_n1", 1, D, "input");
-  tensor("wq", d.heads * Dh, D, "input");
-  tensor("wk", d.kvHeads * Dh, D, "input");
-  tensor("wv", d.kvHeads * Dh, D, "input");
-  if (d.qkNorm) tensor("w_qn", 1, Dh, "input"), tensor("w_kn", 1, Dh, "input");
-  tensor("wo", D, d.heads * Dh, "input");
-  tensor("w_n2", 1, D, "input");
-  if (d.experts) {
-    tensor("wr", d.experts, D, "input");
-    for (const char* w : {"wg", "wu", "wd"}) tensor(w, d.experts * d.ffn, D, "input");
-  } else {
-    tensor("wg", D, d.ffn, "input"), tensor("wu", D, d.ffn, "input"), tensor("wd", d.ffn, D, "input");
-  }
   const std::map<std::string, Matrix> gqaFixed = gqaFixedInputs(gq);
-  for (const auto& [n, m] : gqaFixed) tensor(n == "meta_r0" ? "meta" : n, m.rows, m.cols, "input");
-  tensor("cos_q", B * G, Dh / 2, "input"), tensor("sin_q", B * G, Dh / 2, "input");
-  tensor("cos_k", B, Dh / 2, "input"), tensor("sin_k", B, Dh / 2, "input");
-  tensor("h1", B, D, "state");
-  for (int64_t h = 0; h < d.kvHeads; ++h) {
-    tensor(fmt::format("kc{}", h), cacheRows, Dh, "state"), tensor(fmt::format("vc{}", h), cacheRows, Dh, "state");
-    tensor(fmt::format("q{}p", h), B * G, Dh, "state"), tensor(fmt::format("k{}p", h), B, Dh, "state");
-    tensor(fmt::format("v{}p", h), B, Dh, "state");
-    if (d.qkNorm) tensor(fmt::format("q{}n", h), B * G, Dh, "state"), tensor(fmt::format("k{}n", h), B, Dh, "state");
-    tensor(fmt::format("q{}r", h), B * G, Dh, "state"), tensor(fmt::format("k{}r", h), B, Dh, "state");
-    tensor(fmt::format("o{}", h), B * G, Dh, "state");
+  if (attn) {
+    tensor("x", B, D, "input");
+    tensor("w_n1", 1, D, "input");
+    tensor("wq", d.heads * Dh, D, "input");
+    tensor("wk", d.kvHeads * Dh, D, "input");
+    tensor("wv", d.kvHeads * Dh, D, "input");
+    if (d.qkNorm) tensor("w_qn", 1, Dh, "input"), tensor("w_kn", 1, Dh, "input");
+    tensor("wo", D, d.heads * Dh, "input");
   }
-  for (const char* n : {"r1", "h2", "m"}) tensor(n, B, D, "state");
-  tensor("out", B, D, "output");
+  if (ffn) {
+    tensor("w_n2", 1, D, "input");
+    if (d.experts) {
+      if (!p.traceRouting) tensor("wr", d.experts, D, "input");
+      for (const char* w : {"wg", "wu", "wd"}) tensor(w, d.experts * d.ffn, D, "input");
+    } else {
+      tensor("wg", D, d.ffn, "input"), tensor("wu", D, d.ffn, "input"), tensor("wd", d.ffn, D, "input");
+    }
+  }
+  if (attn) {
+    for (const auto& [n, m] : gqaFixed) tensor(n == "meta_r0" ? "meta" : n, m.rows, m.cols, "input");
+    tensor("cos_q", B * G, Dh / 2, "input"), tensor("sin_q", B * G, Dh / 2, "input");
+    tensor("cos_k", B, Dh / 2, "input"), tensor("sin_k", B, Dh / 2, "input");
+    tensor("h1", B, D, "state");
+    for (int64_t h = 0; h < d.kvHeads; ++h) {
+      tensor(fmt::format("kc{}", h), cacheRows, Dh, "state"), tensor(fmt::format("vc{}", h), cacheRows, Dh, "state");
+      tensor(fmt::format("q{}h", h), G * B, Dh, "state");
+      tensor(fmt::format("q{}p", h), B * G, Dh, "state"), tensor(fmt::format("k{}p", h), B, Dh, "state");
+      tensor(fmt::format("v{}p", h), B, Dh, "state");
+      if (d.qkNorm) tensor(fmt::format("q{}n", h), B * G, Dh, "state"), tensor(fmt::format("k{}n", h), B, Dh, "state");
+      tensor(fmt::format("q{}r", h), B * G, Dh, "state"), tensor(fmt::format("k{}r", h), B, Dh, "state");
+      tensor(fmt::format("o{}", h), B * G, Dh, "state"), tensor(fmt::format("ot{}", h), G * B, Dh, "state");
+    }
+  }
+  tensor("r1", B, D, p.part == LayerPart::Layer ? "state" : attn ? "output" : "input");
+  if (ffn) {
+    for (const char* n : {"h2", "m"}) tensor(n, B, D, "state");
+    tensor("out", B, D, "output");
+  }
 
   auto stage = [&](const std::string& prefix, const std::string& text, std::map<std::string, std::string> shared,
                    const std::map<std::string, Matrix>& fixed = {}) {
@@ -118,48 +148,56 @@ Layer buildLayer(const DecoderLayerParams& p) {
     stage(prefix, buildLinearGraph(l), {{"x0", "h1"}, {"w", w}, {"out", out}});
   };
 
-  rmsnorm("n1", B, D, "x", "w_n1", "h1");
-  std::vector<int64_t> pos = p.kvLengths;  // the step's token sits at position L_b
-  for (int64_t h = 0; h < d.kvHeads; ++h) {
-    const std::string q = fmt::format("q{}", h), k = fmt::format("k{}", h), v = fmt::format("v{}", h);
-    linear(q, G, h * G, "wq", q + "p");
-    linear(k, 1, h, "wk", k + "p");
-    linear(v, 1, h, "wv", v + "p");
-    if (d.qkNorm) {
-      rmsnorm(fmt::format("qn{}", h), B * G, Dh, q + "p", "w_qn", q + "n");
-      rmsnorm(fmt::format("kn{}", h), B, Dh, k + "p", "w_kn", k + "n");
+  if (attn) {
+    rmsnorm("n1", B, D, "x", "w_n1", "h1");
+    const std::vector<int64_t> pos = p.kvLengths;  // the step's token sits at position L_b
+    for (int64_t h = 0; h < d.kvHeads; ++h) {
+      const std::string q = fmt::format("q{}", h), k = fmt::format("k{}", h), v = fmt::format("v{}", h);
+      linear(q, G, h * G, "wq", q + "h");
+      stage(q + "m", reorderGraph(B, G, Dh, false), {{"x", q + "h"}, {"out", q + "p"}});
+      linear(k, 1, h, "wk", k + "p");
+      linear(v, 1, h, "wv", v + "p");
+      if (d.qkNorm) {
+        rmsnorm(fmt::format("qn{}", h), B * G, Dh, q + "p", "w_qn", q + "n");
+        rmsnorm(fmt::format("kn{}", h), B, Dh, k + "p", "w_kn", k + "n");
+      }
+      const std::string qIn = q + (d.qkNorm ? "n" : "p"), kIn = k + (d.qkNorm ? "n" : "p");
+      RopeParams rq{pos, G, Dh, d.theta, 1.0 / std::sqrt(double(Dh))}, rk{pos, 1, Dh, d.theta, 1.0};
+      stage(fmt::format("qr{}", h), buildRopeGraph(rq), {{"x", qIn}, {"out", q + "r"}, {"cos", "cos_q"}, {"sin", "sin_q"}},
+            ropeTables(rq));
+      stage(fmt::format("kr{}", h), buildRopeGraph(rk), {{"x", kIn}, {"out", k + "r"}, {"cos", "cos_k"}, {"sin", "sin_k"}},
+            ropeTables(rk));
+      std::map<std::string, std::string> shared = {{"q", q + "r"},          {"k", fmt::format("kc{}", h)},
+                                                   {"v", fmt::format("vc{}", h)}, {"k_new", k + "r"},
+                                                   {"v_new", v + "p"},        {"out_r0", fmt::format("o{}", h)}};
+      for (const auto& [n, m] : gqaFixed) shared[n] = n == "meta_r0" ? "meta" : n;
+      std::map<std::string, Matrix> fixed = gqaFixed;
+      stage(fmt::format("a{}", h), buildGqaDecodeGraph(gq), shared, fixed);
+      stage(fmt::format("t{}", h), reorderGraph(B, G, Dh, true), {{"x", fmt::format("o{}", h)}, {"out", fmt::format("ot{}", h)}});
     }
-    const std::string qIn = q + (d.qkNorm ? "n" : "p"), kIn = k + (d.qkNorm ? "n" : "p");
-    RopeParams rq{pos, G, Dh, d.theta, 1.0 / std::sqrt(double(Dh))}, rk{pos, 1, Dh, d.theta, 1.0};
-    stage(fmt::format("qr{}", h), buildRopeGraph(rq), {{"x", qIn}, {"out", q + "r"}, {"cos", "cos_q"}, {"sin", "sin_q"}},
-          ropeTables(rq));
-    stage(fmt::format("kr{}", h), buildRopeGraph(rk), {{"x", kIn}, {"out", k + "r"}, {"cos", "cos_k"}, {"sin", "sin_k"}},
-          ropeTables(rk));
-    std::map<std::string, std::string> shared = {{"q", q + "r"},          {"k", fmt::format("kc{}", h)},
-                                                 {"v", fmt::format("vc{}", h)}, {"k_new", k + "r"},
-                                                 {"v_new", v + "p"},        {"out_r0", fmt::format("o{}", h)}};
-    for (const auto& [n, m] : gqaFixed) shared[n] = n == "meta_r0" ? "meta" : n;
-    std::map<std::string, Matrix> fixed = gqaFixed;
-    stage(fmt::format("a{}", h), buildGqaDecodeGraph(gq), shared, fixed);
+    LinearParams o;
+    o.rows = B, o.inputs = d.kvHeads, o.kTiles = G, o.kTile = Dh, o.kAlongRows = true, o.outTiles = 1, o.outTile = D;
+    o.residual = true;
+    std::map<std::string, std::string> oShared = {{"w", "wo"}, {"res", "x"}, {"out", "r1"}};
+    for (int64_t h = 0; h < d.kvHeads; ++h) oShared[fmt::format("x{}", h)] = fmt::format("ot{}", h);
+    stage("o", buildLinearGraph(o), oShared);
   }
-  LinearParams o;
-  o.rows = B, o.inputs = d.kvHeads, o.kTiles = G, o.kTile = Dh, o.kAlongRows = true, o.outTiles = 1, o.outTile = D;
-  o.residual = true;
-  std::map<std::string, std::string> oShared = {{"w", "wo"}, {"res", "x"}, {"out", "r1"}};
-  for (int64_t h = 0; h < d.kvHeads; ++h) oShared[fmt::format("x{}", h)] = fmt::format("o{}", h);
-  stage("o", buildLinearGraph(o), oShared);
-  rmsnorm("n2", B, D, "r1", "w_n2", "h2");
-  if (d.experts) {
-    MoeParams m;
-    m.batch = B, m.hidden = D, m.ffn = d.ffn, m.experts = d.experts, m.topK = d.topK, m.tileB = 0, m.tileF = tf;
-    m.router = true;
-    stage("moe", buildMoeGraph(m), {{"x", "h2"}, {"wr", "wr"}, {"wg", "wg"}, {"wu", "wu"}, {"wd", "wd"}, {"y", "m"}});
-  } else {
-    SwigluParams s;
-    s.batch = B, s.hidden = D, s.ffn = d.ffn, s.tileB = 1, s.tileF = tf;
-    stage("ffn", buildSwigluGraph(s), {{"x", "h2"}, {"wg", "wg"}, {"wu", "wu"}, {"wd", "wd"}, {"out", "m"}});
+  if (ffn) {
+    rmsnorm("n2", B, D, "r1", "w_n2", "h2");
+    if (d.experts) {
+      MoeParams m;
+      m.batch = B, m.hidden = D, m.ffn = d.ffn, m.experts = d.experts, m.topK = d.topK, m.tileB = 0, m.tileF = tf;
+      m.router = !p.traceRouting;
+      std::map<std::string, std::string> shared = {{"x", "h2"}, {"wg", "wg"}, {"wu", "wu"}, {"wd", "wd"}, {"y", "m"}};
+      if (m.router) shared["wr"] = "wr";
+      stage("moe", buildMoeGraph(m), shared);
+    } else {
+      SwigluParams s;
+      s.batch = B, s.hidden = D, s.ffn = d.ffn, s.tileB = B, s.tileF = tf;  // every weight tile read once per step
+      stage("ffn", buildSwigluGraph(s), {{"x", "h2"}, {"wg", "wg"}, {"wu", "wu"}, {"wd", "wd"}, {"out", "m"}});
+    }
+    stage("res", addGraph(B, D), {{"a", "r1"}, {"b", "m"}, {"out", "out"}});
   }
-  stage("res", addGraph(B, D), {{"a", "r1"}, {"b", "m"}, {"out", "out"}});
   return L;
 }
 
@@ -181,15 +219,21 @@ DecoderDims decoderDims(DecoderModel m, bool trueDims) {
   switch (m) {
     case DecoderModel::Qwen3Moe:
       return trueDims ? DecoderDims{2048, 32, 4, 128, 128, 8, 768, 48, 1e-6f, 1e6, true}
-                      : DecoderDims{64, 4, 2, 16, 16, 4, 32, 48, 1e-6f, 1e6, true};
+                      : DecoderDims{64, 4, 2, 32, 16, 4, 32, 48, 1e-6f, 1e6, true};
     case DecoderModel::Mixtral:
       return trueDims ? DecoderDims{4096, 32, 8, 128, 8, 2, 14336, 32, 1e-5f, 1e6, false}
-                      : DecoderDims{64, 4, 2, 16, 8, 2, 64, 32, 1e-5f, 1e6, false};
+                      : DecoderDims{64, 4, 2, 32, 8, 2, 64, 32, 1e-5f, 1e6, false};
     case DecoderModel::LlamaDense:
       return trueDims ? DecoderDims{4096, 32, 8, 128, 0, 0, 14336, 32, 1e-5f, 5e5, false}
-                      : DecoderDims{64, 4, 2, 16, 0, 0, 128, 32, 1e-5f, 5e5, false};
+                      : DecoderDims{64, 4, 2, 32, 0, 0, 128, 32, 1e-5f, 5e5, false};
   }
   bad("unknown model");
+}
+
+std::string defaultRoutingTrace(DecoderModel m) {
+  if (m == DecoderModel::LlamaDense) bad("llama-dense has no router");
+  return stepgenRoot() + (m == DecoderModel::Qwen3Moe ? "/examples/moe/data/routing_qwen3_30b_a3b_b64.csv"
+                                                      : "/examples/moe/data/routing_mixtral8x7b_b64.csv");
 }
 
 DecoderDims layerDims(const DecoderLayerParams& p) { return decoderDims(p.model, p.trueDims); }
@@ -200,7 +244,8 @@ std::string buildDecoderLayerGraph(const DecoderLayerParams& p) {
   std::string lens = fmt::format("{}", fmt::join(p.kvLengths, ", "));
   return composeGraph(
       "decoder_layer",
-      {fmt::format("One decode step of a {} decoder layer ({} dims: D {}, {} q heads, {} KV heads, Dh {}, {}) for {} requests.",
+      {fmt::format("{} of one decode step of a {} decoder layer ({} dims: D {}, {} q heads, {} KV heads, Dh {}, {}) for {} requests.",
+                   p.part == LayerPart::Layer ? "The whole" : p.part == LayerPart::Attention ? "The attention half" : "The FFN half",
                    decoderModelName(p.model), p.trueDims ? "true" : "scaled", d.hidden, d.heads, d.kvHeads, d.headDim,
                    d.experts ? fmt::format("{} experts top-{}, F {}", d.experts, d.topK, d.ffn) : fmt::format("dense FFN F {}", d.ffn),
                    p.kvLengths.size()),
@@ -213,6 +258,7 @@ std::string buildDecoderLayerGraph(const DecoderLayerParams& p) {
 std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, uint32_t seed, bool fixedOnly) {
   Layer L = buildLayer(p);
   if (fixedOnly) return L.fixed;
+  if (p.traceRouting) bad("trace routing serves the timing-only model: its example holds the constant tables only");
   const DecoderDims d = layerDims(p);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -226,7 +272,7 @@ std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, ui
     Matrix m{r, c, std::vector<uint32_t>(size_t(r * c), 0)};
     const std::string& n = t.name;
     if (L.fixed.count(n) || n == "out") continue;
-    if (n == "x") {
+    if (n == "x" || (n == "r1" && t.role == "input")) {
       for (auto& w : m.data) w = floatToBits(u(rng));
     } else if (n.rfind("w_", 0) == 0) {
       for (auto& w : m.data) w = floatToBits(1.0f + 0.5f * u(rng));

@@ -37,19 +37,34 @@ struct DecoderDims {
 };
 
 /// The published dimensions (trueDims: Qwen3-30B-A3B, Mixtral-8x7B, Llama-3-8B config.json)
-/// or the scaled ones (RTL-sized: D 64, 4 q heads, 2 KV heads, Dh 16; the MoE / FFN scaled
+/// or the scaled ones (RTL-sized: D 64, 4 q heads, 2 KV heads, Dh 32, the least whose RoPE half
+/// rows are whole 64-byte DRAM pieces; the MoE / FFN scaled
 /// down keeping each model's shape: QK-norm, router, dense or sparse).
 DecoderDims decoderDims(DecoderModel m, bool trueDims);
 
+/// Which stages a graph holds: the whole layer, or its attention half (x -> r1: RMSNorm
+/// through the output projection and residual) or its FFN half (r1 -> out: RMSNorm, the MoE
+/// or dense FFN and the residual), for a per-stage cost.
+enum class LayerPart { Layer, Attention, Ffn };
+
 /// One layer: model, dimensions and the batch.
 struct DecoderLayerParams {
+  LayerPart part = LayerPart::Layer;
   DecoderModel model = DecoderModel::Qwen3Moe;
   bool trueDims = false;
   std::vector<int64_t> kvLengths = {8};  ///< per request: cached tokens before the step (>= 0)
-  int64_t kvTile = 0;  ///< T, KV rows per attention tile (0: Dh)
+  int64_t kvTile = 0;  ///< T, KV rows per attention tile (0: min(Dh, 32))
   int64_t kTile = 0;   ///< tk, columns of a projection's K tile (0: min(D, 256))
   int64_t tileF = 0;   ///< the FFN / expert F tile (0: min(F, 64))
+  /// MoE: route by SelectGen replaying `routing.csv` beside the graph (a routing trace) instead
+  /// of the on-fabric router: the timing-only model computes no logits, so at true dims the
+  /// layer replays the model's real routing (the gate's matmul and top-k are then not run).
+  bool traceRouting = false;
 };
+
+/// The model's real routing trace shipped in examples/moe/data (under stepgenRoot()): Qwen3 and
+/// Mixtral, batch 64. Throws DiagError G-120 for the dense model.
+std::string defaultRoutingTrace(DecoderModel m);
 
 /// The layer's dimensions (decoderDims of its model and dims).
 DecoderDims layerDims(const DecoderLayerParams& p);
@@ -59,7 +74,8 @@ DecoderDims layerDims(const DecoderLayerParams& p);
 /// QK-norm w_qn, w_kn [1, Dh]; MoE: wr [E, D], wg, wu, wd [E*F, D] (builders/moe.hpp);
 /// dense: wg, wu [D, F], wd [F, D] (builders/swiglu.hpp); the caches kc<h>, vc<h> [NT*T, Dh]
 /// (state, per KV head h: the GQA layout of builders/gqa_decode.hpp, appended to); the
-/// activations between stages (state); the constant tables (inputs: decoderLayerInputs).
+/// activations between stages (state); the constant tables (inputs: decoderLayerInputs). The
+/// attention half ends with r1 [B, D] as its output, the FFN half starts from it as an input.
 /// Throws DiagError G-120 on an empty batch, a negative KV length, tiles that do not divide
 /// their dimensions, and as the stage builders.
 std::string buildDecoderLayerGraph(const DecoderLayerParams& p);
@@ -69,7 +85,8 @@ std::string buildDecoderLayerGraph(const DecoderLayerParams& p);
 /// the caches' first L_b rows of each request uniform in [-1, 1) (the rest 0); activations
 /// and the router's weights 0; plus the constant tables (RMSNorm 1/D and eps, RoPE cos / sin
 /// with 1/sqrt(Dh) folded into q's, the attention's meta rows, mask and append positions).
-/// With fixedOnly, the constant tables only (the timing-only model at true dims).
+/// With fixedOnly, the constant tables only (the timing-only model at true dims). Throws as
+/// buildDecoderLayerGraph, and G-120 for traceRouting without fixedOnly.
 std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, uint32_t seed, bool fixedOnly = false);
 
 }  // namespace stepgen

@@ -16,6 +16,7 @@
 #include "support/kv_lengths.hpp"
 #include "studies/tiling.hpp"
 #include "studies/tiling_full.hpp"
+#include "studies/decoder_study.hpp"
 #include "studies/dynpar_study.hpp"
 #include "studies/regions_study.hpp"
 #include "studies/random_study.hpp"
@@ -296,9 +297,13 @@ int main(int argc, char** argv) {
   layerCmd->add_option("--requests", dlRequests, "keep the batch's first N requests (0: all)")->check(CLI::NonNegativeNumber);
   layerCmd->add_option("--kv-scale", dlScale, "divide every KV length by this (rounding up): a smaller run for RTL")
       ->check(CLI::PositiveNumber);
-  layerCmd->add_option("--kv-tile", dl.kvTile, "T: KV rows per attention tile (0: the head dimension)");
+  layerCmd->add_option("--kv-tile", dl.kvTile, "T: KV rows per attention tile (0: min(Dh, 32))");
   layerCmd->add_option("--k-tile", dl.kTile, "columns of a projection's K tile (0: min(D, 256))");
   layerCmd->add_option("--tile-f", dl.tileF, "FFN / expert F tile (0: min(F, 64))");
+  std::string dlTrace;
+  layerCmd->add_option("--trace", dlTrace, "with --dims true: the MoE's routing trace (default: the model's real trace in "
+                                           "examples/moe/data); the timing-only model replays it instead of routing on values")
+      ->check(CLI::ExistingFile);
   exampleOptions(layerCmd, dlExample, dlSeed, "x, weights, caches seeded; constant tables");
 
   MoeParams mp;
@@ -356,6 +361,19 @@ int main(int argc, char** argv) {
   TilingStudyOptions to;
   auto* studyCmd = app.add_subcommand("study", "studies of the dynamic STeP optimizations");
   studyCmd->require_subcommand(1);
+  DecoderStudyOptions dso;
+  auto* decoderStudyCmd = studyCmd->add_subcommand(
+      "decoder-layer", "each model's decoder layer (graph decoder-layer): scaled dims in the model and RTL against a double "
+                       "reference, true dims in the timing-only model with tokens/s (docs/results/decoder_layer.md)");
+  decoderStudyCmd->add_option("--arch", dso.archPath, "fabric of the scaled rows (model and RTL)")->check(CLI::ExistingFile);
+  decoderStudyCmd->add_option("--true-arch", dso.trueArchPath, "fabric of the true-dims rows (timing-only)")->check(CLI::ExistingFile);
+  decoderStudyCmd->add_option("--kv-lengths", dso.kvLengthsPath, "KV-length CSV (examples/attention/data)")->check(CLI::ExistingFile);
+  decoderStudyCmd->add_option("--clock-ghz", dso.clockGhz, "clock that tokens/s is stated at")->check(CLI::PositiveNumber);
+  decoderStudyCmd->add_flag("!--no-rtl", dso.rtl, "scaled rows in the model only");
+  decoderStudyCmd->add_option("--build-cache", dso.buildCache, "folder that keeps verilated fabrics between runs");
+  decoderStudyCmd->add_option("-o,--out", dso.workDir, "work folder");
+  decoderStudyCmd->add_option("--csv", dso.csvPath, "write the CSV here");
+  decoderStudyCmd->add_option("--md", dso.mdPath, "write the markdown table here");
   TilingFullOptions tfo;
   auto* tilingFullCmd = studyCmd->add_subcommand(
       "tiling-full", "dynamic tiling at the models' true dimensions (Mixtral-8x7B, Qwen3-30B-A3B; batch 64 real traces, "
@@ -625,8 +643,11 @@ int main(int argc, char** argv) {
       dl.kvLengths = scaledKvLengths(dl.kvLengths, dlScale);
       dl.model = parseDecoderModel(dlModel);
       dl.trueDims = dlDims == "true";
+      dl.traceRouting = dl.trueDims && layerDims(dl).experts > 0;
+      if (!dlTrace.empty() && !dl.traceRouting) throw DiagError("C-501", {}, "graph decoder-layer: --trace needs --dims true and a MoE model");
+      if (dl.traceRouting && dlTrace.empty()) dlTrace = defaultRoutingTrace(dl.model);
       if (!dlExample.empty()) {
-        writeDecoderLayerExample(dl, dlExample, dlSeed, dl.trueDims);
+        writeDecoderLayerExample(dl, dlExample, dlSeed, dl.trueDims, dlTrace);
         std::cout << fmt::format("wrote {0}/graph.yaml, {0}/inputs/ ({1}, {2} dims, {3} requests{4})\n", dlExample, dlModel,
                                  dlDims, dl.kvLengths.size(), dl.trueDims ? "; constant tables only" : "");
         return 0;
@@ -713,6 +734,7 @@ int main(int argc, char** argv) {
     };
     if (*tilingCmd) return study([&] { return runTilingStudy(to); });
     if (*tilingFullCmd) return study([&] { return runTilingFullStudy(tfo); });
+    if (*decoderStudyCmd) return runDecoderStudy(dso);
     if (*sectionsCmd) return study([&] { return runSectionsStudy(sso); });
     if (*regionsCmd) return study([&] { return runRegionsStudy(rso); });
     if (*randomStudyCmd) return study([&] { return runRandomStudy(rno); });

@@ -1,9 +1,14 @@
 #include "driver/examples.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
 #include "driver/inputs.hpp"
 #include "driver/staging.hpp"
 #include "ir/graph.hpp"
 #include "support/files.hpp"
+#include "support/routing_trace.hpp"
 
 namespace stepgen {
 
@@ -38,8 +43,24 @@ void writeKvAppendExample(const KvAppendParams& p, const std::string& dir, uint3
   writeGraphExample(buildKvAppendGraph(p), kvAppendFixedInputs(p), dir, seed);
 }
 
-void writeDecoderLayerExample(const DecoderLayerParams& p, const std::string& dir, uint32_t seed, bool fixedOnly) {
-  writeGraphExample(buildDecoderLayerGraph(p), decoderLayerInputs(p, seed, fixedOnly), dir, seed, /*fixedOnly=*/true);
+void writeDecoderLayerExample(const DecoderLayerParams& p, const std::string& dir, uint32_t seed, bool fixedOnly,
+                              const std::string& tracePath) {
+  const std::string graph = buildDecoderLayerGraph(p);
+  const auto in = decoderLayerInputs(p, seed, fixedOnly);
+  StagingDir st(dir);
+  writeFile(st.tmp / "graph.yaml", graph);
+  for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+  if (p.traceRouting) {
+    const DecoderDims d = layerDims(p);
+    RoutingTrace tr = readRoutingTrace(tracePath, int(d.experts));
+    const size_t b = p.kvLengths.size();
+    if (tr.experts.size() < b || tr.topK != d.topK)
+      throw std::runtime_error(fmt::format("{}: {} tokens of top-{} routing; the layer needs {} of top-{}", tracePath,
+                                           tr.experts.size(), tr.topK, b, d.topK));
+    tr.experts.resize(b);
+    writeFile(st.tmp / "routing.csv", routingTraceCsv(tr));
+  }
+  st.commit();
 }
 
 }  // namespace stepgen

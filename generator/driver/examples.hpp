@@ -43,8 +43,11 @@ void writeRopeExample(const RopeParams& p, const std::string& dir, uint32_t seed
 void writeKvAppendExample(const KvAppendParams& p, const std::string& dir, uint32_t seed);
 
 /// Writes the decoder-layer example (buildDecoderLayerGraph): every input and state tensor
-/// from decoderLayerInputs (`seed`); at true dims (or with `fixedOnly`) the constant tables
-/// only, for the timing-only model. Errors as writeAttentionExample.
-void writeDecoderLayerExample(const DecoderLayerParams& p, const std::string& dir, uint32_t seed, bool fixedOnly);
+/// from decoderLayerInputs (`seed`), or with `fixedOnly` the constant tables only (the
+/// timing-only model); with p.traceRouting also routing.csv, the first B tokens of the trace
+/// `tracePath`. Errors as writeAttentionExample; std::runtime_error naming the trace when it
+/// cannot be read, has fewer than B tokens or another k.
+void writeDecoderLayerExample(const DecoderLayerParams& p, const std::string& dir, uint32_t seed, bool fixedOnly,
+                              const std::string& tracePath = "");
 
 }  // namespace stepgen

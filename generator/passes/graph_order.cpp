@@ -2,6 +2,7 @@
 #include "passes/graph_order.hpp"
 
 #include <functional>
+#include <map>
 #include <queue>
 
 #include "ir/attrs.hpp"
@@ -81,19 +82,26 @@ bool isFeedbackStream(const StepGraph& g, StreamId s) {
 }
 
 std::vector<std::pair<int, int>> stateOrder(const StepGraph& g) {
-  std::vector<std::pair<int, int>> pairs;
-  auto tensorOf = [&](const Op& o) -> const Tensor* {
-    if (!o.attrs.count("tensor")) return nullptr;
+  // Each op's state tensor (-1: none), looked up once: the section planner orders the graph
+  // for every trial cut, and a layer has hundreds of loads and stores.
+  std::vector<int> stateOf(g.ops.size(), -1);
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const Op& o = g.ops[i];
+    if (!o.attrs.count("tensor")) continue;
     auto t = g.findTensor(o.attrs.at("tensor").scalar);
-    return t && g.tensors[size_t(*t)].isState ? &g.tensors[size_t(*t)] : nullptr;
-  };
+    if (t && g.tensors[size_t(*t)].isState) stateOf[i] = int(*t);
+  }
   auto isStore = [](OpKind k) { return k == OpKind::LinearOffChipStore || k == OpKind::RandomOffChipStore; };
   auto isLoad = [](OpKind k) { return k == OpKind::LinearOffChipLoad || k == OpKind::RandomOffChipLoad; };
+  std::map<int, std::vector<int>> loadsOf;
+  for (size_t l = 0; l < g.ops.size(); ++l)
+    if (stateOf[l] >= 0 && isLoad(g.ops[l].kind)) loadsOf[stateOf[l]].push_back(int(l));
+  std::vector<std::pair<int, int>> pairs;
   for (size_t s = 0; s < g.ops.size(); ++s) {
-    const Tensor* t = isStore(g.ops[s].kind) ? tensorOf(g.ops[s]) : nullptr;
-    if (!t) continue;
-    for (size_t l = 0; l < g.ops.size(); ++l)
-      if (isLoad(g.ops[l].kind) && tensorOf(g.ops[l]) == t) pairs.push_back({int(s), int(l)});
+    if (stateOf[s] < 0 || !isStore(g.ops[s].kind)) continue;
+    auto it = loadsOf.find(stateOf[s]);
+    if (it != loadsOf.end())
+      for (int l : it->second) pairs.push_back({int(s), l});
   }
   return pairs;
 }

@@ -10,7 +10,7 @@
 #include "arch/arch_model.hpp"
 #include "builders/decoder_layer.hpp"
 #include "common/fp.hpp"
-#include "decoder_ref.hpp"
+#include "studies/decoder_reference.hpp"
 #include "ir/graph.hpp"
 #include "model/functional.hpp"
 #include "passes/shape_check.hpp"
@@ -27,7 +27,8 @@ std::string root() { return STEPGEN_ROOT; }
 double rowError(const Matrix& m, int64_t row, const std::vector<double>& ref, int64_t col0 = 0) {
   double err = 0, scale = 0;
   for (size_t i = 0; i < ref.size(); ++i) {
-    err = std::max(err, std::fabs(double(bitsToFloat(m.data[size_t(row * m.cols + col0) + i])) - ref[i]));
+    const double e = std::fabs(double(bitsToFloat(m.data[size_t(row * m.cols + col0) + i])) - ref[i]);
+    err = std::isnan(e) ? HUGE_VAL : std::max(err, e);  // a NaN is the worst error, not a skipped one
     scale = std::max(scale, std::fabs(ref[i]));
   }
   return err / scale;
@@ -69,7 +70,8 @@ TEST_CASE("decoder layer: each model's layer matches a double-precision layer wr
       for (int64_t b = 0; b < int64_t(p.kvLengths.size()); ++b) {
         worst = std::max(worst, rowError(r.outputs.at("out"), b, ref.out[size_t(b)]));
         int64_t row = 0;  // the appended row of request b in its head's cache
-        for (int64_t e = 0; e < b; ++e) row += (p.kvLengths[size_t(e)] + 1 + d.headDim - 1) / d.headDim * d.headDim;
+        const int64_t T = std::min<int64_t>(d.headDim, 32);
+        for (int64_t e = 0; e < b; ++e) row += (p.kvLengths[size_t(e)] + 1 + T - 1) / T * T;
         row += p.kvLengths[size_t(b)];
         for (int64_t h = 0; h < d.kvHeads; ++h)
           worstK = std::max(worstK, rowError(r.outputs.at("kc" + std::to_string(h)), row, ref.kNew[size_t(b)][size_t(h)]));

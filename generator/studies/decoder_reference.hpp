@@ -1,7 +1,8 @@
 #pragma once
 // A double-precision decoder layer written as plain loops from the layer's definition
-// (builders/decoder_layer.hpp), independent of the model's code: tests/unit/test_decoder_layer.cpp
-// and the decoder-layer results compare the model's and the RTL's outputs with it.
+// (builders/decoder_layer.hpp), independent of the model's code (it reads only the input
+// tensors): tests/unit/test_decoder_layer.cpp and `stepgen study decoder-layer` compare the
+// model's and the RTL's outputs with it.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,9 +13,8 @@
 #include "builders/decoder_layer.hpp"
 #include "common/fp.hpp"
 
-namespace decref {
+namespace stepgen::decref {
 
-using stepgen::Matrix;
 
 /// The layer's output [B][D] and the appended cache rows (roped k) [B][Hkv][Dh], in double.
 struct LayerRef {
@@ -22,14 +22,14 @@ struct LayerRef {
   std::vector<std::vector<std::vector<double>>> kNew;
 };
 
-inline double word(const Matrix& m, int64_t r, int64_t c) { return stepgen::bitsToFloat(m.data[size_t(r * m.cols + c)]); }
+inline double word(const Matrix& m, int64_t r, int64_t c) { return bitsToFloat(m.data[size_t(r * m.cols + c)]); }
 
 /// The layer of `p` on the input tensors `in` (decoderLayerInputs' names), every operation in double.
-inline LayerRef layerReference(const stepgen::DecoderLayerParams& p, const std::map<std::string, Matrix>& in) {
+inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::string, Matrix>& in) {
   auto op = [](double v) { return v; };  // an operand as read: exact
-  const stepgen::DecoderDims d = stepgen::layerDims(p);
+  const DecoderDims d = layerDims(p);
   const int64_t B = int64_t(p.kvLengths.size()), D = d.hidden, Dh = d.headDim, Hq = d.heads, Hkv = d.kvHeads,
-                G = Hq / Hkv, H = Dh / 2, T = p.kvTile ? p.kvTile : Dh;
+                G = Hq / Hkv, H = Dh / 2, T = p.kvTile ? p.kvTile : std::min<int64_t>(Dh, 32);
   auto rms = [&](std::vector<double> v, const Matrix& w) {
     double s = 0;
     for (double e : v) s += e * e;
@@ -125,4 +125,4 @@ inline LayerRef layerReference(const stepgen::DecoderLayerParams& p, const std::
   return ref;
 }
 
-}  // namespace decref
+}  // namespace stepgen::decref
