@@ -17,8 +17,11 @@ namespace stepgen::decref {
 
 
 /// The layer's output [B][D] and the appended cache rows (roped k) [B][Hkv][Dh], in double.
+/// alt[b]: token b's output under the other choice of experts when its k-th and (k+1)-th
+/// logits nearly tie (empty otherwise); either output is a correct answer.
 struct LayerRef {
-  std::vector<std::vector<double>> out;
+  std::vector<std::vector<double>> out, alt;
+  int nearTies = 0;
   std::vector<std::vector<std::vector<double>>> kNew;
 };
 
@@ -93,8 +96,8 @@ inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::
     std::vector<double> r1(static_cast<size_t>(D));
     for (int64_t i = 0; i < D; ++i) r1[size_t(i)] = x[size_t(i)] + dot(attn, in.at("wo"), i, 0);
     const std::vector<double> h2 = rms(r1, in.at("w_n2"));
-    std::vector<double> y(size_t(D), 0.0);
-    auto expert = [&](const Matrix& wg, const Matrix& wu, const Matrix& wd, int64_t e, double w, bool dense) {
+    auto expert = [&](std::vector<double>& y, const Matrix& wg, const Matrix& wu, const Matrix& wd, int64_t e, double w,
+                      bool dense) {
       for (int64_t f = 0; f < d.ffn; ++f) {
         double g = 0, u = 0;
         for (int64_t i = 0; i < D; ++i) {
@@ -105,22 +108,50 @@ inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::
         for (int64_t i = 0; i < D; ++i) y[size_t(i)] += w * op(h) * op(word(wd, dense ? f : e * d.ffn + f, i));
       }
     };
+    // out = r1 + the FFN of the chosen experts (all of them for a dense FFN).
+    auto layerOut = [&](const std::vector<int64_t>& chosen, const std::vector<double>& logit) {
+      std::vector<double> y(static_cast<size_t>(D), 0.0);
+      if (chosen.empty()) {
+        expert(y, in.at("wg"), in.at("wu"), in.at("wd"), 0, 1.0, true);
+      } else {
+        double mx = -HUGE_VAL, z = 0;
+        for (int64_t e : chosen) mx = std::max(mx, logit[size_t(e)]);
+        for (int64_t e : chosen) z += std::exp(logit[size_t(e)] - mx);
+        for (int64_t e : chosen) expert(y, in.at("wg"), in.at("wu"), in.at("wd"), e, std::exp(logit[size_t(e)] - mx) / z, false);
+      }
+      for (int64_t i = 0; i < D; ++i) y[size_t(i)] += r1[size_t(i)];
+      return y;
+    };
+    std::vector<int64_t> chosen;
+    std::vector<double> logit, mag;
     if (d.experts) {
-      std::vector<double> logit(static_cast<size_t>(d.experts));
-      for (int64_t e = 0; e < d.experts; ++e) logit[size_t(e)] = dot(h2, in.at("wr"), e, 0);
+      for (int64_t e = 0; e < d.experts; ++e) {
+        logit.push_back(dot(h2, in.at("wr"), e, 0));
+        double m = 0;
+        for (int64_t i = 0; i < D; ++i) m += std::fabs(h2[size_t(i)] * word(in.at("wr"), e, i));
+        mag.push_back(m);
+      }
       std::vector<int64_t> order(static_cast<size_t>(d.experts));
       for (int64_t e = 0; e < d.experts; ++e) order[size_t(e)] = e;
       std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t c) { return logit[size_t(a)] > logit[size_t(c)]; });
-      order.resize(size_t(d.topK));
-      const double mx = logit[size_t(order[0])];
-      double z = 0;
-      for (int64_t e : order) z += std::exp(logit[size_t(e)] - mx);
-      for (int64_t e : order) expert(in.at("wg"), in.at("wu"), in.at("wd"), e, std::exp(logit[size_t(e)] - mx) / z, false);
-    } else {
-      expert(in.at("wg"), in.at("wu"), in.at("wd"), 0, 1.0, true);
+      chosen.assign(order.begin(), order.begin() + d.topK);
+      // The choice is discontinuous: where the k-th and (k+1)-th logits are closer than the
+      // fabric's logits can be trusted (2^-5 of their terms' magnitudes: bf16 operands, 2^-6,
+      // on an h2 that carries the attention's error), the swapped choice is also correct.
+      if (d.topK < d.experts) {
+        const int64_t a = order[size_t(d.topK - 1)], c = order[size_t(d.topK)];
+        if (logit[size_t(a)] - logit[size_t(c)] < std::ldexp(std::max(mag[size_t(a)], mag[size_t(c)]), -5)) {
+          std::vector<int64_t> alt = chosen;
+          alt.back() = c;
+          ref.alt.push_back(layerOut(alt, logit));
+          ref.nearTies++;
+        } else {
+          ref.alt.emplace_back();
+        }
+      }
     }
-    ref.out.emplace_back(size_t(D));
-    for (int64_t i = 0; i < D; ++i) ref.out.back()[size_t(i)] = r1[size_t(i)] + y[size_t(i)];
+    ref.out.push_back(layerOut(chosen, logit));
+    if (ref.alt.size() < ref.out.size()) ref.alt.emplace_back();
   }
   return ref;
 }

@@ -46,7 +46,9 @@ double rowError(const Matrix& m, int64_t row, const std::vector<double>& ref, in
 // - bf16 operands (bf16_fp32, the shipped fabrics): each product's two operands truncated to
 //   bf16 (each within 2^-7), so a dot product within 2^-6 of its terms' magnitudes; the
 //   error of one stage is an input error of the next (projection, attention, output
-//   projection, router and FFN), so 2^-5 of the row's scale; the residual x is exact.
+//   projection, router and FFN), so 2^-5 of the row's scale; the residual x is exact. A
+//   token whose k-th and (k+1)-th logits nearly tie may take either expert: the error is
+//   against the nearer of the two reference outputs (decref::LayerRef::alt).
 TEST_CASE("decoder layer: each model's layer matches a double-precision layer written as plain loops", "[decoder]") {
   for (const char* format : {"fp32", "bf16_fp32"}) {
     const auto archPath = std::filesystem::temp_directory_path() / fmt::format("sg_decoder_{}.yaml", format);
@@ -68,7 +70,8 @@ TEST_CASE("decoder layer: each model's layer matches a double-precision layer wr
       const DecoderDims d = layerDims(p);
       double worst = 0, worstK = 0;
       for (int64_t b = 0; b < int64_t(p.kvLengths.size()); ++b) {
-        worst = std::max(worst, rowError(r.outputs.at("out"), b, ref.out[size_t(b)]));
+        const double alt = ref.alt[size_t(b)].empty() ? HUGE_VAL : rowError(r.outputs.at("out"), b, ref.alt[size_t(b)]);
+        worst = std::max(worst, std::min(rowError(r.outputs.at("out"), b, ref.out[size_t(b)]), alt));
         int64_t row = 0;  // the appended row of request b in its head's cache
         const int64_t T = std::min<int64_t>(d.headDim, 32);
         for (int64_t e = 0; e < b; ++e) row += (p.kvLengths[size_t(e)] + 1 + T - 1) / T * T;
@@ -76,7 +79,8 @@ TEST_CASE("decoder layer: each model's layer matches a double-precision layer wr
         for (int64_t h = 0; h < d.kvHeads; ++h)
           worstK = std::max(worstK, rowError(r.outputs.at("kc" + std::to_string(h)), row, ref.kNew[size_t(b)][size_t(h)]));
       }
-      INFO(format << " " << decoderModelName(model) << ": worst output error " << worst << ", appended k rows " << worstK);
+      INFO(format << " " << decoderModelName(model) << ": worst output error " << worst << ", appended k rows " << worstK
+                  << ", near router ties " << ref.nearTies);
       CHECK(worst < (fp32 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -5)));
       CHECK(worstK < (fp32 ? 1e-5 : std::ldexp(1.0, -5)));
       CHECK(worst > 0);
