@@ -253,6 +253,12 @@ graph_example_test(e2e_decoder_layer_model arch/decoder.yaml decoder-layer --mod
 graph_example_test(e2e_decoder_layer_rtl arch/decoder.yaml decoder-layer --model llama-dense --kv-lengths ${AZURE_KV}
                    --batch-index 0 --kv-scale 8 EXPECT "^outputs: bit-exact$")
 set_tests_properties(e2e_decoder_layer_rtl PROPERTIES TIMEOUT 3600 COST 50000)
+# Mixtral's layer with its MoE routed by the real Mixtral trace (the router's weights have no
+# hardware yet), Azure batch 0 at KV / 8, in RTL: bit-exact (heavy; the same fabric build).
+graph_example_test(e2e_decoder_layer_mixtral_replayed_rtl arch/decoder.yaml decoder-layer --model mixtral
+                   --trace ${STEPGEN_ROOT}/examples/moe/data/routing_mixtral8x7b_b64.csv --kv-lengths ${AZURE_KV}
+                   --batch-index 0 --kv-scale 8 EXPECT "^outputs: bit-exact$")
+set_tests_properties(e2e_decoder_layer_mixtral_replayed_rtl PROPERTIES TIMEOUT 3600)
 add_test(NAME decoder_layer_true_dims
          COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/decoder_true; rm -rf $d
            $<TARGET_FILE:stepgen> graph decoder-layer --model qwen3-moe --dims true --lengths 300,7 --example $d

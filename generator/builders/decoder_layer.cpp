@@ -65,6 +65,22 @@ std::string reorderGraph(int64_t rows, int64_t heads, int64_t cols, bool toHeadM
   return y;
 }
 
+// The MoE stage's sizes (dynamic token tiles; the router on the fabric unless the routing is
+// replayed from a trace, routing.csv beside the graph).
+MoeParams moeParams(const DecoderLayerParams& p, const DecoderDims& d, int64_t tf) {
+  MoeParams m;
+  m.batch = int64_t(p.kvLengths.size()), m.hidden = d.hidden, m.ffn = d.ffn, m.experts = d.experts, m.topK = d.topK;
+  m.tileB = 0, m.tileF = tf, m.trace = "routing.csv";
+  m.router = !p.traceRouting;
+  return m;
+}
+
+// At scaled dims an F tile of 64 makes an expert's double-buffered tiles larger than a compute
+// unit of arch/decoder.yaml (M-302): 32 there, 64 (the paper's) at true dims.
+int64_t ffnTile(const DecoderLayerParams& p, const DecoderDims& d) {
+  return p.tileF ? p.tileF : std::min<int64_t>(d.ffn, p.trueDims ? 64 : 32);
+}
+
 GqaParams gqaParams(const DecoderLayerParams& p, const DecoderDims& d) {
   GqaParams g;
   g.kvLengths = p.kvLengths;
@@ -83,7 +99,7 @@ Layer buildLayer(const DecoderLayerParams& p) {
   for (int64_t l : p.kvLengths)
     if (l < 0) bad(fmt::format("a KV length is negative ({})", l));
   const int64_t tk = p.kTile ? p.kTile : std::min<int64_t>(D, 256);
-  const int64_t tf = p.tileF ? p.tileF : std::min<int64_t>(d.ffn, 64);
+  const int64_t tf = ffnTile(p, d);
   if (tk < 1 || D % tk) bad(fmt::format("k_tile {} does not divide the hidden size {}", tk, D));
   if (tf < 1 || d.ffn % tf) bad(fmt::format("tile_f {} does not divide the FFN width {}", tf, d.ffn));
   const GqaParams gq = gqaParams(p, d);
@@ -185,9 +201,7 @@ Layer buildLayer(const DecoderLayerParams& p) {
   if (ffn) {
     rmsnorm("n2", B, D, "r1", "w_n2", "h2");
     if (d.experts) {
-      MoeParams m;
-      m.batch = B, m.hidden = D, m.ffn = d.ffn, m.experts = d.experts, m.topK = d.topK, m.tileB = 0, m.tileF = tf;
-      m.router = !p.traceRouting;
+      const MoeParams m = moeParams(p, d, tf);
       std::map<std::string, std::string> shared = {{"x", "h2"}, {"wg", "wg"}, {"wu", "wu"}, {"wd", "wd"}, {"y", "m"}};
       if (m.router) shared["wr"] = "wr";
       stage("moe", buildMoeGraph(m), shared);
@@ -255,11 +269,13 @@ std::string buildDecoderLayerGraph(const DecoderLayerParams& p) {
       L.tensors, L.stages);
 }
 
-std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, uint32_t seed, bool fixedOnly) {
+std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, uint32_t seed, bool fixedOnly,
+                                                const std::vector<std::vector<int>>& experts) {
   Layer L = buildLayer(p);
   if (fixedOnly) return L.fixed;
-  if (p.traceRouting) bad("trace routing serves the timing-only model: its example holds the constant tables only");
   const DecoderDims d = layerDims(p);
+  if (p.traceRouting && experts.size() != p.kvLengths.size())
+    bad(fmt::format("trace routing needs one row of experts per request: {} for {} requests", experts.size(), p.kvLengths.size()));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::map<std::string, Matrix> in;
@@ -287,10 +303,14 @@ std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, ui
     }
     in[n] = std::move(m);
   }
-  // The stages' own tensors (the router's weights rw: state, zeros) and the constant tables.
-  for (const GraphStage& s : L.stages)
-    if (s.prefix == "moe") in["moe_rw"] = Matrix{int64_t(p.kvLengths.size()) * d.topK, 16,
-                                                 std::vector<uint32_t>(p.kvLengths.size() * size_t(d.topK) * 16, 0)};
+  // The MoE stage's own tensors: the router's weights rw (state, zeros: the router writes
+  // them), or with a replayed trace rw and the routing rows as builders/moe.hpp seeds them.
+  if (d.experts && !p.traceRouting) {
+    in["moe_rw"] = Matrix{int64_t(p.kvLengths.size()) * d.topK, 16, std::vector<uint32_t>(p.kvLengths.size() * size_t(d.topK) * 16, 0)};
+  } else if (d.experts) {
+    const auto m = moeInputs(moeParams(p, d, ffnTile(p, d)), experts, seed);
+    in["moe_rw"] = m.at("rw"), in["moe_routing"] = m.at("routing");
+  }
   for (auto& [n, m] : L.fixed) in[n] = m;
   return in;
 }

@@ -55,10 +55,11 @@ struct DecoderLayerParams {
   std::vector<int64_t> kvLengths = {8};  ///< per request: cached tokens before the step (>= 0)
   int64_t kvTile = 0;  ///< T, KV rows per attention tile (0: min(Dh, 32))
   int64_t kTile = 0;   ///< tk, columns of a projection's K tile (0: min(D, 256))
-  int64_t tileF = 0;   ///< the FFN / expert F tile (0: min(F, 64))
+  int64_t tileF = 0;   ///< the FFN / expert F tile (0: min(F, 32) scaled, min(F, 64) true dims)
   /// MoE: route by SelectGen replaying `routing.csv` beside the graph (a routing trace) instead
-  /// of the on-fabric router: the timing-only model computes no logits, so at true dims the
-  /// layer replays the model's real routing (the gate's matmul and top-k are then not run).
+  /// of the on-fabric router (the gate's matmul and top-k are then not run): at true dims,
+  /// because the timing-only model computes no logits; at scaled dims, to run the MoE layers
+  /// in RTL while the router's weights have no hardware.
   bool traceRouting = false;
 };
 
@@ -85,8 +86,11 @@ std::string buildDecoderLayerGraph(const DecoderLayerParams& p);
 /// the caches' first L_b rows of each request uniform in [-1, 1) (the rest 0); activations
 /// and the router's weights 0; plus the constant tables (RMSNorm 1/D and eps, RoPE cos / sin
 /// with 1/sqrt(Dh) folded into q's, the attention's meta rows, mask and append positions).
-/// With fixedOnly, the constant tables only (the timing-only model at true dims). Throws as
-/// buildDecoderLayerGraph, and G-120 for traceRouting without fixedOnly.
-std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, uint32_t seed, bool fixedOnly = false);
+/// With traceRouting, the MoE's rw and routing rows from `experts` (token b's experts, trace
+/// order) with weights seeded as moeInputs does. With fixedOnly, the constant tables only
+/// (the timing-only model at true dims). Throws as buildDecoderLayerGraph, and G-120 for
+/// traceRouting without one row of experts per request.
+std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, uint32_t seed, bool fixedOnly = false,
+                                                const std::vector<std::vector<int>>& experts = {});
 
 }  // namespace stepgen

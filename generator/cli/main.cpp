@@ -299,10 +299,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   layerCmd->add_option("--kv-tile", dl.kvTile, "T: KV rows per attention tile (0: min(Dh, 32))");
   layerCmd->add_option("--k-tile", dl.kTile, "columns of a projection's K tile (0: min(D, 256))");
-  layerCmd->add_option("--tile-f", dl.tileF, "FFN / expert F tile (0: min(F, 64))");
+  layerCmd->add_option("--tile-f", dl.tileF, "FFN / expert F tile (0: min(F, 32) scaled, min(F, 64) true dims)");
   std::string dlTrace;
-  layerCmd->add_option("--trace", dlTrace, "with --dims true: the MoE's routing trace (default: the model's real trace in "
-                                           "examples/moe/data); the timing-only model replays it instead of routing on values")
+  layerCmd->add_option("--trace", dlTrace, "replay this routing trace instead of the on-fabric router (--dims true: "
+                                           "always, default the model's real trace in examples/moe/data, as the timing-only "
+                                           "model computes no logits; scaled: to run the MoE in RTL, the router's weights "
+                                           "having no hardware)")
       ->check(CLI::ExistingFile);
   exampleOptions(layerCmd, dlExample, dlSeed, "x, weights, caches seeded; constant tables");
 
@@ -643,8 +645,8 @@ int main(int argc, char** argv) {
       dl.kvLengths = scaledKvLengths(dl.kvLengths, dlScale);
       dl.model = parseDecoderModel(dlModel);
       dl.trueDims = dlDims == "true";
-      dl.traceRouting = dl.trueDims && layerDims(dl).experts > 0;
-      if (!dlTrace.empty() && !dl.traceRouting) throw DiagError("C-501", {}, "graph decoder-layer: --trace needs --dims true and a MoE model");
+      dl.traceRouting = layerDims(dl).experts > 0 && (dl.trueDims || !dlTrace.empty());
+      if (!dlTrace.empty() && !dl.traceRouting) throw DiagError("C-501", {}, "graph decoder-layer: --trace needs a MoE model");
       if (dl.traceRouting && dlTrace.empty()) dlTrace = defaultRoutingTrace(dl.model);
       if (!dlExample.empty()) {
         writeDecoderLayerExample(dl, dlExample, dlSeed, dl.trueDims, dlTrace);

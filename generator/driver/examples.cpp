@@ -45,21 +45,22 @@ void writeKvAppendExample(const KvAppendParams& p, const std::string& dir, uint3
 
 void writeDecoderLayerExample(const DecoderLayerParams& p, const std::string& dir, uint32_t seed, bool fixedOnly,
                               const std::string& tracePath) {
-  const std::string graph = buildDecoderLayerGraph(p);
-  const auto in = decoderLayerInputs(p, seed, fixedOnly);
-  StagingDir st(dir);
-  writeFile(st.tmp / "graph.yaml", graph);
-  for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+  RoutingTrace tr;
   if (p.traceRouting) {
     const DecoderDims d = layerDims(p);
-    RoutingTrace tr = readRoutingTrace(tracePath, int(d.experts));
+    tr = readRoutingTrace(tracePath, int(d.experts));
     const size_t b = p.kvLengths.size();
     if (tr.experts.size() < b || tr.topK != d.topK)
       throw std::runtime_error(fmt::format("{}: {} tokens of top-{} routing; the layer needs {} of top-{}", tracePath,
                                            tr.experts.size(), tr.topK, b, d.topK));
     tr.experts.resize(b);
-    writeFile(st.tmp / "routing.csv", routingTraceCsv(tr));
   }
+  const std::string graph = buildDecoderLayerGraph(p);
+  const auto in = decoderLayerInputs(p, seed, fixedOnly, tr.experts);
+  StagingDir st(dir);
+  writeFile(st.tmp / "graph.yaml", graph);
+  for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
+  if (p.traceRouting) writeFile(st.tmp / "routing.csv", routingTraceCsv(tr));
   st.commit();
 }
 

@@ -603,7 +603,10 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
     if (e.diags.at(0).id != "M-309") throw;
     try {
       gc = greedyCut(g, s, a, minSections, true, after);
-    } catch (const DiagError&) {
+    } catch (const DiagError& grouped) {
+      // The grouped cut got past the uncarriable streams: what stopped it is the real
+      // blocker (e.g. an operator too big for its unit, M-302), unless it is M-309 again.
+      if (grouped.diags.at(0).id != "M-309") throw;
       throw e;
     }
   }

@@ -108,23 +108,31 @@ inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::
         for (int64_t i = 0; i < D; ++i) y[size_t(i)] += w * op(h) * op(word(wd, dense ? f : e * d.ffn + f, i));
       }
     };
-    // out = r1 + the FFN of the chosen experts (all of them for a dense FFN).
-    auto layerOut = [&](const std::vector<int64_t>& chosen, const std::vector<double>& logit) {
+    // out = r1 + the FFN of the chosen experts with their weights (all of them for a dense FFN).
+    auto layerOut = [&](const std::vector<int64_t>& chosen, const std::vector<double>& weight) {
       std::vector<double> y(static_cast<size_t>(D), 0.0);
-      if (chosen.empty()) {
-        expert(y, in.at("wg"), in.at("wu"), in.at("wd"), 0, 1.0, true);
-      } else {
-        double mx = -HUGE_VAL, z = 0;
-        for (int64_t e : chosen) mx = std::max(mx, logit[size_t(e)]);
-        for (int64_t e : chosen) z += std::exp(logit[size_t(e)] - mx);
-        for (int64_t e : chosen) expert(y, in.at("wg"), in.at("wu"), in.at("wd"), e, std::exp(logit[size_t(e)] - mx) / z, false);
-      }
+      if (chosen.empty()) expert(y, in.at("wg"), in.at("wu"), in.at("wd"), 0, 1.0, true);
+      for (size_t j = 0; j < chosen.size(); ++j) expert(y, in.at("wg"), in.at("wu"), in.at("wd"), chosen[j], weight[j], false);
       for (int64_t i = 0; i < D; ++i) y[size_t(i)] += r1[size_t(i)];
       return y;
     };
+    // The router's weights: the softmax over the chosen logits.
+    auto softmax = [&](const std::vector<int64_t>& chosen, const std::vector<double>& logit) {
+      double mx = -HUGE_VAL, z = 0;
+      for (int64_t e : chosen) mx = std::max(mx, logit[size_t(e)]);
+      for (int64_t e : chosen) z += std::exp(logit[size_t(e)] - mx);
+      std::vector<double> w;
+      for (int64_t e : chosen) w.push_back(std::exp(logit[size_t(e)] - mx) / z);
+      return w;
+    };
     std::vector<int64_t> chosen;
-    std::vector<double> logit, mag;
-    if (d.experts) {
+    std::vector<double> logit, mag, weight;
+    if (d.experts && p.traceRouting) {  // replayed: the routing rows' experts, rw's weights
+      for (int64_t j = 0; j < d.topK; ++j) {
+        chosen.push_back(int64_t(in.at("moe_routing").data[size_t(b * 16 + j)]));
+        weight.push_back(word(in.at("moe_rw"), b * d.topK + j, 0));
+      }
+    } else if (d.experts) {
       for (int64_t e = 0; e < d.experts; ++e) {
         logit.push_back(dot(h2, in.at("wr"), e, 0));
         double m = 0;
@@ -135,6 +143,7 @@ inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::
       for (int64_t e = 0; e < d.experts; ++e) order[size_t(e)] = e;
       std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t c) { return logit[size_t(a)] > logit[size_t(c)]; });
       chosen.assign(order.begin(), order.begin() + d.topK);
+      weight = softmax(chosen, logit);
       // The choice is discontinuous: where the k-th and (k+1)-th logits are closer than the
       // fabric's logits can be trusted (2^-5 of their terms' magnitudes: bf16 operands, 2^-6,
       // on an h2 that carries the attention's error), the swapped choice is also correct.
@@ -143,15 +152,13 @@ inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::
         if (logit[size_t(a)] - logit[size_t(c)] < std::ldexp(std::max(mag[size_t(a)], mag[size_t(c)]), -5)) {
           std::vector<int64_t> alt = chosen;
           alt.back() = c;
-          ref.alt.push_back(layerOut(alt, logit));
+          ref.alt.push_back(layerOut(alt, softmax(alt, logit)));
           ref.nearTies++;
-        } else {
-          ref.alt.emplace_back();
         }
       }
     }
-    ref.out.push_back(layerOut(chosen, logit));
-    if (ref.alt.size() < ref.out.size()) ref.alt.emplace_back();
+    if (ref.alt.size() == ref.out.size()) ref.alt.emplace_back();  // no near tie
+    ref.out.push_back(layerOut(chosen, weight));
   }
   return ref;
 }

@@ -27,7 +27,8 @@ struct DecoderStudyOptions {
 /// scaled dims for batch 1 and 16 (real KV lengths) the whole layer: verify on archPath
 /// (model and RTL; the MoE models' router weights have no hardware, M-304, so their rows are
 /// the functional model's outputs only, without cycles), the outputs' largest row-relative
-/// error against decref::layerReference; at true dims for batch 1, 16 and 64 the attention
+/// error against decref::layerReference; Mixtral's also with the routing replayed from its
+/// real trace (stage layer_replayed_routing: model and RTL); at true dims for batch 1, 16 and 64 the attention
 /// half, the FFN half and the whole layer through the timing-only model on trueArchPath
 /// (MoE routing replayed from the model's real trace), with off-chip bytes, the roofline
 /// and, for the layer, tokens/s = batch x clock / (layer cycles x layers). Prints the
