@@ -292,8 +292,8 @@ std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, ui
       for (auto& w : m.data) w = floatToBits(u(rng));
     } else if (n.rfind("w_", 0) == 0) {
       for (auto& w : m.data) w = floatToBits(1.0f + 0.5f * u(rng));
-    } else if (n[0] == 'w') {  // [out, in] except the dense FFN's wg, wu [D, F]: fan-in is D for those too
-      const int64_t fanIn = (n == "wg" || n == "wu") && !d.experts ? r : (n == "wd" && !d.experts ? r : c);
+    } else if (n[0] == 'w') {  // [out, in]; W_down ([F, D]) and the dense gate and up ([D, F]) are [in, out]
+      const int64_t fanIn = n == "wd" ? d.ffn : !d.experts && (n == "wg" || n == "wu") ? r : c;
       const float s = float(1.0 / std::sqrt(double(fanIn)));
       for (auto& w : m.data) w = floatToBits(s * u(rng));
     } else if (n.rfind("kc", 0) == 0 || n.rfind("vc", 0) == 0) {

@@ -626,10 +626,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*gqaCmd) {
-      if (!qLengths.empty()) gp.kvLengths = readKvBatch(qLengths, qBatch).lengths;
-      if (gp.kvLengths.empty()) throw DiagError("G-120", {}, "gqa-decode: give --kv-lengths CSV or --lengths");
-      if (qRequests > 0 && qRequests < int64_t(gp.kvLengths.size())) gp.kvLengths.resize(size_t(qRequests));
-      gp.kvLengths = scaledKvLengths(gp.kvLengths, qScale);
+      gp.kvLengths = requestKvLengths(gp.kvLengths, qLengths, qBatch, qRequests, qScale, "gqa-decode");
       gp.strategy = parseGqaStrategy(qStrategy);
       if (!qExample.empty()) {
         writeGqaExample(gp, qExample, qSeed);
@@ -639,10 +636,7 @@ int main(int argc, char** argv) {
       }
     }
     if (*layerCmd) {
-      if (!dlLengths.empty()) dl.kvLengths = readKvBatch(dlLengths, dlBatch).lengths;
-      if (dl.kvLengths.empty()) throw DiagError("G-120", {}, "decoder-layer: give --kv-lengths CSV or --lengths");
-      if (dlRequests > 0 && dlRequests < int64_t(dl.kvLengths.size())) dl.kvLengths.resize(size_t(dlRequests));
-      dl.kvLengths = scaledKvLengths(dl.kvLengths, dlScale);
+      dl.kvLengths = requestKvLengths(dl.kvLengths, dlLengths, dlBatch, dlRequests, dlScale, "decoder-layer");
       dl.model = parseDecoderModel(dlModel);
       dl.trueDims = dlDims == "true";
       dl.traceRouting = layerDims(dl).experts > 0 && (dl.trueDims || !dlTrace.empty());

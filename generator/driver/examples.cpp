@@ -13,9 +13,10 @@
 namespace stepgen {
 
 void writeGraphExample(const std::string& graph, const std::map<std::string, Matrix>& fixed, const std::string& dir,
-                       uint32_t seed, bool fixedOnly) {
+                       uint32_t seed, bool fixedOnly, const std::map<std::string, std::string>& files) {
   StagingDir st(dir);
   writeFile(st.tmp / "graph.yaml", graph);
+  for (const auto& [name, text] : files) writeFile(st.tmp / name, text);
   std::map<std::string, Matrix> in;
   if (!fixedOnly) in = loadInputs(loadGraph((st.tmp / "graph.yaml").string()), "", seed);
   for (const auto& [name, m] : fixed) in[name] = m;
@@ -46,6 +47,7 @@ void writeKvAppendExample(const KvAppendParams& p, const std::string& dir, uint3
 void writeDecoderLayerExample(const DecoderLayerParams& p, const std::string& dir, uint32_t seed, bool fixedOnly,
                               const std::string& tracePath) {
   RoutingTrace tr;
+  std::map<std::string, std::string> files;
   if (p.traceRouting) {
     const DecoderDims d = layerDims(p);
     tr = readRoutingTrace(tracePath, int(d.experts));
@@ -54,14 +56,10 @@ void writeDecoderLayerExample(const DecoderLayerParams& p, const std::string& di
       throw std::runtime_error(fmt::format("{}: {} tokens of top-{} routing; the layer needs {} of top-{}", tracePath,
                                            tr.experts.size(), tr.topK, b, d.topK));
     tr.experts.resize(b);
+    files["routing.csv"] = routingTraceCsv(tr);
   }
-  const std::string graph = buildDecoderLayerGraph(p);
-  const auto in = decoderLayerInputs(p, seed, fixedOnly, tr.experts);
-  StagingDir st(dir);
-  writeFile(st.tmp / "graph.yaml", graph);
-  for (const auto& [name, m] : in) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
-  if (p.traceRouting) writeFile(st.tmp / "routing.csv", routingTraceCsv(tr));
-  st.commit();
+  writeGraphExample(buildDecoderLayerGraph(p), decoderLayerInputs(p, seed, fixedOnly, tr.experts), dir, seed,
+                    /*fixedOnly=*/true, files);
 }
 
 }  // namespace stepgen

@@ -15,10 +15,11 @@ namespace stepgen {
 
 /// Writes `dir`/graph.yaml (the text `graph`) and `dir`/inputs/<tensor>.npy: every input
 /// tensor seeded random as loadInputs makes them (`seed`; none with `fixedOnly`), then the
-/// tensors of `fixed` in their place. The folder appears only when complete. Errors:
-/// DiagError from loading the graph, std::runtime_error when a file cannot be written.
+/// tensors of `fixed` in their place; and `files` (name -> text) beside the graph (a routing
+/// trace). The folder appears only when complete. Errors: DiagError from loading the graph,
+/// std::runtime_error when a file cannot be written.
 void writeGraphExample(const std::string& graph, const std::map<std::string, Matrix>& fixed, const std::string& dir,
-                       uint32_t seed, bool fixedOnly = false);
+                       uint32_t seed, bool fixedOnly = false, const std::map<std::string, std::string>& files = {});
 
 /// Writes the decode-attention example (buildDecodeAttentionGraph): q, k, v seeded random
 /// (`seed`) and, for a masked cache, the mask (attentionMask), the ones of a single-pass

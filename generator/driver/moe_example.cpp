@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "builders/moe_regions.hpp"
+#include "driver/examples.hpp"
 #include "driver/inputs.hpp"
 #include "driver/staging.hpp"
-#include "support/files.hpp"
 #include "support/routing_trace.hpp"
 
 namespace stepgen {
@@ -16,11 +16,8 @@ namespace stepgen {
 void writeMoeExample(const MoeParams& p, const std::string& tracePath, const std::string& dir, uint32_t seed,
                      bool inputs, bool synthetic) {
   if (p.router) {  // the layer routes itself: no trace
-    StagingDir st(dir);
-    writeFile(st.tmp / "graph.yaml", buildMoeGraph(p));
-    if (inputs)
-      for (const auto& [name, m] : moeInputs(p, {}, seed)) toNpy(st.tmp / "inputs" / (name + ".npy"), m);
-    st.commit();
+    writeGraphExample(buildMoeGraph(p), inputs ? moeInputs(p, {}, seed) : std::map<std::string, Matrix>{}, dir, seed,
+                      /*fixedOnly=*/true);
     return;
   }
   RoutingTrace tr = readRoutingTrace(tracePath, int(p.experts));

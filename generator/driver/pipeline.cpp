@@ -267,6 +267,7 @@ VerifyReport verify(const VerifyOptions& o) {
   r.reloadedSections = int(c.reloads.size());
   r.carriedDramBytes = c.sections.carriedDramBytes();
   r.carriedOnchipBytes = c.sections.carriedOnchipBytes();
+  r.bufferBytes = c.buffers.bufferBytes;
   auto inputs = loadInputs(c.graph, o.inputsDir, o.seed);
   StagingDir st(o.outDir);
   writeCompileFiles(c, st.tmp);

@@ -28,6 +28,7 @@ struct VerifyReport {
   int reloadedSections = 0;         ///< of them, written into a context while the fabric ran
   int64_t carriedDramBytes = 0;     ///< bytes carried between sections through DRAM scratch
   int64_t carriedOnchipBytes = 0;   ///< bytes carried between sections in memory units
+  int64_t bufferBytes = 0;          ///< bytes of the reconvergent-path buffers (BufferPlan::bufferBytes)
   /// The run through the AXI wrapper (verify --axi; docs/axi.md): same bitstream and inputs,
   /// cycles from its CYCLES register. axiMismatch "" = outputs bit-exact with the model.
   bool axiRan = false;

@@ -68,7 +68,7 @@ class Finder {
       if (fork.kind != OpKind::Broadcast && !deal) continue;
       for (size_t i = 0; i < fork.outputs.size(); ++i)
         for (size_t j = i + 1; j < fork.outputs.size(); ++j)
-          if (auto r = pair(OpId{int(f)}, fork.outputs[i], fork.outputs[j], deal ? 1.0 : 0.0, deal ? 1 : 0)) out.push_back(*r);
+          if (auto r = pair(OpId{int(f)}, fork.outputs[i], fork.outputs[j], deal)) out.push_back(*r);
     }
     // Pairs on one short stream share its buffer: sized for the largest need among them.
     std::map<int, int64_t> need;
@@ -203,9 +203,9 @@ class Finder {
     return OpId{op};
   }
 
-  // The pair of fork outputs a and b, b's path holding `laterB` elements more (a
-  // Parallelize's later output), with `forkLinks` links of room before the short path.
-  std::optional<Reconvergence> pair(OpId fork, StreamId a, StreamId b, double laterB, int forkLinks) const {
+  // The pair of fork outputs a and b. `dealt` (a Parallelize): b, the later output, holds
+  // one element more, and the units' shared input FIFO adds one link of room on the short path.
+  std::optional<Reconvergence> pair(OpId fork, StreamId a, StreamId b, bool dealt) const {
     const auto ra = reach(a), rb = reach(b);
     int join = -1;
     for (const auto& [op, parent] : ra)
@@ -216,15 +216,17 @@ class Finder {
     std::vector<OpId> pa = pathTo(ra, join), pb = pathTo(rb, join);
     auto [ha, holderA] = pathHold(a, pa);
     auto [hb, holderB] = pathHold(b, pb);
-    hb += laterB;
-    if (laterB > 0 && holderB < 0) holderB = fork.v;
+    if (dealt) {
+      hb += 1;
+      if (holderB < 0) holderB = fork.v;
+    }
     const bool aLong = ha > hb;
     r.longPath = aLong ? pa : pb, r.shortPath = aLong ? pb : pa;
     r.shortStream = aLong ? b : a;
     r.holder = OpId{aLong ? holderA : holderB};
     const StreamId in = g_.op(fork).inputs.at(0);
     r.needBytes = int64_t(std::ceil((std::max(ha, hb) - std::min(ha, hb)) * double(elementBytes(g_, s_, in, a_))));
-    r.fifoBytes = int64_t(links(r.shortPath) + forkLinks) * a_.link.fifoDepth * a_.linkBytes();
+    r.fifoBytes = int64_t(links(r.shortPath) + (dealt ? 1 : 0)) * a_.link.fifoDepth * a_.linkBytes();
     const auto n = elements(g_, s_, r.shortStream);
     r.streamBytes = n ? *n * elementBytes(g_, s_, r.shortStream, a_) : kHuge;
     return r;

@@ -27,9 +27,31 @@ struct LayerRef {
 
 inline double word(const Matrix& m, int64_t r, int64_t c) { return bitsToFloat(m.data[size_t(r * m.cols + c)]); }
 
+/// Largest |m[row] - ref| over the row, relative to the row's largest |ref| (a normwise
+/// error: an element near zero is judged against its row's scale, as a bf16 product's error
+/// is); a NaN counts as an infinite error. The measure of the decoder-layer tests and study.
+inline double rowError(const Matrix& m, int64_t row, const std::vector<double>& ref) {
+  double err = 0, scale = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double e = std::fabs(double(bitsToFloat(m.data[size_t(row * m.cols) + i])) - ref[i]);
+    err = std::isnan(e) ? HUGE_VAL : std::max(err, e);
+    scale = std::max(scale, std::fabs(ref[i]));
+  }
+  return err / scale;
+}
+
+/// rowError of every row of `out` against the nearer of its reference outputs (`alt` where
+/// the router's choice nearly ties), the largest over the rows.
+inline double maxRowError(const Matrix& out, const LayerRef& ref) {
+  double worst = 0;
+  for (size_t b = 0; b < ref.out.size(); ++b)
+    worst = std::max(worst, std::min(rowError(out, int64_t(b), ref.out[b]),
+                                     ref.alt[b].empty() ? HUGE_VAL : rowError(out, int64_t(b), ref.alt[b])));
+  return worst;
+}
+
 /// The layer of `p` on the input tensors `in` (decoderLayerInputs' names), every operation in double.
 inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::string, Matrix>& in) {
-  auto op = [](double v) { return v; };  // an operand as read: exact
   const DecoderDims d = layerDims(p);
   const int64_t B = int64_t(p.kvLengths.size()), D = d.hidden, Dh = d.headDim, Hq = d.heads, Hkv = d.kvHeads,
                 G = Hq / Hkv, H = Dh / 2, T = p.kvTile ? p.kvTile : std::min<int64_t>(Dh, 32);
@@ -37,12 +59,12 @@ inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::
     double s = 0;
     for (double e : v) s += e * e;
     const double r = 1.0 / std::sqrt(s / double(v.size()) + double(d.eps));
-    for (size_t i = 0; i < v.size(); ++i) v[i] = op(op(v[i] * r) * word(w, 0, int64_t(i)));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = v[i] * r * word(w, 0, int64_t(i));
     return v;
   };
   auto dot = [&](const std::vector<double>& a, const Matrix& w, int64_t row, int64_t col0) {
     double s = 0;
-    for (size_t i = 0; i < a.size(); ++i) s += op(a[i]) * op(word(w, row, col0 + int64_t(i)));
+    for (size_t i = 0; i < a.size(); ++i) s += a[i] * word(w, row, col0 + int64_t(i));
     return s;
   };
   auto rope = [&](std::vector<double> v, int64_t pos) {
@@ -82,13 +104,13 @@ inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::
         for (double& e : q) e /= std::sqrt(double(Dh));
         std::vector<double> s(size_t(L + 1));  // the cached tokens, then the new one
         for (int64_t t = 0; t <= L; ++t)
-          for (int64_t e = 0; e < Dh; ++e) s[size_t(t)] += op(q[size_t(e)]) * op(t < L ? word(kc, start[size_t(b)] + t, e) : k[size_t(e)]);
+          for (int64_t e = 0; e < Dh; ++e) s[size_t(t)] += q[size_t(e)] * (t < L ? word(kc, start[size_t(b)] + t, e) : k[size_t(e)]);
         const double mx = *std::max_element(s.begin(), s.end());
         double z = 0;
         for (double& e : s) e = std::exp(e - mx), z += e;
         for (int64_t e = 0; e < Dh; ++e) {
           double o = 0;
-          for (int64_t t = 0; t <= L; ++t) o += op(s[size_t(t)] / z) * op(t < L ? word(vc, start[size_t(b)] + t, e) : v[size_t(e)]);
+          for (int64_t t = 0; t <= L; ++t) o += s[size_t(t)] / z * (t < L ? word(vc, start[size_t(b)] + t, e) : v[size_t(e)]);
           attn[size_t(qh * Dh + e)] = o;
         }
       }
@@ -101,11 +123,11 @@ inline LayerRef layerReference(const DecoderLayerParams& p, const std::map<std::
       for (int64_t f = 0; f < d.ffn; ++f) {
         double g = 0, u = 0;
         for (int64_t i = 0; i < D; ++i) {
-          g += op(h2[size_t(i)]) * op(dense ? word(wg, i, f) : word(wg, e * d.ffn + f, i));
-          u += op(h2[size_t(i)]) * op(dense ? word(wu, i, f) : word(wu, e * d.ffn + f, i));
+          g += h2[size_t(i)] * (dense ? word(wg, i, f) : word(wg, e * d.ffn + f, i));
+          u += h2[size_t(i)] * (dense ? word(wu, i, f) : word(wu, e * d.ffn + f, i));
         }
         const double h = g / (1 + std::exp(-g)) * u;
-        for (int64_t i = 0; i < D; ++i) y[size_t(i)] += w * op(h) * op(word(wd, dense ? f : e * d.ffn + f, i));
+        for (int64_t i = 0; i < D; ++i) y[size_t(i)] += w * h * word(wd, dense ? f : e * d.ffn + f, i);
       }
     };
     // out = r1 + the FFN of the chosen experts with their weights (all of them for a dense FFN).

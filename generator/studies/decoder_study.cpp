@@ -40,23 +40,39 @@ struct Row {
 std::string opt(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : ""; }
 std::string opt(const std::optional<double>& v, const char* f) { return v ? fmt::format(fmt::runtime(f), *v) : ""; }
 
-// Largest |out - ref| over a row relative to the row's largest |ref| (NaN counts as infinite),
-// against the nearer of a token's reference outputs (two where the router's choice nearly
-// ties), over all rows: the error measure of tests/unit/test_decoder_layer.cpp.
-double maxRowError(const Matrix& out, const decref::LayerRef& ref) {
-  auto rowErr = [&](size_t b, const std::vector<double>& r) {
-    double err = 0, scale = 0;
-    for (size_t i = 0; i < r.size(); ++i) {
-      const double e = std::fabs(double(bitsToFloat(out.data[b * size_t(out.cols) + i])) - r[i]);
-      err = std::isnan(e) ? HUGE_VAL : std::max(err, e);
-      scale = std::max(scale, std::fabs(r[i]));
+// One scaled-dims row: the example written to dir/example, then verify on o.archPath (model
+// and RTL), or, for a layer routed on the fabric, whose weights have no hardware, the
+// functional model only; the outputs against the double reference. False when the row
+// fails (a deadlock, outputs unlike the model's, an error above 2^-5).
+bool scaledRow(const DecoderStudyOptions& o, const DecoderLayerParams& p, const fs::path& dir, const std::string& cache, Row& r) {
+  writeDecoderLayerExample(p, (dir / "example").string(), o.seed, false, p.traceRouting ? defaultRoutingTrace(p.model) : "");
+  const std::string graph = (dir / "example" / "graph.yaml").string(), inputs = (dir / "example" / "inputs").string();
+  const decref::LayerRef ref = decref::layerReference(p, loadInputs(loadGraph(graph), inputs, o.seed));
+  bool ok = true;
+  if (layerDims(p).experts && !p.traceRouting) {
+    const ModelResult m = runModelOnly(o.archPath, graph, inputs, o.seed);
+    r.offchipBytes = m.offchipBytes;
+    r.maxRelErr = decref::maxRowError(m.outputs.at("out"), ref);
+    r.note = "functional model only: Map(topk_weights) has no hardware (M-304)";
+  } else {
+    VerifyOptions v;
+    v.archPath = o.archPath, v.graphPath = graph, v.inputsDir = inputs, v.outDir = (dir / "verify").string();
+    v.skipRtl = !o.rtl, v.buildCache = cache, v.watchdogCycles = 200000;
+    const VerifyReport rep = verify(v);
+    r.sections = rep.sections, r.buffersBytes = rep.bufferBytes;
+    r.modelCycles = rep.model.timing.cycles, r.offchipBytes = rep.model.offchipBytes, r.rooflineCycles = rep.model.rooflineCycles;
+    r.maxRelErr = decref::maxRowError(rep.model.outputs.at("out"), ref);
+    if (o.rtl) {
+      r.rtlCycles = int64_t(rep.rtl.cycles), r.errorPct = rep.cycleErrorPercent;
+      r.bitExact = rep.outputsEqual ? "yes" : "no";
+      ok = rep.outputsEqual && rep.rtl.status == "ok";
     }
-    return err / scale;
-  };
-  double worst = 0;
-  for (size_t b = 0; b < ref.out.size(); ++b)
-    worst = std::max(worst, std::min(rowErr(b, ref.out[b]), ref.alt[b].empty() ? HUGE_VAL : rowErr(b, ref.alt[b])));
-  return worst;
+    ok = ok && !rep.model.timing.deadlock;
+    if (p.traceRouting) r.note = "routing replayed from the real Mixtral trace (no gate, no topk)";
+  }
+  std::cerr << fmt::format("{} scaled batch {} {}: model {} rtl {} cycles, error vs double {:.2e}\n", r.model, r.batch, r.stage,
+                           opt(r.modelCycles), opt(r.rtlCycles), *r.maxRelErr);
+  return ok && *r.maxRelErr < std::ldexp(1.0, -5);
 }
 
 const char* partName(LayerPart p) { return p == LayerPart::Layer ? "layer" : p == LayerPart::Attention ? "attention" : "moe"; }
@@ -71,71 +87,22 @@ int runDecoderStudy(const DecoderStudyOptions& o) {
   std::vector<Row> rows;
   bool ok = true;
   for (DecoderModel model : {DecoderModel::Qwen3Moe, DecoderModel::Mixtral, DecoderModel::LlamaDense}) {
-    // Scaled dims: the whole layer, model and RTL, against the double reference.
+    // Scaled dims: the whole layer, model and RTL, against the double reference; Mixtral's
+    // scaled MoE has the real trace's shape (8 experts, top-2), so its layer also runs with
+    // the routing replayed from it (stage layer_replayed_routing), which reaches the RTL.
     for (int64_t batch : {int64_t(1), int64_t(16)}) {
-      DecoderLayerParams p;
-      p.model = model;
-      p.kvLengths = std::vector<int64_t>(b16.lengths.begin(), b16.lengths.begin() + batch);
-      Row r;
-      r.model = decoderModelName(model), r.dims = "scaled", r.batch = batch, r.stage = "layer";
-      r.kvSource = fmt::format("{} batch {} ({})", csvName, o.scaledBatch, b16.id);
-      const fs::path dir = fs::path(o.workDir) / fmt::format("{}_scaled_b{}", r.model, batch);
-      writeDecoderLayerExample(p, (dir / "example").string(), o.seed, false);
-      const auto in = decoderLayerInputs(p, o.seed);
-      const std::string graph = (dir / "example" / "graph.yaml").string(), inputs = (dir / "example" / "inputs").string();
-      const decref::LayerRef ref = decref::layerReference(p, in);
-      if (layerDims(p).experts) {  // the router's weights have no hardware: the functional model only
-        const ModelResult m = runModelOnly(o.archPath, graph, inputs, o.seed);
-        r.offchipBytes = m.offchipBytes;
-        r.maxRelErr = maxRowError(m.outputs.at("out"), ref);
-        r.note = "functional model only: Map(topk_weights) has no hardware (M-304)";
-      } else {
-        VerifyOptions v;
-        v.archPath = o.archPath, v.graphPath = graph, v.inputsDir = inputs, v.outDir = (dir / "verify").string();
-        v.skipRtl = !o.rtl, v.buildCache = cache, v.watchdogCycles = 200000;
-        const VerifyReport rep = verify(v);
-        const CompileResult c = compileProgram(o.archPath, graph);
-        r.sections = rep.sections, r.buffersBytes = c.buffers.bufferBytes;
-        r.modelCycles = rep.model.timing.cycles, r.offchipBytes = rep.model.offchipBytes, r.rooflineCycles = rep.model.rooflineCycles;
-        r.maxRelErr = maxRowError(rep.model.outputs.at("out"), ref);
-        if (o.rtl) {
-          r.rtlCycles = int64_t(rep.rtl.cycles), r.errorPct = rep.cycleErrorPercent;
-          r.bitExact = rep.outputsEqual ? "yes" : "no";
-          ok = ok && rep.outputsEqual && rep.rtl.status == "ok";
-        }
-        ok = ok && !rep.model.timing.deadlock;
-      }
-      ok = ok && *r.maxRelErr < std::ldexp(1.0, -5);
-      std::cerr << fmt::format("{} scaled batch {}: model {} rtl {} cycles, error vs double {:.2e}\n", r.model, batch,
-                               opt(r.modelCycles), opt(r.rtlCycles), *r.maxRelErr);
-      rows.push_back(r);
-      // Mixtral's scaled MoE has the real trace's shape (8 experts, top-2): the same layer with
-      // the routing replayed from it runs in RTL (stage layer_replayed_routing).
-      if (model == DecoderModel::Mixtral) {
-        p.traceRouting = true;
-        Row q = r;
-        q.stage = "layer_replayed_routing", q.note = "routing replayed from the real Mixtral trace (no gate, no topk)";
-        const fs::path qdir = fs::path(o.workDir) / fmt::format("{}_scaled_b{}_replayed", r.model, batch);
-        writeDecoderLayerExample(p, (qdir / "example").string(), o.seed, false, defaultRoutingTrace(model));
-        VerifyOptions v;
-        v.archPath = o.archPath, v.graphPath = (qdir / "example" / "graph.yaml").string();
-        v.inputsDir = (qdir / "example" / "inputs").string(), v.outDir = (qdir / "verify").string();
-        v.skipRtl = !o.rtl, v.buildCache = cache, v.watchdogCycles = 200000;
-        const VerifyReport rep = verify(v);
-        const CompileResult c = compileProgram(o.archPath, v.graphPath);
-        const auto qin = loadInputs(loadGraph(v.graphPath), v.inputsDir, o.seed);
-        q.sections = rep.sections, q.buffersBytes = c.buffers.bufferBytes;
-        q.modelCycles = rep.model.timing.cycles, q.offchipBytes = rep.model.offchipBytes, q.rooflineCycles = rep.model.rooflineCycles;
-        q.maxRelErr = maxRowError(rep.model.outputs.at("out"), decref::layerReference(p, qin));
-        if (o.rtl) {
-          q.rtlCycles = int64_t(rep.rtl.cycles), q.errorPct = rep.cycleErrorPercent;
-          q.bitExact = rep.outputsEqual ? "yes" : "no";
-          ok = ok && rep.outputsEqual && rep.rtl.status == "ok";
-        }
-        ok = ok && !rep.model.timing.deadlock && *q.maxRelErr < std::ldexp(1.0, -5);
-        std::cerr << fmt::format("{} scaled batch {} replayed routing: model {} rtl {} cycles, error vs double {:.2e}\n",
-                                 q.model, batch, opt(q.modelCycles), opt(q.rtlCycles), *q.maxRelErr);
-        rows.push_back(q);
+      for (bool replayed : {false, true}) {
+        if (replayed && model != DecoderModel::Mixtral) continue;
+        DecoderLayerParams p;
+        p.model = model, p.traceRouting = replayed;
+        p.kvLengths = std::vector<int64_t>(b16.lengths.begin(), b16.lengths.begin() + batch);
+        Row r;
+        r.model = decoderModelName(model), r.dims = "scaled", r.batch = batch;
+        r.stage = replayed ? "layer_replayed_routing" : "layer";
+        r.kvSource = fmt::format("{} batch {} ({})", csvName, o.scaledBatch, b16.id);
+        ok = scaledRow(o, p, fs::path(o.workDir) / fmt::format("{}_scaled_b{}{}", r.model, batch, replayed ? "_replayed" : ""),
+                       cache, r) && ok;
+        rows.push_back(r);
       }
     }
     // True dims: the timing-only model, per half and whole.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <utility>
 
 #include "support/csv.hpp"
 #include "support/diag.hpp"
@@ -65,6 +66,14 @@ KvBatch readKvBatch(const std::string& path, int64_t index) {
 std::vector<int64_t> scaledKvLengths(std::vector<int64_t> lengths, int64_t divisor) {
   for (int64_t& l : lengths) l = (l + divisor - 1) / divisor;
   return lengths;
+}
+
+std::vector<int64_t> requestKvLengths(std::vector<int64_t> given, const std::string& csv, int64_t index, int64_t requests,
+                                      int64_t divisor, const std::string& cmd) {
+  if (!csv.empty()) given = readKvBatch(csv, index).lengths;
+  if (given.empty()) throw DiagError("G-120", {}, cmd + ": give --kv-lengths CSV or --lengths");
+  if (requests > 0 && requests < int64_t(given.size())) given.resize(size_t(requests));
+  return scaledKvLengths(std::move(given), divisor);
 }
 
 }  // namespace stepgen

@@ -29,4 +29,11 @@ KvBatch readKvBatch(const std::string& path, int64_t index);
 /// Every length divided by `divisor` (>= 1), rounding up: a smaller run for RTL.
 std::vector<int64_t> scaledKvLengths(std::vector<int64_t> lengths, int64_t divisor);
 
+/// A command's batch of KV lengths: `given` (--lengths), or batch `index` of the CSV `csv`
+/// when it is not empty; the first `requests` of them (0: all); each divided by `divisor`
+/// (scaledKvLengths). Throws as readKvBatch, and DiagError G-120 "<cmd>: give --kv-lengths
+/// CSV or --lengths" when there is none.
+std::vector<int64_t> requestKvLengths(std::vector<int64_t> given, const std::string& csv, int64_t index, int64_t requests,
+                                      int64_t divisor, const std::string& cmd);
+
 }  // namespace stepgen

@@ -24,21 +24,9 @@ namespace {
 
 std::string root() { return STEPGEN_ROOT; }
 
-// Worst |model - ref| over a row, relative to the row's largest |ref| (a normwise error: an
-// element near zero is judged against its row's scale, as a bf16 product's error is).
-double rowError(const Matrix& m, int64_t row, const std::vector<double>& ref, int64_t col0 = 0) {
-  double err = 0, scale = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    const double e = std::fabs(double(bitsToFloat(m.data[size_t(row * m.cols + col0) + i])) - ref[i]);
-    err = std::isnan(e) ? HUGE_VAL : std::max(err, e);  // a NaN is the worst error, not a skipped one
-    scale = std::max(scale, std::fabs(ref[i]));
-  }
-  return err / scale;
-}
-
 }  // namespace
 
-// Tolerances, as a share of the row's largest |value| (rowError):
+// Tolerances, as a share of the row's largest |value| (decref::rowError):
 // - fp32 multiplies (arch/unbounded.yaml with number_format fp32): the appended k rows pass
 //   only fp32 roundings (RMSNorm, a 64-term dot product, RoPE; rsqrt within 2 ulp,
 //   docs/hardware.md section 3): 1e-5. The output also passes silu's sigmoid table (the
@@ -70,16 +58,15 @@ TEST_CASE("decoder layer: each model's layer matches a double-precision layer wr
       const FunctionalResult r = runFunctional(g, checkShapes(g), a, in);
       const decref::LayerRef ref = decref::layerReference(p, in);
       const DecoderDims d = layerDims(p);
-      double worst = 0, worstK = 0;
+      const double worst = decref::maxRowError(r.outputs.at("out"), ref);
+      double worstK = 0;
       for (int64_t b = 0; b < int64_t(p.kvLengths.size()); ++b) {
-        const double alt = ref.alt[size_t(b)].empty() ? HUGE_VAL : rowError(r.outputs.at("out"), b, ref.alt[size_t(b)]);
-        worst = std::max(worst, std::min(rowError(r.outputs.at("out"), b, ref.out[size_t(b)]), alt));
         int64_t row = 0;  // the appended row of request b in its head's cache
         const int64_t T = std::min<int64_t>(d.headDim, 32);
         for (int64_t e = 0; e < b; ++e) row += (p.kvLengths[size_t(e)] + 1 + T - 1) / T * T;
         row += p.kvLengths[size_t(b)];
         for (int64_t h = 0; h < d.kvHeads; ++h)
-          worstK = std::max(worstK, rowError(r.outputs.at("kc" + std::to_string(h)), row, ref.kNew[size_t(b)][size_t(h)]));
+          worstK = std::max(worstK, decref::rowError(r.outputs.at("kc" + std::to_string(h)), row, ref.kNew[size_t(b)][size_t(h)]));
       }
       INFO(format << " " << decoderModelName(model) << ": worst output error " << worst << ", appended k rows " << worstK
                   << ", near router ties " << ref.nearTies);
@@ -111,8 +98,7 @@ TEST_CASE("decoder layer: Mixtral with its routing replayed from the real trace 
     const auto archPath = std::filesystem::temp_directory_path() / fmt::format("sg_decoder_replayed_{}.yaml", format);
     writeFile(archPath, arch);
     const FunctionalResult r = runFunctional(g, checkShapes(g), loadArch(archPath.string()), in);
-    double worst = 0;
-    for (int64_t b = 0; b < 4; ++b) worst = std::max(worst, rowError(r.outputs.at("out"), b, ref.out[size_t(b)]));
+    const double worst = decref::maxRowError(r.outputs.at("out"), ref);
     INFO(format << ": worst output error " << worst);
     CHECK(worst < (std::string(format) == "fp32" ? std::ldexp(1.0, -8) : std::ldexp(1.0, -5)));
     CHECK(worst > 0);
