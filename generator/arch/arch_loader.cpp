@@ -4,7 +4,6 @@
 // are collected and reported together.
 #include <fmt/format.h>
 
-#include <functional>
 
 #include "arch/arch_model.hpp"
 #include "support/yaml_doc.hpp"
@@ -26,15 +25,6 @@ const std::vector<std::string> kFunctions = {
     "select", "rsqrt", "topk"};
 
 bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
-/// Runs `f`, appending its diagnostics to `out` instead of stopping.
-void collect(std::vector<Diagnostic>& out, const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DiagError& e) {
-    out.insert(out.end(), e.diags.begin(), e.diags.end());
-  }
-}
 
 int64_t getMultiple(YamlMap& m, const std::string& key, int64_t mult, int64_t lo, int64_t hi) {
   YamlValue v = m.get(key);
@@ -166,8 +156,8 @@ ArchModel loadArch(const std::string& path) {
   a.loc = SourceLoc{path, 0, 0};
   std::vector<Diagnostic> errs;
   bool gridOk = false;
-  collect(errs, [&] { a.name = top.getString("name"); });
-  collect(errs, [&] {
+  collectDiagnostics(errs, [&] { a.name = top.getString("name"); });
+  collectDiagnostics(errs, [&] {
     YamlValue gv = top.get("grid");
     if (gv.isScalar()) {  // `grid: unbounded`: sized per graph (sizeUnbounded), no units list
       gv.asEnum({"unbounded"});
@@ -181,12 +171,12 @@ ArchModel loadArch(const std::string& path) {
     g.finish("cols, rows");
     gridOk = true;
   });
-  collect(errs, [&] { a.contexts = int(top.getInt("contexts", 1, 256)); });
-  collect(errs, [&] { readLink(top.getMap("link"), a.link); });
-  collect(errs, [&] { readCompute(top.getMap("compute_unit"), a); });
-  collect(errs, [&] { readMemory(top.getMap("memory_unit"), a.mu); });
-  collect(errs, [&] { readOffchip(top.getMap("offchip"), a.offchip); });
-  collect(errs, [&] {
+  collectDiagnostics(errs, [&] { a.contexts = int(top.getInt("contexts", 1, 256)); });
+  collectDiagnostics(errs, [&] { readLink(top.getMap("link"), a.link); });
+  collectDiagnostics(errs, [&] { readCompute(top.getMap("compute_unit"), a); });
+  collectDiagnostics(errs, [&] { readMemory(top.getMap("memory_unit"), a.mu); });
+  collectDiagnostics(errs, [&] { readOffchip(top.getMap("offchip"), a.offchip); });
+  collectDiagnostics(errs, [&] {
     if (a.unbounded) {
       if (auto u = top.find("units"))
         u->fail("A-111", "an unbounded fabric (grid: unbounded) has no units list: it gets one unit per operator");
@@ -197,7 +187,7 @@ ArchModel loadArch(const std::string& path) {
     YamlValue u = top.get("units");
     if (gridOk) readUnits(u, a);
   });
-  collect(errs, [&] {
+  collectDiagnostics(errs, [&] {
     top.finish("name, grid, contexts, link, compute_unit, memory_unit, offchip, units");
   });
   if (!errs.empty()) throw DiagError(std::move(errs));

@@ -14,7 +14,7 @@ namespace stepgen {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "compose: " + msg); }
+[[noreturn]] void badCompose(const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "compose: " + msg); }
 
 bool isIdent(const std::string& s) { return std::regex_match(s, std::regex("[A-Za-z_][A-Za-z0-9_]*")); }
 
@@ -46,7 +46,7 @@ struct Renamer {
       for (const auto& c : v) parts.push_back(exprs(c));
       return "[" + fmt::format("{}", fmt::join(parts, ", ")) + "]";
     }
-    bad(fmt::format("stage {}: a map where an expression or a list was expected", stage.prefix));
+    badCompose(fmt::format("stage {}: a map where an expression or a list was expected", stage.prefix));
   }
 
   std::string streams(const YAML::Node& v) const {
@@ -93,16 +93,16 @@ std::string composeGraph(const std::string& name, const std::vector<std::string>
   std::string symbols, schedule, decls, streams, ops;
   for (const GraphStage& s : stages) {
     if (!isIdent(s.prefix) || !prefixes.insert(s.prefix).second)
-      bad(fmt::format("stage prefix '{}' is not an identifier or is used twice", s.prefix));
+      badCompose(fmt::format("stage prefix '{}' is not an identifier or is used twice", s.prefix));
     for (const auto& [from, to] : s.shared)
-      if (!layerTensors.count(to)) bad(fmt::format("stage {}: shared tensor {} -> {} is not a layer tensor", s.prefix, from, to));
+      if (!layerTensors.count(to)) badCompose(fmt::format("stage {}: shared tensor {} -> {} is not a layer tensor", s.prefix, from, to));
     YAML::Node g;
     try {
       g = YAML::Load(s.text);
     } catch (const YAML::Exception& e) {
-      bad(fmt::format("stage {}: {}", s.prefix, e.what()));
+      badCompose(fmt::format("stage {}: {}", s.prefix, e.what()));
     }
-    if (!g["ops"] || !g["ops"].IsSequence()) bad(fmt::format("stage {}: the text has no ops", s.prefix));
+    if (!g["ops"] || !g["ops"].IsSequence()) badCompose(fmt::format("stage {}: the text has no ops", s.prefix));
     Renamer r{s, {}};
     for (const char* key : {"symbols", "schedule"})
       if (g[key])

@@ -23,7 +23,7 @@ namespace stepgen {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "decoder-layer: " + msg); }
+[[noreturn]] void badLayer(const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "decoder-layer: " + msg); }
 
 // The layer's stages, its tensors and the stages' constant inputs (under the layer's names).
 struct Layer {
@@ -95,13 +95,13 @@ GqaParams gqaParams(const DecoderLayerParams& p, const DecoderDims& d) {
 Layer buildLayer(const DecoderLayerParams& p) {
   const DecoderDims d = layerDims(p);
   const int64_t B = int64_t(p.kvLengths.size()), D = d.hidden, Dh = d.headDim, G = d.heads / d.kvHeads;
-  if (B < 1) bad("the batch has no request");
+  if (B < 1) badLayer("the batch has no request");
   for (int64_t l : p.kvLengths)
-    if (l < 0) bad(fmt::format("a KV length is negative ({})", l));
+    if (l < 0) badLayer(fmt::format("a KV length is negative ({})", l));
   const int64_t tk = p.kTile ? p.kTile : std::min<int64_t>(D, 256);
   const int64_t tf = ffnTile(p, d);
-  if (tk < 1 || D % tk) bad(fmt::format("k_tile {} does not divide the hidden size {}", tk, D));
-  if (tf < 1 || d.ffn % tf) bad(fmt::format("tile_f {} does not divide the FFN width {}", tf, d.ffn));
+  if (tk < 1 || D % tk) badLayer(fmt::format("k_tile {} does not divide the hidden size {}", tk, D));
+  if (tf < 1 || d.ffn % tf) badLayer(fmt::format("tile_f {} does not divide the FFN width {}", tf, d.ffn));
   const GqaParams gq = gqaParams(p, d);
   const int64_t cacheRows = gqaTotalTiles(gq) * gq.kvTile;
 
@@ -221,7 +221,7 @@ DecoderModel parseDecoderModel(const std::string& s) {
   if (s == "qwen3-moe") return DecoderModel::Qwen3Moe;
   if (s == "mixtral") return DecoderModel::Mixtral;
   if (s == "llama-dense") return DecoderModel::LlamaDense;
-  bad(fmt::format("unknown model '{}' (qwen3-moe, mixtral, llama-dense)", s));
+  badLayer(fmt::format("unknown model '{}' (qwen3-moe, mixtral, llama-dense)", s));
 }
 
 std::string decoderModelName(DecoderModel m) {
@@ -241,11 +241,11 @@ DecoderDims decoderDims(DecoderModel m, bool trueDims) {
       return trueDims ? DecoderDims{4096, 32, 8, 128, 0, 0, 14336, 32, 1e-5f, 5e5, false}
                       : DecoderDims{64, 4, 2, 32, 0, 0, 128, 32, 1e-5f, 5e5, false};
   }
-  bad("unknown model");
+  badLayer("unknown model");
 }
 
 std::string defaultRoutingTrace(DecoderModel m) {
-  if (m == DecoderModel::LlamaDense) bad("llama-dense has no router");
+  if (m == DecoderModel::LlamaDense) badLayer("llama-dense has no router");
   return stepgenRoot() + (m == DecoderModel::Qwen3Moe ? "/examples/moe/data/routing_qwen3_30b_a3b_b64.csv"
                                                       : "/examples/moe/data/routing_mixtral8x7b_b64.csv");
 }
@@ -275,7 +275,7 @@ std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, ui
   if (fixedOnly) return L.fixed;
   const DecoderDims d = layerDims(p);
   if (p.traceRouting && experts.size() != p.kvLengths.size())
-    bad(fmt::format("trace routing needs one row of experts per request: {} for {} requests", experts.size(), p.kvLengths.size()));
+    badLayer(fmt::format("trace routing needs one row of experts per request: {} for {} requests", experts.size(), p.kvLengths.size()));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::map<std::string, Matrix> in;

@@ -11,20 +11,20 @@ namespace stepgen {
 
 namespace {
 
-[[noreturn]] void bad(const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "gqa-decode: " + msg); }
+[[noreturn]] void badGqa(const std::string& msg) { throw DiagError("G-120", SourceLoc{}, "gqa-decode: " + msg); }
 
 void checkParams(const GqaParams& p) {
   const std::pair<const char*, int64_t> sizes[] = {
       {"head_dim", p.headDim}, {"kv_tile", p.kvTile}, {"queries", p.queries}, {"regions", p.regions}};
   for (const auto& [name, v] : sizes)
-    if (v < 1) bad(fmt::format("{} must be >= 1, got {}", name, v));
-  if (p.kvLengths.empty()) bad("the batch has no request");
+    if (v < 1) badGqa(fmt::format("{} must be >= 1, got {}", name, v));
+  if (p.kvLengths.empty()) badGqa("the batch has no request");
   for (size_t b = 0; b < p.kvLengths.size(); ++b)
     if (p.kvLengths[b] < (p.append ? 0 : 1))
-      bad(fmt::format("request {} has KV length {} (at least {} token{})", b, p.kvLengths[b], p.append ? 0 : 1, p.append ? "s" : ""));
-  if (p.credits < 1) bad(fmt::format("credits must be >= 1, got {}", p.credits));
+      badGqa(fmt::format("request {} has KV length {} (at least {} token{})", b, p.kvLengths[b], p.append ? 0 : 1, p.append ? "s" : ""));
+  if (p.credits < 1) badGqa(fmt::format("credits must be >= 1, got {}", p.credits));
   if (p.append && p.strategy == GqaStrategy::Dynamic)
-    bad("append runs before the attention in its own section; the dynamic strategy's feedback cycle is not cut into sections");
+    badGqa("append runs before the attention in its own section; the dynamic strategy's feedback cycle is not cut into sections");
 }
 
 // First KV tile of every request.
@@ -76,7 +76,7 @@ GqaStrategy parseGqaStrategy(const std::string& s) {
   if (s == "coarse") return GqaStrategy::Coarse;
   if (s == "interleave") return GqaStrategy::Interleave;
   if (s == "dynamic") return GqaStrategy::Dynamic;
-  bad(fmt::format("unknown strategy '{}' (coarse, interleave, dynamic)", s));
+  badGqa(fmt::format("unknown strategy '{}' (coarse, interleave, dynamic)", s));
 }
 
 std::string gqaStrategyName(GqaStrategy s) {

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <functional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -55,14 +54,6 @@ bool isIdentifier(const std::string& s) {
   for (char c : s)
     if (!(std::isalnum((unsigned char)c) || c == '_')) return false;
   return true;
-}
-
-void collect(std::vector<Diagnostic>& out, const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const DiagError& e) {
-    out.insert(out.end(), e.diags.begin(), e.diags.end());
-  }
 }
 
 SymExpr parseExpr(const YamlValue& v) {
@@ -124,23 +115,23 @@ class GraphLoader {
     YamlValue root = loadYamlFile(path_, kGraphIds);
     YamlMap top = root.asMap();
     g_.loc = SourceLoc{path_, 0, 0};
-    collect(errs_, [&] { g_.name = top.getString("stepgraph"); });
+    collectDiagnostics(errs_, [&] { g_.name = top.getString("stepgraph"); });
     size_t before = errs_.size();
-    if (auto s = top.find("symbols")) collect(errs_, [&] { readSymbols(*s); });
-    if (auto s = top.find("schedule")) collect(errs_, [&] { readSymbols(*s); });
+    if (auto s = top.find("symbols")) collectDiagnostics(errs_, [&] { readSymbols(*s); });
+    if (auto s = top.find("schedule")) collectDiagnostics(errs_, [&] { readSymbols(*s); });
     symbolsOk_ = errs_.size() == before;
     if (auto t = top.find("tensors")) {
       size_t before = errs_.size();
-      collect(errs_, [&] { readTensors(*t); });
+      collectDiagnostics(errs_, [&] { readTensors(*t); });
       tensorsOk_ = errs_.size() == before;
     }
-    if (auto s = top.find("streams")) collect(errs_, [&] { readStreams(*s); });
-    collect(errs_, [&] {
+    if (auto s = top.find("streams")) collectDiagnostics(errs_, [&] { readStreams(*s); });
+    collectDiagnostics(errs_, [&] {
       std::vector<YamlValue> ops = top.getList("ops");
       for (const auto& o : ops) readOp(o);
       checkWiring();
     });
-    collect(errs_, [&] { top.finish("stepgraph, symbols, schedule, tensors, streams, ops"); });
+    collectDiagnostics(errs_, [&] { top.finish("stepgraph, symbols, schedule, tensors, streams, ops"); });
     if (!errs_.empty()) {
       std::stable_sort(errs_.begin(), errs_.end(), [](const Diagnostic& a, const Diagnostic& b) {
         return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
@@ -163,7 +154,7 @@ class GraphLoader {
   void readSymbols(const YamlValue& v) {
     YamlMap m = v.asMap();
     for (const YamlEntry& e : m.entries()) {
-      collect(errs_, [&] {
+      collectDiagnostics(errs_, [&] {
         if (!isIdentifier(e.key))
           throw DiagError("G-117", e.keyLoc, fmt::format("{}: bad symbol name '{}': use letters, digits and _",
                                                    e.value.path(), e.key));
@@ -182,7 +173,7 @@ class GraphLoader {
     YamlMap m = v.asMap();
     int64_t next = 0;
     for (const YamlEntry& e : m.entries()) {
-      collect(errs_, [&] {
+      collectDiagnostics(errs_, [&] {
         YamlMap tm = e.value.asMap();
         Tensor t;
         t.name = e.key;
@@ -229,7 +220,7 @@ class GraphLoader {
   void readStreams(const YamlValue& v) {
     YamlMap m = v.asMap();
     for (const YamlEntry& e : m.entries()) {
-      collect(errs_, [&] {
+      collectDiagnostics(errs_, [&] {
         YamlMap sm = e.value.asMap();
         StreamType t;
         t.shape = parseExprList(sm.get("shape"), 0, "a stream shape");
@@ -245,7 +236,7 @@ class GraphLoader {
 
   void readOp(const YamlValue& v) {
     std::optional<YamlMap> mm;
-    collect(errs_, [&] { mm = v.asMap(); });
+    collectDiagnostics(errs_, [&] { mm = v.asMap(); });
     if (!mm) return;
     YamlMap& m = *mm;
     Op op;
@@ -253,7 +244,7 @@ class GraphLoader {
     op.kind = OpKind::Map;
     OpId id{int(g_.ops.size())};
     op.name = fmt::format("op{}", id.v);
-    collect(errs_, [&] {
+    collectDiagnostics(errs_, [&] {
       YamlValue nv = m.get("name");
       std::string name = nv.asString();
       for (const Op& o : g_.ops)
@@ -262,12 +253,12 @@ class GraphLoader {
       op.name = name;
     });
     std::optional<YamlValue> kindV;
-    collect(errs_, [&] { kindV = m.get("op"); kindV->asString(); });
+    collectDiagnostics(errs_, [&] { kindV = m.get("op"); kindV->asString(); });
     // Wire streams first, so a bad operator does not also make its streams dangle.
     std::vector<StreamRef> ins, outs;
     bool inOk = true, outOk = true;  // false if `in` / `out` was malformed (no arity check then)
-    if (auto iv = m.find("in")) collect(errs_, [&] { inOk = false; ins = readRefs(*iv); inOk = true; });
-    if (auto ov = m.find("out")) collect(errs_, [&] { outOk = false; outs = readRefs(*ov); outOk = true; });
+    if (auto iv = m.find("in")) collectDiagnostics(errs_, [&] { inOk = false; ins = readRefs(*iv); inOk = true; });
+    if (auto ov = m.find("out")) collectDiagnostics(errs_, [&] { outOk = false; outs = readRefs(*ov); outOk = true; });
     // The op being read is not in g_.ops yet; it may name one stream twice.
     auto nameOf = [&](OpId o) -> const std::string& { return o.v == id.v ? op.name : g_.ops[o.v].name; };
     for (const auto& r : ins) {
@@ -302,7 +293,7 @@ class GraphLoader {
     }
     bool kindOk = false;
     if (kindV) {
-      collect(errs_, [&] {
+      collectDiagnostics(errs_, [&] {
         std::string kn = kindV->asString();
         auto k = opKindFromName(kn);
         if (!k) {
@@ -326,8 +317,8 @@ class GraphLoader {
       std::vector<std::string> allKeys = {"name", "op", "in", "out"};
       allKeys.insert(allKeys.end(), keys.begin(), keys.end());
       for (const auto& k : keys)
-        if (auto a = m.find(k)) collect(errs_, [&] { op.attrs[k] = toAttr(*a); });
-      collect(errs_, [&] { m.finish(joinWords(allKeys)); });
+        if (auto a = m.find(k)) collectDiagnostics(errs_, [&] { op.attrs[k] = toAttr(*a); });
+      collectDiagnostics(errs_, [&] { m.finish(joinWords(allKeys)); });
       const OpArity ar = opRow(op.kind).arity;
       auto fits = [](size_t n, int lo, int hi) { return int(n) >= lo && (hi < 0 || int(n) <= hi); };
       auto plural = [](int lo, int hi) { return lo == 1 && hi == 1 ? "" : "s"; };

@@ -45,9 +45,9 @@ int64_t elementBytes(const StepGraph& g, const ShapeResult& s, StreamId id, cons
   return (r ? *r : 64) * (c ? *c : 1) * 4;  // a dynamic row count at its bound: 64 tokens (route unit)
 }
 
-class Finder {
+class BufferFinder {
  public:
-  Finder(const StepGraph& g, const ShapeResult& s, const ArchModel& a) : g_(g), s_(s), a_(a), cl_(findClusters(g)) {
+  BufferFinder(const StepGraph& g, const ShapeResult& s, const ArchModel& a) : g_(g), s_(s), a_(a), cl_(findClusters(g)) {
     const OpOrder o = orderOps(g);
     rank_.assign(g.ops.size(), int(g.ops.size()));
     for (size_t i = 0; i < o.order.size(); ++i) rank_[size_t(o.order[i])] = int(i);
@@ -303,7 +303,7 @@ const char* choiceName(BufferChoice c) {
 
 BufferPlan planBuffers(const StepGraph& g, const ShapeResult& s, const ArchModel& a) {
   BufferPlan p;
-  p.pairs = Finder(g, s, a).run();
+  p.pairs = BufferFinder(g, s, a).run();
   if (std::none_of(p.pairs.begin(), p.pairs.end(), [](const Reconvergence& r) { return r.needBytes > r.fifoBytes; }))
     return p;  // the common case: no memory units to count, no solver
   int64_t mus = 0;

@@ -7,9 +7,9 @@ namespace stepgen {
 
 namespace {
 
-class Finder {
+class ClusterFinder {
  public:
-  explicit Finder(const StepGraph& g) : g_(g) { c_.host.assign(g.ops.size(), -1); }
+  explicit ClusterFinder(const StepGraph& g) : g_(g) { c_.host.assign(g.ops.size(), -1); }
 
   Clusters run() {
     for (size_t i = 0; i < g_.ops.size(); ++i) {
@@ -124,7 +124,7 @@ class Finder {
 
 }  // namespace
 
-Clusters findClusters(const StepGraph& g) { return Finder(g).run(); }
+Clusters findClusters(const StepGraph& g) { return ClusterFinder(g).run(); }
 
 UnitKind clusterUnit(ClusterKind k) {
   switch (k) {

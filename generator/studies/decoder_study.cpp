@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Row {
+struct DecoderRow {
   std::string model, dims;
   int64_t batch = 0;
   std::string kvSource, stage;
@@ -44,7 +44,7 @@ std::string opt(const std::optional<double>& v, const char* f) { return v ? fmt:
 // and RTL), or, for a layer routed on the fabric, whose weights have no hardware, the
 // functional model only; the outputs against the double reference. False when the row
 // fails (a deadlock, outputs unlike the model's, an error above 2^-5).
-bool scaledRow(const DecoderStudyOptions& o, const DecoderLayerParams& p, const fs::path& dir, const std::string& cache, Row& r) {
+bool scaledRow(const DecoderStudyOptions& o, const DecoderLayerParams& p, const fs::path& dir, const std::string& cache, DecoderRow& r) {
   writeDecoderLayerExample(p, (dir / "example").string(), o.seed, false, p.traceRouting ? defaultRoutingTrace(p.model) : "");
   const std::string graph = (dir / "example" / "graph.yaml").string(), inputs = (dir / "example" / "inputs").string();
   const decref::LayerRef ref = decref::layerReference(p, loadInputs(loadGraph(graph), inputs, o.seed));
@@ -84,7 +84,7 @@ int runDecoderStudy(const DecoderStudyOptions& o) {
   const std::string cache = o.buildCache.empty() ? (fs::path(o.workDir) / "build_cache").string() : o.buildCache;
   const KvBatch b16 = readKvBatch(o.kvLengthsPath, o.scaledBatch), b64 = readKvBatch(o.kvLengthsPath, o.trueBatch64);
   const std::string csvName = fs::path(o.kvLengthsPath).filename().string();
-  std::vector<Row> rows;
+  std::vector<DecoderRow> rows;
   bool ok = true;
   for (DecoderModel model : {DecoderModel::Qwen3Moe, DecoderModel::Mixtral, DecoderModel::LlamaDense}) {
     // Scaled dims: the whole layer, model and RTL, against the double reference; Mixtral's
@@ -96,7 +96,7 @@ int runDecoderStudy(const DecoderStudyOptions& o) {
         DecoderLayerParams p;
         p.model = model, p.traceRouting = replayed;
         p.kvLengths = std::vector<int64_t>(b16.lengths.begin(), b16.lengths.begin() + batch);
-        Row r;
+        DecoderRow r;
         r.model = decoderModelName(model), r.dims = "scaled", r.batch = batch;
         r.stage = replayed ? "layer_replayed_routing" : "layer";
         r.kvSource = fmt::format("{} batch {} ({})", csvName, o.scaledBatch, b16.id);
@@ -114,7 +114,7 @@ int runDecoderStudy(const DecoderStudyOptions& o) {
         p.kvLengths = std::vector<int64_t>(kb.lengths.begin(), kb.lengths.begin() + batch);
         const DecoderDims d = layerDims(p);
         p.traceRouting = d.experts > 0;
-        Row r;
+        DecoderRow r;
         r.model = decoderModelName(model), r.dims = "true", r.batch = batch, r.stage = partName(part);
         r.kvSource = fmt::format("{} batch {} ({})", csvName, batch == 64 ? o.trueBatch64 : o.scaledBatch, kb.id);
         if (part == LayerPart::Ffn && !d.experts) r.stage = "ffn";
@@ -149,7 +149,7 @@ int runDecoderStudy(const DecoderStudyOptions& o) {
       "off-chip B | roofline cycles | x roofline | tokens/s | note |\n"
       "|---|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|\n",
       o.archPath, o.kvLengthsPath, o.trueArchPath, o.clockGhz);
-  for (const Row& r : rows) {
+  for (const DecoderRow& r : rows) {
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.model, r.dims, r.batch, r.kvSource, r.stage,
                        opt(r.sections), opt(r.buffersBytes), opt(r.modelCycles), opt(r.rtlCycles), opt(r.errorPct, "{:.2f}"),
                        r.bitExact, opt(r.maxRelErr, "{:.3e}"), r.offchipBytes, opt(r.rooflineCycles, "{:.0f}"),

@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Point {
+struct DynparPoint {
   std::string batch, strategy;
   int64_t size = 0, stdev = 0, tiles = 0, busiest = 0;
   double estimate = 0;  ///< the service-model estimate of the cycles
@@ -188,7 +188,7 @@ int runDynparStudy(const DynparStudyOptions& o) {
   const bool dynRtl = !loadArch(o.dynamicArchPath).unbounded;
   std::cout << fmt::format("service model (one region, model cycles): startup {:.0f}, per request {:.1f} + {:.1f} per KV tile\n",
                            svc.startup, svc.alpha, svc.beta);
-  std::vector<Point> points;
+  std::vector<DynparPoint> points;
   bool ok = true;
   for (int bi : which) {
     if (bi < 0 || bi >= int(all.size())) throw std::runtime_error(fmt::format("batch {} is not in {}", bi, o.lengthsPath));
@@ -209,7 +209,7 @@ int runDynparStudy(const DynparStudyOptions& o) {
       const bool rtlHere = (o.rtlStrategies.empty() ||
                             std::find(o.rtlStrategies.begin(), o.rtlStrategies.end(), st) != o.rtlStrategies.end()) &&
                            (o.rtlBatches.empty() || std::find(o.rtlBatches.begin(), o.rtlBatches.end(), bi) != o.rtlBatches.end());
-      Point pt{kb.id, st, size, kb.stdevLabel, tiles, dyn ? -1 : busiestTiles(p, assignment), estimate(svc, p, assignment),
+      DynparPoint pt{kb.id, st, size, kb.stdevLabel, tiles, dyn ? -1 : busiestTiles(p, assignment), estimate(svc, p, assignment),
                (!dyn || dynRtl) && rtlHere && it == earlier.end() && size <= o.rtlMaxBatch, true, {}};
       std::string dir = fmt::format("b{}_{}", bi, st);
       std::replace(dir.begin(), dir.end(), ':', '_');
@@ -226,21 +226,21 @@ int runDynparStudy(const DynparStudyOptions& o) {
                                pt.rtl ? fmt::format(", rtl {} ({:+.2f} %)", pt.v.rtl.cycles, pt.v.cycleErrorPercent) : "");
       points.push_back(std::move(pt));
     }
-    Point dyn{kb.id, "dynamic_estimate", size, kb.stdevLabel, tiles, busiestTiles(p, dynamic), estimate(svc, p, dynamic),
+    DynparPoint dyn{kb.id, "dynamic_estimate", size, kb.stdevLabel, tiles, busiestTiles(p, dynamic), estimate(svc, p, dynamic),
               false, false, {}};
     std::cout << fmt::format("batch {} dynamic (list-scheduling estimate): busiest region {} tiles, {:.0f} cycles\n", bi,
                              dyn.busiest, dyn.estimate);
     points.push_back(std::move(dyn));
   }
-  auto modelCol = [](const Point& p) { return p.modeled ? fmt::format("{}", p.v.model.timing.cycles) : std::string(); };
-  auto estErr = [](const Point& p) {
+  auto modelCol = [](const DynparPoint& p) { return p.modeled ? fmt::format("{}", p.v.model.timing.cycles) : std::string(); };
+  auto estErr = [](const DynparPoint& p) {
     return p.modeled ? fmt::format("{:.2f}", 100.0 * (p.estimate - double(p.v.model.timing.cycles)) / double(p.v.model.timing.cycles))
                      : std::string();
   };
   std::string csv =
       "batch_id,batch_size,stdev_label,strategy,regions,kv_tiles,busiest_region_tiles,model_cycles,rtl_cycles,error_pct,"
       "outputs_bit_exact,estimate_cycles,estimate_error_pct,offchip_bytes,differing_decisions,replay_error_pct\n";
-  for (const Point& p : points)
+  for (const DynparPoint& p : points)
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{}\n", p.batch, p.size, p.stdev, p.strategy, o.regions,
                        p.tiles, p.busiest < 0 ? std::string() : std::to_string(p.busiest), modelCol(p), p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
                        p.rtl ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
@@ -255,7 +255,7 @@ int runDynparStudy(const DynparStudyOptions& o) {
     // list-scheduling estimate for dynamic_estimate), and the estimate against the estimate's
     // own best static.
     std::vector<Cycles> model, estimate;
-    for (const Point& p : points) {
+    for (const DynparPoint& p : points) {
       model.push_back({p.batch, p.strategy, p.size, p.modeled ? double(p.v.model.timing.cycles) : p.estimate});
       estimate.push_back({p.batch, p.strategy, p.size, p.estimate});
     }
@@ -269,7 +269,7 @@ int runDynparStudy(const DynparStudyOptions& o) {
                       "tile.\n\n", o.archPath, svc.startup, svc.alpha, svc.beta);
     md += "| batch | size | stdev | strategy | KV tiles | busiest region tiles | model cycles | RTL cycles | error | "
           "bit-exact | estimate | estimate vs model |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for (const Point& p : points)
+    for (const DynparPoint& p : points)
       md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0f} | {} |\n", p.batch, p.size, p.stdev,
                         p.strategy, p.tiles, p.busiest < 0 ? std::string("-") : std::to_string(p.busiest), p.modeled ? modelCol(p) : "-",
                         p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "-",
@@ -278,7 +278,7 @@ int runDynparStudy(const DynparStudyOptions& o) {
                         p.modeled ? estErr(p) + " %" : "-");
     if (o.paper && !o.compareWith.empty()) {
       std::vector<Cycles> mine;
-      for (const Point& p : points)
+      for (const DynparPoint& p : points)
         if (p.modeled) mine.push_back({p.batch, p.strategy, p.size, double(p.v.model.timing.cycles)});
       md += sideBySide(o.compareWith, mine);
     }

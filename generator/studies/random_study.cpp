@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Point {
+struct RandomPoint {
   uint32_t seed = 0;
   int ops = 0, depth = 0, sections = 1;
   std::string arch;
@@ -43,7 +43,7 @@ bool rtlFinished(const VerifyReport& v) { return v.rtl.status == "ok"; }
 // The finding at one point ("" = none): verdicts that differ, outputs / bytes that do, or an
 // RTL run that neither finished nor deadlocked (a build failure, a crash, a timeout), which
 // agrees with nothing: a model deadlock is confirmed only by an RTL deadlock.
-std::string finding(const Point& p) {
+std::string finding(const RandomPoint& p) {
   const bool modelDone = !p.v.model.timing.deadlock;
   if (!p.ran()) return "";  // model only: nothing to compare the verdict with
   const std::string& st = p.v.rtl.status;
@@ -102,7 +102,7 @@ PoolArch poolArch(const std::string& path, const std::vector<int>& depths, const
 
 // One seed's graph on every FIFO-depth variant: its points and what failed ("" none).
 struct SeedRun {
-  std::vector<Point> points;
+  std::vector<RandomPoint> points;
   std::vector<std::string> notes;
 };
 
@@ -116,7 +116,7 @@ SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int minSectio
   bool haveOut = false, invariant = true;
   int finishedDepths = 0;
   for (size_t i = 0; i < archs.size(); ++i) {
-    Point p{seed, g.ops, o.fifoDepths[i], minSections, arch.name, {}, true};
+    RandomPoint p{seed, g.ops, o.fifoDepths[i], minSections, arch.name, {}, true};
     VerifyOptions vo;
     vo.minSections = minSections;
     vo.archPath = archs[i];
@@ -149,7 +149,7 @@ SeedRun runSeed(const RandomStudyOptions& o, const PoolArch& arch, int minSectio
                                                   : fmt::format(", rtl {} at cycle {}", p.v.rtl.status, p.v.rtl.cycles));
     s.points.push_back(p);
   }
-  for (Point& p : s.points)
+  for (RandomPoint& p : s.points)
     p.fifoInvariant = invariant, p.arrivalOrder = g.arrivalOrder, p.invariantChecked = finishedDepths >= 2;
   if (!invariant) s.notes.push_back("RTL outputs differ between FIFO depths");
   return s;
@@ -184,7 +184,7 @@ int runRandomStudy(const RandomStudyOptions& o) {
     writeFile(file, buildRandomArch(as));
     pool.push_back(poolArch(file.string(), o.fifoDepths, fs::path(o.workDir) / "arch"));
   }
-  std::vector<Point> points;
+  std::vector<RandomPoint> points;
   std::vector<std::string> failures;
   for (uint32_t seed = o.first; seed < o.first + uint32_t(o.seeds); ++seed) {
     const PoolArch& arch = pool[seed % pool.size()];
@@ -214,15 +214,15 @@ int runRandomStudy(const RandomStudyOptions& o) {
   }
   // The cycle error over the points where model and RTL both finished.
   std::vector<double> err;
-  for (const Point& p : points)
+  for (const RandomPoint& p : points)
     if (p.bothFinished()) err.push_back(p.v.cycleErrorPercent);
   double mean = 0, worst = 0;
   int beyond = 0, bothDeadlock = 0;
-  for (const Point& p : points) bothDeadlock += p.ran() && p.v.model.timing.deadlock && p.v.rtl.status == "deadlock";
+  for (const RandomPoint& p : points) bothDeadlock += p.ran() && p.v.model.timing.deadlock && p.v.rtl.status == "deadlock";
   // FIFO invariance per seed (its points share the verdict): checked, not checkable (fewer than
   // two depths finished in RTL), or not asked (arrival order).
   std::vector<uint32_t> checked, unchecked, arrival;
-  for (const Point& p : points) {
+  for (const RandomPoint& p : points) {
     if (!p.ran()) continue;
     auto& v = p.arrivalOrder ? arrival : p.invariantChecked ? checked : unchecked;
     if (v.empty() || v.back() != p.seed) v.push_back(p.seed);
@@ -241,7 +241,7 @@ int runRandomStudy(const RandomStudyOptions& o) {
         "seed,ops,arch,sections,fifo_depth,model_cycles,rtl_cycles,error_pct,outputs_bit_exact,bytes_equal,model_deadlock,"
         "rtl_status,fifo_invariant\n";
     // Error, outputs and bytes are compared only where both finished.
-    for (const Point& p : points) {
+    for (const RandomPoint& p : points) {
       const bool both = p.bothFinished();
       csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p.seed, p.ops, p.arch, p.sections, p.depth,
                          p.v.model.timing.deadlock ? std::string() : std::to_string(p.v.model.timing.cycles),

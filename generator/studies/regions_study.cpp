@@ -49,7 +49,7 @@ std::string regionsArch(const std::string& basePath, const std::string& dir, int
 
 namespace {
 
-struct Point {
+struct RegionsPoint {
   std::string tiling;
   int regions = 0, active = 0;
   VerifyReport v;
@@ -120,7 +120,7 @@ int runRegionsStudy(const RegionsStudyOptions& o) {
   const RoutingTrace tr = readRoutingTrace(trace, 128);
   std::vector<std::vector<int>> experts(tr.experts.begin(), tr.experts.begin() + 64);
   const ArchModel base = loadArch(o.archPath);
-  std::vector<Point> points;
+  std::vector<RegionsPoint> points;
   bool ok = true;
   for (int64_t tb : {int64_t(16), int64_t(0)}) {
     for (int R : o.regions) {
@@ -128,7 +128,7 @@ int runRegionsStudy(const RegionsStudyOptions& o) {
       p.experts = 128, p.topK = 8, p.tileB = tb, p.regions = R;
       if (o.paper) p.hidden = 2048, p.ffn = 768, p.tileF = 64;  // Qwen3-30B-A3B
       else p.hidden = 64, p.ffn = 24, p.tileF = 24;
-      Point pt{tb ? "static" : "dynamic", R, 0, {}, false, 0};
+      RegionsPoint pt{tb ? "static" : "dynamic", R, 0, {}, false, 0};
       for (const MoeRegion& g : moeRegions(p, R, experts)) pt.active += g.rows > 0;
       const fs::path dir = fs::path(o.workDir) / fmt::format("{}_r{}", pt.tiling, R);
       if (o.paper) {
@@ -168,11 +168,11 @@ int runRegionsStudy(const RegionsStudyOptions& o) {
     }
   }
   std::vector<Utilization> mine;
-  for (const Point& p : points) mine.push_back({p.tiling, p.regions, int64_t(p.v.model.timing.cycles), p.utilization});
+  for (const RegionsPoint& p : points) mine.push_back({p.tiling, p.regions, int64_t(p.v.model.timing.cycles), p.utilization});
   std::string csv =
       "tiling,regions,experts_per_region,active_regions,model_cycles,rtl_cycles,error_pct,outputs_bit_exact,utilization,"
       "offchip_bytes,compute_units\n";
-  for (const Point& p : points)
+  for (const RegionsPoint& p : points)
     csv += fmt::format("{},{},{},{},{},{},{},{},{:.5f},{},{}\n", p.tiling, p.regions, 128 / p.regions, p.active,
                        p.v.model.timing.cycles, p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
                        p.rtl ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
@@ -184,7 +184,7 @@ int runRegionsStudy(const RegionsStudyOptions& o) {
     std::string md =
         "| tiling | regions R | experts per region | active regions | model cycles | RTL cycles | error | bit-exact | "
         "utilization | off-chip bytes | compute units |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for (const Point& p : points)
+    for (const RegionsPoint& p : points)
       md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.2f} % | {} | {} |\n", p.tiling, p.regions,
                         128 / p.regions, p.active, p.v.model.timing.cycles,
                         p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "-",
@@ -202,7 +202,7 @@ int runRegionsStudy(const RegionsStudyOptions& o) {
     std::vector<PlotSeries> series;
     for (const char* t : {"static", "dynamic"}) {
       PlotSeries s{fmt::format("{} tiling", t), {}};
-      for (const Point& p : points)
+      for (const RegionsPoint& p : points)
         if (p.tiling == t) s.second.push_back(100 * p.utilization);
       series.push_back(std::move(s));
     }

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Row {
+struct SectionsRow {
   int layers = 0, contexts = 0;
   std::string carry;
   VerifyReport v;
@@ -36,7 +36,7 @@ double meanSwitch(const RunResult& r) {
   return s.empty() ? 0.0 : sum / double(s.size());
 }
 
-std::string csvLine(const Row& r, bool rtl) {
+std::string csvLine(const SectionsRow& r, bool rtl) {
   const VerifyReport& v = r.v;
   const auto& t = v.model.timing;
   const std::string rtlCycles = rtl ? fmt::format("{}", v.rtl.cycles) : "";
@@ -56,7 +56,7 @@ std::string csvLine(const Row& r, bool rtl) {
 int runSectionsStudy(const SectionsStudyOptions& o) {
   fs::create_directories(o.workDir);
   const SwigluParams p{16, 64, 128, 8, 32};
-  std::vector<Row> rows;
+  std::vector<SectionsRow> rows;
   bool ok = true;
   for (int n : o.layers) {
     const fs::path graph = fs::path(o.workDir) / fmt::format("mlp{}.yaml", n);
@@ -71,7 +71,7 @@ int runSectionsStudy(const SectionsStudyOptions& o) {
         vo.skipRtl = !o.rtl;
         vo.buildCache = (fs::path(o.workDir) / "build").string();
         vo.onChipCarry = carry == "auto";
-        Row r{n, c, carry, studyVerify(vo), 0};
+        SectionsRow r{n, c, carry, studyVerify(vo), 0};
         ArchModel one = loadArch(arch);
         one.contexts = 1;
         r.baselineReload = int64_t(r.v.sections - 1) * (buildConfigLayout(one).totalWords + 1);
@@ -85,7 +85,7 @@ int runSectionsStudy(const SectionsStudyOptions& o) {
       "graph,arch,layers,contexts,carry,sections,carried_onchip_bytes,carried_dram_bytes,switch_cycles,reload_exposed_cycles,"
       "model_reload_exposed_cycles,reload_hidden_cycles,reload_words,baseline_reload_cycles,baseline_model_cycles,"
       "model_cycles,rtl_cycles,error_pct,outputs_bit_exact\n";
-  for (const Row& r : rows) csv += csvLine(r, o.rtl);
+  for (const SectionsRow& r : rows) csv += csvLine(r, o.rtl);
   std::cout << csv;
   if (!o.csvPath.empty()) writeFile(o.csvPath, csv);
   if (!o.mdPath.empty()) {
@@ -94,7 +94,7 @@ int runSectionsStudy(const SectionsStudyOptions& o) {
         "| reload words | exposed (RTL / model) | single-context baseline reload | model cycles | RTL cycles | error "
         "| bit-exact |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for (const Row& r : rows) {
+    for (const SectionsRow& r : rows) {
       const VerifyReport& v = r.v;
       md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {} |\n", r.layers,
                         r.contexts, r.carry, v.sections, v.carriedOnchipBytes, v.carriedDramBytes,
@@ -113,14 +113,14 @@ int runSectionsStudy(const SectionsStudyOptions& o) {
     for (int c : o.contexts) {
       PlotSeries s{fmt::format("{} context{}", c, c == 1 ? "" : "s"), {}};
       for (int n : o.layers)
-        for (const Row& r : rows)
+        for (const SectionsRow& r : rows)
           if (r.layers == n && r.contexts == c && r.carry == o.carries.front())
             s.second.push_back(double(o.rtl ? int64_t(r.v.rtl.cfgWaitCycles) : r.v.model.timing.reloadExposedCycles));
       series.push_back(std::move(s));
     }
     PlotSeries base{"stop, rewrite, start", {}};
     for (int n : o.layers)
-      for (const Row& r : rows)
+      for (const SectionsRow& r : rows)
         if (r.layers == n && r.contexts == o.contexts.front() && r.carry == o.carries.front()) base.second.push_back(double(r.baselineReload));
     series.push_back(std::move(base));
     writeFile(o.svgPath, svgLinePlot(fmt::format("SwiGLU stack in sections: reload cycles not hidden ({})",

@@ -27,7 +27,7 @@ std::vector<FullMoeModel> fullMoeModels() {
 
 namespace {
 
-struct Row {
+struct TilingRow {
   std::string model;
   int64_t batch, tile;  // tile 0 = dynamic
   ModelResult r;
@@ -40,7 +40,7 @@ std::string tileName(int64_t tb) { return tb ? std::to_string(tb) : "dynamic"; }
 
 int runTilingFullStudy(const TilingFullOptions& o) {
   fs::create_directories(o.workDir);
-  std::vector<Row> rows;
+  std::vector<TilingRow> rows;
   bool ok = true;
   for (const FullMoeModel& m : fullMoeModels())
     for (int64_t batch : o.batches)
@@ -52,7 +52,7 @@ int runTilingFullStudy(const TilingFullOptions& o) {
         writeMoeExample(p, (fs::path(o.dataDir) / m.traceFile).string(), dir.string(), o.seed, /*inputs=*/false,
                         /*synthetic=*/true);
         const std::vector<int> perExpert = readRoutingTrace((dir / "routing.csv").string(), int(m.experts)).tokensPerExpert();
-        Row r{m.name, batch, tb, studyTimingOnly(o.archPath, (dir / "graph.yaml").string()),
+        TilingRow r{m.name, batch, tb, studyTimingOnly(o.archPath, (dir / "graph.yaml").string()),
               *std::max_element(perExpert.begin(), perExpert.end()),
               int64_t(std::count_if(perExpert.begin(), perExpert.end(), [](int n) { return n > 0; }))};
         ok = ok && !r.r.timing.deadlock;
@@ -69,10 +69,10 @@ int runTilingFullStudy(const TilingFullOptions& o) {
       "off-chip / dynamic | on-chip / dynamic | model s |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::map<std::string, std::vector<double>> logOnchip;  // key "model/batch"
   const std::vector<FullMoeModel> models = fullMoeModels();
-  for (const Row& r : rows) {
+  for (const TilingRow& r : rows) {
     const FullMoeModel& m = *std::find_if(models.begin(), models.end(), [&](const FullMoeModel& x) { return x.name == r.model; });
-    const Row* dyn = nullptr;
-    for (const Row& d : rows)
+    const TilingRow* dyn = nullptr;
+    for (const TilingRow& d : rows)
       if (d.model == r.model && d.batch == r.batch && d.tile == 0) dyn = &d;
     const int64_t off = r.r.timing.offchipReadBytes + r.r.timing.offchipWriteBytes;
     csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.2f}\n", r.model, r.batch, tileName(r.tile),

@@ -36,6 +36,17 @@ struct DiagError : std::runtime_error {
   DiagError(std::string id, SourceLoc loc, std::string message, std::vector<DiagNote> notes = {});
 };
 
+/// Runs `f`, appending the diagnostics of a DiagError it throws to `out` instead of stopping,
+/// so a loader reports every mistake of a file at once.
+template <class F>
+void collectDiagnostics(std::vector<Diagnostic>& out, F&& f) {
+  try {
+    f();
+  } catch (const DiagError& e) {
+    out.insert(out.end(), e.diags.begin(), e.diags.end());
+  }
+}
+
 /// Renders a diagnostic with the offending source line and a caret when the file is readable.
 std::string formatDiagnostic(const Diagnostic& d);
 

@@ -21,6 +21,7 @@ if(NOT STEPGEN_FUZZ)
        ${STEPGEN_ROOT}/generator/support/*.cpp ${STEPGEN_ROOT}/generator/ir/*.cpp ${STEPGEN_ROOT}/generator/passes/*.cpp
        ${STEPGEN_ROOT}/generator/arch/*.cpp ${STEPGEN_ROOT}/generator/bitstream/*.cpp ${STEPGEN_ROOT}/sim/common/npy.cpp)
   add_library(stepgen_fuzz_san STATIC ${FUZZ_SAN_SOURCES})
+  set_target_properties(stepgen_fuzz_san PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 10)
   target_compile_options(stepgen_fuzz_san PUBLIC ${FUZZ_SAN_FLAGS} PRIVATE -O0)
   target_link_options(stepgen_fuzz_san PUBLIC ${FUZZ_SAN_FLAGS})
   target_include_directories(stepgen_fuzz_san PUBLIC ${STEPGEN_ROOT}/generator ${STEPGEN_ROOT}/sim ${CMAKE_BINARY_DIR}/gen)

@@ -6,12 +6,12 @@
 
 #include "arch/arch_model.hpp"
 #include "support/yaml_doc.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-const std::string kRoot = STEPGEN_ROOT;
 
 /// Loads a bad arch file and returns its first diagnostic (fails the test if none).
 Diagnostic archError(const std::string& name) {

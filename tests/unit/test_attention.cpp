@@ -12,12 +12,11 @@
 #include "model/functional.hpp"
 #include "support/files.hpp"
 #include "support/kv_lengths.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
-double f(uint32_t bits) { return double(bitsToFloat(bits)); }
 }  // namespace
 
 TEST_CASE("attention: fp32Max and rowReduce on hand-checked values", "[attention][fp]") {

@@ -16,12 +16,11 @@
 #include "model/routing_ops.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
-double f(uint32_t bits) { return double(bitsToFloat(bits)); }
 uint32_t b(float x) { return floatToBits(x); }
 Token tile1(float x, int stop) { return Token::tile(1, 1, {b(x)}, stop); }
 }  // namespace

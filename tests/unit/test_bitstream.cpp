@@ -4,11 +4,11 @@
 #include <random>
 
 #include "bitstream/config_image.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
 }  // namespace
 
 TEST_CASE("config layout: fields tile each kind's vector without overlap", "[bitstream]") {

@@ -8,12 +8,12 @@
 #include "map/buffering.hpp"
 #include "passes/shape_check.hpp"
 #include "support/files.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-std::string root() { return STEPGEN_ROOT; }
 
 BufferPlan planOf(const StepGraph& g, const ArchModel& a) { return planBuffers(g, checkShapes(g), a); }
 

@@ -14,12 +14,12 @@
 #include "driver/decisions.hpp"
 #include "driver/pipeline.hpp"
 #include "model/model.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-const std::string kRoot = STEPGEN_ROOT;
 
 CompileResult feedback() { return compileProgram(kRoot + "/arch/attention.yaml", kRoot + "/tests/data/graphs/feedback.yaml"); }
 

@@ -17,12 +17,12 @@
 #include "model/functional.hpp"
 #include "passes/shape_check.hpp"
 #include "support/files.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-std::string root() { return STEPGEN_ROOT; }
 
 }  // namespace
 

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "driver/drawings.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
 
 // Tags balance: every <name ...> is closed by </name> in order, <name .../> closes itself.
 bool wellFormed(const std::string& s) {

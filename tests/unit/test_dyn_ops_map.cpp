@@ -15,12 +15,12 @@
 #include "model/timing.hpp"
 
 #include "compiled.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-std::string root() { return STEPGEN_ROOT; }
 std::string arch() { return root() + "/tests/data/arch_dyn_ops.yaml"; }
 std::string graph(const std::string& name) { return root() + "/tests/data/graphs/" + name + ".yaml"; }
 
@@ -48,13 +48,13 @@ int placedCu(const CompileResult& c, const std::string& op, CuFunc func) {
 }
 
 // The inputs `stepgen verify` draws without --inputs (seed 1), and the model's outputs on them.
-struct Run {
+struct MapRun {
   CompileResult c;
   std::map<std::string, Matrix> in;
   ModelResult model;
 };
-Run runModelOn(const std::string& name) {
-  Run r;
+MapRun runModelOn(const std::string& name) {
+  MapRun r;
   r.c = compileGraph(arch(), graph(name));
   r.in = loadInputs(r.c.graph, "", VerifyOptions{}.seed);
   r.model = runModel(r.c.graph, r.c.shapes, r.c.mapping, r.c.arch, r.c.layout, r.c.image, r.in);
@@ -178,7 +178,7 @@ TEST_CASE("dyn ops: a Partition of its own takes one compute unit per output, da
 TEST_CASE("dyn ops: model outputs equal plain loops over verify's inputs", "[model][dynops]") {
   enableFtzDaz();
   SECTION("Scan(add, 1): running sums of groups of 3 tiles of 2 rows") {
-    Run r = runModelOn("scan");
+    MapRun r = runModelOn("scan");
     const Matrix& a = r.in.at("a");
     std::vector<std::vector<uint32_t>> want;
     for (int g = 0; g < 2; ++g) {
@@ -193,7 +193,7 @@ TEST_CASE("dyn ops: model outputs equal plain loops over verify's inputs", "[mod
     CHECK_FALSE(r.model.timing.deadlock);
   }
   SECTION("Expand(1): each 2-row data tile three times") {
-    Run r = runModelOn("expand");
+    MapRun r = runModelOn("expand");
     std::vector<std::vector<uint32_t>> want;
     for (int g = 0; g < 2; ++g)
       for (int i = 0; i < 3; ++i)
@@ -202,14 +202,14 @@ TEST_CASE("dyn ops: model outputs equal plain loops over verify's inputs", "[mod
     CHECK_FALSE(r.model.timing.deadlock);
   }
   SECTION("Parallelize(2) of 5 tiles: 3 and 2") {
-    Run r = runModelOn("parallelize");
+    MapRun r = runModelOn("parallelize");
     const Matrix& a = r.in.at("a");
     checkRows(r.model.outputs.at("p0"), {rowOf(a, 0), rowOf(a, 2), rowOf(a, 4)});
     checkRows(r.model.outputs.at("p1"), {rowOf(a, 1), rowOf(a, 3)});
     CHECK_FALSE(r.model.timing.deadlock);
   }
   SECTION("Partition(2, b 0) of 12 rows by the trace partition_route.csv") {
-    Run r = runModelOn("partition");
+    MapRun r = runModelOn("partition");
     const Matrix& x = r.in.at("x");
     const int route[12] = {1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 1};  // the trace, by hand
     std::vector<std::vector<uint32_t>> y[2];
@@ -221,7 +221,7 @@ TEST_CASE("dyn ops: model outputs equal plain loops over verify's inputs", "[mod
     CHECK_FALSE(r.model.timing.deadlock);
   }
   SECTION("Parallelize(3) of 7 elements of 2 tiles, Scan(add, 1) on output 0") {
-    Run r = runModelOn("parallelize_scan");
+    MapRun r = runModelOn("parallelize_scan");
     const Matrix& a = r.in.at("a");
     std::vector<std::vector<uint32_t>> p0, p1, p2;
     for (int e = 0; e < 7; ++e) {
@@ -283,7 +283,7 @@ TEST_CASE("softmax numerator: Map(sub) and Map(exp) map, model against exp(x - m
   enableFtzDaz();
   CHECK(loadArch(arch()).cu.hasAttn());
   CHECK_FALSE(loadArch(root() + "/arch/default.yaml").cu.hasAttn());
-  Run r = runModelOn("exp_sub");
+  MapRun r = runModelOn("exp_sub");
   const int su = placedCu(r.c, "sub", CuFunc::Sub);
   const int ex = placedCu(r.c, "exp", CuFunc::Exp);
   CHECK(sourceOf(r.c, ex, 0) == su);
@@ -310,7 +310,7 @@ TEST_CASE("softmax numerator: Map(sub) and Map(exp) map, model against exp(x - m
 // (tests/unit/test_fp.cpp), recip's 5e-6 and two fp32 roundings (1.2e-7): within 3.6e-4.
 TEST_CASE("softmax pieces: Map(sub, exp, recip, mul) map, model against exp(x - m) / s", "[mapper][dynops]") {
   enableFtzDaz();
-  Run r = runModelOn("softmax_parts");
+  MapRun r = runModelOn("softmax_parts");
   placedCu(r.c, "sub", CuFunc::Sub);
   const int ex = placedCu(r.c, "exp", CuFunc::Exp);
   const int rc = placedCu(r.c, "recip", CuFunc::Recip);

@@ -17,19 +17,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
+struct DynRun {
   StepGraph g;
   FunctionalResult r;
   const TokenStream& s(const std::string& name) const { return r.streams.at(g.findStream(name)->v); }
 };
 
 // Writes the trace and the graph into a fresh folder and runs the model; w[r][c] = 100*r + c.
-Run run(const std::string& csv, const std::string& graph) {
+DynRun run(const std::string& csv, const std::string& graph) {
   fs::path dir = fs::temp_directory_path() / fmt::format("stepgen_dyn_golden_{}", std::hash<std::string>{}(graph) % 100000);
   fs::create_directories(dir);
   std::ofstream(dir / "r.csv") << csv;
   std::ofstream(dir / "g.yaml") << graph;
-  Run x;
+  DynRun x;
   x.g = loadGraph((dir / "g.yaml").string());
   ShapeResult s = checkShapes(x.g);
   Matrix w{12, 16, {}};
@@ -67,7 +67,7 @@ std::string graph(int tokens, int yRows, const char* ops) {
 }  // namespace
 
 TEST_CASE("golden: SelectGen -> AddrGen(2) -> RandomOffChipLoad, stop levels of a rank-1 selector", "[model][golden]") {
-  Run x = run(kTrace, graph(4, 16, R"(  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [2, 2], out: sel}
+  DynRun x = run(kTrace, graph(4, 16, R"(  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [2, 2], out: sel}
   - {name: addr, op: AddrGen, tiles: 2, in: sel, out: a}
   - {name: lw, op: RandomOffChipLoad, tensor: w, tile: [2, 16], in: a, out: wt}
   - {name: st, op: LinearOffChipStore, in: wt, tensor: y, iter: [2, 2, 2], strides: [[4, 0], [2, 0], [1, 0]]}
@@ -84,7 +84,7 @@ TEST_CASE("golden: SelectGen -> AddrGen(2) -> RandomOffChipLoad, stop levels of 
 }
 
 TEST_CASE("golden: RandomOffChipStore scatters tiles by address", "[model][golden]") {
-  Run x = run(kTrace, graph(4, 6, R"(  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [B], out: sel}
+  DynRun x = run(kTrace, graph(4, 6, R"(  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [B], out: sel}
   - {name: bs, op: Broadcast, in: sel, out: [s1, s2]}
   - {name: lw, op: RandomOffChipLoad, tensor: w, tile: [2, 16], in: s1, out: wt}
   - {name: sw, op: RandomOffChipStore, tensor: y, in: [s2, wt]}
@@ -95,7 +95,7 @@ TEST_CASE("golden: RandomOffChipStore scatters tiles by address", "[model][golde
 }
 
 TEST_CASE("golden: Promote over the outermost dim makes one group, none for an empty stream", "[model][golden]") {
-  Run x = run("token,expert_0\n0,0\n1,2\n2,0\n", graph(3, 4, R"(  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [B], out: sel}
+  DynRun x = run("token,expert_0\n0,0\n1,2\n2,0\n", graph(3, 4, R"(  - {name: route, op: SelectGen, trace: r.csv, n: 3, k: 1, iter: [B], out: sel}
   - {name: lx, op: LinearOffChipLoad, tensor: w, tile: [1, 16], iter: [B], strides: [[1, 0]], out: xr}
   - {name: p, op: Partition, in: [xr, sel], n: 3, b: 0, out: [e0, e1, e2]}
   - {name: pr0, op: Promote, b: 1, in: e0, out: g0}

@@ -14,12 +14,12 @@
 #include "model/functional.hpp"
 #include "passes/graph_order.hpp"
 #include "passes/shape_check.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-std::string root() { return STEPGEN_ROOT; }
 
 std::string feedbackText() {
   std::ifstream f(root() + "/tests/data/graphs/feedback.yaml");

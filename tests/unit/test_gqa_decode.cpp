@@ -18,12 +18,11 @@
 #include "model/model.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
-double f(uint32_t bits) { return double(bitsToFloat(bits)); }
 
 StepGraph graphOf(const std::string& text, const char* tag) {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("sg_gqa_{}", tag);

@@ -13,12 +13,12 @@
 
 #include "builders/swiglu.hpp"
 #include "ir/graph.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-const std::string kRoot = STEPGEN_ROOT;
 
 Diagnostic graphError(const std::string& name, size_t* count = nullptr) {
   try {

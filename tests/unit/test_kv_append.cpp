@@ -17,12 +17,12 @@
 #include "passes/shape_check.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-std::string root() { return STEPGEN_ROOT; }
 
 // The graph, with `readFirst` its read-back (load_k, store_k) declared before the append:
 // then only the state order runs the append first.
@@ -39,7 +39,7 @@ std::string writeGraph(const KvAppendParams& p, const std::string& tag, bool rea
   return (dir / "graph.yaml").string();
 }
 
-int opIndex(const StepGraph& g, const std::string& name) {
+int opIndexOrFail(const StepGraph& g, const std::string& name) {
   for (size_t i = 0; i < g.ops.size(); ++i)
     if (g.ops[i].name == name) return int(i);
   FAIL("no op " << name);
@@ -79,7 +79,7 @@ TEST_CASE("kv-append: a state tensor's loads come after its stores, on a fabric 
   p.lengths = {3, 7, 0, 5};
   const std::string path = writeGraph(p, "order", true);
   const StepGraph g = loadGraph(path);
-  const int append = opIndex(g, "append"), load = opIndex(g, "load_k");
+  const int append = opIndexOrFail(g, "append"), load = opIndexOrFail(g, "load_k");
   REQUIRE(load < append);  // declared first: without the state order the load would run first
   std::vector<std::pair<int, int>> pairs = stateOrder(g);
   REQUIRE(pairs == std::vector<std::pair<int, int>>{{append, load}});
@@ -89,8 +89,8 @@ TEST_CASE("kv-append: a state tensor's loads come after its stores, on a fabric 
   CHECK(pos(append) < pos(load));
   const CompileResult c = compileGraph(root() + "/arch/default.yaml", path);
   CHECK(c.sections.sections == 2);  // the whole graph fits one context: the state order alone cuts it
-  const int store = opIndex(c.graph, "store_k");
-  CHECK(c.sections.sectionOf.at(size_t(opIndex(c.graph, "append"))) == 0);
+  const int store = opIndexOrFail(c.graph, "store_k");
+  CHECK(c.sections.sectionOf.at(size_t(opIndexOrFail(c.graph, "append"))) == 0);
   CHECK(c.sections.sectionOf.at(size_t(store)) == 1);
 }
 

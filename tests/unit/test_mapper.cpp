@@ -12,12 +12,12 @@
 #include "builders/swiglu.hpp"
 #include "compiled.hpp"
 #include "driver/pipeline.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 namespace fs = std::filesystem;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
 std::string example() { return root() + "/examples/swiglu/graph.yaml"; }
 
 using testing::diagId;

@@ -11,12 +11,11 @@
 #include "driver/pipeline.hpp"
 #include "model/functional.hpp"
 #include "model/model.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
-double f(uint32_t bits) { return double(bitsToFloat(bits)); }
 
 // A graph of random seed 54 (tests/data/graphs/<file>) on random_a4 at link FIFO depth 1,
 // through the model with the study's inputs of that seed.

@@ -14,14 +14,13 @@
 #include "common/fp.hpp"
 #include "driver/pipeline.hpp"
 #include "studies/sweep.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 namespace fs = std::filesystem;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
 
-double f(uint32_t b) { return bitsToFloat(b); }
 uint32_t bf16(uint32_t b) { return b & 0xFFFF0000u; }
 
 std::string writeGraph(const SwigluParams& p) {

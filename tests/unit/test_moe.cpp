@@ -20,15 +20,14 @@
 #include "passes/shape_check.hpp"
 #include "compiled.hpp"
 #include "moe_ref.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string root() { return STEPGEN_ROOT; }
 
-double f(uint32_t b) { return bitsToFloat(b); }
 
 struct MoeRun {
   MoeParams p;

@@ -19,13 +19,13 @@
 #include "support/diag.hpp"
 #include "support/routing_trace.hpp"
 #include "moe_ref.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string root() { return STEPGEN_ROOT; }
 const std::string kTrace = "/examples/moe/data/routing_qwen3_30b_a3b_b64.csv";
 
 MoeParams qwen3(int64_t tileB, int64_t regions) {
@@ -41,7 +41,6 @@ fs::path writeCase(const MoeParams& p, const std::string& tag) {
   return dir;
 }
 
-double f(uint32_t b) { return bitsToFloat(b); }
 
 }  // namespace
 

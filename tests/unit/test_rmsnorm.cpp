@@ -21,12 +21,12 @@
 #include "passes/shape_check.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-double f(uint32_t b) { return double(bitsToFloat(b)); }
 
 StepGraph rmsGraph(const RmsNormParams& p, const std::string& tag) {
   const auto dir = std::filesystem::temp_directory_path() / ("sg_rmsnorm_" + tag);

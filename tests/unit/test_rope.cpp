@@ -20,12 +20,12 @@
 #include "support/diag.hpp"
 #include "support/files.hpp"
 #include "support/kv_lengths.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-double f(uint32_t b) { return double(bitsToFloat(b)); }
 
 double worstError(const RopeParams& p) {
   const auto dir = std::filesystem::temp_directory_path() / ("sg_rope_" + std::to_string(p.headDim));

@@ -22,13 +22,12 @@
 #include "passes/shape_check.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
 
-std::string root() { return STEPGEN_ROOT; }
-double f(uint32_t b) { return double(bitsToFloat(b)); }
 uint32_t bits(float x) { return floatToBits(x); }
 
 // The reference choice: k times the first index of the largest value among those not taken

@@ -13,11 +13,11 @@
 #include "compiled.hpp"
 #include "driver/pipeline.hpp"
 #include "support/files.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
 std::string example() { return root() + "/examples/swiglu/graph.yaml"; }
 
 std::set<std::string> opsOf(const CompileResult& c, int section) {

@@ -12,26 +12,26 @@
 #include "builders/swiglu.hpp"
 #include "driver/pipeline.hpp"
 #include "model/model.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
 
-struct Run {
+struct TimingRun {
   CompileResult c;
   std::map<std::string, Matrix> in;
 };
 
 // `buffering` false: the graph as written, for the deadlock tests (map/buffering.hpp would
 // add what their short paths lack).
-Run compileOn(const std::string& arch, const std::string& graph, bool buffering = true) {
-  Run r{compileGraph(root() + "/" + arch, root() + "/" + graph, 1, true, buffering), {}};
+TimingRun compileOn(const std::string& arch, const std::string& graph, bool buffering = true) {
+  TimingRun r{compileGraph(root() + "/" + arch, root() + "/" + graph, 1, true, buffering), {}};
   r.in = loadInputs(r.c.graph, "", 1);
   return r;
 }
 
-TimingResult timingOf(const Run& r, const ConfigImage& img) {
+TimingResult timingOf(const TimingRun& r, const ConfigImage& img) {
   return runModel(r.c.graph, r.c.shapes, r.c.mapping, r.c.arch, r.c.layout, img, r.in).timing;
 }
 }  // namespace
@@ -41,7 +41,7 @@ TEST_CASE("timing: a diamond whose streaming path holds a tile in its FIFOs fini
   // 2-beat FIFO: 5 beats of slack) and to a memory unit that needs the whole tile before the
   // add gets its other operand. The RTL (stepgen verify, default fabric) finishes in 259
   // cycles with bit-exact outputs; a lock-step model called it a deadlock.
-  const Run r = compileOn("arch/default.yaml", "tests/data/graphs/diamond.yaml");
+  const TimingRun r = compileOn("arch/default.yaml", "tests/data/graphs/diamond.yaml");
   const TimingResult t = timingOf(r, r.c.image);
   REQUIRE_FALSE(t.deadlock);
   CHECK(t.stuck.empty());
@@ -53,7 +53,7 @@ TEST_CASE("timing: a broadcast whose other path must buffer more than the FIFO h
   // tests/data/graphs/deadlock.yaml: the buffer needs 4 one-beat tiles of x before the add
   // has its second operand; the add's 2-beat FIFO holds 2, so x stops at tile 2 (the RTL
   // watchdog reports the same, tests/rtl/deadlock.sh).
-  const Run r = compileOn("arch/default.yaml", "tests/data/graphs/deadlock.yaml", false);
+  const TimingRun r = compileOn("arch/default.yaml", "tests/data/graphs/deadlock.yaml", false);
   const TimingResult t = timingOf(r, r.c.image);
   REQUIRE(t.deadlock);
   REQUIRE_FALSE(t.stuck.empty());
@@ -63,7 +63,7 @@ TEST_CASE("timing: a broadcast whose other path must buffer more than the FIFO h
 TEST_CASE("timing: unit models take their parameters from the configuration image", "[model][timing]") {
   // The model reads passes and K from the matmul units' fields: doubling `passes` in the
   // image (and nothing in the graph) must lengthen the run, as it would the RTL's.
-  const Run r = compileOn("arch/default.yaml", "examples/swiglu/graph.yaml");
+  const TimingRun r = compileOn("arch/default.yaml", "examples/swiglu/graph.yaml");
   const TimingResult base = timingOf(r, r.c.image);
   ConfigImage img = r.c.image;
   const KindLayout& cu = r.c.layout.cu;
@@ -91,7 +91,7 @@ TEST_CASE("timing: concurrent loads share the DRAM channels in request order, as
   fs::create_directories(dir);
   const fs::path graph = dir / "swiglu_tb32_tf256.yaml";
   std::ofstream(graph) << buildSwigluGraph(SwigluParams{64, 256, 512, 32, 256});
-  Run r{compileGraph(root() + "/arch/step_validation.yaml", graph.string()), {}};
+  TimingRun r{compileGraph(root() + "/arch/step_validation.yaml", graph.string()), {}};
   r.in = loadInputs(r.c.graph, "", 1);
   const TimingResult t = timingOf(r, r.c.image);
   REQUIRE_FALSE(t.deadlock);
@@ -114,11 +114,11 @@ TEST_CASE("timing: a stream kept in a memory unit skips the DRAM round trip of t
   const fs::path graph = dir / "mlp2.yaml";
   std::ofstream(graph) << buildSwigluStack(SwigluParams{16, 64, 128, 8, 32}, 2);
   auto run = [&](bool onChip) {
-    Run r{compileGraph(root() + "/arch/default.yaml", graph.string(), 1, onChip), {}};
+    TimingRun r{compileGraph(root() + "/arch/default.yaml", graph.string(), 1, onChip), {}};
     r.in = loadInputs(r.c.graph, "", 1);
     return r;
   };
-  const Run kept = run(true), dram = run(false);
+  const TimingRun kept = run(true), dram = run(false);
   REQUIRE(kept.c.sections.carriedOnchipBytes() == 4096);
   REQUIRE(dram.c.sections.carriedDramBytes() == 4096);
   const TimingResult k = runModel(kept.c.graph, kept.c.shapes, kept.c.mapping, kept.c.arch, kept.c.programLayout,
@@ -142,11 +142,11 @@ TEST_CASE("timing: a row reduction whose Broadcast partner waits for it deadlock
   // and to the subtraction that waits for the running max; with 2-beat FIFOs the scores stop
   // after 2 beats (the RTL's watchdog reports the same: tests/rtl/deadlock.sh via
   // e2e_deadlock_single_pass_fifo2). With arch/attention.yaml's 8-beat FIFOs the graph runs.
-  const Run bad = compileOn("tests/data/arch_attention_fifo2.yaml", "tests/data/graphs/attention_single_pass.yaml", false);
+  const TimingRun bad = compileOn("tests/data/arch_attention_fifo2.yaml", "tests/data/graphs/attention_single_pass.yaml", false);
   const TimingResult t = timingOf(bad, bad.c.image);
   REQUIRE(t.deadlock);
   REQUIRE_FALSE(t.stuck.empty());
   CHECK(t.stuck.front().rfind("s (scores -> row_max) (scores -> shift) at tile 0 of 3: offered, not taken by row_max, shift", 0) == 0);
-  const Run good = compileOn("arch/attention.yaml", "tests/data/graphs/attention_single_pass.yaml");
+  const TimingRun good = compileOn("arch/attention.yaml", "tests/data/graphs/attention_single_pass.yaml");
   CHECK_FALSE(timingOf(good, good.c.image).deadlock);
 }

@@ -19,12 +19,12 @@
 #include "studies/tiling.hpp"
 #include "support/files.hpp"
 #include "support/kv_lengths.hpp"
+#include "test_common.hpp"
 
 using namespace stepgen;
 namespace fs = std::filesystem;
 
 namespace {
-std::string root() { return STEPGEN_ROOT; }
 
 // Full model (seeded inputs, or `inputsDir`) and timing-only model of one compiled point:
 // equal cycles, bytes, FLOPs and deadlock verdict; no DRAM request outside the window.
