@@ -17,6 +17,8 @@
 #include "studies/tiling.hpp"
 #include "studies/tiling_full.hpp"
 #include "studies/decoder_study.hpp"
+#include "studies/onnx_conformance.hpp"
+#include "onnx/onnx_import.hpp"
 #include "studies/dynpar_study.hpp"
 #include "studies/regions_study.hpp"
 #include "studies/random_study.hpp"
@@ -360,6 +362,15 @@ int main(int argc, char** argv) {
   modelCmd->add_option("--seed", rSeed, "seed of the random inputs");
   modelCmd->add_option("-o,--out", rOut, "folder for the output tensors (.npy); required unless --timing-only");
 
+  std::string oModel, oOut, oData;
+  auto* importCmd = app.add_subcommand("import", "read a model from a standard format into a STeP graph (docs/onnx.md)");
+  importCmd->require_subcommand(1);
+  auto* onnxCmd = importCmd->add_subcommand(
+      "onnx", "an ONNX model (opsets 7-17, float32, static shapes) to <out>/graph.yaml and <out>/inputs/ (its constants, "
+              "and with --data its inputs); one tile per ONNX value, layout operators folded into the input tensors");
+  onnxCmd->add_option("model", oModel, "the .onnx file")->required()->check(CLI::ExistingFile);
+  onnxCmd->add_option("-o,--out", oOut, "output folder (replaced; not left behind on an error)")->required();
+  onnxCmd->add_option("--data", oData, "an ONNX test_data_set folder: input_<k>.pb become inputs/, output_<k>.pb expected/");
   TilingStudyOptions to;
   auto* studyCmd = app.add_subcommand("study", "studies of the dynamic STeP optimizations");
   studyCmd->require_subcommand(1);
@@ -376,6 +387,15 @@ int main(int argc, char** argv) {
   decoderStudyCmd->add_option("-o,--out", dso.workDir, "work folder");
   decoderStudyCmd->add_option("--csv", dso.csvPath, "write the CSV here");
   decoderStudyCmd->add_option("--md", dso.mdPath, "write the markdown table here");
+  OnnxConformanceOptions oco;
+  oco.archPath = std::string(STEPGEN_ROOT) + "/arch/onnx.yaml";
+  auto* onnxStudyCmd = studyCmd->add_subcommand(
+      "onnx-conformance", "ONNX's own node tests (libonnx-testdata): import, model, compare with the expected outputs "
+                          "(docs/results/onnx_conformance.md)");
+  onnxStudyCmd->add_option("--data", oco.dataDir, "folder of ONNX node tests")->check(CLI::ExistingDirectory);
+  onnxStudyCmd->add_option("--arch", oco.archPath, "fabric the model runs on")->check(CLI::ExistingFile);
+  onnxStudyCmd->add_option("--only", oco.only, "run only the tests whose name contains this");
+  studyFiles(onnxStudyCmd, oco.workDir, oco.csvPath, oco.mdPath);
   TilingFullOptions tfo;
   auto* tilingFullCmd = studyCmd->add_subcommand(
       "tiling-full", "dynamic tiling at the models' true dimensions (Mixtral-8x7B, Qwen3-30B-A3B; batch 64 real traces, "
@@ -687,6 +707,10 @@ int main(int argc, char** argv) {
                                mNoInputs ? "" : fmt::format(", {}/inputs/", mOut));
       return 0;
     }
+    if (*onnxCmd) {
+      std::cout << importOnnx(oModel, oOut, oData) << "\n";
+      return 0;
+    }
     if (*modelCmd && rTiming) {
       CompileResult c;
       ModelResult r = runTimingOnly(rArch, rGraph, &c, rInputs);
@@ -731,6 +755,7 @@ int main(int argc, char** argv) {
     if (*tilingCmd) return study([&] { return runTilingStudy(to); });
     if (*tilingFullCmd) return study([&] { return runTilingFullStudy(tfo); });
     if (*decoderStudyCmd) return runDecoderStudy(dso);
+    if (*onnxStudyCmd) return runOnnxConformance(oco);
     if (*sectionsCmd) return study([&] { return runSectionsStudy(sso); });
     if (*regionsCmd) return study([&] { return runRegionsStudy(rso); });
     if (*randomStudyCmd) return study([&] { return runRandomStudy(rno); });

@@ -1,0 +1,111 @@
+// onnxInputMatrices: each input tensor of an imported graph from its ONNX source, through
+// its layout steps (numpy's transpose, reshape and broadcast_to, in order).
+#include <fmt/format.h>
+
+#include "common/fp.hpp"
+#include "onnx/onnx_lower.hpp"
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+namespace {
+
+/// Row-major strides of `shape` (elements).
+std::vector<int64_t> stridesOf(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> st(shape.size(), 1);
+  for (size_t k = shape.size(); k-- > 1;) st[k - 1] = st[k] * shape[k];
+  return st;
+}
+
+/// `src` (shape `from`) gathered into shape `to`: element idx of the result reads src at
+/// sum_k idx_k * step[k] (step 0 for a broadcast dim).
+std::vector<float> gather(const std::vector<float>& src, const std::vector<int64_t>& to, const std::vector<int64_t>& step) {
+  int64_t n = 1;
+  for (int64_t d : to) n *= d;
+  std::vector<float> out(static_cast<size_t>(n));
+  std::vector<int64_t> idx(to.size(), 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t at = 0;
+    for (size_t k = 0; k < to.size(); ++k) at += idx[k] * step[k];
+    out[size_t(e)] = src.at(size_t(at));
+    for (size_t k = to.size(); k-- > 0;) {
+      if (++idx[k] < to[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return out;
+}
+
+void apply(const OnnxLayoutStep& s, std::vector<int64_t>& shape, std::vector<float>& v) {
+  switch (s.kind) {
+    case OnnxLayoutStep::Kind::Transpose: {
+      const std::vector<int64_t> st = stridesOf(shape);
+      std::vector<int64_t> to, step;
+      for (int64_t p : s.ints) {
+        to.push_back(shape.at(size_t(p)));
+        step.push_back(st.at(size_t(p)));
+      }
+      v = gather(v, to, step);
+      shape = to;
+      return;
+    }
+    case OnnxLayoutStep::Kind::Reshape:
+      shape = s.ints;
+      return;
+    case OnnxLayoutStep::Kind::Broadcast: {
+      std::vector<int64_t> from(s.ints.size() - shape.size(), 1);  // right-aligned, as numpy
+      from.insert(from.end(), shape.begin(), shape.end());
+      const std::vector<int64_t> st = stridesOf(from);
+      std::vector<int64_t> step(s.ints.size());
+      for (size_t k = 0; k < step.size(); ++k) step[k] = from[k] == 1 ? 0 : st[k];
+      v = gather(v, s.ints, step);
+      shape = s.ints;
+      return;
+    }
+    case OnnxLayoutStep::Kind::Scale:
+      for (float& x : v) x *= s.scale;
+      return;
+  }
+}
+
+}  // namespace
+
+std::map<std::string, Matrix> onnxInputMatrices(const OnnxImport& imp, const OnnxGraph& g,
+                                                const std::map<std::string, OnnxTensor>& given) {
+  std::map<std::string, Matrix> out;
+  for (const OnnxLeafTensor& t : imp.leaves) {
+    Matrix m{t.rows, t.cols, {}};
+    if (t.fill) {
+      m.data.assign(size_t(t.rows * t.cols), floatToBits(*t.fill));
+      out[t.tensor] = m;
+      continue;
+    }
+    const OnnxTensor* src = nullptr;
+    if (auto c = imp.constants.find(t.source); c != imp.constants.end()) {
+      src = &c->second;
+    } else if (auto gi = given.find(t.source); gi != given.end()) {
+      src = &gi->second;
+      auto want = g.shapes.find(t.source);
+      if (want != g.shapes.end() && want->second != src->shape)
+        throw DiagError("R-402", SourceLoc{},
+                        fmt::format("ONNX input '{}' has shape [{}], the model's is [{}]", t.source,
+                                    fmt::join(src->shape, ", "), fmt::join(want->second, ", ")));
+    } else {
+      throw DiagError("R-401", SourceLoc{}, fmt::format("no value given for ONNX input '{}'", t.source));
+    }
+    if (!src->isFloat)
+      throw DiagError("O-103", SourceLoc{g.path}, fmt::format("value '{}' is an integer tensor; the fabric computes in float32",
+                                                             t.source));
+    std::vector<int64_t> shape = src->shape;
+    std::vector<float> v = src->f;
+    for (const auto& s : t.steps) apply(s, shape, v);
+    if (int64_t(v.size()) != t.rows * t.cols)
+      throw DiagError("O-204", SourceLoc{g.path}, fmt::format("internal: tensor {} has {} values for its {}x{} view", t.tensor,
+                                                             v.size(), t.rows, t.cols));
+    for (float x : v) m.data.push_back(floatToBits(x));
+    out[t.tensor] = m;
+  }
+  return out;
+}
+
+}  // namespace stepgen

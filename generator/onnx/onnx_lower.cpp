@@ -1,0 +1,701 @@
+// lowerOnnx: node by node, each ONNX value one tile. Streams are named s<k>; a stream with
+// several consumers gets a Broadcast once all of them are known (at the end).
+#include "onnx/onnx_lower.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <regex>
+#include <set>
+
+#include "common/fp.hpp"
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+namespace {
+
+const char* const kSupported[] = {"Add",        "Sub",       "Mul",       "Div",        "Neg",           "Exp",
+                                  "Sigmoid",    "Sqrt",      "Reciprocal", "Pow",       "MatMul",        "Gemm",
+                                  "Softmax",    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceSumSquare", "Transpose",
+                                  "Reshape",    "Flatten",   "Squeeze",   "Unsqueeze",  "Identity",      "Constant"};
+
+int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to = SIZE_MAX) {
+  int64_t n = 1;
+  for (size_t k = from; k < std::min(to, s.size()); ++k) n *= s[k];
+  return n;
+}
+
+/// The default 2-D view of a shape: [all dims but the last, the last].
+std::pair<int64_t, int64_t> canonicalView(const std::vector<int64_t>& s) {
+  if (s.empty()) return {1, 1};
+  return {product(s, 0, s.size() - 1), s.back()};
+}
+
+std::string sanitize(const std::string& s) {
+  std::string o;
+  for (char c : s) o += std::isalnum((unsigned char)c) ? c : '_';
+  if (o.empty() || std::isdigit((unsigned char)o[0])) o = "v" + o;
+  return o;
+}
+
+/// A value during lowering: a leaf (graph input or constant, layout folded into its data)
+/// or a computed stream with its 2-D view.
+struct Val {
+  std::vector<int64_t> shape;
+  bool leaf = false;
+  std::string source;                  ///< leaf: ONNX value the data comes from
+  std::vector<OnnxLayoutStep> steps;   ///< leaf
+  int stream = -1;                     ///< computed: index into Lowering::streams
+  int64_t rows = 1, cols = 1;          ///< computed: the view
+};
+
+/// An operand as a consumer sees it: a stream name and its view.
+struct Opnd {
+  std::string stream;
+  int64_t rows, cols;
+};
+
+class Lowering {
+ public:
+  explicit Lowering(const OnnxGraph& g) : g_(g) {}
+
+  OnnxImport run() {
+    imp_.constants = g_.initializers;
+    const std::set<int> live = liveNodes();
+    for (const OnnxNode& n : g_.nodes)
+      if (live.count(n.index) && !n.domain.empty() && n.domain != "ai.onnx") {
+        node_ = &n;
+        fail("O-102", fmt::format("domain '{}' is not read; stepgen reads the default ONNX domain only", n.domain));
+      }
+    for (const OnnxNode& n : g_.nodes)  // the operator is the first thing a user needs to know
+      if (live.count(n.index) && std::find(std::begin(kSupported), std::end(kSupported), n.op) == std::end(kSupported)) {
+        node_ = &n;
+        fail("O-201", fmt::format("operator {} is not supported; supported: {}", n.op, onnxSupportedOps()));
+      }
+    node_ = nullptr;
+    if (g_.opset < kOnnxMinOpset || g_.opset > kOnnxMaxOpset)
+      fail("O-102", g_.opset == 0 ? "the model imports no opset of the default ONNX domain"
+                                  : fmt::format("opset {} of the default domain is outside the supported {}..{} (export "
+                                                "with torch.onnx.export(..., opset_version=14))",
+                                                g_.opset, kOnnxMinOpset, kOnnxMaxOpset));
+    for (const auto& in : g_.inputs) {
+      vals_[in] = leafOf(in);
+      imp_.graphInputs.push_back(in);
+    }
+    for (const auto& [name, t] : g_.initializers) vals_[name] = leafOf(name);
+    for (const OnnxNode& n : g_.nodes) {
+      if (!live.count(n.index)) continue;
+      node_ = &n;
+      imp_.ops.push_back(n.op);
+      lowerNode(n);
+    }
+    node_ = nullptr;
+    for (const auto& name : g_.outputs) storeOutput(name);
+    return finish();
+  }
+
+ private:
+  const OnnxGraph& g_;
+  OnnxImport imp_;
+  std::map<std::string, Val> vals_;
+  const OnnxNode* node_ = nullptr;
+  std::vector<std::string> ops_;              ///< YAML op lines
+  std::vector<std::vector<std::string>> uses_;  ///< per stream: the names its consumers read
+  std::map<std::string, std::string> tensorLines_;
+  std::vector<std::string> tensorOrder_;
+  int nextOp_ = 0;
+  /// Per stream (index), the relative error bound of its values with fp32 / bf16 matmul
+  /// operands; a stream not yet listed (a load) is exact.
+  std::map<int, double> err_[2];
+
+  // ---- diagnostics ----
+  [[noreturn]] void fail(const std::string& id, const std::string& msg) const {
+    std::string where = node_ ? fmt::format("node '{}' ({}, opset {}): ", node_->name, node_->op, g_.opset) : "";
+    throw DiagError(id, SourceLoc{g_.path}, where + msg);
+  }
+
+  void requireFloat(const std::string& v, const OnnxNode* n) {
+    auto it = g_.elemTypes.find(v);
+    if (it != g_.elemTypes.end() && it->second != 1) {
+      const OnnxNode* keep = node_;
+      node_ = n;
+      static const std::map<int, const char*> names = {{2, "uint8"},  {3, "int8"},     {5, "int16"},  {6, "int32"},
+                                                       {7, "int64"},  {9, "bool"},     {10, "float16"}, {11, "double"},
+                                                       {16, "bfloat16"}};
+      auto nm = names.find(it->second);
+      fail("O-103", fmt::format("value '{}' has element type {}; the fabric computes in float32", v,
+                                nm == names.end() ? std::to_string(it->second) : nm->second));
+      node_ = keep;
+    }
+  }
+
+  std::vector<int64_t> shapeOf(const std::string& v) const {
+    auto it = g_.shapes.find(v);
+    if (it == g_.shapes.end())
+      fail("O-203", fmt::format("value '{}' has no static shape (give the model fixed input shapes: export without "
+                                "dynamic_axes, or run onnx's shape inference with the sizes set)", v));
+    if (product(it->second) == 0) fail("O-202", fmt::format("value '{}' has no elements (a dimension of size 0)", v));
+    return it->second;
+  }
+
+  Val leafOf(const std::string& name) const {
+    Val v;
+    v.leaf = true;
+    v.source = name;
+    v.shape = shapeOf(name);
+    return v;
+  }
+
+  std::set<int> liveNodes() const {
+    std::set<std::string> need(g_.outputs.begin(), g_.outputs.end());
+    std::set<int> live;
+    for (auto it = g_.nodes.rbegin(); it != g_.nodes.rend(); ++it) {
+      bool used = false;
+      for (const auto& o : it->outputs) used = used || need.count(o);
+      if (!used) continue;
+      live.insert(it->index);
+      for (const auto& i : it->inputs)
+        if (!i.empty()) need.insert(i);
+    }
+    return live;
+  }
+
+  // ---- emission ----
+  int newStream() {
+    uses_.emplace_back();
+    return int(uses_.size()) - 1;
+  }
+
+  /// The relative error bound of Map `fn`'s output from its inputs' bounds and its own
+  /// (docs/hardware.md section 3; u = 2^-24): products add their operands' errors plus u (K u
+  /// for a sum of K terms; 2 x 2^-8 more with bf16 operands), add and sub take the larger
+  /// operand's plus u (relative to the terms; cancellation is what the comparison's floor
+  /// absorbs), exp 3.5e-4 plus 88 times its input's (|x| <= 88 where exp is finite), recip
+  /// 5e-6 plus its input's, rsqrt 7e-6 plus half its input's, rowmax its input's, rowsum
+  /// its input's plus C u.
+  double errorOf(const std::string& fn, const Opnd& a, const Opnd* b, bool bf16) const {
+    const double u = std::ldexp(1.0, -24);
+    auto in = [&](const Opnd& o) {
+      auto it = err_[bf16].find(streamOfUse(o.stream));
+      return it == err_[bf16].end() ? 0.0 : it->second;  // a load: exact
+    };
+    const double ea = in(a), eb = b ? in(*b) : 0.0;
+    if (fn == "matmul" || fn == "matmul_t") return ea + eb + double(a.cols) * u + (bf16 ? 2 * std::ldexp(1.0, -8) : 0.0);
+    if (fn == "mul" || fn == "scale_rows") return ea + eb + u;
+    if (fn == "add" || fn == "sub") return std::max(ea, eb) + u;
+    if (fn == "exp") return 88 * ea + 3.5e-4;
+    if (fn == "recip") return ea + 5e-6;
+    if (fn == "rsqrt") return ea / 2 + 7e-6;
+    if (fn == "rowsum") return ea + double(a.cols) * u;
+    return ea;  // rowmax
+  }
+
+  std::string opName(const std::string& what) { return fmt::format("n{}_{}", nextOp_++, what); }
+
+  /// A fresh consumer name of stream `s` (Broadcast branches are made from these at the end).
+  std::string take(int s) {
+    uses_[size_t(s)].push_back(fmt::format("s{}_u{}", s, uses_[size_t(s)].size()));
+    return uses_[size_t(s)].back();
+  }
+
+  std::string addTensor(const std::string& base, int64_t rows, int64_t cols, const std::string& role) {
+    std::string name = sanitize(base);
+    for (int k = 2; tensorLines_.count(name); ++k) name = fmt::format("{}_{}", sanitize(base), k);
+    tensorLines_[name] = fmt::format("  {}: {{shape: [{}, {}], role: {}}}", name, rows, cols, role);
+    tensorOrder_.push_back(name);
+    return name;
+  }
+
+  Opnd loadLeaf(const std::string& tensor, int64_t rows, int64_t cols) {
+    const int s = newStream();
+    ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: [1], "
+                               "strides: [[0, 0]], out: s{}}}", opName("load"), tensor, rows, cols, s));
+    return {take(s), rows, cols};
+  }
+
+  /// A constant table of `fill` in every word, [rows, cols].
+  Opnd fillTable(float fill, int64_t rows, int64_t cols) {
+    OnnxLeafTensor t;
+    t.fill = fill;
+    t.rows = rows;
+    t.cols = cols;
+    t.tensor = addTensor(fmt::format("c{}x{}_{}", rows, cols, imp_.leaves.size()), rows, cols, "input");
+    imp_.leaves.push_back(t);
+    return loadLeaf(t.tensor, rows, cols);
+  }
+
+  /// A leaf's data broadcast to `target` and seen as [rows, cols].
+  Opnd leafOperand(const Val& v, const std::vector<int64_t>& target, int64_t rows, int64_t cols) {
+    OnnxLeafTensor t;
+    t.source = v.source;
+    t.steps = v.steps;
+    if (v.shape != target) t.steps.push_back({OnnxLayoutStep::Kind::Broadcast, target});
+    t.rows = rows;
+    t.cols = cols;
+    t.tensor = addTensor(v.source, rows, cols, "input");
+    imp_.leaves.push_back(t);
+    return loadLeaf(t.tensor, rows, cols);
+  }
+
+  /// Map `fn` of one stream, or of two zipped.
+  Opnd map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t rows, int64_t cols) {
+    std::string in = a.stream;
+    if (b) {
+      const int z = newStream();
+      ops_.push_back(fmt::format("  - {{name: {}, op: Zip, in: [{}, {}], out: s{}}}", opName("zip"), a.stream, b->stream, z));
+      in = take(z);
+    }
+    const int s = newStream();
+    ops_.push_back(fmt::format("  - {{name: {}, op: Map, fn: {}, in: {}, out: s{}}}", opName(fn), fn, in, s));
+    for (int bf = 0; bf < 2; ++bf) err_[bf][s] = errorOf(fn, a, b, bf == 1);
+    return {take(s), rows, cols};
+  }
+  Opnd map1(const std::string& fn, const Opnd& a) { return map(fn, a, nullptr, a.rows, a.cols); }
+  Opnd map2(const std::string& fn, const Opnd& a, const Opnd& b) { return map(fn, a, &b, a.rows, a.cols); }
+
+  /// Widens a computed [1 | R, 1 | C] view to [R, C] by matmul with a table of ones (each
+  /// word times 1.0 plus nothing else: exact).
+  Opnd widen(Opnd x, int64_t rows, int64_t cols) {
+    if (x.cols != cols) {
+      const Opnd ones = fillTable(1.0f, 1, cols);
+      x = map("matmul", x, &ones, x.rows, cols);
+    }
+    if (x.rows != rows) {
+      const Opnd ones = fillTable(1.0f, rows, 1);
+      x = map("matmul", ones, &x, rows, cols);
+    }
+    return x;
+  }
+
+  /// Records value `name` as the result of stream-producing operand `o`.
+  void define(const std::string& name, const Opnd& o, const std::vector<int64_t>& shape) {
+    // The operand's consumer name is unused: the value's own consumers take new names.
+    Val v;
+    v.shape = shape;
+    v.rows = o.rows;
+    v.cols = o.cols;
+    v.stream = streamOfUse(o.stream);
+    uses_[size_t(v.stream)].pop_back();  // return the taken name; consumers take their own
+    vals_[name] = v;
+  }
+
+  int streamOfUse(const std::string& use) const { return std::stoi(use.substr(1, use.find('_') - 1)); }
+
+  /// One more consumer of the stream `o` reads.
+  Opnd again(const Opnd& o) { return {take(streamOfUse(o.stream)), o.rows, o.cols}; }
+
+  const Val& val(const std::string& name) {
+    auto it = vals_.find(name);
+    if (it == vals_.end()) fail("O-101", fmt::format("input '{}' is produced by no node before this one", name));
+    return it->second;
+  }
+
+  /// Operand `name` broadcast to `target` (numpy rules) in view [rows, cols]. Leaves fold the
+  /// broadcast into their data; a computed value must be the whole view, its rows, its
+  /// columns or a scalar.
+  Opnd operand(const std::string& name, const std::vector<int64_t>& target, int64_t rows, int64_t cols, bool widenIt = true) {
+    const Val& v = val(name);
+    requireFloat(name, node_);
+    if (v.leaf) return leafOperand(v, target, rows, cols);
+    Opnd o{take(v.stream), v.rows, v.cols};
+    if (v.rows == rows && v.cols == cols && product(v.shape) == product(target)) {
+      if (v.shape != target && canonicalView(v.shape) != canonicalView(target))
+        fail("O-204", fmt::format("computed value '{}' of shape {} would need a relayout to {}", name, fmt::join(v.shape, "x"),
+                                  fmt::join(target, "x")));
+      return o;
+    }
+    // Right-align the shapes: a row vector has 1s but in the last dim, a column vector
+    // matches all but the last dim and has 1 there.
+    std::vector<int64_t> s(target.size() - std::min(target.size(), v.shape.size()), 1);
+    s.insert(s.end(), v.shape.begin(), v.shape.end());
+    const bool ones = std::all_of(s.begin(), s.end() - (s.empty() ? 0 : 1), [](int64_t d) { return d == 1; });
+    const bool rowVec = !s.empty() && ones && s.back() == target.back() && v.rows == 1 && v.cols == cols;
+    const bool scalar = product(s) == 1 && v.rows == 1 && v.cols == 1;
+    const bool colVec = !s.empty() && s.back() == 1 && std::equal(s.begin(), s.end() - 1, target.begin()) &&
+                        v.rows == rows && v.cols == 1;
+    if (s.size() != target.size() || !(rowVec || scalar || colVec))
+      fail("O-204", fmt::format("computed value '{}' of shape [{}] (view {}x{}) cannot be broadcast to [{}] on the fabric: "
+                                "only rows, columns or a scalar widen (by a matmul with ones)",
+                                name, fmt::join(v.shape, ", "), v.rows, v.cols, fmt::join(target, ", ")));
+    return widenIt ? widen(o, rows, cols) : o;
+  }
+
+  // ---- attributes ----
+  std::optional<int64_t> intAttr(const OnnxNode& n, const std::string& k) const {
+    auto it = n.attrs.find(k);
+    return it == n.attrs.end() ? std::nullopt : it->second.i;
+  }
+  std::optional<float> floatAttr(const OnnxNode& n, const std::string& k) const {
+    auto it = n.attrs.find(k);
+    return it == n.attrs.end() ? std::nullopt : it->second.f;
+  }
+
+  /// The value of a constant input (initializer or Constant node), or nullptr.
+  const OnnxTensor* constant(const std::string& name) const {
+    auto it = imp_.constants.find(name);
+    return it == imp_.constants.end() ? nullptr : &it->second;
+  }
+
+  // ---- operators ----
+  void lowerNode(const OnnxNode& n) {
+    const std::string& op = n.op;
+    if (op == "Constant") return lowerConstant(n);
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return binary(n);
+    if (op == "Neg" || op == "Exp" || op == "Sigmoid" || op == "Sqrt" || op == "Reciprocal" || op == "Identity")
+      return unary(n);
+    if (op == "Pow") return power(n);
+    if (op == "MatMul") return matmul(n);
+    if (op == "Gemm") return gemm(n);
+    if (op == "Softmax") return softmax(n);
+    if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" || op == "ReduceSumSquare") return reduce(n);
+    if (op == "Transpose" || op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") return layout(n);
+    fail("O-201", fmt::format("operator {} is not supported; supported: {}", op, onnxSupportedOps()));
+  }
+
+  void lowerConstant(const OnnxNode& n) {
+    auto it = n.attrs.find("value");
+    if (it == n.attrs.end() || !it->second.t)
+      fail("O-202", "a Constant is read from its 'value' tensor attribute only (not value_float, value_ints, sparse_value)");
+    imp_.constants[n.outputs.at(0)] = *it->second.t;
+    Val v;
+    v.leaf = true;
+    v.source = n.outputs.at(0);
+    v.shape = it->second.t->shape;
+    vals_[n.outputs.at(0)] = v;
+  }
+
+  void binary(const OnnxNode& n) {
+    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
+    auto [rows, cols] = viewFor(n.inputs, out);
+    Opnd a = operand(n.inputs.at(0), out, rows, cols);
+    Opnd b = operand(n.inputs.at(1), out, rows, cols, n.op != "Div");
+    if (n.op == "Div") b = widen(map1("recip", b), rows, cols);  // a / b = a * recip(b) (docs/hardware.md section 3)
+    const char* fn = n.op == "Add" ? "add" : n.op == "Sub" ? "sub" : "mul";
+    define(n.outputs.at(0), map2(fn, a, b), out);
+  }
+
+  /// The view of an elementwise result: a computed operand's of the same shape, else the canonical one.
+  std::pair<int64_t, int64_t> viewFor(const std::vector<std::string>& ins, const std::vector<int64_t>& out) {
+    for (const auto& i : ins) {
+      if (i.empty()) continue;
+      const Val& v = val(i);
+      if (!v.leaf && v.shape == out) return {v.rows, v.cols};
+    }
+    return canonicalView(out);
+  }
+
+  void unary(const OnnxNode& n) {
+    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
+    auto [rows, cols] = viewFor(n.inputs, out);
+    if (n.op == "Identity" && vals_.at(n.inputs.at(0)).leaf) {
+      vals_[n.outputs.at(0)] = vals_.at(n.inputs.at(0));
+      return;
+    }
+    Opnd x = operand(n.inputs.at(0), out, rows, cols);
+    if (n.op == "Neg") {
+      x = map2("mul", x, fillTable(-1.0f, rows, cols));
+    } else if (n.op == "Exp") {
+      x = map1("exp", x);
+    } else if (n.op == "Reciprocal") {
+      x = map1("recip", x);
+    } else if (n.op == "Sqrt") {
+      x = map1("recip", map1("rsqrt", x));  // sqrt(x) = 1 / rsqrt(x); sqrt(0) = 1 / inf = 0
+    } else if (n.op == "Sigmoid") {
+      // 1 / (1 + exp(-x)): exp of large -x is +inf, whose reciprocal is 0 (the exact limit).
+      const Opnd e = map1("exp", map2("mul", x, fillTable(-1.0f, rows, cols)));
+      x = map1("recip", map2("add", e, fillTable(1.0f, rows, cols)));
+    }
+    define(n.outputs.at(0), x, out);
+  }
+
+  void power(const OnnxNode& n) {
+    const OnnxTensor* e = constant(n.inputs.at(1));
+    const double p = e && e->count() == 1 ? (e->isFloat ? double(e->f.at(0)) : double(e->i.at(0))) : NAN;
+    if (!(p == 2 || p == 1 || p == 0.5 || p == -1 || p == -0.5))
+      fail("O-202", "Pow is supported with a constant scalar exponent of 2, 1, 0.5, -1 or -0.5 only (x*x, x, sqrt, "
+                    "recip, rsqrt)");
+    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
+    if (out != val(n.inputs.at(0)).shape) fail("O-202", "Pow broadcasting its base is not supported");
+    auto [rows, cols] = viewFor({n.inputs.at(0)}, out);
+    Opnd x = operand(n.inputs.at(0), out, rows, cols);
+    if (p == 2) x = map2("mul", x, again(x));
+    if (p == 0.5) x = map1("recip", map1("rsqrt", x));
+    if (p == -1) x = map1("recip", x);
+    if (p == -0.5) x = map1("rsqrt", x);
+    define(n.outputs.at(0), x, out);
+  }
+
+  /// A 2-D operand of a product: leaves take any layout; a computed value its own view.
+  Opnd matrixOperand(const std::string& name, const std::vector<int64_t>& shape2) {
+    const Val& v = val(name);
+    requireFloat(name, node_);
+    if (v.leaf) {
+      Val w = v;
+      if (w.shape != shape2) w.steps.push_back({OnnxLayoutStep::Kind::Reshape, shape2});
+      w.shape = shape2;
+      return leafOperand(w, shape2, shape2[0], shape2[1]);
+    }
+    if (v.rows != shape2[0] || v.cols != shape2[1])
+      fail("O-204", fmt::format("computed value '{}' is seen as {}x{} but the product needs it as {}x{}", name, v.rows, v.cols,
+                                shape2[0], shape2[1]));
+    return {take(v.stream), v.rows, v.cols};
+  }
+
+  void matmul(const OnnxNode& n) {
+    const std::vector<int64_t> a = val(n.inputs.at(0)).shape, b = val(n.inputs.at(1)).shape;
+    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
+    if (b.size() != 2 || a.empty())
+      fail("O-202", fmt::format("MatMul of [{}] by [{}]: the second operand must be 2-D (batched matmul is not supported)",
+                                fmt::join(a, ", "), fmt::join(b, ", ")));
+    const int64_t m = product(a, 0, a.size() - 1), k = a.back();
+    const Opnd x = matrixOperand(n.inputs.at(0), {m, k});
+    const Opnd w = matrixOperand(n.inputs.at(1), b);
+    define(n.outputs.at(0), map("matmul", x, &w, m, b[1]), out);
+  }
+
+  void gemm(const OnnxNode& n) {
+    const bool transA = intAttr(n, "transA").value_or(0) != 0, transB = intAttr(n, "transB").value_or(0) != 0;
+    const float alpha = floatAttr(n, "alpha").value_or(1.0f), beta = floatAttr(n, "beta").value_or(1.0f);
+    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
+    const Val& av = val(n.inputs.at(0));
+    const Val& bv = val(n.inputs.at(1));
+    if (av.shape.size() != 2 || bv.shape.size() != 2) fail("O-202", "Gemm needs 2-D A and B");
+    auto transposed = [&](const std::string& name, const Val& v, bool t) {
+      if (!t) return matrixOperand(name, v.shape);
+      if (!v.leaf) fail("O-204", fmt::format("Gemm transposes computed value '{}' (only inputs and constants can be)", name));
+      Val w = v;
+      w.steps.push_back({OnnxLayoutStep::Kind::Transpose, {1, 0}});
+      w.shape = {v.shape[1], v.shape[0]};
+      return leafOperand(w, w.shape, w.shape[0], w.shape[1]);
+    };
+    const Opnd x = transposed(n.inputs.at(0), av, transA);
+    Opnd y;
+    std::string fn = "matmul";
+    if (transB && !bv.leaf) {
+      y = matrixOperand(n.inputs.at(1), bv.shape);  // [N, K]: matmul_t takes B as PyTorch stores weights
+      fn = "matmul_t";
+    } else {
+      y = transposed(n.inputs.at(1), bv, transB);
+    }
+    const int64_t rows = out.at(0), cols = out.at(1);
+    Opnd r = map(fn, x, &y, rows, cols);
+    if (alpha != 1.0f) r = map2("mul", r, fillTable(alpha, rows, cols));
+    if (n.inputs.size() > 2 && !n.inputs[2].empty() && beta != 0.0f) {
+      const Val& cv = val(n.inputs[2]);
+      Opnd c;
+      if (cv.leaf) {
+        Val w = cv;
+        if (beta != 1.0f) w.steps.push_back({OnnxLayoutStep::Kind::Scale, {}, beta});
+        c = leafOperand(w, out, rows, cols);
+      } else {
+        c = operand(n.inputs[2], out, rows, cols);
+        if (beta != 1.0f) c = map2("mul", c, fillTable(beta, rows, cols));
+      }
+      r = map2("add", r, c);
+    }
+    define(n.outputs.at(0), r, out);
+  }
+
+  /// Operand `name` as rows over the axes `reduced` (sorted): the view [product of the other
+  /// dims, product of these]. A leaf's data is transposed so they come last; a computed
+  /// value must already be laid out so (trailing axes, its own view).
+  Opnd rowOperand(const std::string& name, const std::vector<size_t>& reduced) {
+    const Val& v = val(name);
+    requireFloat(name, node_);
+    std::vector<int64_t> perm;
+    for (size_t a = 0; a < v.shape.size(); ++a)
+      if (!std::count(reduced.begin(), reduced.end(), a)) perm.push_back(int64_t(a));
+    for (size_t a : reduced) perm.push_back(int64_t(a));
+    int64_t cols = 1;
+    for (size_t a : reduced) cols *= v.shape.at(a);
+    const int64_t rows = product(v.shape) / std::max<int64_t>(cols, 1);
+    const bool trailing = std::is_sorted(perm.begin(), perm.end());
+    if (v.leaf) {
+      Val w = v;
+      if (!trailing) w.steps.push_back({OnnxLayoutStep::Kind::Transpose, perm});
+      w.steps.push_back({OnnxLayoutStep::Kind::Reshape, {rows, cols}});
+      w.shape = {rows, cols};
+      return leafOperand(w, w.shape, rows, cols);
+    }
+    if (!trailing || v.rows != rows || v.cols != cols)
+      fail("O-204", fmt::format("computed value '{}' (shape [{}], seen as {}x{}) would need a relayout to rows over axes "
+                                "[{}]: only the trailing axes of a computed value form rows",
+                                name, fmt::join(v.shape, ", "), v.rows, v.cols, fmt::join(reduced, ", ")));
+    return {take(v.stream), rows, cols};
+  }
+
+  size_t axisOf(int64_t axis, size_t rank) {
+    const int64_t a = axis < 0 ? axis + int64_t(rank) : axis;
+    if (a < 0 || a >= int64_t(std::max<size_t>(rank, 1))) fail("O-202", fmt::format("axis {} is outside rank {}", axis, rank));
+    return size_t(a);
+  }
+
+  void softmax(const OnnxNode& n) {
+    const std::vector<int64_t> s = val(n.inputs.at(0)).shape;
+    const bool old = g_.opset < 13;  // before 13: coerced to 2-D at axis (default 1); from 13: one axis (default -1)
+    const size_t axis = axisOf(intAttr(n, "axis").value_or(old ? 1 : -1), s.size());
+    if (!old && axis + 1 != s.size())
+      fail("O-202", fmt::format("Softmax over axis {} of rank {}: the fabric reduces rows, so only the last axis", axis, s.size()));
+    std::vector<size_t> trailing;
+    for (size_t a = axis; a < s.size(); ++a) trailing.push_back(a);
+    Opnd x = rowOperand(n.inputs.at(0), trailing);
+    // softmax(x) = exp(x - rowmax) * recip(rowsum(exp(x - rowmax))); rowmax and rowsum put a row's
+    // result in every word of the row.
+    const Opnd e = map1("exp", map2("sub", x, map1("rowmax", again(x))));
+    define(n.outputs.at(0), map2("mul", e, map1("recip", map1("rowsum", again(e)))), s);
+  }
+
+  void reduce(const OnnxNode& n) {
+    const std::vector<int64_t> s = val(n.inputs.at(0)).shape;
+    std::vector<int64_t> axes;
+    auto it = n.attrs.find("axes");
+    if (it != n.attrs.end()) axes = it->second.ints;
+    if (n.inputs.size() > 1 && !n.inputs[1].empty()) {  // ReduceSum from opset 13: axes as an input
+      const OnnxTensor* t = constant(n.inputs[1]);
+      if (!t) fail("O-202", "the axes input must be a constant");
+      axes = t->i;
+    }
+    if (axes.empty() && intAttr(n, "noop_with_empty_axes").value_or(0))
+      fail("O-202", "noop_with_empty_axes = 1 is not supported");
+    std::vector<size_t> ax;
+    for (int64_t a : axes) ax.push_back(axisOf(a, s.size()));
+    if (ax.empty())
+      for (size_t a = 0; a < s.size(); ++a) ax.push_back(a);
+    std::sort(ax.begin(), ax.end());
+    ax.erase(std::unique(ax.begin(), ax.end()), ax.end());
+    Opnd x = rowOperand(n.inputs.at(0), ax);
+    const int64_t rows = x.rows, cols = x.cols;
+    if (n.op == "ReduceSumSquare") x = map2("mul", x, again(x));
+    Opnd r;
+    if (n.op == "ReduceMax") {
+      // rowmax fills the row with its max; a matmul with e0 = [1, 0, ...]^T keeps column 0.
+      r = map1("rowmax", x);
+      const Opnd e0 = unitColumn(cols);
+      r = map("matmul", r, &e0, rows, 1);
+    } else {
+      const Opnd ones = fillTable(1.0f, cols, 1);
+      r = map("matmul", x, &ones, rows, 1);
+      if (n.op == "ReduceMean") r = map2("mul", r, fillTable(float(1.0 / double(cols)), rows, 1));
+    }
+    define(n.outputs.at(0), r, shapeOf(n.outputs.at(0)));
+  }
+
+  Opnd unitColumn(int64_t rows) {
+    OnnxTensor t;
+    t.shape = {rows, 1};
+    t.f.assign(size_t(rows), 0.0f);
+    t.f[0] = 1.0f;
+    const std::string name = fmt::format("e0_{}", rows);
+    imp_.constants[name] = t;
+    Val v;
+    v.leaf = true;
+    v.source = name;
+    v.shape = t.shape;
+    return leafOperand(v, t.shape, rows, 1);
+  }
+
+  void layout(const OnnxNode& n) {
+    const Val& v = val(n.inputs.at(0));
+    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
+    Val w = v;
+    w.shape = out;
+    if (v.leaf) {
+      if (n.op == "Transpose") {
+        std::vector<int64_t> perm;
+        auto it = n.attrs.find("perm");
+        if (it != n.attrs.end()) perm = it->second.ints;
+        if (perm.empty())
+          for (int64_t k = int64_t(v.shape.size()) - 1; k >= 0; --k) perm.push_back(k);
+        w.steps.push_back({OnnxLayoutStep::Kind::Transpose, perm});
+      } else {
+        w.steps.push_back({OnnxLayoutStep::Kind::Reshape, out});
+      }
+      vals_[n.outputs.at(0)] = w;
+      return;
+    }
+    // A computed value keeps its data order: a regrouping that leaves its view is free.
+    bool sameOrder = n.op != "Transpose";
+    if (n.op == "Transpose") {
+      std::vector<int64_t> nonUnit;
+      auto it = n.attrs.find("perm");
+      for (size_t k = 0; it != n.attrs.end() && k < it->second.ints.size(); ++k)
+        if (v.shape.at(size_t(it->second.ints[k])) != 1) nonUnit.push_back(it->second.ints[k]);
+      sameOrder = it != n.attrs.end() && std::is_sorted(nonUnit.begin(), nonUnit.end());
+    }
+    if (!sameOrder || canonicalView(out) != std::make_pair(v.rows, v.cols))
+      fail("O-204", fmt::format("{} of computed value '{}' from [{}] to [{}] changes its {}x{} view; the fabric keeps a "
+                                "value's layout (transpose or regroup inputs and constants instead)",
+                                n.op, n.inputs.at(0), fmt::join(v.shape, ", "), fmt::join(out, ", "), v.rows, v.cols));
+    vals_[n.outputs.at(0)] = w;
+  }
+
+  void storeOutput(const std::string& name) {
+    const std::vector<int64_t> shape = shapeOf(name);
+    requireFloat(name, nullptr);
+    const Val& v = val(name);
+    const auto [rows, cols] = v.leaf ? canonicalView(shape) : std::make_pair(v.rows, v.cols);
+    const Opnd o = operand(name, shape, rows, cols);
+    for (int bf = 0; bf < 2; ++bf) {
+      auto it = err_[bf].find(streamOfUse(o.stream));
+      imp_.relErrorBound[bf] = std::max(imp_.relErrorBound[bf], it == err_[bf].end() ? 0.0 : it->second);
+    }
+    const std::string t = addTensor("out_" + name, rows, cols, "output");
+    ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipStore, in: {}, tensor: {}, iter: [1], strides: [[1, 0]]}}",
+                               opName("store"), o.stream, t));
+    imp_.outputs.push_back({name, t, shape});
+  }
+
+  /// Resolves stream names: one consumer reads the producer's stream, several get a Broadcast.
+  OnnxImport finish() {
+    std::map<std::string, std::string> rename;
+    std::vector<std::string> forks;
+    for (size_t s = 0; s < uses_.size(); ++s) {
+      const auto& u = uses_[s];
+      if (u.empty()) fail("O-201", fmt::format("internal: stream s{} has no consumer", s));
+      if (u.size() == 1) {
+        rename[u[0]] = fmt::format("s{}", s);
+      } else {
+        forks.push_back(fmt::format("  - {{name: fork_s{}, op: Broadcast, in: s{}, out: [{}]}}", s, s, fmt::join(u, ", ")));
+      }
+    }
+    static const std::regex use(R"(\bs\d+_u\d+\b)");
+    std::string y;
+    y += "# Imported from an ONNX model by stepgen (`stepgen import onnx`, docs/onnx.md).\n";
+    y += fmt::format("# Source: {} (opset {}). One tile per ONNX value.\n", g_.path, g_.opset);
+    y += "stepgraph: onnx_import\ntensors:\n";
+    for (const auto& t : tensorOrder_) y += tensorLines_.at(t) + "\n";
+    y += "ops:\n";
+    auto emit = [&](const std::string& line) {
+      std::string out;
+      auto begin = std::sregex_iterator(line.begin(), line.end(), use);
+      size_t at = 0;
+      for (auto i = begin; i != std::sregex_iterator(); ++i) {
+        out += line.substr(at, size_t(i->position()) - at);
+        auto r = rename.find(i->str());
+        out += r == rename.end() ? i->str() : r->second;
+        at = size_t(i->position() + i->length());
+      }
+      y += out + line.substr(at) + "\n";
+    };
+    for (const auto& l : ops_) emit(l);
+    for (const auto& l : forks) emit(l);
+    imp_.yaml = y;
+    return imp_;
+  }
+};
+
+}  // namespace
+
+std::string onnxSupportedOps() {
+  std::string s;
+  for (const char* o : kSupported) s += std::string(s.empty() ? "" : ", ") + o;
+  return s;
+}
+
+OnnxImport lowerOnnx(const OnnxGraph& g) { return Lowering(g).run(); }
+
+}  // namespace stepgen

@@ -1,0 +1,74 @@
+#pragma once
+// lowerOnnx: an ONNX graph (onnx_read.hpp) as a STeP graph (docs/onnx.md). Each ONNX value is
+// one tile: its 2-D view [rows, cols] is [product of all dims but the last, last dim] unless
+// an operator needs another grouping (Softmax before opset 13, a reduction over several
+// trailing axes). Graph inputs and constants are off-chip tensors whose layout operators
+// (Transpose, Reshape, broadcasting) are folded into how their data is written, so only
+// arithmetic reaches the fabric.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/tokens.hpp"
+#include "onnx/onnx_read.hpp"
+
+namespace stepgen {
+
+/// One layout step applied to a source tensor's data, in order (numpy semantics).
+struct OnnxLayoutStep {
+  enum class Kind { Transpose, Reshape, Broadcast, Scale } kind;
+  std::vector<int64_t> ints;  ///< Transpose: perm; Reshape / Broadcast: the new shape
+  float scale = 1.0f;         ///< Scale: every value times this (Gemm's beta), in fp32
+};
+
+/// An input tensor of the imported STeP graph: an ONNX graph input or constant with its
+/// layout steps, or a constant table (`fill` in every word), seen as [rows, cols].
+struct OnnxLeafTensor {
+  std::string tensor;  ///< STeP tensor name
+  std::string source;  ///< ONNX value name; empty for a fill table
+  std::vector<OnnxLayoutStep> steps;
+  std::optional<float> fill;
+  int64_t rows = 1, cols = 1;
+};
+
+/// A graph output: the STeP tensor that holds ONNX output `name`, row-major in ONNX's order.
+struct OnnxOutput {
+  std::string name, tensor;
+  std::vector<int64_t> shape;
+};
+
+/// The imported graph.
+struct OnnxImport {
+  std::string yaml;                          ///< graph YAML text (docs/graph_format.md)
+  std::vector<OnnxLeafTensor> leaves;        ///< the graph's input tensors
+  std::vector<OnnxOutput> outputs;           ///< in the ONNX graph's output order
+  std::map<std::string, OnnxTensor> constants;  ///< initializers and Constant nodes by name
+  std::vector<std::string> graphInputs;      ///< ONNX graph inputs the caller must give
+  std::vector<std::string> ops;              ///< op types of the live nodes, in node order
+  /// A bound on the outputs' relative error from the fabric's arithmetic, propagated
+  /// through the graph (onnx_lower.cpp errorOf): index 0 with fp32 matmul operands, 1 with
+  /// bf16 operands (number_format bf16_fp32).
+  double relErrorBound[2] = {0, 0};
+};
+
+/// The operators lowerOnnx accepts, for messages and docs: "Add, Sub, ...".
+std::string onnxSupportedOps();
+
+/// Lowers `g` (static shapes, float32 values). Throws DiagError naming the file and the
+/// node's name, op type and opset: O-201 unsupported operator, O-202 unsupported attribute
+/// or input value (e.g. Pow with exponent 3, Softmax over a middle axis at opset 13), O-203 a
+/// value without a static shape, O-204 a layout the fabric cannot form on a computed value
+/// (a transpose or regrouping after arithmetic, a broadcast that is not of rows, columns or
+/// a scalar), O-103 a value of a type other than float32. Deterministic.
+OnnxImport lowerOnnx(const OnnxGraph& g);
+
+/// The input matrices of the imported graph: each leaf's source (`given` for graph inputs,
+/// the import's constants otherwise) through its layout steps, as fp32 bit patterns
+/// [rows, cols]. Throws DiagError R-401 when a graph input is missing from `given`, R-402 when
+/// its shape differs from the model's.
+std::map<std::string, Matrix> onnxInputMatrices(const OnnxImport& imp, const OnnxGraph& g,
+                                                const std::map<std::string, OnnxTensor>& given);
+
+}  // namespace stepgen

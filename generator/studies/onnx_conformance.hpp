@@ -1,0 +1,33 @@
+#pragma once
+// `stepgen study onnx-conformance`: ONNX's own backend node tests (libonnx-testdata) through
+// the importer and the model, compared with the tests' expected outputs
+// (docs/results/onnx_conformance.md; docs/onnx.md#conformance).
+#include <string>
+#include <vector>
+
+#include "onnx/onnx_lower.hpp"
+
+namespace stepgen {
+
+struct OnnxConformanceOptions {
+  std::string dataDir = "/usr/share/libonnx-testdata/data/node";  ///< one folder per test (Debian's libonnx-testdata)
+  std::string archPath;     ///< fabric the model runs on (default arch/onnx.yaml: fp32 arithmetic)
+  std::string only;         ///< a substring: run only the tests whose name contains it
+  std::string workDir = "out/onnx_conformance";
+  std::string csvPath, mdPath;
+};
+
+/// The relative tolerance of an imported graph's outputs: the importer's propagated bound of
+/// the fabric's arithmetic (OnnxImport::relErrorBound; docs/hardware.md section 3) plus
+/// 2^-23 for the reference's own rounding.
+double onnxTolerance(const OnnxImport& imp, bool bf16Operands);
+
+/// Runs every test folder under dataDir (sorted by name): import (unsupported tests keep the
+/// importer's reason), `stepgen model` on each test_data_set, comparison with output_*.pb.
+/// An element passes when |out - expected| <= tolerance x max(|expected|, 1e-3 x the
+/// output's largest |expected|). Writes the CSV (test, op, supported, model_ok, rtl_ok,
+/// max_abs_err, max_rel_err, tolerance, reason) and a markdown summary. Returns 0 when every
+/// supported test passes, 2 otherwise. Throws DiagError when dataDir has no tests.
+int runOnnxConformance(const OnnxConformanceOptions& o);
+
+}  // namespace stepgen

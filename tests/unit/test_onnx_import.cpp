@@ -1,0 +1,128 @@
+// The ONNX importer (generator/onnx) against ONNX's own node tests (Debian's libonnx-testdata:
+// models with input and expected output tensors written by ONNX's reference, numpy) and
+// against plain loops for the layout folding. Every expected value comes from those files
+// or from a loop here, never from stepgen.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+
+#include "common/fp.hpp"
+#include "driver/inputs.hpp"
+#include "driver/pipeline.hpp"
+#include "onnx/onnx_import.hpp"
+#include "onnx/onnx_lower.hpp"
+#include "studies/onnx_conformance.hpp"
+#include "support/diag.hpp"
+#include "support/files.hpp"
+#include "test_common.hpp"
+
+using namespace stepgen;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kNode = "/usr/share/libonnx-testdata/data/node/";
+
+std::string onnxDiag(const std::string& test) {
+  try {
+    lowerOnnx(readOnnx(kNode + test + "/model.onnx"));
+  } catch (const DiagError& e) {
+    return e.diags.at(0).id;
+  }
+  return "none";
+}
+
+/// Imports node test `test`, runs it in the model on arch/onnx.yaml and returns the largest
+/// |out - expected| / max(|expected|, 1e-3 max|expected|) of its first data set.
+double nodeTestError(const std::string& test, double* tolerance = nullptr) {
+  const OnnxGraph g = readOnnx(kNode + test + "/model.onnx");
+  const OnnxImport imp = lowerOnnx(g);
+  if (tolerance) *tolerance = onnxTolerance(imp, false);
+  const fs::path dir = fs::temp_directory_path() / ("sg_onnx_" + test);
+  fs::remove_all(dir);
+  fs::create_directories(dir / "inputs");
+  writeFile(dir / "graph.yaml", imp.yaml);
+  std::map<std::string, OnnxTensor> given;
+  for (size_t k = 0; k < g.inputs.size(); ++k)
+    given[g.inputs[k]] = readTensorFile(kNode + test + "/test_data_set_0/input_" + std::to_string(k) + ".pb");
+  for (const auto& [name, m] : onnxInputMatrices(imp, g, given)) toNpy(dir / "inputs" / (name + ".npy"), m);
+  const ModelResult r = runModelOnly(kRoot + "/arch/onnx.yaml", (dir / "graph.yaml").string(), (dir / "inputs").string(), 1);
+  const OnnxTensor want = readTensorFile(kNode + test + "/test_data_set_0/output_0.pb");
+  const Matrix& got = r.outputs.at(imp.outputs.at(0).tensor);
+  REQUIRE(int64_t(got.data.size()) == want.count());
+  double scale = 0, worst = 0;
+  for (float e : want.f) scale = std::max(scale, std::fabs(double(e)));
+  for (size_t i = 0; i < want.f.size(); ++i)
+    worst = std::max(worst, std::fabs(f(got.data[i]) - want.f[i]) / std::max(std::fabs(double(want.f[i])), 1e-3 * scale));
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("ONNX node tests: the imported graph matches ONNX's expected outputs", "[onnx]") {
+  // Elementwise, products, softmax (both opset conventions), reductions, folded layouts.
+  for (const char* t : {"test_add_bcast", "test_sub", "test_mul_example", "test_div", "test_neg", "test_exp",
+                        "test_sigmoid", "test_sqrt", "test_reciprocal", "test_matmul_2d",
+                        "test_gemm_all_attributes", "test_gemm_transposeB", "test_softmax_example", "test_softmax_default_axis",
+                        "test_softmax_large_number", "test_reduce_sum_square_keepdims_random", "test_reduce_mean_do_not_keepdims_random",
+                        "test_reduce_max_keepdims_random", "test_reduce_sum_square_default_axes_keepdims_random",
+                        "test_transpose_all_permutations_3", "test_reshape_reordered_all_dims"}) {
+    INFO(t);
+    double tol = 0;
+    const double err = nodeTestError(t, &tol);
+    CHECK(err <= tol);
+    CHECK(tol < 2e-3);  // the bound is tight enough to catch a wrong function (exp's 3.5e-4 a few times at most)
+  }
+}
+
+TEST_CASE("ONNX import: unsupported models are refused with the documented ids", "[onnx]") {
+  CHECK(onnxDiag("test_slice") == "O-201");               // operator not lowered
+  CHECK(onnxDiag("test_add_uint8") == "O-103");           // element type
+  CHECK(onnxDiag("test_softmax_axis_0") == "O-202");      // opset 13 softmax over a middle axis
+  CHECK(onnxDiag("test_pow") == "O-202");                 // an exponent given as an input
+  CHECK(onnxDiag("test_reduce_sum_keepdims_example") == "O-202");  // opset 13: axes given as an input
+  CHECK(onnxDiag("test_reduce_mean_keepdims_example") == "none");
+  const fs::path bad = fs::temp_directory_path() / "sg_onnx_bad.onnx";
+  writeFile(bad, "not a protobuf at all \x01\x02");
+  CHECK_THROWS_AS(readOnnx(bad.string()), DiagError);
+  try {
+    readOnnx(bad.string());
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "O-101");
+  }
+}
+
+TEST_CASE("ONNX import: a refused model leaves no output folder", "[onnx]") {
+  const fs::path out = fs::temp_directory_path() / "sg_onnx_refused";
+  fs::remove_all(out);
+  CHECK_THROWS_AS(importOnnx(kNode + "test_slice/model.onnx", out.string(), ""), DiagError);
+  CHECK(!fs::exists(out));
+  importOnnx(kNode + "test_gemm_all_attributes/model.onnx", out.string(), kNode + "test_gemm_all_attributes/test_data_set_0");
+  CHECK(fs::exists(out / "graph.yaml"));
+  CHECK(fs::exists(out / "expected"));
+}
+
+TEST_CASE("ONNX import: layout steps fold transpose and broadcast into the input data", "[onnx]") {
+  // A [2, 3, 4] input transposed by (2, 0, 1) then broadcast against [5, 4, 2, 3]: a plain loop.
+  OnnxGraph g;
+  g.shapes["x"] = {2, 3, 4};
+  OnnxImport imp;
+  OnnxLeafTensor t;
+  t.tensor = "x_t";
+  t.source = "x";
+  t.steps = {{OnnxLayoutStep::Kind::Transpose, {2, 0, 1}}, {OnnxLayoutStep::Kind::Broadcast, {5, 4, 2, 3}}};
+  t.rows = 5 * 4 * 2;
+  t.cols = 3;
+  imp.leaves.push_back(t);
+  OnnxTensor x;
+  x.shape = {2, 3, 4};
+  for (int k = 0; k < 24; ++k) x.f.push_back(float(k));
+  const Matrix m = onnxInputMatrices(imp, g, {{"x", x}}).at("x_t");
+  REQUIRE(m.data.size() == 120);
+  for (int b = 0; b < 5; ++b)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 2; ++j)
+        for (int k = 0; k < 3; ++k)  // y[b][i][j][k] = x[j][k][i]
+          CHECK(f(m.data[size_t(((b * 4 + i) * 2 + j) * 3 + k)]) == double(x.f[size_t((j * 3 + k) * 4 + i)]));
+}
