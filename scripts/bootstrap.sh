@@ -5,6 +5,7 @@ pkgs=(g++ make cmake ninja-build pkgconf ccache python3 zlib1g-dev
       libyaml-cpp-dev libz3-dev z3 libfmt-dev catch2 libcli11-dev nlohmann-json3-dev
       verilator yosys nextpnr-ice40
       libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata  # stepgen import onnx, study onnx-conformance
+      python3-torch python3-onnx python3-numpy  # examples/pytorch/export.py (run with /usr/bin/python3)
       procps munge slurmctld slurmd slurm-client)  # pkill in tests/jobs; slurm_local.sh (docs/cluster.md)
 missing=()
 for p in "${pkgs[@]}"; do

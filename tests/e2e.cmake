@@ -284,3 +284,12 @@ add_test(NAME e2e_deadlock_single_pass_fifo2 COMMAND bash ${STEPGEN_ROOT}/tests/
          ${E2E_DIR}/deadlock_sp ${E2E_CACHE} tests/data/arch_attention_fifo2.yaml tests/data/graphs/attention_single_pass.yaml s scores
          --hierarchical --no-buffering)
 set_tests_properties(e2e_deadlock_single_pass_fifo2 PROPERTIES TIMEOUT 900)
+
+# A PyTorch block through the ONNX importer (examples/pytorch/dense_block, docs/onnx.md): in the
+# model and Verilator on arch/onnx_small.yaml (6 sections), bit-exact, and its output within the
+# importer's tolerance of PyTorch's own (verify --reference exits 2 outside it).
+add_test(NAME e2e_pytorch_dense_block
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_dense; rm -rf $d
+           $<TARGET_FILE:stepgen> import onnx ${STEPGEN_ROOT}/examples/pytorch/dense_block/model.onnx -o $d/import --data ${STEPGEN_ROOT}/examples/pytorch/dense_block/data
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_small.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_pytorch_dense_block PROPERTIES TIMEOUT 900)

@@ -2,8 +2,10 @@
 #include "onnx/onnx_import.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "common/fp.hpp"
@@ -16,20 +18,45 @@ namespace stepgen {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// A .npy file (1-D or 2-D float32) as an ONNX value of `shape`: same element count.
+OnnxTensor tensorFromNpy(const fs::path& p, const std::vector<int64_t>& shape) {
+  const Matrix m = fromNpy(p);
+  OnnxTensor t;
+  t.shape = shape;
+  if (int64_t(m.data.size()) != t.count())
+    throw DiagError("R-402", SourceLoc{p.string()},
+                    fmt::format("{} values, the model's value has {} (shape [{}])", m.data.size(), t.count(),
+                                fmt::join(shape, ", ")));
+  for (uint32_t b : m.data) t.f.push_back(bitsToFloat(b));
+  return t;
+}
+
+}  // namespace
+
 std::string importOnnx(const std::string& modelPath, const std::string& outDir, const std::string& dataDir) {
   const OnnxGraph g = readOnnx(modelPath);
   const OnnxImport imp = lowerOnnx(g);
   std::map<std::string, OnnxTensor> given, expected;
   if (!dataDir.empty()) {
     if (!fs::is_directory(dataDir)) throw DiagError("R-401", SourceLoc{dataDir}, "--data: not a folder");
-    for (size_t k = 0; k < g.inputs.size(); ++k) {
-      const fs::path p = fs::path(dataDir) / fmt::format("input_{}.pb", k);
-      if (fs::exists(p)) given[g.inputs[k]] = readTensorFile(p.string());
-    }
-    for (size_t k = 0; k < imp.outputs.size(); ++k) {
-      const fs::path p = fs::path(dataDir) / fmt::format("output_{}.pb", k);
-      if (fs::exists(p)) expected[imp.outputs[k].tensor] = readTensorFile(p.string());
-    }
+    // input_<k>.pb / output_<k>.pb (ONNX's test data sets), else <value name>.npy.
+    auto read = [&](const std::string& stem, size_t k, const std::string& name, const std::vector<int64_t>& shape,
+                    std::map<std::string, OnnxTensor>& into, const std::string& key) {
+      const fs::path pb = fs::path(dataDir) / fmt::format("{}_{}.pb", stem, k);
+      const fs::path npy = fs::path(dataDir) / (name + ".npy");
+      if (fs::exists(pb)) {
+        into[key] = readTensorFile(pb.string());
+      } else if (fs::exists(npy)) {
+        into[key] = tensorFromNpy(npy, shape);
+      }
+    };
+    for (size_t k = 0; k < g.inputs.size(); ++k)
+      read("input", k, g.inputs[k], g.shapes.count(g.inputs[k]) ? g.shapes.at(g.inputs[k]) : std::vector<int64_t>{}, given,
+           g.inputs[k]);
+    for (size_t k = 0; k < imp.outputs.size(); ++k)
+      read("output", k, imp.outputs[k].name, imp.outputs[k].shape, expected, imp.outputs[k].tensor);
   }
   // Only the leaves whose source is known now: constants always, graph inputs when given.
   OnnxImport known = imp;
@@ -45,6 +72,10 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
     fs::create_directories(tmp / "inputs");
     writeFile(tmp / "graph.yaml", imp.yaml);
     for (const auto& [name, m] : inputs) toNpy(tmp / "inputs" / (name + ".npy"), m);
+    if (!expected.empty())  // the bound the outputs are held to (verify --reference)
+      writeFile(tmp / "expected" / "tolerance.txt",
+                fmt::format("fp32 {:.6e}\nbf16_fp32 {:.6e}\n", imp.relErrorBound[0] + std::ldexp(1.0, -23),
+                            imp.relErrorBound[1] + std::ldexp(1.0, -23)));
     for (const auto& [name, t] : expected) {
       fs::create_directories(tmp / "expected");
       Matrix m{1, t.count(), {}};

@@ -51,6 +51,9 @@ struct Val {
   std::vector<OnnxLayoutStep> steps;   ///< leaf
   int stream = -1;                     ///< computed: index into Lowering::streams
   int64_t rows = 1, cols = 1;          ///< computed: the view
+  /// computed, shape [..., 1]: carried as a [rows, cols] tile whose columns are all equal
+  /// (rowsum / rowmax fill the row), so broadcasting it back over cols columns is free.
+  bool repl = false;
 };
 
 /// An operand as a consumer sees it: a stream name and its view.
@@ -174,7 +177,9 @@ class Lowering {
   /// (docs/hardware.md section 3; u = 2^-24): products add their operands' errors plus u (K u
   /// for a sum of K terms; 2 x 2^-8 more with bf16 operands), add and sub take the larger
   /// operand's plus u (relative to the terms; cancellation is what the comparison's floor
-  /// absorbs), exp 3.5e-4 plus 88 times its input's (|x| <= 88 where exp is finite), recip
+  /// absorbs), exp 3.5e-4 plus 16 times its input's (exp's relative error is |x| times the
+  /// input's; beyond |x| = 16 the comparison's floor of 1e-3 x the largest value absorbs it:
+  /// a softmax term or a sigmoid tail below exp(-16) = 1.1e-7 of the row's largest), recip
   /// 5e-6 plus its input's, rsqrt 7e-6 plus half its input's, rowmax its input's, rowsum
   /// its input's plus C u.
   double errorOf(const std::string& fn, const Opnd& a, const Opnd* b, bool bf16) const {
@@ -187,7 +192,7 @@ class Lowering {
     if (fn == "matmul" || fn == "matmul_t") return ea + eb + double(a.cols) * u + (bf16 ? 2 * std::ldexp(1.0, -8) : 0.0);
     if (fn == "mul" || fn == "scale_rows") return ea + eb + u;
     if (fn == "add" || fn == "sub") return std::max(ea, eb) + u;
-    if (fn == "exp") return 88 * ea + 3.5e-4;
+    if (fn == "exp") return 16 * ea + 3.5e-4;
     if (fn == "recip") return ea + 5e-6;
     if (fn == "rsqrt") return ea / 2 + 7e-6;
     if (fn == "rowsum") return ea + double(a.cols) * u;
@@ -272,9 +277,10 @@ class Lowering {
   }
 
   /// Records value `name` as the result of stream-producing operand `o`.
-  void define(const std::string& name, const Opnd& o, const std::vector<int64_t>& shape) {
+  void define(const std::string& name, const Opnd& o, const std::vector<int64_t>& shape, bool repl = false) {
     // The operand's consumer name is unused: the value's own consumers take new names.
     Val v;
+    v.repl = repl;
     v.shape = shape;
     v.rows = o.rows;
     v.cols = o.cols;
@@ -296,32 +302,45 @@ class Lowering {
 
   /// Operand `name` broadcast to `target` (numpy rules) in view [rows, cols]. Leaves fold the
   /// broadcast into their data; a computed value must be the whole view, its rows, its
-  /// columns or a scalar.
+  /// columns or a scalar. A column-replicated value (Val::repl) of the same rows and width is
+  /// taken as it is; otherwise its column 0 is extracted first.
   Opnd operand(const std::string& name, const std::vector<int64_t>& target, int64_t rows, int64_t cols, bool widenIt = true) {
     const Val& v = val(name);
     requireFloat(name, node_);
     if (v.leaf) return leafOperand(v, target, rows, cols);
     Opnd o{take(v.stream), v.rows, v.cols};
-    if (v.rows == rows && v.cols == cols && product(v.shape) == product(target)) {
+    std::vector<int64_t> s(target.size() - std::min(target.size(), v.shape.size()), 1);  // right-aligned
+    s.insert(s.end(), v.shape.begin(), v.shape.end());
+    if (v.repl) {
+      if (v.rows == rows && v.cols == cols && s.size() == target.size() && std::equal(s.begin(), s.end() - 1, target.begin()))
+        return o;
+      o = extractColumn(o);
+    }
+    if (o.rows == rows && o.cols == cols && product(v.shape) == product(target)) {
       if (v.shape != target && canonicalView(v.shape) != canonicalView(target))
         fail("O-204", fmt::format("computed value '{}' of shape {} would need a relayout to {}", name, fmt::join(v.shape, "x"),
                                   fmt::join(target, "x")));
       return o;
     }
-    // Right-align the shapes: a row vector has 1s but in the last dim, a column vector
-    // matches all but the last dim and has 1 there.
-    std::vector<int64_t> s(target.size() - std::min(target.size(), v.shape.size()), 1);
-    s.insert(s.end(), v.shape.begin(), v.shape.end());
+    // A row vector has 1s but in the last dim, a column vector matches all but the last dim
+    // and has 1 there.
     const bool ones = std::all_of(s.begin(), s.end() - (s.empty() ? 0 : 1), [](int64_t d) { return d == 1; });
-    const bool rowVec = !s.empty() && ones && s.back() == target.back() && v.rows == 1 && v.cols == cols;
-    const bool scalar = product(s) == 1 && v.rows == 1 && v.cols == 1;
+    const bool rowVec = !s.empty() && ones && s.back() == target.back() && o.rows == 1 && o.cols == cols;
+    const bool scalar = product(s) == 1 && o.rows == 1 && o.cols == 1;
     const bool colVec = !s.empty() && s.back() == 1 && std::equal(s.begin(), s.end() - 1, target.begin()) &&
-                        v.rows == rows && v.cols == 1;
+                        o.rows == rows && o.cols == 1;
     if (s.size() != target.size() || !(rowVec || scalar || colVec))
       fail("O-204", fmt::format("computed value '{}' of shape [{}] (view {}x{}) cannot be broadcast to [{}] on the fabric: "
                                 "only rows, columns or a scalar widen (by a matmul with ones)",
-                                name, fmt::join(v.shape, ", "), v.rows, v.cols, fmt::join(target, ", ")));
+                                name, fmt::join(v.shape, ", "), o.rows, o.cols, fmt::join(target, ", ")));
     return widenIt ? widen(o, rows, cols) : o;
+  }
+
+  /// Column 0 of a column-replicated tile, [rows, 1]: a matmul with e0 = [1, 0, ...]^T (each
+  /// word times 1 or 0; a row whose value is infinite or NaN gives NaN).
+  Opnd extractColumn(const Opnd& o) {
+    const Opnd e0 = unitColumn(o.cols);
+    return map("matmul", o, &e0, o.rows, 1);
   }
 
   // ---- attributes ----
@@ -370,32 +389,44 @@ class Lowering {
 
   void binary(const OnnxNode& n) {
     const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    auto [rows, cols] = viewFor(n.inputs, out);
-    Opnd a = operand(n.inputs.at(0), out, rows, cols);
-    Opnd b = operand(n.inputs.at(1), out, rows, cols, n.op != "Div");
-    if (n.op == "Div") b = widen(map1("recip", b), rows, cols);  // a / b = a * recip(b) (docs/hardware.md section 3)
+    const View w = viewFor(n.inputs, out);
+    Opnd a = operand(n.inputs.at(0), w.target, w.rows, w.cols);
+    Opnd b = operand(n.inputs.at(1), w.target, w.rows, w.cols, n.op != "Div");
+    if (n.op == "Div") b = widen(map1("recip", b), w.rows, w.cols);  // a / b = a * recip(b) (docs/hardware.md section 3)
     const char* fn = n.op == "Add" ? "add" : n.op == "Sub" ? "sub" : "mul";
-    define(n.outputs.at(0), map2(fn, a, b), out);
+    define(n.outputs.at(0), map2(fn, a, b), out, w.repl);
   }
 
-  /// The view of an elementwise result: a computed operand's of the same shape, else the canonical one.
-  std::pair<int64_t, int64_t> viewFor(const std::vector<std::string>& ins, const std::vector<int64_t>& out) {
+  /// The view an elementwise result takes and the shape its leaf operands are broadcast to.
+  struct View {
+    int64_t rows, cols;
+    std::vector<int64_t> target;
+    bool repl;  ///< a column-replicated operand of the result's shape sets the view
+  };
+
+  /// A computed operand's view when it has the result's shape, else the canonical one.
+  View viewFor(const std::vector<std::string>& ins, const std::vector<int64_t>& out) {
     for (const auto& i : ins) {
       if (i.empty()) continue;
       const Val& v = val(i);
-      if (!v.leaf && v.shape == out) return {v.rows, v.cols};
+      if (v.leaf || v.shape != out) continue;
+      std::vector<int64_t> target = out;
+      if (v.repl) target.back() = v.cols;
+      return {v.rows, v.cols, target, v.repl};
     }
-    return canonicalView(out);
+    const auto [r, c] = canonicalView(out);
+    return {r, c, out, false};
   }
 
   void unary(const OnnxNode& n) {
     const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    auto [rows, cols] = viewFor(n.inputs, out);
+    const View w = viewFor(n.inputs, out);
+    const int64_t rows = w.rows, cols = w.cols;
     if (n.op == "Identity" && vals_.at(n.inputs.at(0)).leaf) {
       vals_[n.outputs.at(0)] = vals_.at(n.inputs.at(0));
       return;
     }
-    Opnd x = operand(n.inputs.at(0), out, rows, cols);
+    Opnd x = operand(n.inputs.at(0), w.target, rows, cols);
     if (n.op == "Neg") {
       x = map2("mul", x, fillTable(-1.0f, rows, cols));
     } else if (n.op == "Exp") {
@@ -409,7 +440,7 @@ class Lowering {
       const Opnd e = map1("exp", map2("mul", x, fillTable(-1.0f, rows, cols)));
       x = map1("recip", map2("add", e, fillTable(1.0f, rows, cols)));
     }
-    define(n.outputs.at(0), x, out);
+    define(n.outputs.at(0), x, out, w.repl);
   }
 
   void power(const OnnxNode& n) {
@@ -420,13 +451,13 @@ class Lowering {
                     "recip, rsqrt)");
     const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
     if (out != val(n.inputs.at(0)).shape) fail("O-202", "Pow broadcasting its base is not supported");
-    auto [rows, cols] = viewFor({n.inputs.at(0)}, out);
-    Opnd x = operand(n.inputs.at(0), out, rows, cols);
+    const View w = viewFor({n.inputs.at(0)}, out);
+    Opnd x = operand(n.inputs.at(0), w.target, w.rows, w.cols);
     if (p == 2) x = map2("mul", x, again(x));
     if (p == 0.5) x = map1("recip", map1("rsqrt", x));
     if (p == -1) x = map1("recip", x);
     if (p == -0.5) x = map1("rsqrt", x);
-    define(n.outputs.at(0), x, out);
+    define(n.outputs.at(0), x, out, w.repl);
   }
 
   /// A 2-D operand of a product: leaves take any layout; a computed value its own view.
@@ -439,10 +470,12 @@ class Lowering {
       w.shape = shape2;
       return leafOperand(w, shape2, shape2[0], shape2[1]);
     }
-    if (v.rows != shape2[0] || v.cols != shape2[1])
-      fail("O-204", fmt::format("computed value '{}' is seen as {}x{} but the product needs it as {}x{}", name, v.rows, v.cols,
+    Opnd o{take(v.stream), v.rows, v.cols};
+    if (v.repl) o = extractColumn(o);
+    if (o.rows != shape2[0] || o.cols != shape2[1])
+      fail("O-204", fmt::format("computed value '{}' is seen as {}x{} but the product needs it as {}x{}", name, o.rows, o.cols,
                                 shape2[0], shape2[1]));
-    return {take(v.stream), v.rows, v.cols};
+    return o;
   }
 
   void matmul(const OnnxNode& n) {
@@ -521,11 +554,13 @@ class Lowering {
       w.shape = {rows, cols};
       return leafOperand(w, w.shape, rows, cols);
     }
-    if (!trailing || v.rows != rows || v.cols != cols)
+    Opnd o{take(v.stream), v.rows, v.cols};
+    if (v.repl) o = extractColumn(o);
+    if (!trailing || o.rows != rows || o.cols != cols)
       fail("O-204", fmt::format("computed value '{}' (shape [{}], seen as {}x{}) would need a relayout to rows over axes "
                                 "[{}]: only the trailing axes of a computed value form rows",
                                 name, fmt::join(v.shape, ", "), v.rows, v.cols, fmt::join(reduced, ", ")));
-    return {take(v.stream), rows, cols};
+    return o;
   }
 
   size_t axisOf(int64_t axis, size_t rank) {
@@ -574,14 +609,13 @@ class Lowering {
     if (n.op == "ReduceMax") {
       // rowmax fills the row with its max; a matmul with e0 = [1, 0, ...]^T keeps column 0.
       r = map1("rowmax", x);
-      const Opnd e0 = unitColumn(cols);
-      r = map("matmul", r, &e0, rows, 1);
     } else {
-      const Opnd ones = fillTable(1.0f, cols, 1);
-      r = map("matmul", x, &ones, rows, 1);
-      if (n.op == "ReduceMean") r = map2("mul", r, fillTable(float(1.0 / double(cols)), rows, 1));
+      r = map1("rowsum", x);
+      if (n.op == "ReduceMean") r = map2("mul", r, fillTable(float(1.0 / double(cols)), rows, cols));
     }
-    define(n.outputs.at(0), r, shapeOf(n.outputs.at(0)));
+    // rowmax and rowsum fill each row with its result: the value is column-replicated, and a
+    // consumer that needs [rows, 1] extracts column 0 (extractColumn).
+    define(n.outputs.at(0), r, shapeOf(n.outputs.at(0)), true);
   }
 
   Opnd unitColumn(int64_t rows) {
@@ -637,7 +671,7 @@ class Lowering {
     const std::vector<int64_t> shape = shapeOf(name);
     requireFloat(name, nullptr);
     const Val& v = val(name);
-    const auto [rows, cols] = v.leaf ? canonicalView(shape) : std::make_pair(v.rows, v.cols);
+    const auto [rows, cols] = v.leaf ? canonicalView(shape) : std::make_pair(v.rows, v.repl ? int64_t(1) : v.cols);
     const Opnd o = operand(name, shape, rows, cols);
     for (int bf = 0; bf < 2; ++bf) {
       auto it = err_[bf].find(streamOfUse(o.stream));

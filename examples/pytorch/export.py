@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Writes the PyTorch examples of docs/onnx.md: for each block, <block>/model.onnx, its inputs
+(<block>/data/<input>.npy) and PyTorch's own outputs (<block>/data/<output>.npy), all as 2-D
+float32 arrays [product of the leading dims, last dim].
+
+Run with Debian's python3-torch and python3-onnx (scripts/bootstrap.sh installs them):
+    /usr/bin/python3 examples/pytorch/export.py
+Deterministic: seeded weights and inputs; the files are committed, so the tests need no torch.
+"""
+import os
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class RMSNorm(torch.nn.Module):
+    """Llama's RMSNorm: x * rsqrt(mean(x^2) + eps) * w, written in plain operators."""
+
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = torch.nn.Parameter(1.0 + 0.1 * torch.randn(dim))
+
+    def forward(self, x):
+        return x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class DenseBlock(torch.nn.Module):
+    """One decode step of a Llama-style dense decoder block at small dims: RMSNorm, a single
+    attention head over a KV cache given as inputs (no RoPE, no KV append), the output
+    projection and residual, RMSNorm, the SwiGLU MLP (SiLU written as x * sigmoid(x)) and
+    residual. Weights are stored [in, out] so the graph multiplies x @ W as PyTorch does."""
+
+    def __init__(self, dim, ffn):
+        super().__init__()
+        s = dim ** -0.5
+        self.norm1, self.norm2 = RMSNorm(dim), RMSNorm(dim)
+        self.wq, self.wo = (torch.nn.Parameter(s * torch.randn(dim, dim)) for _ in range(2))
+        self.w_gate, self.w_up = (torch.nn.Parameter(s * torch.randn(dim, ffn)) for _ in range(2))
+        self.w_down = torch.nn.Parameter(ffn ** -0.5 * torch.randn(ffn, dim))
+        self.scale = dim ** -0.5
+
+    def forward(self, x, k_cache, v_cache):
+        h = self.norm1(x)
+        q = h @ self.wq
+        p = torch.softmax((q * self.scale) @ k_cache.transpose(0, 1), dim=-1)
+        x = x + (p @ v_cache) @ self.wo
+        h = self.norm2(x)
+        g = h @ self.w_gate
+        return x + ((g * torch.sigmoid(g)) * (h @ self.w_up)) @ self.w_down
+
+
+def write(block, name, inputs, dims):
+    d = os.path.join(HERE, name)
+    os.makedirs(os.path.join(d, "data"), exist_ok=True)
+    names = list(inputs)
+    with torch.no_grad():
+        y = block(*inputs.values())
+        torch.onnx.export(block, tuple(inputs.values()), os.path.join(d, "model.onnx"), input_names=names,
+                          output_names=["y"], opset_version=14, do_constant_folding=True)
+    for n, t in list(inputs.items()) + [("y", y)]:
+        a = t.detach().numpy().astype(np.float32)
+        np.save(os.path.join(d, "data", n + ".npy"), a.reshape(-1, a.shape[-1]))
+    with open(os.path.join(d, "dims.txt"), "w") as f:  # read by scripts/pytorch_blocks.sh
+        f.write(f"{dims} {next(iter(inputs.values())).shape[0]}\n")
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    dim, ffn, tokens, kv = 16, 32, 2, 16  # every tile row a whole 64-byte DRAM piece (M-305)
+    write(DenseBlock(dim, ffn), "dense_block",
+          {"x": torch.randn(tokens, dim), "k_cache": torch.randn(kv, dim), "v_cache": torch.randn(kv, dim)},
+          f"D{dim}-F{ffn}-KV{kv}")

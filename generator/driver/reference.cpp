@@ -1,0 +1,55 @@
+// compareWithReference: element-wise relative error against a reference folder.
+#include "driver/reference.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "common/fp.hpp"
+#include "driver/inputs.hpp"
+#include "support/diag.hpp"
+
+namespace stepgen {
+
+double maxRelError(const Matrix& got, const Matrix& want) {
+  double scale = 0, worst = 0;
+  for (uint32_t w : want.data) scale = std::max(scale, std::fabs(double(bitsToFloat(w))));
+  for (size_t i = 0; i < want.data.size() && i < got.data.size(); ++i) {
+    const double a = bitsToFloat(got.data[i]), e = bitsToFloat(want.data[i]);
+    if (std::isnan(a) && std::isnan(e)) continue;
+    const double err = a == e ? 0.0 : std::fabs(a - e);  // equal infinities agree
+    const double rel = err / std::max({std::fabs(e), 1e-3 * scale, 1e-30});
+    worst = std::max(worst, std::isnan(rel) ? INFINITY : rel);
+  }
+  return worst;
+}
+
+ReferenceCheck compareWithReference(const std::map<std::string, Matrix>& outputs, const std::filesystem::path& dir,
+                                    const std::string& format) {
+  ReferenceCheck r;
+  std::ifstream tol(dir / "tolerance.txt");
+  std::string f;
+  double v = 0;
+  bool found = false;
+  while (tol >> f >> v)
+    if (f == format) found = true, r.tolerance = v;
+  if (!found)
+    throw DiagError("R-401", SourceLoc{(dir / "tolerance.txt").string()},
+                    fmt::format("no '{} <tolerance>' line (stepgen import onnx --data writes it)", format));
+  for (const auto& [name, m] : outputs) {
+    const auto p = dir / (name + ".npy");
+    if (!std::filesystem::exists(p)) continue;
+    const Matrix want = fromNpy(p);
+    if (want.data.size() != m.data.size())
+      throw DiagError("R-402", SourceLoc{p.string()},
+                      fmt::format("{} values, output {} has {}", want.data.size(), name, m.data.size()));
+    r.maxRelErr = std::max(r.maxRelErr, maxRelError(m, want));
+    ++r.outputs;
+  }
+  if (r.outputs == 0) throw DiagError("R-401", SourceLoc{dir.string()}, "no <output tensor>.npy of this graph here");
+  return r;
+}
+
+}  // namespace stepgen

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# docs/results/pytorch_blocks.csv: each PyTorch example (examples/pytorch) imported with
+# `stepgen import onnx`, verified in the model and Verilator on arch/onnx_small.yaml, and
+# compared with PyTorch's own outputs (verify --reference).
+# usage: scripts/pytorch_blocks.sh <stepgen> <work dir> <csv>
+set -euo pipefail
+sg="$1"; work="$2"; csv="$3"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$work"
+rows=()
+for block in dense_block; do
+  d="$root/examples/pytorch/$block"
+  "$sg" import onnx "$d/model.onnx" -o "$work/$block/import" --data "$d/data"
+  "$sg" verify --arch "$root/arch/onnx_small.yaml" --graph "$work/$block/import/graph.yaml" \
+    --inputs "$work/$block/import/inputs" -o "$work/$block/verify" --reference "$work/$block/import/expected" \
+    --build-cache "$work/cache" --max-cycle-error 5
+  rows+=("$(python3 - "$d" "$work/$block/verify" "$block" <<'PY'
+import json, re, sys
+d, v, block = sys.argv[1:4]
+r = json.load(open(v + "/report.json"))
+ref = open(v + "/reference.txt").read()
+m = re.search(r"max rel err (\S+) vs tolerance (\S+)", ref)
+dims = open(d + "/dims.txt").read().split()
+print(",".join([block, dims[0], dims[1], str(r["sections"]["count"]), str(r["model"]["cycles"]), str(r["rtl"]["cycles"]),
+                f'{r["cycle_error_percent"]:.2f}', "yes" if r["outputs_equal"] else "no", m.group(1), m.group(2)]))
+PY
+)")
+done
+{
+  echo "block,dims,batch,sections,model_cycles,rtl_cycles,error_pct,outputs_bit_exact,max_rel_err_vs_pytorch,tolerance"
+  printf '%s\n' "${rows[@]}"
+} > "$csv"
+cat "$csv"
