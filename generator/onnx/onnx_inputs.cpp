@@ -62,6 +62,17 @@ void apply(const OnnxLayoutStep& s, std::vector<int64_t>& shape, std::vector<flo
       shape = s.ints;
       return;
     }
+    case OnnxLayoutStep::Kind::Slice: {  // count elements from start by step along axis
+      const size_t axis = size_t(s.ints.at(0));
+      const std::vector<int64_t> st = stridesOf(shape);
+      std::vector<int64_t> to = shape, step = st;
+      to[axis] = s.ints.at(3);
+      step[axis] = st[axis] * s.ints.at(2);
+      std::vector<float> base(v.begin() + st[axis] * s.ints.at(1), v.end());
+      v = gather(base, to, step);
+      shape = to;
+      return;
+    }
     case OnnxLayoutStep::Kind::Scale:
       for (float& x : v) x *= s.scale;
       return;

@@ -21,7 +21,8 @@ namespace {
 const char* const kSupported[] = {"Add",        "Sub",       "Mul",       "Div",        "Neg",           "Exp",
                                   "Sigmoid",    "Sqrt",      "Reciprocal", "Pow",       "MatMul",        "Gemm",
                                   "Softmax",    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceSumSquare", "Transpose",
-                                  "Reshape",    "Flatten",   "Squeeze",   "Unsqueeze",  "Identity",      "Constant"};
+                                  "Reshape",    "Flatten",   "Squeeze",   "Unsqueeze",  "Identity",      "Constant",
+                                  "Slice",      "Concat"};
 
 int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to = SIZE_MAX) {
   int64_t n = 1;
@@ -372,6 +373,8 @@ class Lowering {
     if (op == "Softmax") return softmax(n);
     if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" || op == "ReduceSumSquare") return reduce(n);
     if (op == "Transpose" || op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") return layout(n);
+    if (op == "Slice") return slice(n);
+    if (op == "Concat") return concat(n);
     fail("O-201", fmt::format("operator {} is not supported; supported: {}", op, onnxSupportedOps()));
   }
 
@@ -665,6 +668,121 @@ class Lowering {
                                 "value's layout (transpose or regroup inputs and constants instead)",
                                 n.op, n.inputs.at(0), fmt::join(v.shape, ", "), fmt::join(out, ", "), v.rows, v.cols));
     vals_[n.outputs.at(0)] = w;
+  }
+
+  /// The integers of a constant input or, before opset 10, of attribute `attr`.
+  std::vector<int64_t> intsOf(const OnnxNode& n, size_t input, const std::string& attr, bool required) {
+    if (n.inputs.size() > input && !n.inputs[input].empty()) {
+      const OnnxTensor* t = constant(n.inputs[input]);
+      if (!t || t->isFloat) fail("O-202", fmt::format("input {} ('{}') must be an integer constant", input, n.inputs[input]));
+      return t->i;
+    }
+    auto it = n.attrs.find(attr);
+    if (it != n.attrs.end()) return it->second.ints;
+    if (required) fail("O-202", fmt::format("no '{}' given", attr));
+    return {};
+  }
+
+  /// A 0/1 matrix [rows, cols] with ones at (r0 + k, c0 + k), k < count: multiplying by it
+  /// selects or places rows or columns (each word times 1 plus zeros: exact for finite values).
+  Opnd placement(int64_t rows, int64_t cols, int64_t r0, int64_t c0, int64_t count) {
+    OnnxTensor t;
+    t.shape = {rows, cols};
+    t.f.assign(size_t(rows * cols), 0.0f);
+    for (int64_t k = 0; k < count; ++k) t.f[size_t((r0 + k) * cols + c0 + k)] = 1.0f;
+    const std::string name = fmt::format("place{}", imp_.constants.size());
+    imp_.constants[name] = t;
+    Val v;
+    v.leaf = true;
+    v.source = name;
+    v.shape = t.shape;
+    return leafOperand(v, t.shape, rows, cols);
+  }
+
+  /// Slice: folded into a leaf's data; on a computed value, along the last axis (a product
+  /// with a column selection) or the first (rows) with step 1.
+  void slice(const OnnxNode& n) {
+    const bool old = g_.opset < 10;  // before 10: starts, ends, axes attributes; no steps
+    const std::vector<int64_t> starts = intsOf(n, old ? 99 : 1, "starts", true), ends = intsOf(n, old ? 99 : 2, "ends", true);
+    std::vector<int64_t> axes = intsOf(n, old ? 99 : 3, "axes", false), steps = old ? std::vector<int64_t>{} : intsOf(n, 4, "", false);
+    const Val& v = val(n.inputs.at(0));
+    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
+    if (axes.empty())
+      for (size_t k = 0; k < starts.size(); ++k) axes.push_back(int64_t(k));
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    if (v.leaf) {
+      Val w = v;
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const size_t a = axisOf(axes[k], v.shape.size());
+        const int64_t dim = v.shape[a], st = steps.at(k);
+        if (st == 0) fail("O-202", "a Slice step of 0");
+        int64_t b = starts[k] < 0 ? starts[k] + dim : starts[k];
+        b = st > 0 ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, 0, dim - 1);
+        w.steps.push_back({OnnxLayoutStep::Kind::Slice, {int64_t(a), b, st, out[a]}});
+      }
+      w.shape = out;
+      vals_[n.outputs.at(0)] = w;
+      return;
+    }
+    size_t changed = SIZE_MAX;
+    for (size_t a = 0; a < out.size(); ++a)
+      if (out[a] != v.shape[a]) {
+        if (changed != SIZE_MAX) fail("O-204", "a Slice of a computed value along more than one axis");
+        changed = a;
+      }
+    if (changed == SIZE_MAX) {  // nothing removed
+      vals_[n.outputs.at(0)] = v;
+      return;
+    }
+    size_t k = 0;
+    while (k < axes.size() && axisOf(axes[k], v.shape.size()) != changed) ++k;
+    const int64_t dim = v.shape[changed];
+    const int64_t b = std::clamp<int64_t>(starts.at(k) < 0 ? starts[k] + dim : starts[k], 0, dim);
+    if (steps.at(k) != 1) fail("O-204", "a Slice of a computed value with a step other than 1");
+    Opnd x = operand(n.inputs.at(0), v.shape, v.rows, v.repl ? 1 : v.cols);
+    if (changed + 1 == v.shape.size()) {
+      const Opnd sel = placement(x.cols, out[changed], b, 0, out[changed]);
+      define(n.outputs.at(0), map("matmul", x, &sel, x.rows, out[changed]), out);
+    } else if (changed == 0 && x.rows == product(v.shape, 0, v.shape.size() - 1)) {
+      const int64_t rows = product(out, 0, out.size() - 1), per = x.rows / v.shape[0];
+      const Opnd sel = placement(rows, x.rows, 0, b * per, rows);
+      define(n.outputs.at(0), map("matmul", sel, &x, rows, x.cols), out);
+    } else {
+      fail("O-204", fmt::format("a Slice of computed value '{}' along axis {}: only the last axis (columns) or the first "
+                                "(rows) of a computed value", n.inputs.at(0), changed));
+    }
+  }
+
+  /// Concat along the last axis (each part times a matrix placing its columns, summed) or
+  /// the first (rows placed likewise).
+  void concat(const OnnxNode& n) {
+    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
+    const size_t axis = axisOf(intAttr(n, "axis").value_or(0), out.size());
+    const bool last = axis + 1 == out.size();
+    if (!last && axis != 0)
+      fail("O-204", fmt::format("Concat along axis {} of rank {}: only the last axis (columns) or the first (rows)", axis,
+                                out.size()));
+    const auto [rows, cols] = canonicalView(out);
+    Opnd sum;
+    int64_t at = 0;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const Val& v = val(n.inputs[i]);
+      const auto [r, c] = canonicalView(v.shape);
+      if (product(v.shape) == 0) continue;
+      Opnd x = operand(n.inputs[i], v.shape, r, c);
+      Opnd placed;
+      if (last) {
+        const Opnd p = placement(c, cols, 0, at, c);
+        placed = map("matmul", x, &p, rows, cols);
+        at += c;
+      } else {
+        const Opnd p = placement(rows, r, at, 0, r);
+        placed = map("matmul", p, &x, rows, cols);
+        at += r;
+      }
+      sum = i == 0 ? placed : map2("add", sum, placed);
+    }
+    define(n.outputs.at(0), sum, out);
   }
 
   void storeOutput(const std::string& name) {

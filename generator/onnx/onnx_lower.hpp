@@ -18,8 +18,9 @@ namespace stepgen {
 
 /// One layout step applied to a source tensor's data, in order (numpy semantics).
 struct OnnxLayoutStep {
-  enum class Kind { Transpose, Reshape, Broadcast, Scale } kind;
-  std::vector<int64_t> ints;  ///< Transpose: perm; Reshape / Broadcast: the new shape
+  enum class Kind { Transpose, Reshape, Broadcast, Scale, Slice } kind;
+  /// Transpose: perm; Reshape / Broadcast: the new shape; Slice: axis, start, step, count
+  std::vector<int64_t> ints;
   float scale = 1.0f;         ///< Scale: every value times this (Gemm's beta), in fp32
 };
 
