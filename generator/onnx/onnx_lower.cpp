@@ -91,6 +91,7 @@ class Lowering {
       imp_.graphInputs.push_back(in);
     }
     for (const auto& [name, t] : g_.initializers) vals_[name] = leafOf(name);
+    findSqrtDivisors(live);
     for (const OnnxNode& n : g_.nodes) {
       if (!live.count(n.index)) continue;
       node_ = &n;
@@ -112,6 +113,7 @@ class Lowering {
   std::map<std::string, std::string> tensorLines_;
   std::vector<std::string> tensorOrder_;
   int nextOp_ = 0;
+  std::set<std::string> sqrtDivisors_;  ///< outputs of Sqrt nodes fused into their Div (findSqrtDivisors)
   /// Per stream (index), the relative error bound of its values with fp32 / bf16 matmul
   /// operands; a stream not yet listed (a load) is exact.
   std::map<int, double> err_[2];
@@ -152,6 +154,24 @@ class Lowering {
     v.source = name;
     v.shape = shapeOf(name);
     return v;
+  }
+
+  /// Sqrt nodes whose one consumer divides by them: x / sqrt(y) becomes x * rsqrt(y) (one
+  /// function instead of rsqrt, recip and recip again: RMSNorm's normalisation).
+  void findSqrtDivisors(const std::set<int>& live) {
+    std::map<std::string, int> uses;
+    for (const auto& o : g_.outputs) ++uses[o];
+    std::map<std::string, const OnnxNode*> producer;
+    for (const OnnxNode& n : g_.nodes) {
+      if (!live.count(n.index)) continue;
+      for (const auto& i : n.inputs) ++uses[i];
+      for (const auto& o : n.outputs) producer[o] = &n;
+    }
+    for (const OnnxNode& n : g_.nodes) {
+      if (!live.count(n.index) || n.op != "Div") continue;
+      auto p = producer.find(n.inputs.at(1));
+      if (p != producer.end() && p->second->op == "Sqrt" && uses[n.inputs[1]] == 1) sqrtDivisors_.insert(n.inputs[1]);
+    }
   }
 
   std::set<int> liveNodes() const {
@@ -395,7 +415,8 @@ class Lowering {
     const View w = viewFor(n.inputs, out);
     Opnd a = operand(n.inputs.at(0), w.target, w.rows, w.cols);
     Opnd b = operand(n.inputs.at(1), w.target, w.rows, w.cols, n.op != "Div");
-    if (n.op == "Div") b = widen(map1("recip", b), w.rows, w.cols);  // a / b = a * recip(b) (docs/hardware.md section 3)
+    // a / b = a * recip(b) (docs/hardware.md section 3); a / sqrt(y) = a * rsqrt(y).
+    if (n.op == "Div") b = widen(map1(sqrtDivisors_.count(n.inputs[1]) ? "rsqrt" : "recip", b), w.rows, w.cols);
     const char* fn = n.op == "Add" ? "add" : n.op == "Sub" ? "sub" : "mul";
     define(n.outputs.at(0), map2(fn, a, b), out, w.repl);
   }
@@ -425,6 +446,10 @@ class Lowering {
     const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
     const View w = viewFor(n.inputs, out);
     const int64_t rows = w.rows, cols = w.cols;
+    if (n.op == "Sqrt" && sqrtDivisors_.count(n.outputs.at(0))) {  // its Div takes rsqrt of the input
+      vals_[n.outputs.at(0)] = vals_.at(n.inputs.at(0));
+      return;
+    }
     if (n.op == "Identity" && vals_.at(n.inputs.at(0)).leaf) {
       vals_[n.outputs.at(0)] = vals_.at(n.inputs.at(0));
       return;
