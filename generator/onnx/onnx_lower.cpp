@@ -124,18 +124,16 @@ class Lowering {
     throw DiagError(id, SourceLoc{g_.path}, where + msg);
   }
 
-  void requireFloat(const std::string& v, const OnnxNode* n) {
+  /// O-103 unless value `v` is float32 (the current node, if any, is named).
+  void requireFloat(const std::string& v) const {
     auto it = g_.elemTypes.find(v);
     if (it != g_.elemTypes.end() && it->second != 1) {
-      const OnnxNode* keep = node_;
-      node_ = n;
       static const std::map<int, const char*> names = {{2, "uint8"},  {3, "int8"},     {5, "int16"},  {6, "int32"},
                                                        {7, "int64"},  {9, "bool"},     {10, "float16"}, {11, "double"},
                                                        {16, "bfloat16"}};
       auto nm = names.find(it->second);
       fail("O-103", fmt::format("value '{}' has element type {}; the fabric computes in float32", v,
                                 nm == names.end() ? std::to_string(it->second) : nm->second));
-      node_ = keep;
     }
   }
 
@@ -327,7 +325,7 @@ class Lowering {
   /// taken as it is; otherwise its column 0 is extracted first.
   Opnd operand(const std::string& name, const std::vector<int64_t>& target, int64_t rows, int64_t cols, bool widenIt = true) {
     const Val& v = val(name);
-    requireFloat(name, node_);
+    requireFloat(name);
     if (v.leaf) return leafOperand(v, target, rows, cols);
     Opnd o{take(v.stream), v.rows, v.cols};
     std::vector<int64_t> s(target.size() - std::min(target.size(), v.shape.size()), 1);  // right-aligned
@@ -491,7 +489,7 @@ class Lowering {
   /// A 2-D operand of a product: leaves take any layout; a computed value its own view.
   Opnd matrixOperand(const std::string& name, const std::vector<int64_t>& shape2) {
     const Val& v = val(name);
-    requireFloat(name, node_);
+    requireFloat(name);
     if (v.leaf) {
       Val w = v;
       if (w.shape != shape2) w.steps.push_back({OnnxLayoutStep::Kind::Reshape, shape2});
@@ -566,7 +564,7 @@ class Lowering {
   /// value must already be laid out so (trailing axes, its own view).
   Opnd rowOperand(const std::string& name, const std::vector<size_t>& reduced) {
     const Val& v = val(name);
-    requireFloat(name, node_);
+    requireFloat(name);
     std::vector<int64_t> perm;
     for (size_t a = 0; a < v.shape.size(); ++a)
       if (!std::count(reduced.begin(), reduced.end(), a)) perm.push_back(int64_t(a));
@@ -812,7 +810,7 @@ class Lowering {
 
   void storeOutput(const std::string& name) {
     const std::vector<int64_t> shape = shapeOf(name);
-    requireFloat(name, nullptr);
+    requireFloat(name);
     const Val& v = val(name);
     const auto [rows, cols] = v.leaf ? canonicalView(shape) : std::make_pair(v.rows, v.repl ? int64_t(1) : v.cols);
     const Opnd o = operand(name, shape, rows, cols);
