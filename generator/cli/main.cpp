@@ -372,7 +372,7 @@ int main(int argc, char** argv) {
   auto* importCmd = app.add_subcommand("import", "read a model from a standard format into a STeP graph (docs/onnx.md)");
   importCmd->require_subcommand(1);
   auto* onnxCmd = importCmd->add_subcommand(
-      "onnx", "an ONNX model (opsets 7-17, float32, static shapes) to <out>/graph.yaml and <out>/inputs/ (its constants, "
+      "onnx", "an ONNX model (opsets 1-17, float32, static shapes) to <out>/graph.yaml and <out>/inputs/ (its constants, "
               "and with --data its inputs); one tile per ONNX value, layout operators folded into the input tensors");
   onnxCmd->add_option("model", oModel, "the .onnx file")->required()->check(CLI::ExistingFile);
   onnxCmd->add_option("-o,--out", oOut, "output folder (replaced; not left behind on an error)")->required();
@@ -398,7 +398,12 @@ int main(int argc, char** argv) {
   auto* onnxStudyCmd = studyCmd->add_subcommand(
       "onnx-conformance", "ONNX's own node tests (libonnx-testdata): import, model, compare with the expected outputs "
                           "(docs/results/onnx_conformance.md)");
-  onnxStudyCmd->add_option("--data", oco.dataDir, "folder of ONNX node tests")->check(CLI::ExistingDirectory);
+  oco.rtlArchPath = std::string(STEPGEN_ROOT) + "/arch/onnx_small.yaml";
+  onnxStudyCmd->add_option("--data", oco.dataDirs, "folders of ONNX test folders (default: libonnx-testdata's node, "
+                                                    "pytorch-converted, pytorch-operator)")->check(CLI::ExistingDirectory);
+  onnxStudyCmd->add_option("--rtl-arch", oco.rtlArchPath, "bounded fabric the tests that map onto it run on in Verilator "
+                                                          "(\"\" for none)");
+  onnxStudyCmd->add_option("--build-cache", oco.buildCache, "folder that keeps the verilated fabric between runs");
   onnxStudyCmd->add_option("--arch", oco.archPath, "fabric the model runs on")->check(CLI::ExistingFile);
   onnxStudyCmd->add_option("--only", oco.only, "run only the tests whose name contains this");
   studyFiles(onnxStudyCmd, oco.workDir, oco.csvPath, oco.mdPath);

@@ -409,6 +409,8 @@ class Lowering {
   }
 
   void binary(const OnnxNode& n) {
+    if (g_.opset < 7 && intAttr(n, "broadcast").value_or(0))
+      fail("O-202", "the legacy broadcast attribute (before opset 7: broadcast along 'axis') is not supported");
     const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
     const View w = viewFor(n.inputs, out);
     Opnd a = operand(n.inputs.at(0), w.target, w.rows, w.cols);

@@ -9,9 +9,10 @@
 
 namespace stepgen {
 
-/// The ONNX opsets (default domain) the importer reads: ONNX 1.12 defines up to 17; 7 is
-/// where numpy-style broadcasting of the arithmetic operators begins.
-constexpr int64_t kOnnxMinOpset = 7;
+/// The ONNX opsets (default domain) the importer reads: ONNX 1.12 defines up to 17. Before
+/// 7 the arithmetic operators broadcast by a `broadcast` / `axis` attribute, which the
+/// importer refuses (O-202) when it is set.
+constexpr int64_t kOnnxMinOpset = 1;
 constexpr int64_t kOnnxMaxOpset = 17;
 
 /// A tensor's value: float32 data as floats, integer types (int32/int64) as int64s.

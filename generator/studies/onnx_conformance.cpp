@@ -12,6 +12,8 @@
 #include "common/fp.hpp"
 #include "driver/inputs.hpp"
 #include "driver/pipeline.hpp"
+#include "driver/reference.hpp"
+#include "driver/report.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
 
@@ -26,7 +28,7 @@ double onnxTolerance(const OnnxImport& imp, bool bf16Operands) {
 namespace {
 
 struct Outcome {
-  std::string test, ops, reason;
+  std::string test, ops, reason, rtl;  ///< rtl: "yes" / "no" / "" (not run)
   bool supported = false, modelOk = false;
   double maxAbs = 0, maxRel = 0, tol = 0;
 };
@@ -71,7 +73,7 @@ void runTest(const fs::path& testDir, const OnnxConformanceOptions& o, bool bf16
   }
   r.supported = true;
   r.tol = onnxTolerance(imp, bf16);
-  const fs::path work = fs::path(o.workDir) / testDir.filename();
+  const fs::path work = fs::path(o.workDir) / r.test;
   fs::remove_all(work);
   fs::create_directories(work / "inputs");
   writeFile(work / "graph.yaml", imp.yaml);
@@ -90,38 +92,55 @@ void runTest(const fs::path& testDir, const OnnxConformanceOptions& o, bool bf16
         r.reason = fmt::format("output {} has {} values, expected {}", imp.outputs[k].name, got.data.size(), want.count());
         return;
       }
-      double scale = 0;
-      for (float e : want.f) scale = std::max(scale, std::fabs(double(e)));
+      Matrix w{1, want.count(), {}};
+      for (float e : want.f) w.data.push_back(floatToBits(e));
+      r.maxRel = std::max(r.maxRel, maxRelError(got, w));
       for (size_t i = 0; i < want.f.size(); ++i) {
         const double a = bitsToFloat(got.data[i]), e = want.f[i];
-        if (std::isnan(e) && std::isnan(a)) continue;
-        const double err = (a == e) ? 0.0 : std::fabs(a - e);  // equal infinities agree
-        const double rel = err / std::max({std::fabs(e), 1e-3 * scale, 1e-30});
-        r.maxAbs = std::max(r.maxAbs, std::isnan(err) ? INFINITY : err);
-        r.maxRel = std::max(r.maxRel, std::isnan(rel) ? INFINITY : rel);
+        if (a != e && !(std::isnan(a) && std::isnan(e))) r.maxAbs = std::max(r.maxAbs, std::fabs(a - e));
       }
     }
   }
   if (r.maxRel > r.tol) {
     r.modelOk = false;
     r.reason = "outside the tolerance";
+    return;
+  }
+  if (o.rtlArchPath.empty()) return;
+  // In RTL where the graph maps onto the fabric (many node tests do not: rows of their
+  // tensors narrower than a 64-byte DRAM piece, M-305), on the last data set's inputs.
+  VerifyOptions vo;
+  vo.archPath = o.rtlArchPath;
+  vo.graphPath = (work / "graph.yaml").string();
+  vo.inputsDir = (work / "inputs").string();
+  vo.outDir = (work / "rtl").string();
+  vo.buildCache = o.buildCache;
+  try {
+    const VerifyReport vr = verify(vo);
+    r.rtl = vr.outputsEqual && vr.rtl.status == "ok" ? "yes" : "no";
+    if (r.rtl == "no") r.reason = "RTL outputs differ from the model's: " + vr.firstMismatch + vr.rtl.status;
+  } catch (const DiagError& e) {
+    r.reason = "not in RTL: " + reasonOf(e);
   }
 }
 
 }  // namespace
 
 int runOnnxConformance(const OnnxConformanceOptions& o) {
-  if (!fs::is_directory(o.dataDir))
-    throw DiagError("R-401", SourceLoc{o.dataDir}, "no ONNX node tests here (install libonnx-testdata)");
   const ArchModel arch = loadArch(o.archPath);
   const bool bf16 = arch.cu.format == NumberFormat::Bf16Fp32;
   std::vector<Outcome> rows;
-  const std::vector<fs::path> tests = sortedDirs(o.dataDir, "test_");
-  if (tests.empty()) throw DiagError("R-401", SourceLoc{o.dataDir}, "no test_* folders");
-  for (const fs::path& t : tests) {
-    if (!o.only.empty() && t.filename().string().find(o.only) == std::string::npos) continue;
+  std::vector<std::pair<std::string, fs::path>> tests;  // name, folder
+  for (const std::string& d : o.dataDirs) {
+    if (!fs::is_directory(d)) throw DiagError("R-401", SourceLoc{d}, "no ONNX tests here (install libonnx-testdata)");
+    const std::string prefix = fs::path(d).filename() == "node" ? "" : fs::path(d).filename().string() + "/";
+    for (const fs::path& t : sortedDirs(d, "test_")) tests.emplace_back(prefix + t.filename().string(), t);
+  }
+  if (tests.empty()) throw DiagError("R-401", SourceLoc{}, "no test_* folders in the data folders");
+  for (const auto& [name, t] : tests) {
+    if (!o.only.empty() && name.find(o.only) == std::string::npos) continue;
     Outcome r;
-    r.test = t.filename().string();
+    r.test = name;
     try {
       runTest(t, o, bf16, r);
     } catch (const DiagError& e) {
@@ -134,19 +153,21 @@ int runOnnxConformance(const OnnxConformanceOptions& o) {
     rows.push_back(r);
     if (rows.size() % 100 == 0) std::cerr << fmt::format("onnx-conformance: {} of {} tests\n", rows.size(), tests.size());
   }
-  int supported = 0, passed = 0;
+  int supported = 0, passed = 0, inRtl = 0, rtlOk = 0;
   std::map<std::string, std::pair<int, int>> byOp;  // op: supported, passed
   std::string csv = "test,op,supported,model_ok,rtl_ok,max_abs_err,max_rel_err,tolerance,reason\n";
   for (const Outcome& r : rows) {
     supported += r.supported;
     passed += r.supported && r.modelOk;
+    inRtl += !r.rtl.empty();
+    rtlOk += r.rtl == "yes";
     if (r.supported) {
       auto& c = byOp[r.ops];
       c.first++;
       c.second += r.modelOk;
     }
     csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", r.test, csvSafe(r.ops), r.supported ? "yes" : "no",
-                       r.supported ? (r.modelOk ? "yes" : "no") : "", "", r.supported ? fmt::format("{:.3e}", r.maxAbs) : "",
+                       r.supported ? (r.modelOk ? "yes" : "no") : "", r.rtl, r.supported ? fmt::format("{:.3e}", r.maxAbs) : "",
                        r.supported ? fmt::format("{:.3e}", r.maxRel) : "", r.supported ? fmt::format("{:.3e}", r.tol) : "",
                        csvSafe(r.reason));
   }
@@ -156,9 +177,11 @@ int runOnnxConformance(const OnnxConformanceOptions& o) {
       "output_*.pb. An element passes when |out - expected| <= tolerance x max(|expected|, 1e-3 x the output's largest "
       "|expected|); the tolerance is the sum of the error bounds of the graph's functions (studies/onnx_conformance.hpp). "
       "Tests the importer refuses keep its reason (onnx_conformance.csv).\n\n"
-      "**{} tests; {} supported; {} of them pass in the model; {} fail.**\n\n"
+      "**{} tests; {} supported; {} of them pass in the model; {} fail. In RTL on `{}`: {} map onto it, {} bit-exact "
+      "with the model.**\n\n"
       "| ops of the test | supported tests | pass |\n|---|---:|---:|\n",
-      fs::absolute(o.archPath).lexically_relative(STEPGEN_ROOT).string(), rows.size(), supported, passed, supported - passed);
+      fs::absolute(o.archPath).lexically_relative(STEPGEN_ROOT).string(), rows.size(), supported, passed, supported - passed,
+      o.rtlArchPath.empty() ? "-" : fs::absolute(o.rtlArchPath).lexically_relative(STEPGEN_ROOT).string(), inRtl, rtlOk);
   for (const auto& [op, c] : byOp) md += fmt::format("| {} | {} | {} |\n", op, c.first, c.second);
   md += "\nSupported tests that fail:\n\n";
   for (const Outcome& r : rows)
@@ -167,7 +190,7 @@ int runOnnxConformance(const OnnxConformanceOptions& o) {
   std::cout << md;
   if (!o.csvPath.empty()) writeFile(o.csvPath, csv);
   if (!o.mdPath.empty()) writeFile(o.mdPath, md);
-  return supported == passed ? 0 : 2;
+  return supported == passed && inRtl == rtlOk ? 0 : 2;
 }
 
 }  // namespace stepgen

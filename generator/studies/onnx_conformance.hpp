@@ -10,8 +10,14 @@
 namespace stepgen {
 
 struct OnnxConformanceOptions {
-  std::string dataDir = "/usr/share/libonnx-testdata/data/node";  ///< one folder per test (Debian's libonnx-testdata)
+  /// Folders of test folders (Debian's libonnx-testdata): ONNX's node tests and the models
+  /// converted from PyTorch's tests; a test outside node/ is named <folder>/<test>.
+  std::vector<std::string> dataDirs = {"/usr/share/libonnx-testdata/data/node",
+                                       "/usr/share/libonnx-testdata/data/pytorch-converted",
+                                       "/usr/share/libonnx-testdata/data/pytorch-operator"};
   std::string archPath;     ///< fabric the model runs on (default arch/onnx.yaml: fp32 arithmetic)
+  std::string rtlArchPath;  ///< a bounded fabric: the tests that map onto it also run in Verilator ("" = none)
+  std::string buildCache;   ///< folder for the verilated fabric
   std::string only;         ///< a substring: run only the tests whose name contains it
   std::string workDir = "out/onnx_conformance";
   std::string csvPath, mdPath;
@@ -22,12 +28,14 @@ struct OnnxConformanceOptions {
 /// 2^-23 for the reference's own rounding.
 double onnxTolerance(const OnnxImport& imp, bool bf16Operands);
 
-/// Runs every test folder under dataDir (sorted by name): import (unsupported tests keep the
-/// importer's reason), `stepgen model` on each test_data_set, comparison with output_*.pb.
+/// Runs every test folder under dataDirs (sorted by name): import (unsupported tests keep the
+/// importer's reason), `stepgen model` on each test_data_set, comparison with output_*.pb;
+/// then, when the graph maps onto rtlArchPath, verify (model and Verilator, bit-exact).
 /// An element passes when |out - expected| <= tolerance x max(|expected|, 1e-3 x the
 /// output's largest |expected|). Writes the CSV (test, op, supported, model_ok, rtl_ok,
 /// max_abs_err, max_rel_err, tolerance, reason) and a markdown summary. Returns 0 when every
-/// supported test passes, 2 otherwise. Throws DiagError when dataDir has no tests.
+/// supported test passes and every RTL run is bit-exact, 2 otherwise. Throws DiagError R-401
+/// when a data folder is missing or none has tests.
 int runOnnxConformance(const OnnxConformanceOptions& o);
 
 }  // namespace stepgen
