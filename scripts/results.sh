@@ -38,10 +38,11 @@ W=out/results            # work folders of the studies
 prov=$R/provenance.csv
 
 # name | tier | files written (space-separated) | command (run with bash -c from the root).
-# `stepgen synth` exits 3 when the fabric row does not fit its part: a result, not a failure.
+# `stepgen synth` exits 3 when the fabric row does not fit its part, `study onnx-conformance` 2
+# when a supported test misses its tolerance: results, not failures.
 tables=(
 "moe_tiling_full|default|$R/moe_tiling_full.csv $R/moe_tiling_full_table.md|$sg study tiling-full -o $W/tiling_full --csv $R/moe_tiling_full.csv --md $R/moe_tiling_full_table.md"
-"onnx_conformance|default|$R/onnx_conformance.csv $R/onnx_conformance.md|$sg study onnx-conformance -o $W/onnx_conformance --build-cache $W/onnx_conformance_cache --csv $R/onnx_conformance.csv --md $R/onnx_conformance.md"
+"onnx_conformance|default|$R/onnx_conformance.csv $R/onnx_conformance.md|$sg study onnx-conformance -o $W/onnx_conformance --build-cache $W/onnx_conformance_cache --csv $R/onnx_conformance.csv --md $R/onnx_conformance.md || [ \$? -eq 2 ]"
 "pytorch_blocks|default|$R/pytorch_blocks.csv|bash scripts/pytorch_blocks.sh $sg $W/pytorch_blocks $R/pytorch_blocks.csv"
 "decoder_layer|default|$R/decoder_layer.csv $R/decoder_layer.md|$sg study decoder-layer -o $W/decoder_layer --csv $R/decoder_layer.csv --md $R/decoder_layer.md"
 "moe_tiling|default|$R/moe_tiling.csv $R/moe_tiling_table.md|$sg study tiling --rtl --arch arch/moe.yaml -o $W/tiling --csv $R/moe_tiling.csv --md $R/moe_tiling_table.md"
