@@ -8,7 +8,7 @@ sg="$1"; work="$2"; csv="$3"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$work"
 rows=()
-for block in dense_block; do
+for block in dense_block llama_block; do
   d="$root/examples/pytorch/$block"
   "$sg" import onnx "$d/model.onnx" -o "$work/$block/import" --data "$d/data"
   "$sg" verify --arch "$root/arch/onnx_small.yaml" --graph "$work/$block/import/graph.yaml" \

@@ -285,11 +285,18 @@ add_test(NAME e2e_deadlock_single_pass_fifo2 COMMAND bash ${STEPGEN_ROOT}/tests/
          --hierarchical --no-buffering)
 set_tests_properties(e2e_deadlock_single_pass_fifo2 PROPERTIES TIMEOUT 900)
 
-# A PyTorch block through the ONNX importer (examples/pytorch/dense_block, docs/onnx.md): in the
-# model and Verilator on arch/onnx_small.yaml (6 sections), bit-exact, and its output within the
-# importer's tolerance of PyTorch's own (verify --reference exits 2 outside it).
-add_test(NAME e2e_pytorch_dense_block
-         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_dense; rm -rf $d
-           $<TARGET_FILE:stepgen> import onnx ${STEPGEN_ROOT}/examples/pytorch/dense_block/model.onnx -o $d/import --data ${STEPGEN_ROOT}/examples/pytorch/dense_block/data
-           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_small.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
-set_tests_properties(e2e_pytorch_dense_block PROPERTIES TIMEOUT 900)
+# The PyTorch blocks through the ONNX importer (examples/pytorch, docs/onnx.md): in the model
+# and Verilator on arch/onnx_small.yaml (one fabric for both), bit-exact, and the outputs within
+# the importer's tolerance of PyTorch's own (verify --reference exits 2 outside it). The dense
+# block: one head over a KV cache, 6 sections; the Llama block: 2 heads, RoPE, causal mask,
+# 26 sections.
+foreach(block dense_block llama_block)
+  add_test(NAME e2e_pytorch_${block}
+           COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_${block}; rm -rf $d
+             $<TARGET_FILE:stepgen> import onnx ${STEPGEN_ROOT}/examples/pytorch/${block}/model.onnx -o $d/import --data ${STEPGEN_ROOT}/examples/pytorch/${block}/data
+             $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_small.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
+  set_tests_properties(e2e_pytorch_${block} PROPERTIES TIMEOUT 900)
+endforeach()
+# One build of the fabric for both (as e2e_repeat_default's fixture does for arch/default.yaml).
+set_tests_properties(e2e_pytorch_dense_block PROPERTIES FIXTURES_SETUP onnx_small_fabric)
+set_tests_properties(e2e_pytorch_llama_block PROPERTIES FIXTURES_REQUIRED onnx_small_fabric)

@@ -52,6 +52,45 @@ class DenseBlock(torch.nn.Module):
         return x + ((g * torch.sigmoid(g)) * (h @ self.w_up)) @ self.w_down
 
 
+def rope(x, cos, sin):
+    """RoPE's rotate-half form (Llama): x * cos + cat(-x2, x1) * sin over the head dim."""
+    h = x.shape[-1] // 2
+    return x * cos + torch.cat((-x[..., h:], x[..., :h]), dim=-1) * sin
+
+
+class LlamaBlock(torch.nn.Module):
+    """A Llama-style decoder block over a sequence of `tokens` (prefill, causal): RMSNorm,
+    q / k / v projections split into heads, RoPE on q and k, causal softmax attention per
+    head, output projection and residual, RMSNorm, SwiGLU MLP, residual. Weights [in, out]."""
+
+    def __init__(self, dim, heads, ffn, tokens, theta=10000.0):
+        super().__init__()
+        self.heads, self.hd = heads, dim // heads
+        s = dim ** -0.5
+        self.norm1, self.norm2 = RMSNorm(dim), RMSNorm(dim)
+        self.wq, self.wk, self.wv, self.wo = (torch.nn.Parameter(s * torch.randn(dim, dim)) for _ in range(4))
+        self.w_gate, self.w_up = (torch.nn.Parameter(s * torch.randn(dim, ffn)) for _ in range(2))
+        self.w_down = torch.nn.Parameter(ffn ** -0.5 * torch.randn(ffn, dim))
+        inv = theta ** (-torch.arange(0, self.hd, 2).float() / self.hd)
+        ang = torch.outer(torch.arange(tokens).float(), inv)
+        ang = torch.cat((ang, ang), dim=-1)  # [tokens, hd]
+        self.register_buffer("cos", ang.cos()[:, None, :])
+        self.register_buffer("sin", ang.sin()[:, None, :])
+        self.register_buffer("mask", torch.triu(torch.full((tokens, tokens), float("-inf")), 1))
+
+    def forward(self, x):
+        t = x.shape[0]
+        h = self.norm1(x)
+        q = rope((h @ self.wq).reshape(t, self.heads, self.hd), self.cos, self.sin).transpose(0, 1)
+        k = rope((h @ self.wk).reshape(t, self.heads, self.hd), self.cos, self.sin).transpose(0, 1)
+        v = (h @ self.wv).reshape(t, self.heads, self.hd).transpose(0, 1)
+        p = torch.softmax((q * self.hd ** -0.5) @ k.transpose(1, 2) + self.mask, dim=-1)
+        x = x + (p @ v).transpose(0, 1).reshape(t, -1) @ self.wo
+        h = self.norm2(x)
+        g = h @ self.w_gate
+        return x + ((g * torch.sigmoid(g)) * (h @ self.w_up)) @ self.w_down
+
+
 def write(block, name, inputs, dims):
     d = os.path.join(HERE, name)
     os.makedirs(os.path.join(d, "data"), exist_ok=True)
@@ -73,3 +112,6 @@ if __name__ == "__main__":
     write(DenseBlock(dim, ffn), "dense_block",
           {"x": torch.randn(tokens, dim), "k_cache": torch.randn(kv, dim), "v_cache": torch.randn(kv, dim)},
           f"D{dim}-F{ffn}-KV{kv}")
+    dim, heads, ffn, tokens = 64, 2, 64, 16  # head dim 32: RoPE's halves are whole 64-byte rows
+    write(LlamaBlock(dim, heads, ffn, tokens), "llama_block", {"x": torch.randn(tokens, dim)},
+          f"D{dim}-H{heads}-F{ffn}-T{tokens}")

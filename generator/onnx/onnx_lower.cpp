@@ -55,6 +55,10 @@ struct Val {
   /// computed, shape [..., 1]: carried as a [rows, cols] tile whose columns are all equal
   /// (rowsum / rowmax fill the row), so broadcasting it back over cols columns is free.
   bool repl = false;
+  /// computed: Transpose of its last two axes, not formed: the stream holds the value before
+  /// it (view [batch * N, K] for shape [..., K, N]). Only a MatMul's second operand takes it
+  /// (as matmul_t); anything else is O-204.
+  bool tlast = false;
 };
 
 /// An operand as a consumer sees it: a stream name and its view.
@@ -319,12 +323,21 @@ class Lowering {
     return it->second;
   }
 
+  /// val(name) for a consumer that needs the value formed (all but MatMul's second operand).
+  const Val& formed(const std::string& name) {
+    const Val& v = val(name);
+    if (v.tlast)
+      fail("O-204", fmt::format("'{}' transposes the last two axes of a computed value; the fabric forms that only as the "
+                                "second operand of a MatMul (matmul_t)", name));
+    return v;
+  }
+
   /// Operand `name` broadcast to `target` (numpy rules) in view [rows, cols]. Leaves fold the
   /// broadcast into their data; a computed value must be the whole view, its rows, its
   /// columns or a scalar. A column-replicated value (Val::repl) of the same rows and width is
   /// taken as it is; otherwise its column 0 is extracted first.
   Opnd operand(const std::string& name, const std::vector<int64_t>& target, int64_t rows, int64_t cols, bool widenIt = true) {
-    const Val& v = val(name);
+    const Val& v = formed(name);
     requireFloat(name);
     if (v.leaf) return leafOperand(v, target, rows, cols);
     Opnd o{take(v.stream), v.rows, v.cols};
@@ -490,7 +503,7 @@ class Lowering {
 
   /// A 2-D operand of a product: leaves take any layout; a computed value its own view.
   Opnd matrixOperand(const std::string& name, const std::vector<int64_t>& shape2) {
-    const Val& v = val(name);
+    const Val& v = formed(name);
     requireFloat(name);
     if (v.leaf) {
       Val w = v;
@@ -509,13 +522,52 @@ class Lowering {
   void matmul(const OnnxNode& n) {
     const std::vector<int64_t> a = val(n.inputs.at(0)).shape, b = val(n.inputs.at(1)).shape;
     const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    if (b.size() != 2 || a.empty())
-      fail("O-202", fmt::format("MatMul of [{}] by [{}]: the second operand must be 2-D (batched matmul is not supported)",
-                                fmt::join(a, ", "), fmt::join(b, ", ")));
-    const int64_t m = product(a, 0, a.size() - 1), k = a.back();
-    const Opnd x = matrixOperand(n.inputs.at(0), {m, k});
-    const Opnd w = matrixOperand(n.inputs.at(1), b);
-    define(n.outputs.at(0), map("matmul", x, &w, m, b[1]), out);
+    if (a.empty() || b.size() < 2 || (b.size() > 2 && a.size() != b.size()))
+      fail("O-202", fmt::format("MatMul of [{}] by [{}]: the second operand must be 2-D, or both of one rank (a batch of "
+                                "products)", fmt::join(a, ", "), fmt::join(b, ", ")));
+    const Val& bv = val(n.inputs.at(1));
+    const char* fn = bv.tlast ? "matmul_t" : "matmul";  // B^T of a computed B: its rows are B's columns
+    if (b.size() == 2) {
+      const int64_t m = product(a, 0, a.size() - 1), k = a.back();
+      const Opnd x = matrixOperand(n.inputs.at(0), {m, k});
+      const Opnd w = bv.tlast ? Opnd{take(bv.stream), bv.rows, bv.cols} : matrixOperand(n.inputs.at(1), b);
+      define(n.outputs.at(0), map(fn, x, &w, m, b[1]), out);
+      return;
+    }
+    // A batch of products (attention's heads): product i of rows i*M.. of A and i*K.. of B,
+    // each selected (a 0/1 product, or folded into an input's data) and placed at rows i*M..
+    const int64_t batch = product(a, 0, a.size() - 2), m = a[a.size() - 2], k = a.back(), nn = b.back();
+    if (product(b, 0, b.size() - 2) != batch) fail("O-202", "a batched MatMul with broadcast batch dims is not supported");
+    auto part = [&](const std::string& name, int64_t i, int64_t rows, int64_t cols) {
+      const Val& v = val(name);
+      if (v.tlast) {  // rows i*cols.. of the stream before the transpose: [cols, rows] for matmul_t
+        const Opnd x{take(v.stream), v.rows, v.cols};
+        const Opnd sel = placement(cols, batch * cols, 0, i * cols, cols);
+        return map("matmul", sel, &x, cols, rows);
+      }
+      if (v.leaf) {
+        Val w = v;
+        w.steps.push_back({OnnxLayoutStep::Kind::Reshape, {batch * rows, cols}});
+        w.steps.push_back({OnnxLayoutStep::Kind::Slice, {0, i * rows, 1, rows}});
+        w.shape = {rows, cols};
+        return leafOperand(w, w.shape, rows, cols);
+      }
+      Opnd x = canonicalOperand(name);
+      if (batch == 1) return x;
+      const Opnd sel = placement(rows, batch * rows, 0, i * rows, rows);
+      return map("matmul", sel, &x, rows, cols);
+    };
+    Opnd sum;
+    for (int64_t i = 0; i < batch; ++i) {
+      const Opnd x = part(n.inputs.at(0), i, m, k), w = part(n.inputs.at(1), i, k, nn);
+      Opnd c = map(fn, x, &w, m, nn);
+      if (batch > 1) {
+        const Opnd put = placement(batch * m, m, i * m, 0, m);
+        c = map("matmul", put, &c, batch * m, nn);
+      }
+      sum = i == 0 ? c : map2("add", sum, c);
+    }
+    define(n.outputs.at(0), sum, out);
   }
 
   void gemm(const OnnxNode& n) {
@@ -565,7 +617,7 @@ class Lowering {
   /// dims, product of these]. A leaf's data is transposed so they come last; a computed
   /// value must already be laid out so (trailing axes, its own view).
   Opnd rowOperand(const std::string& name, const std::vector<size_t>& reduced) {
-    const Val& v = val(name);
+    const Val& v = formed(name);
     requireFloat(name);
     std::vector<int64_t> perm;
     for (size_t a = 0; a < v.shape.size(); ++a)
@@ -661,7 +713,7 @@ class Lowering {
   }
 
   void layout(const OnnxNode& n) {
-    const Val& v = val(n.inputs.at(0));
+    const Val& v = formed(n.inputs.at(0));
     const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
     Val w = v;
     w.shape = out;
@@ -679,20 +731,73 @@ class Lowering {
       vals_[n.outputs.at(0)] = w;
       return;
     }
-    // A computed value keeps its data order: a regrouping that leaves its view is free.
-    bool sameOrder = n.op != "Transpose";
+    // A computed value: a regrouping that leaves its view is free; another regroups its
+    // data by 0/1 products; a transpose that keeps the last axis permutes rows.
     if (n.op == "Transpose") {
-      std::vector<int64_t> nonUnit;
+      std::vector<int64_t> perm;
       auto it = n.attrs.find("perm");
-      for (size_t k = 0; it != n.attrs.end() && k < it->second.ints.size(); ++k)
-        if (v.shape.at(size_t(it->second.ints[k])) != 1) nonUnit.push_back(it->second.ints[k]);
-      sameOrder = it != n.attrs.end() && std::is_sorted(nonUnit.begin(), nonUnit.end());
+      if (it != n.attrs.end()) perm = it->second.ints;
+      if (perm.empty())
+        for (int64_t k = int64_t(v.shape.size()) - 1; k >= 0; --k) perm.push_back(k);
+      std::vector<int64_t> nonUnit;
+      for (int64_t p : perm)
+        if (v.shape.at(size_t(p)) != 1) nonUnit.push_back(p);
+      if (std::is_sorted(nonUnit.begin(), nonUnit.end()) && canonicalView(out) == std::make_pair(v.rows, v.cols)) {
+        vals_[n.outputs.at(0)] = w;
+        return;
+      }
+      // The last axis moved to second-to-last: a row permutation of the leading axes (if
+      // any) then the swap of the last two, which the MatMul reading it forms (tlast).
+      const int64_t r = int64_t(v.shape.size());
+      if (r >= 2 && perm[size_t(r - 2)] == r - 1) {
+        std::vector<int64_t> q = perm;
+        std::swap(q[size_t(r - 2)], q[size_t(r - 1)]);
+        std::vector<int64_t> qShape;
+        for (int64_t a : q) qShape.push_back(v.shape.at(size_t(a)));
+        bool identity = true;
+        for (int64_t k = 0; k < r; ++k) identity = identity && q[size_t(k)] == k;
+        const Opnd x = canonicalOperand(n.inputs.at(0));
+        define(n.outputs.at(0), identity ? x : rowPermutation(x, v.shape, q), qShape);
+        vals_[n.outputs.at(0)].shape = out;
+        vals_[n.outputs.at(0)].tlast = true;
+        return;
+      }
+      if (perm.back() != int64_t(v.shape.size()) - 1)
+        fail("O-204", fmt::format("Transpose of computed value '{}' moves its last axis: the fabric has no transpose of a "
+                                  "tile (transpose inputs and constants instead)", n.inputs.at(0)));
+      const Opnd x = canonicalOperand(n.inputs.at(0));
+      define(n.outputs.at(0), rowPermutation(x, v.shape, perm), out);
+      return;
     }
-    if (!sameOrder || canonicalView(out) != std::make_pair(v.rows, v.cols))
-      fail("O-204", fmt::format("{} of computed value '{}' from [{}] to [{}] changes its {}x{} view; the fabric keeps a "
-                                "value's layout (transpose or regroup inputs and constants instead)",
-                                n.op, n.inputs.at(0), fmt::join(v.shape, ", "), fmt::join(out, ", "), v.rows, v.cols));
-    vals_[n.outputs.at(0)] = w;
+    const auto [r2, c2] = canonicalView(out);
+    if (std::make_pair(r2, c2) == std::make_pair(v.rows, v.cols) || (v.repl && c2 == 1 && r2 == v.rows)) {
+      vals_[n.outputs.at(0)] = w;
+      return;
+    }
+    const Opnd x = canonicalOperand(n.inputs.at(0));
+    define(n.outputs.at(0), regroup(n.inputs.at(0), x, r2, c2), out);
+  }
+
+  /// Rows of x (shape `in`, canonical view) reordered as Transpose(perm) with the last axis
+  /// kept: out = P x with P the 0/1 permutation of the leading indices.
+  Opnd rowPermutation(const Opnd& x, const std::vector<int64_t>& in, const std::vector<int64_t>& perm) {
+    const size_t lead = in.size() - 1;
+    std::vector<int64_t> outDims, inStride(lead, 1);
+    for (size_t k = lead; k-- > 1;) inStride[k - 1] = inStride[k] * in[k];
+    for (size_t k = 0; k < lead; ++k) outDims.push_back(in.at(size_t(perm[k])));
+    std::vector<std::pair<int64_t, int64_t>> ones;
+    std::vector<int64_t> idx(lead, 0);
+    for (int64_t r = 0; r < x.rows; ++r) {
+      int64_t src = 0;
+      for (size_t k = 0; k < lead; ++k) src += idx[k] * inStride[size_t(perm[k])];
+      ones.emplace_back(r, src);
+      for (size_t k = lead; k-- > 0;) {
+        if (++idx[k] < outDims[k]) break;
+        idx[k] = 0;
+      }
+    }
+    const Opnd p = zeroOne(x.rows, x.rows, ones);
+    return map("matmul", p, &x, x.rows, x.cols);
   }
 
   /// The integers of a constant input or, before opset 10, of attribute `attr`.
@@ -711,10 +816,17 @@ class Lowering {
   /// A 0/1 matrix [rows, cols] with ones at (r0 + k, c0 + k), k < count: multiplying by it
   /// selects or places rows or columns (each word times 1 plus zeros: exact for finite values).
   Opnd placement(int64_t rows, int64_t cols, int64_t r0, int64_t c0, int64_t count) {
+    std::vector<std::pair<int64_t, int64_t>> ones;
+    for (int64_t k = 0; k < count; ++k) ones.emplace_back(r0 + k, c0 + k);
+    return zeroOne(rows, cols, ones);
+  }
+
+  /// A 0/1 matrix [rows, cols] with ones at the given (row, col) places.
+  Opnd zeroOne(int64_t rows, int64_t cols, const std::vector<std::pair<int64_t, int64_t>>& ones) {
     OnnxTensor t;
     t.shape = {rows, cols};
     t.f.assign(size_t(rows * cols), 0.0f);
-    for (int64_t k = 0; k < count; ++k) t.f[size_t((r0 + k) * cols + c0 + k)] = 1.0f;
+    for (const auto& [r, c] : ones) t.f[size_t(r * cols + c)] = 1.0f;
     const std::string name = fmt::format("place{}", imp_.constants.size());
     imp_.constants[name] = t;
     Val v;
@@ -722,6 +834,48 @@ class Lowering {
     v.source = name;
     v.shape = t.shape;
     return leafOperand(v, t.shape, rows, cols);
+  }
+
+  /// A computed value in its canonical view (a column-replicated one's column 0 extracted).
+  Opnd canonicalOperand(const std::string& name) {
+    const Val& v = formed(name);
+    Opnd o{take(v.stream), v.rows, v.cols};
+    if (v.repl) o = extractColumn(o);
+    if (std::make_pair(o.rows, o.cols) != canonicalView(v.shape))
+      fail("O-204", fmt::format("computed value '{}' is seen as {}x{}, not as rows of its last axis", name, o.rows, o.cols));
+    return o;
+  }
+
+  /// [R, C] data regrouped to [R2, C2] (same order, R C = R2 C2) by 0/1 products: columns
+  /// split into k groups (C = k C2: out = sum_j P_j x S_j) or rows merged (C2 = k C: out =
+  /// sum_j Q_j x T_j).
+  Opnd regroup(const std::string& name, const Opnd& x, int64_t r2, int64_t c2) {
+    const bool split = x.cols % c2 == 0, merge = c2 % x.cols == 0;
+    if (!split && !merge)
+      fail("O-204", fmt::format("computed value '{}' regrouped from rows of {} to rows of {}: neither divides the other", name,
+                                x.cols, c2));
+    const int64_t k = split ? x.cols / c2 : c2 / x.cols;
+    Opnd sum;
+    for (int64_t j = 0; j < k; ++j) {
+      const Opnd xj = j == 0 ? x : again(x);
+      std::vector<std::pair<int64_t, int64_t>> ones;
+      Opnd placed;
+      if (split) {  // columns j*c2.. of row r go to row r*k + j
+        const Opnd sel = placement(x.cols, c2, j * c2, 0, c2);
+        for (int64_t r = 0; r < x.rows; ++r) ones.emplace_back(r * k + j, r);
+        const Opnd put = zeroOne(r2, x.rows, ones);
+        const Opnd part = map("matmul", xj, &sel, x.rows, c2);
+        placed = map("matmul", put, &part, r2, c2);
+      } else {  // row r*k + j goes to columns j*C.. of row r
+        for (int64_t r = 0; r < r2; ++r) ones.emplace_back(r, r * k + j);
+        const Opnd sel = zeroOne(r2, x.rows, ones);
+        const Opnd put = placement(x.cols, c2, 0, j * x.cols, x.cols);
+        const Opnd part = map("matmul", sel, &xj, r2, x.cols);
+        placed = map("matmul", part, &put, r2, c2);
+      }
+      sum = j == 0 ? placed : map2("add", sum, placed);
+    }
+    return sum;
   }
 
   /// Slice: folded into a leaf's data; on a computed value, along the last axis (a product

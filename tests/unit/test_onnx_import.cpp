@@ -213,3 +213,27 @@ TEST_CASE("ONNX import: the PyTorch dense block in the model against PyTorch's o
   CHECK(ref.ok());
   CHECK(ref.maxRelErr > 1e-6);  // the fabric's exp and recip are not exact: a zero error would mean a vacuous compare
 }
+
+TEST_CASE("ONNX import: the PyTorch Llama block (heads, RoPE, causal mask) against PyTorch's own output", "[onnx]") {
+  // examples/pytorch/llama_block: the heads are regrouped, permuted and batched by 0/1
+  // products, k^T formed by matmul_t; data/y.npy is PyTorch's float32 output.
+  const std::string ex = kRoot + "/examples/pytorch/llama_block";
+  const fs::path out = fs::temp_directory_path() / "sg_onnx_llama_block";
+  importOnnx(ex + "/model.onnx", out.string(), ex + "/data");
+  CHECK(readText(out / "graph.yaml").find("fn: matmul_t") != std::string::npos);
+  const ModelResult r = runModelOnly(kRoot + "/arch/onnx.yaml", (out / "graph.yaml").string(), (out / "inputs").string(), 1);
+  const ReferenceCheck ref = compareWithReference(r.outputs, out / "expected", "fp32");
+  CHECK(ref.outputs == 1);
+  CHECK(ref.ok());
+  CHECK(ref.maxRelErr > 1e-6);
+  // Against PyTorch's output by the root-mean-square too: the fabric's approximations (exp,
+  // recip, rsqrt within 3.5e-4, 5e-6, 7e-6) leave the block within 1e-3 overall.
+  const Matrix want = fromNpy(out / "expected" / (r.outputs.begin()->first + ".npy"));
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.data.size(); ++i) {
+    const double d = f(r.outputs.begin()->second.data[i]) - f(want.data[i]);
+    num += d * d;
+    den += f(want.data[i]) * f(want.data[i]);
+  }
+  CHECK(std::sqrt(num / den) < 1e-3);
+}
