@@ -1,1032 +1,347 @@
 // lowerOnnx: node by node, each ONNX value one tile. Streams are named s<k>; a stream with
-// several consumers gets a Broadcast once all of them are known (at the end).
-#include "onnx/onnx_lower.hpp"
-
-#include <fmt/format.h>
-
-#include <algorithm>
+// several consumers gets a Broadcast once all of them are known (at the end). This file: the
+// values, streams, operands and the graph text; the operators are in onnx_operators.cpp.
 #include <cmath>
-#include <functional>
-#include <numeric>
 #include <regex>
-#include <set>
 
-#include "common/fp.hpp"
-#include "support/diag.hpp"
+#include "onnx/lowering.hpp"
 
 namespace stepgen {
+namespace onnx_lowering {
 
-namespace {
-
-const char* const kSupported[] = {"Add",        "Sub",       "Mul",       "Div",        "Neg",           "Exp",
-                                  "Sigmoid",    "Sqrt",      "Reciprocal", "Pow",       "MatMul",        "Gemm",
-                                  "Softmax",    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceSumSquare", "Transpose",
-                                  "Reshape",    "Flatten",   "Squeeze",   "Unsqueeze",  "Identity",      "Constant",
-                                  "Slice",      "Concat"};
-
-int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to = SIZE_MAX) {
-  int64_t n = 1;
-  for (size_t k = from; k < std::min(to, s.size()); ++k) n *= s[k];
-  return n;
-}
-
-/// The default 2-D view of a shape: [all dims but the last, the last].
-std::pair<int64_t, int64_t> canonicalView(const std::vector<int64_t>& s) {
-  if (s.empty()) return {1, 1};
-  return {product(s, 0, s.size() - 1), s.back()};
-}
-
-std::string sanitize(const std::string& s) {
-  std::string o;
-  for (char c : s) o += std::isalnum((unsigned char)c) ? c : '_';
-  if (o.empty() || std::isdigit((unsigned char)o[0])) o = "v" + o;
-  return o;
-}
-
-/// A value during lowering: a leaf (graph input or constant, layout folded into its data)
-/// or a computed stream with its 2-D view.
-struct Val {
-  std::vector<int64_t> shape;
-  bool leaf = false;
-  std::string source;                  ///< leaf: ONNX value the data comes from
-  std::vector<OnnxLayoutStep> steps;   ///< leaf
-  int stream = -1;                     ///< computed: index into Lowering::streams
-  int64_t rows = 1, cols = 1;          ///< computed: the view
-  /// computed, shape [..., 1]: carried as a [rows, cols] tile whose columns are all equal
-  /// (rowsum / rowmax fill the row), so broadcasting it back over cols columns is free.
-  bool repl = false;
-  /// computed: Transpose of its last two axes, not formed: the stream holds the value before
-  /// it (view [batch * N, K] for shape [..., K, N]). Only a MatMul's second operand takes it
-  /// (as matmul_t); anything else is O-204.
-  bool tlast = false;
-};
-
-/// An operand as a consumer sees it: a stream name and its view.
-struct Opnd {
-  std::string stream;
-  int64_t rows, cols;
-};
-
-class Lowering {
- public:
-  explicit Lowering(const OnnxGraph& g) : g_(g) {}
-
-  OnnxImport run() {
-    imp_.constants = g_.initializers;
-    const std::set<int> live = liveNodes();
-    for (const OnnxNode& n : g_.nodes)
-      if (live.count(n.index) && !n.domain.empty() && n.domain != "ai.onnx") {
-        node_ = &n;
-        fail("O-102", fmt::format("domain '{}' is not read; stepgen reads the default ONNX domain only", n.domain));
-      }
-    for (const OnnxNode& n : g_.nodes)  // the operator is the first thing a user needs to know
-      if (live.count(n.index) && std::find(std::begin(kSupported), std::end(kSupported), n.op) == std::end(kSupported)) {
-        node_ = &n;
-        fail("O-201", fmt::format("operator {} is not supported; supported: {}", n.op, onnxSupportedOps()));
-      }
-    node_ = nullptr;
-    if (g_.opset < kOnnxMinOpset || g_.opset > kOnnxMaxOpset)
-      fail("O-102", g_.opset == 0 ? "the model imports no opset of the default ONNX domain"
-                                  : fmt::format("opset {} of the default domain is outside the supported {}..{} (export "
-                                                "with torch.onnx.export(..., opset_version=14))",
-                                                g_.opset, kOnnxMinOpset, kOnnxMaxOpset));
-    for (const auto& in : g_.inputs) {
-      vals_[in] = leafOf(in);
-      imp_.graphInputs.push_back(in);
-    }
-    for (const auto& [name, t] : g_.initializers) vals_[name] = leafOf(name);
-    findSqrtDivisors(live);
-    for (const OnnxNode& n : g_.nodes) {
-      if (!live.count(n.index)) continue;
+OnnxImport Lowering::run() {
+  imp_.constants = g_.initializers;
+  const std::set<int> live = liveNodes();
+  for (const OnnxNode& n : g_.nodes)
+    if (live.count(n.index) && !n.domain.empty() && n.domain != "ai.onnx") {
       node_ = &n;
-      imp_.ops.push_back(n.op);
-      lowerNode(n);
+      fail("O-102", fmt::format("domain '{}' is not read; stepgen reads the default ONNX domain only", n.domain));
     }
-    node_ = nullptr;
-    for (const auto& name : g_.outputs) storeOutput(name);
-    return finish();
-  }
-
- private:
-  const OnnxGraph& g_;
-  OnnxImport imp_;
-  std::map<std::string, Val> vals_;
-  const OnnxNode* node_ = nullptr;
-  std::vector<std::string> ops_;              ///< YAML op lines
-  std::vector<std::vector<std::string>> uses_;  ///< per stream: the names its consumers read
-  std::map<std::string, std::string> tensorLines_;
-  std::vector<std::string> tensorOrder_;
-  int nextOp_ = 0;
-  std::set<std::string> sqrtDivisors_;  ///< outputs of Sqrt nodes fused into their Div (findSqrtDivisors)
-  /// Per stream (index), the relative error bound of its values with fp32 / bf16 matmul
-  /// operands; a stream not yet listed (a load) is exact.
-  std::map<int, double> err_[2];
-
-  // ---- diagnostics ----
-  [[noreturn]] void fail(const std::string& id, const std::string& msg) const {
-    std::string where = node_ ? fmt::format("node '{}' ({}, opset {}): ", node_->name, node_->op, g_.opset) : "";
-    throw DiagError(id, SourceLoc{g_.path}, where + msg);
-  }
-
-  /// O-103 unless value `v` is float32 (the current node, if any, is named).
-  void requireFloat(const std::string& v) const {
-    auto it = g_.elemTypes.find(v);
-    if (it != g_.elemTypes.end() && it->second != 1) {
-      static const std::map<int, const char*> names = {{2, "uint8"},  {3, "int8"},     {5, "int16"},  {6, "int32"},
-                                                       {7, "int64"},  {9, "bool"},     {10, "float16"}, {11, "double"},
-                                                       {16, "bfloat16"}};
-      auto nm = names.find(it->second);
-      fail("O-103", fmt::format("value '{}' has element type {}; the fabric computes in float32", v,
-                                nm == names.end() ? std::to_string(it->second) : nm->second));
+  for (const OnnxNode& n : g_.nodes)  // the operator is the first thing a user needs to know
+    if (live.count(n.index) && std::find(std::begin(kSupported), std::end(kSupported), n.op) == std::end(kSupported)) {
+      node_ = &n;
+      fail("O-201", fmt::format("operator {} is not supported; supported: {}", n.op, onnxSupportedOps()));
     }
+  node_ = nullptr;
+  if (g_.opset < kOnnxMinOpset || g_.opset > kOnnxMaxOpset)
+    fail("O-102", g_.opset == 0 ? "the model imports no opset of the default ONNX domain"
+                                : fmt::format("opset {} of the default domain is outside the supported {}..{} (export "
+                                              "with torch.onnx.export(..., opset_version=14))",
+                                              g_.opset, kOnnxMinOpset, kOnnxMaxOpset));
+  for (const auto& in : g_.inputs) {
+    vals_[in] = leafOf(in);
+    imp_.graphInputs.push_back(in);
   }
-
-  std::vector<int64_t> shapeOf(const std::string& v) const {
-    auto it = g_.shapes.find(v);
-    if (it == g_.shapes.end())
-      fail("O-203", fmt::format("value '{}' has no static shape (give the model fixed input shapes: export without "
-                                "dynamic_axes, or run onnx's shape inference with the sizes set)", v));
-    if (product(it->second) == 0) fail("O-202", fmt::format("value '{}' has no elements (a dimension of size 0)", v));
-    return it->second;
+  for (const auto& [name, t] : g_.initializers) vals_[name] = leafOf(name);
+  findSqrtDivisors(live);
+  for (const OnnxNode& n : g_.nodes) {
+    if (!live.count(n.index)) continue;
+    node_ = &n;
+    imp_.ops.push_back(n.op);
+    lowerNode(n);
   }
+  node_ = nullptr;
+  for (const auto& name : g_.outputs) storeOutput(name);
+  return finish();
+}
 
-  Val leafOf(const std::string& name) const {
-    Val v;
-    v.leaf = true;
-    v.source = name;
-    v.shape = shapeOf(name);
-    return v;
+void Lowering::requireFloat(const std::string& v) const {
+  auto it = g_.elemTypes.find(v);
+  if (it != g_.elemTypes.end() && it->second != 1) {
+    static const std::map<int, const char*> names = {{2, "uint8"},  {3, "int8"},     {5, "int16"},  {6, "int32"},
+                                                     {7, "int64"},  {9, "bool"},     {10, "float16"}, {11, "double"},
+                                                     {16, "bfloat16"}};
+    auto nm = names.find(it->second);
+    fail("O-103", fmt::format("value '{}' has element type {}; the fabric computes in float32", v,
+                              nm == names.end() ? std::to_string(it->second) : nm->second));
   }
+}
 
-  /// Sqrt nodes whose one consumer divides by them: x / sqrt(y) becomes x * rsqrt(y) (one
-  /// function instead of rsqrt, recip and recip again: RMSNorm's normalisation).
-  void findSqrtDivisors(const std::set<int>& live) {
-    std::map<std::string, int> uses;
-    for (const auto& o : g_.outputs) ++uses[o];
-    std::map<std::string, const OnnxNode*> producer;
-    for (const OnnxNode& n : g_.nodes) {
-      if (!live.count(n.index)) continue;
-      for (const auto& i : n.inputs) ++uses[i];
-      for (const auto& o : n.outputs) producer[o] = &n;
-    }
-    for (const OnnxNode& n : g_.nodes) {
-      if (!live.count(n.index) || n.op != "Div") continue;
-      auto p = producer.find(n.inputs.at(1));
-      if (p != producer.end() && p->second->op == "Sqrt" && uses[n.inputs[1]] == 1) sqrtDivisors_.insert(n.inputs[1]);
-    }
+std::vector<int64_t> Lowering::shapeOf(const std::string& v) const {
+  auto it = g_.shapes.find(v);
+  if (it == g_.shapes.end())
+    fail("O-203", fmt::format("value '{}' has no static shape (give the model fixed input shapes: export without "
+                              "dynamic_axes, or run onnx's shape inference with the sizes set)", v));
+  if (product(it->second) == 0) fail("O-202", fmt::format("value '{}' has no elements (a dimension of size 0)", v));
+  return it->second;
+}
+
+Val Lowering::leafOf(const std::string& name) const {
+  Val v;
+  v.leaf = true;
+  v.source = name;
+  v.shape = shapeOf(name);
+  return v;
+}
+
+void Lowering::findSqrtDivisors(const std::set<int>& live) {
+  std::map<std::string, int> uses;
+  for (const auto& o : g_.outputs) ++uses[o];
+  std::map<std::string, const OnnxNode*> producer;
+  for (const OnnxNode& n : g_.nodes) {
+    if (!live.count(n.index)) continue;
+    for (const auto& i : n.inputs) ++uses[i];
+    for (const auto& o : n.outputs) producer[o] = &n;
   }
-
-  std::set<int> liveNodes() const {
-    std::set<std::string> need(g_.outputs.begin(), g_.outputs.end());
-    std::set<int> live;
-    for (auto it = g_.nodes.rbegin(); it != g_.nodes.rend(); ++it) {
-      bool used = false;
-      for (const auto& o : it->outputs) used = used || need.count(o);
-      if (!used) continue;
-      live.insert(it->index);
-      for (const auto& i : it->inputs)
-        if (!i.empty()) need.insert(i);
-    }
-    return live;
+  for (const OnnxNode& n : g_.nodes) {
+    if (!live.count(n.index) || n.op != "Div") continue;
+    auto p = producer.find(n.inputs.at(1));
+    if (p != producer.end() && p->second->op == "Sqrt" && uses[n.inputs[1]] == 1) sqrtDivisors_.insert(n.inputs[1]);
   }
+}
 
-  // ---- emission ----
-  int newStream() {
-    uses_.emplace_back();
-    return int(uses_.size()) - 1;
+std::set<int> Lowering::liveNodes() const {
+  std::set<std::string> need(g_.outputs.begin(), g_.outputs.end());
+  std::set<int> live;
+  for (auto it = g_.nodes.rbegin(); it != g_.nodes.rend(); ++it) {
+    bool used = false;
+    for (const auto& o : it->outputs) used = used || need.count(o);
+    if (!used) continue;
+    live.insert(it->index);
+    for (const auto& i : it->inputs)
+      if (!i.empty()) need.insert(i);
   }
+  return live;
+}
 
-  /// The relative error bound of Map `fn`'s output from its inputs' bounds and its own
-  /// (docs/hardware.md section 3; u = 2^-24): products add their operands' errors plus u (K u
-  /// for a sum of K terms; 2 x 2^-8 more with bf16 operands), add and sub take the larger
-  /// operand's plus u (relative to the terms; cancellation is what the comparison's floor
-  /// absorbs), exp 3.5e-4 plus 16 times its input's (exp's relative error is |x| times the
-  /// input's; beyond |x| = 16 the comparison's floor of 1e-3 x the largest value absorbs it:
-  /// a softmax term or a sigmoid tail below exp(-16) = 1.1e-7 of the row's largest), recip
-  /// 5e-6 plus its input's, rsqrt 7e-6 plus half its input's, rowmax its input's, rowsum
-  /// its input's plus C u.
-  double errorOf(const std::string& fn, const Opnd& a, const Opnd* b, bool bf16) const {
-    const double u = std::ldexp(1.0, -24);
-    auto in = [&](const Opnd& o) {
-      auto it = err_[bf16].find(streamOfUse(o.stream));
-      return it == err_[bf16].end() ? 0.0 : it->second;  // a load: exact
-    };
-    const double ea = in(a), eb = b ? in(*b) : 0.0;
-    if (fn == "matmul" || fn == "matmul_t") return ea + eb + double(a.cols) * u + (bf16 ? 2 * std::ldexp(1.0, -8) : 0.0);
-    if (fn == "mul" || fn == "scale_rows") return ea + eb + u;
-    if (fn == "add" || fn == "sub") return std::max(ea, eb) + u;
-    if (fn == "exp") return 16 * ea + 3.5e-4;
-    if (fn == "recip") return ea + 5e-6;
-    if (fn == "rsqrt") return ea / 2 + 7e-6;
-    if (fn == "rowsum") return ea + double(a.cols) * u;
-    return ea;  // rowmax
-  }
+int Lowering::newStream() {
+  uses_.emplace_back();
+  return int(uses_.size()) - 1;
+}
 
-  std::string opName(const std::string& what) { return fmt::format("n{}_{}", nextOp_++, what); }
-
-  /// A fresh consumer name of stream `s` (Broadcast branches are made from these at the end).
-  std::string take(int s) {
-    uses_[size_t(s)].push_back(fmt::format("s{}_u{}", s, uses_[size_t(s)].size()));
-    return uses_[size_t(s)].back();
-  }
-
-  std::string addTensor(const std::string& base, int64_t rows, int64_t cols, const std::string& role) {
-    std::string name = sanitize(base);
-    for (int k = 2; tensorLines_.count(name); ++k) name = fmt::format("{}_{}", sanitize(base), k);
-    tensorLines_[name] = fmt::format("  {}: {{shape: [{}, {}], role: {}}}", name, rows, cols, role);
-    tensorOrder_.push_back(name);
-    return name;
-  }
-
-  Opnd loadLeaf(const std::string& tensor, int64_t rows, int64_t cols) {
-    const int s = newStream();
-    ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: [1], "
-                               "strides: [[0, 0]], out: s{}}}", opName("load"), tensor, rows, cols, s));
-    return {take(s), rows, cols};
-  }
-
-  /// A constant table of `fill` in every word, [rows, cols].
-  Opnd fillTable(float fill, int64_t rows, int64_t cols) {
-    OnnxLeafTensor t;
-    t.fill = fill;
-    t.rows = rows;
-    t.cols = cols;
-    t.tensor = addTensor(fmt::format("c{}x{}_{}", rows, cols, imp_.leaves.size()), rows, cols, "input");
-    imp_.leaves.push_back(t);
-    return loadLeaf(t.tensor, rows, cols);
-  }
-
-  /// A leaf's data broadcast to `target` and seen as [rows, cols].
-  Opnd leafOperand(const Val& v, const std::vector<int64_t>& target, int64_t rows, int64_t cols) {
-    OnnxLeafTensor t;
-    t.source = v.source;
-    t.steps = v.steps;
-    if (v.shape != target) t.steps.push_back({OnnxLayoutStep::Kind::Broadcast, target});
-    t.rows = rows;
-    t.cols = cols;
-    t.tensor = addTensor(v.source, rows, cols, "input");
-    imp_.leaves.push_back(t);
-    return loadLeaf(t.tensor, rows, cols);
-  }
-
-  /// Map `fn` of one stream, or of two zipped.
-  Opnd map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t rows, int64_t cols) {
-    std::string in = a.stream;
-    if (b) {
-      const int z = newStream();
-      ops_.push_back(fmt::format("  - {{name: {}, op: Zip, in: [{}, {}], out: s{}}}", opName("zip"), a.stream, b->stream, z));
-      in = take(z);
-    }
-    const int s = newStream();
-    ops_.push_back(fmt::format("  - {{name: {}, op: Map, fn: {}, in: {}, out: s{}}}", opName(fn), fn, in, s));
-    for (int bf = 0; bf < 2; ++bf) err_[bf][s] = errorOf(fn, a, b, bf == 1);
-    return {take(s), rows, cols};
-  }
-  Opnd map1(const std::string& fn, const Opnd& a) { return map(fn, a, nullptr, a.rows, a.cols); }
-  Opnd map2(const std::string& fn, const Opnd& a, const Opnd& b) { return map(fn, a, &b, a.rows, a.cols); }
-
-  /// Widens a computed [1 | R, 1 | C] view to [R, C] by matmul with a table of ones (each
-  /// word times 1.0 plus nothing else: exact).
-  Opnd widen(Opnd x, int64_t rows, int64_t cols) {
-    if (x.cols != cols) {
-      const Opnd ones = fillTable(1.0f, 1, cols);
-      x = map("matmul", x, &ones, x.rows, cols);
-    }
-    if (x.rows != rows) {
-      const Opnd ones = fillTable(1.0f, rows, 1);
-      x = map("matmul", ones, &x, rows, cols);
-    }
-    return x;
-  }
-
-  /// Records value `name` as the result of stream-producing operand `o`.
-  void define(const std::string& name, const Opnd& o, const std::vector<int64_t>& shape, bool repl = false) {
-    // The operand's consumer name is unused: the value's own consumers take new names.
-    Val v;
-    v.repl = repl;
-    v.shape = shape;
-    v.rows = o.rows;
-    v.cols = o.cols;
-    v.stream = streamOfUse(o.stream);
-    uses_[size_t(v.stream)].pop_back();  // return the taken name; consumers take their own
-    vals_[name] = v;
-  }
-
-  int streamOfUse(const std::string& use) const { return std::stoi(use.substr(1, use.find('_') - 1)); }
-
-  /// One more consumer of the stream `o` reads.
-  Opnd again(const Opnd& o) { return {take(streamOfUse(o.stream)), o.rows, o.cols}; }
-
-  const Val& val(const std::string& name) {
-    auto it = vals_.find(name);
-    if (it == vals_.end()) fail("O-101", fmt::format("input '{}' is produced by no node before this one", name));
-    return it->second;
-  }
-
-  /// val(name) for a consumer that needs the value formed (all but MatMul's second operand).
-  const Val& formed(const std::string& name) {
-    const Val& v = val(name);
-    if (v.tlast)
-      fail("O-204", fmt::format("'{}' transposes the last two axes of a computed value; the fabric forms that only as the "
-                                "second operand of a MatMul (matmul_t)", name));
-    return v;
-  }
-
-  /// Operand `name` broadcast to `target` (numpy rules) in view [rows, cols]. Leaves fold the
-  /// broadcast into their data; a computed value must be the whole view, its rows, its
-  /// columns or a scalar. A column-replicated value (Val::repl) of the same rows and width is
-  /// taken as it is; otherwise its column 0 is extracted first.
-  Opnd operand(const std::string& name, const std::vector<int64_t>& target, int64_t rows, int64_t cols, bool widenIt = true) {
-    const Val& v = formed(name);
-    requireFloat(name);
-    if (v.leaf) return leafOperand(v, target, rows, cols);
-    Opnd o{take(v.stream), v.rows, v.cols};
-    std::vector<int64_t> s(target.size() - std::min(target.size(), v.shape.size()), 1);  // right-aligned
-    s.insert(s.end(), v.shape.begin(), v.shape.end());
-    if (v.repl) {
-      if (v.rows == rows && v.cols == cols && s.size() == target.size() && std::equal(s.begin(), s.end() - 1, target.begin()))
-        return o;
-      o = extractColumn(o);
-    }
-    if (o.rows == rows && o.cols == cols && product(v.shape) == product(target)) {
-      if (v.shape != target && canonicalView(v.shape) != canonicalView(target))
-        fail("O-204", fmt::format("computed value '{}' of shape {} would need a relayout to {}", name, fmt::join(v.shape, "x"),
-                                  fmt::join(target, "x")));
-      return o;
-    }
-    // A row vector has 1s but in the last dim, a column vector matches all but the last dim
-    // and has 1 there.
-    const bool ones = std::all_of(s.begin(), s.end() - (s.empty() ? 0 : 1), [](int64_t d) { return d == 1; });
-    const bool rowVec = !s.empty() && ones && s.back() == target.back() && o.rows == 1 && o.cols == cols;
-    const bool scalar = product(s) == 1 && o.rows == 1 && o.cols == 1;
-    const bool colVec = !s.empty() && s.back() == 1 && std::equal(s.begin(), s.end() - 1, target.begin()) &&
-                        o.rows == rows && o.cols == 1;
-    if (s.size() != target.size() || !(rowVec || scalar || colVec))
-      fail("O-204", fmt::format("computed value '{}' of shape [{}] (view {}x{}) cannot be broadcast to [{}] on the fabric: "
-                                "only rows, columns or a scalar widen (by a matmul with ones)",
-                                name, fmt::join(v.shape, ", "), o.rows, o.cols, fmt::join(target, ", ")));
-    return widenIt ? widen(o, rows, cols) : o;
-  }
-
-  /// Column 0 of a column-replicated tile, [rows, 1]: a matmul with e0 = [1, 0, ...]^T (each
-  /// word times 1 or 0; a row whose value is infinite or NaN gives NaN).
-  Opnd extractColumn(const Opnd& o) {
-    const Opnd e0 = unitColumn(o.cols);
-    return map("matmul", o, &e0, o.rows, 1);
-  }
-
-  // ---- attributes ----
-  std::optional<int64_t> intAttr(const OnnxNode& n, const std::string& k) const {
-    auto it = n.attrs.find(k);
-    return it == n.attrs.end() ? std::nullopt : it->second.i;
-  }
-  std::optional<float> floatAttr(const OnnxNode& n, const std::string& k) const {
-    auto it = n.attrs.find(k);
-    return it == n.attrs.end() ? std::nullopt : it->second.f;
-  }
-
-  /// The value of a constant input (initializer or Constant node), or nullptr.
-  const OnnxTensor* constant(const std::string& name) const {
-    auto it = imp_.constants.find(name);
-    return it == imp_.constants.end() ? nullptr : &it->second;
-  }
-
-  // ---- operators ----
-  void lowerNode(const OnnxNode& n) {
-    const std::string& op = n.op;
-    if (op == "Constant") return lowerConstant(n);
-    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return binary(n);
-    if (op == "Neg" || op == "Exp" || op == "Sigmoid" || op == "Sqrt" || op == "Reciprocal" || op == "Identity")
-      return unary(n);
-    if (op == "Pow") return power(n);
-    if (op == "MatMul") return matmul(n);
-    if (op == "Gemm") return gemm(n);
-    if (op == "Softmax") return softmax(n);
-    if (op == "ReduceSum" || op == "ReduceMean" || op == "ReduceMax" || op == "ReduceSumSquare") return reduce(n);
-    if (op == "Transpose" || op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") return layout(n);
-    if (op == "Slice") return slice(n);
-    if (op == "Concat") return concat(n);
-    fail("O-201", fmt::format("operator {} is not supported; supported: {}", op, onnxSupportedOps()));
-  }
-
-  void lowerConstant(const OnnxNode& n) {
-    auto it = n.attrs.find("value");
-    if (it == n.attrs.end() || !it->second.t)
-      fail("O-202", "a Constant is read from its 'value' tensor attribute only (not value_float, value_ints, sparse_value)");
-    imp_.constants[n.outputs.at(0)] = *it->second.t;
-    Val v;
-    v.leaf = true;
-    v.source = n.outputs.at(0);
-    v.shape = it->second.t->shape;
-    vals_[n.outputs.at(0)] = v;
-  }
-
-  void binary(const OnnxNode& n) {
-    if (g_.opset < 7 && intAttr(n, "broadcast").value_or(0))
-      fail("O-202", "the legacy broadcast attribute (before opset 7: broadcast along 'axis') is not supported");
-    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    const View w = viewFor(n.inputs, out);
-    Opnd a = operand(n.inputs.at(0), w.target, w.rows, w.cols);
-    Opnd b = operand(n.inputs.at(1), w.target, w.rows, w.cols, n.op != "Div");
-    // a / b = a * recip(b) (docs/hardware.md section 3); a / sqrt(y) = a * rsqrt(y).
-    if (n.op == "Div") b = widen(map1(sqrtDivisors_.count(n.inputs[1]) ? "rsqrt" : "recip", b), w.rows, w.cols);
-    const char* fn = n.op == "Add" ? "add" : n.op == "Sub" ? "sub" : "mul";
-    define(n.outputs.at(0), map2(fn, a, b), out, w.repl);
-  }
-
-  /// The view an elementwise result takes and the shape its leaf operands are broadcast to.
-  struct View {
-    int64_t rows, cols;
-    std::vector<int64_t> target;
-    bool repl;  ///< a column-replicated operand of the result's shape sets the view
+double Lowering::errorOf(const std::string& fn, const Opnd& a, const Opnd* b, bool bf16) const {
+  const double u = std::ldexp(1.0, -24);
+  auto in = [&](const Opnd& o) {
+    auto it = err_[bf16].find(streamOfUse(o.stream));
+    return it == err_[bf16].end() ? 0.0 : it->second;  // a load: exact
   };
+  const double ea = in(a), eb = b ? in(*b) : 0.0;
+  if (fn == "matmul" || fn == "matmul_t") return ea + eb + double(a.cols) * u + (bf16 ? 2 * std::ldexp(1.0, -8) : 0.0);
+  if (fn == "mul" || fn == "scale_rows") return ea + eb + u;
+  if (fn == "add" || fn == "sub") return std::max(ea, eb) + u;
+  if (fn == "exp") return 16 * ea + 3.5e-4;
+  if (fn == "recip") return ea + 5e-6;
+  if (fn == "rsqrt") return ea / 2 + 7e-6;
+  if (fn == "rowsum") return ea + double(a.cols) * u;
+  return ea;  // rowmax
+}
 
-  /// A computed operand's view when it has the result's shape, else the canonical one.
-  View viewFor(const std::vector<std::string>& ins, const std::vector<int64_t>& out) {
-    for (const auto& i : ins) {
-      if (i.empty()) continue;
-      const Val& v = val(i);
-      if (v.leaf || v.shape != out) continue;
-      std::vector<int64_t> target = out;
-      if (v.repl) target.back() = v.cols;
-      return {v.rows, v.cols, target, v.repl};
-    }
-    const auto [r, c] = canonicalView(out);
-    return {r, c, out, false};
+std::string Lowering::opName(const std::string& what) { return fmt::format("n{}_{}", nextOp_++, what); }
+
+std::string Lowering::take(int s) {
+  uses_[size_t(s)].push_back(fmt::format("s{}_u{}", s, uses_[size_t(s)].size()));
+  return uses_[size_t(s)].back();
+}
+
+std::string Lowering::addTensor(const std::string& base, int64_t rows, int64_t cols, const std::string& role) {
+  std::string name = sanitize(base);
+  for (int k = 2; tensorLines_.count(name); ++k) name = fmt::format("{}_{}", sanitize(base), k);
+  tensorLines_[name] = fmt::format("  {}: {{shape: [{}, {}], role: {}}}", name, rows, cols, role);
+  tensorOrder_.push_back(name);
+  return name;
+}
+
+Opnd Lowering::loadLeaf(const std::string& tensor, int64_t rows, int64_t cols) {
+  const int s = newStream();
+  ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: [1], "
+                             "strides: [[0, 0]], out: s{}}}", opName("load"), tensor, rows, cols, s));
+  return {take(s), rows, cols};
+}
+
+Opnd Lowering::fillTable(float fill, int64_t rows, int64_t cols) {
+  OnnxLeafTensor t;
+  t.fill = fill;
+  t.rows = rows;
+  t.cols = cols;
+  t.tensor = addTensor(fmt::format("c{}x{}_{}", rows, cols, imp_.leaves.size()), rows, cols, "input");
+  imp_.leaves.push_back(t);
+  return loadLeaf(t.tensor, rows, cols);
+}
+
+Opnd Lowering::leafOperand(const Val& v, const std::vector<int64_t>& target, int64_t rows, int64_t cols) {
+  OnnxLeafTensor t;
+  t.source = v.source;
+  t.steps = v.steps;
+  if (v.shape != target) t.steps.push_back({OnnxLayoutStep::Kind::Broadcast, target});
+  t.rows = rows;
+  t.cols = cols;
+  t.tensor = addTensor(v.source, rows, cols, "input");
+  imp_.leaves.push_back(t);
+  return loadLeaf(t.tensor, rows, cols);
+}
+
+Opnd Lowering::map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t rows, int64_t cols) {
+  std::string in = a.stream;
+  if (b) {
+    const int z = newStream();
+    ops_.push_back(fmt::format("  - {{name: {}, op: Zip, in: [{}, {}], out: s{}}}", opName("zip"), a.stream, b->stream, z));
+    in = take(z);
   }
+  const int s = newStream();
+  ops_.push_back(fmt::format("  - {{name: {}, op: Map, fn: {}, in: {}, out: s{}}}", opName(fn), fn, in, s));
+  for (int bf = 0; bf < 2; ++bf) err_[bf][s] = errorOf(fn, a, b, bf == 1);
+  return {take(s), rows, cols};
+}
 
-  void unary(const OnnxNode& n) {
-    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    const View w = viewFor(n.inputs, out);
-    const int64_t rows = w.rows, cols = w.cols;
-    if (n.op == "Sqrt" && sqrtDivisors_.count(n.outputs.at(0))) {  // its Div takes rsqrt of the input
-      vals_[n.outputs.at(0)] = vals_.at(n.inputs.at(0));
-      return;
-    }
-    if (n.op == "Identity" && vals_.at(n.inputs.at(0)).leaf) {
-      vals_[n.outputs.at(0)] = vals_.at(n.inputs.at(0));
-      return;
-    }
-    Opnd x = operand(n.inputs.at(0), w.target, rows, cols);
-    if (n.op == "Neg") {
-      x = map2("mul", x, fillTable(-1.0f, rows, cols));
-    } else if (n.op == "Exp") {
-      x = map1("exp", x);
-    } else if (n.op == "Reciprocal") {
-      x = map1("recip", x);
-    } else if (n.op == "Sqrt") {
-      x = map1("recip", map1("rsqrt", x));  // sqrt(x) = 1 / rsqrt(x); sqrt(0) = 1 / inf = 0
-    } else if (n.op == "Sigmoid") {
-      // 1 / (1 + exp(-x)): exp of large -x is +inf, whose reciprocal is 0 (the exact limit).
-      const Opnd e = map1("exp", map2("mul", x, fillTable(-1.0f, rows, cols)));
-      x = map1("recip", map2("add", e, fillTable(1.0f, rows, cols)));
-    }
-    define(n.outputs.at(0), x, out, w.repl);
+Opnd Lowering::map1(const std::string& fn, const Opnd& a) { return map(fn, a, nullptr, a.rows, a.cols); }
+
+Opnd Lowering::map2(const std::string& fn, const Opnd& a, const Opnd& b) { return map(fn, a, &b, a.rows, a.cols); }
+
+Opnd Lowering::widen(Opnd x, int64_t rows, int64_t cols) {
+  if (x.cols != cols) {
+    const Opnd ones = fillTable(1.0f, 1, cols);
+    x = map("matmul", x, &ones, x.rows, cols);
   }
-
-  void power(const OnnxNode& n) {
-    const OnnxTensor* e = constant(n.inputs.at(1));
-    const double p = e && e->count() == 1 ? (e->isFloat ? double(e->f.at(0)) : double(e->i.at(0))) : NAN;
-    if (!(p == 2 || p == 1 || p == 0.5 || p == -1 || p == -0.5))
-      fail("O-202", "Pow is supported with a constant scalar exponent of 2, 1, 0.5, -1 or -0.5 only (x*x, x, sqrt, "
-                    "recip, rsqrt)");
-    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    if (out != val(n.inputs.at(0)).shape) fail("O-202", "Pow broadcasting its base is not supported");
-    const View w = viewFor({n.inputs.at(0)}, out);
-    Opnd x = operand(n.inputs.at(0), w.target, w.rows, w.cols);
-    if (p == 2) x = map2("mul", x, again(x));
-    if (p == 0.5) x = map1("recip", map1("rsqrt", x));
-    if (p == -1) x = map1("recip", x);
-    if (p == -0.5) x = map1("rsqrt", x);
-    define(n.outputs.at(0), x, out, w.repl);
+  if (x.rows != rows) {
+    const Opnd ones = fillTable(1.0f, rows, 1);
+    x = map("matmul", ones, &x, rows, cols);
   }
+  return x;
+}
 
-  /// A 2-D operand of a product: leaves take any layout; a computed value its own view.
-  Opnd matrixOperand(const std::string& name, const std::vector<int64_t>& shape2) {
-    const Val& v = formed(name);
-    requireFloat(name);
-    if (v.leaf) {
-      Val w = v;
-      if (w.shape != shape2) w.steps.push_back({OnnxLayoutStep::Kind::Reshape, shape2});
-      w.shape = shape2;
-      return leafOperand(w, shape2, shape2[0], shape2[1]);
-    }
-    Opnd o{take(v.stream), v.rows, v.cols};
-    if (v.repl) o = extractColumn(o);
-    if (o.rows != shape2[0] || o.cols != shape2[1])
-      fail("O-204", fmt::format("computed value '{}' is seen as {}x{} but the product needs it as {}x{}", name, o.rows, o.cols,
-                                shape2[0], shape2[1]));
+void Lowering::define(const std::string& name, const Opnd& o, const std::vector<int64_t>& shape, bool repl) {
+  // The operand's consumer name is unused: the value's own consumers take new names.
+  Val v;
+  v.repl = repl;
+  v.shape = shape;
+  v.rows = o.rows;
+  v.cols = o.cols;
+  v.stream = streamOfUse(o.stream);
+  uses_[size_t(v.stream)].pop_back();  // return the taken name; consumers take their own
+  vals_[name] = v;
+}
+
+int Lowering::streamOfUse(const std::string& use) const { return std::stoi(use.substr(1, use.find('_') - 1)); }
+
+Opnd Lowering::again(const Opnd& o) { return {take(streamOfUse(o.stream)), o.rows, o.cols}; }
+
+const Val& Lowering::val(const std::string& name) {
+  auto it = vals_.find(name);
+  if (it == vals_.end()) fail("O-101", fmt::format("input '{}' is produced by no node before this one", name));
+  return it->second;
+}
+
+const Val& Lowering::formed(const std::string& name) {
+  const Val& v = val(name);
+  if (v.tlast)
+    fail("O-204", fmt::format("'{}' transposes the last two axes of a computed value; the fabric forms that only as the "
+                              "second operand of a MatMul (matmul_t)", name));
+  return v;
+}
+
+Opnd Lowering::operand(const std::string& name, const std::vector<int64_t>& target, int64_t rows, int64_t cols, bool widenIt) {
+  const Val& v = formed(name);
+  requireFloat(name);
+  if (v.leaf) return leafOperand(v, target, rows, cols);
+  Opnd o{take(v.stream), v.rows, v.cols};
+  std::vector<int64_t> s(target.size() - std::min(target.size(), v.shape.size()), 1);  // right-aligned
+  s.insert(s.end(), v.shape.begin(), v.shape.end());
+  if (v.repl) {
+    if (v.rows == rows && v.cols == cols && s.size() == target.size() && std::equal(s.begin(), s.end() - 1, target.begin()))
+      return o;
+    o = extractColumn(o);
+  }
+  if (o.rows == rows && o.cols == cols && product(v.shape) == product(target)) {
+    if (v.shape != target && canonicalView(v.shape) != canonicalView(target))
+      fail("O-204", fmt::format("computed value '{}' of shape {} would need a relayout to {}", name, fmt::join(v.shape, "x"),
+                                fmt::join(target, "x")));
     return o;
   }
+  // A row vector has 1s but in the last dim, a column vector matches all but the last dim
+  // and has 1 there.
+  const bool ones = std::all_of(s.begin(), s.end() - (s.empty() ? 0 : 1), [](int64_t d) { return d == 1; });
+  const bool rowVec = !s.empty() && ones && s.back() == target.back() && o.rows == 1 && o.cols == cols;
+  const bool scalar = product(s) == 1 && o.rows == 1 && o.cols == 1;
+  const bool colVec = !s.empty() && s.back() == 1 && std::equal(s.begin(), s.end() - 1, target.begin()) &&
+                      o.rows == rows && o.cols == 1;
+  if (s.size() != target.size() || !(rowVec || scalar || colVec))
+    fail("O-204", fmt::format("computed value '{}' of shape [{}] (view {}x{}) cannot be broadcast to [{}] on the fabric: "
+                              "only rows, columns or a scalar widen (by a matmul with ones)",
+                              name, fmt::join(v.shape, ", "), o.rows, o.cols, fmt::join(target, ", ")));
+  return widenIt ? widen(o, rows, cols) : o;
+}
 
-  void matmul(const OnnxNode& n) {
-    const std::vector<int64_t> a = val(n.inputs.at(0)).shape, b = val(n.inputs.at(1)).shape;
-    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    if (a.empty() || b.size() < 2 || (b.size() > 2 && a.size() != b.size()))
-      fail("O-202", fmt::format("MatMul of [{}] by [{}]: the second operand must be 2-D, or both of one rank (a batch of "
-                                "products)", fmt::join(a, ", "), fmt::join(b, ", ")));
-    const Val& bv = val(n.inputs.at(1));
-    const char* fn = bv.tlast ? "matmul_t" : "matmul";  // B^T of a computed B: its rows are B's columns
-    if (b.size() == 2) {
-      const int64_t m = product(a, 0, a.size() - 1), k = a.back();
-      const Opnd x = matrixOperand(n.inputs.at(0), {m, k});
-      const Opnd w = bv.tlast ? Opnd{take(bv.stream), bv.rows, bv.cols} : matrixOperand(n.inputs.at(1), b);
-      define(n.outputs.at(0), map(fn, x, &w, m, b[1]), out);
-      return;
-    }
-    // A batch of products (attention's heads): product i of rows i*M.. of A and i*K.. of B,
-    // each selected (a 0/1 product, or folded into an input's data) and placed at rows i*M..
-    const int64_t batch = product(a, 0, a.size() - 2), m = a[a.size() - 2], k = a.back(), nn = b.back();
-    if (product(b, 0, b.size() - 2) != batch) fail("O-202", "a batched MatMul with broadcast batch dims is not supported");
-    auto part = [&](const std::string& name, int64_t i, int64_t rows, int64_t cols) {
-      const Val& v = val(name);
-      if (v.tlast) {  // rows i*cols.. of the stream before the transpose: [cols, rows] for matmul_t
-        const Opnd x{take(v.stream), v.rows, v.cols};
-        const Opnd sel = placement(cols, batch * cols, 0, i * cols, cols);
-        return map("matmul", sel, &x, cols, rows);
-      }
-      if (v.leaf) {
-        Val w = v;
-        w.steps.push_back({OnnxLayoutStep::Kind::Reshape, {batch * rows, cols}});
-        w.steps.push_back({OnnxLayoutStep::Kind::Slice, {0, i * rows, 1, rows}});
-        w.shape = {rows, cols};
-        return leafOperand(w, w.shape, rows, cols);
-      }
-      Opnd x = canonicalOperand(name);
-      if (batch == 1) return x;
-      const Opnd sel = placement(rows, batch * rows, 0, i * rows, rows);
-      return map("matmul", sel, &x, rows, cols);
-    };
-    Opnd sum;
-    for (int64_t i = 0; i < batch; ++i) {
-      const Opnd x = part(n.inputs.at(0), i, m, k), w = part(n.inputs.at(1), i, k, nn);
-      Opnd c = map(fn, x, &w, m, nn);
-      if (batch > 1) {
-        const Opnd put = placement(batch * m, m, i * m, 0, m);
-        c = map("matmul", put, &c, batch * m, nn);
-      }
-      sum = i == 0 ? c : map2("add", sum, c);
-    }
-    define(n.outputs.at(0), sum, out);
+Opnd Lowering::extractColumn(const Opnd& o) {
+  const Opnd e0 = unitColumn(o.cols);
+  return map("matmul", o, &e0, o.rows, 1);
+}
+
+std::optional<int64_t> Lowering::intAttr(const OnnxNode& n, const std::string& k) const {
+  auto it = n.attrs.find(k);
+  return it == n.attrs.end() ? std::nullopt : it->second.i;
+}
+
+std::optional<float> Lowering::floatAttr(const OnnxNode& n, const std::string& k) const {
+  auto it = n.attrs.find(k);
+  return it == n.attrs.end() ? std::nullopt : it->second.f;
+}
+
+const OnnxTensor* Lowering::constant(const std::string& name) const {
+  auto it = imp_.constants.find(name);
+  return it == imp_.constants.end() ? nullptr : &it->second;
+}
+
+void Lowering::storeOutput(const std::string& name) {
+  const std::vector<int64_t> shape = shapeOf(name);
+  requireFloat(name);
+  const Val& v = val(name);
+  const auto [rows, cols] = v.leaf ? canonicalView(shape) : std::make_pair(v.rows, v.repl ? int64_t(1) : v.cols);
+  const Opnd o = operand(name, shape, rows, cols);
+  for (int bf = 0; bf < 2; ++bf) {
+    auto it = err_[bf].find(streamOfUse(o.stream));
+    imp_.relErrorBound[bf] = std::max(imp_.relErrorBound[bf], it == err_[bf].end() ? 0.0 : it->second);
   }
+  const std::string t = addTensor("out_" + name, rows, cols, "output");
+  ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipStore, in: {}, tensor: {}, iter: [1], strides: [[1, 0]]}}",
+                             opName("store"), o.stream, t));
+  imp_.outputs.push_back({name, t, shape});
+}
 
-  void gemm(const OnnxNode& n) {
-    const bool transA = intAttr(n, "transA").value_or(0) != 0, transB = intAttr(n, "transB").value_or(0) != 0;
-    const float alpha = floatAttr(n, "alpha").value_or(1.0f), beta = floatAttr(n, "beta").value_or(1.0f);
-    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    const Val& av = val(n.inputs.at(0));
-    const Val& bv = val(n.inputs.at(1));
-    if (av.shape.size() != 2 || bv.shape.size() != 2) fail("O-202", "Gemm needs 2-D A and B");
-    auto transposed = [&](const std::string& name, const Val& v, bool t) {
-      if (!t) return matrixOperand(name, v.shape);
-      if (!v.leaf) fail("O-204", fmt::format("Gemm transposes computed value '{}' (only inputs and constants can be)", name));
-      Val w = v;
-      w.steps.push_back({OnnxLayoutStep::Kind::Transpose, {1, 0}});
-      w.shape = {v.shape[1], v.shape[0]};
-      return leafOperand(w, w.shape, w.shape[0], w.shape[1]);
-    };
-    const Opnd x = transposed(n.inputs.at(0), av, transA);
-    Opnd y;
-    std::string fn = "matmul";
-    if (transB && !bv.leaf) {
-      y = matrixOperand(n.inputs.at(1), bv.shape);  // [N, K]: matmul_t takes B as PyTorch stores weights
-      fn = "matmul_t";
+OnnxImport Lowering::finish() {
+  std::map<std::string, std::string> rename;
+  std::vector<std::string> forks;
+  for (size_t s = 0; s < uses_.size(); ++s) {
+    const auto& u = uses_[s];
+    if (u.empty()) fail("O-201", fmt::format("internal: stream s{} has no consumer", s));
+    if (u.size() == 1) {
+      rename[u[0]] = fmt::format("s{}", s);
     } else {
-      y = transposed(n.inputs.at(1), bv, transB);
-    }
-    const int64_t rows = out.at(0), cols = out.at(1);
-    Opnd r = map(fn, x, &y, rows, cols);
-    if (alpha != 1.0f) r = map2("mul", r, fillTable(alpha, rows, cols));
-    if (n.inputs.size() > 2 && !n.inputs[2].empty() && beta != 0.0f) {
-      const Val& cv = val(n.inputs[2]);
-      Opnd c;
-      if (cv.leaf) {
-        Val w = cv;
-        if (beta != 1.0f) w.steps.push_back({OnnxLayoutStep::Kind::Scale, {}, beta});
-        c = leafOperand(w, out, rows, cols);
-      } else {
-        c = operand(n.inputs[2], out, rows, cols);
-        if (beta != 1.0f) c = map2("mul", c, fillTable(beta, rows, cols));
-      }
-      r = map2("add", r, c);
-    }
-    define(n.outputs.at(0), r, out);
-  }
-
-  /// Operand `name` as rows over the axes `reduced` (sorted): the view [product of the other
-  /// dims, product of these]. A leaf's data is transposed so they come last; a computed
-  /// value must already be laid out so (trailing axes, its own view).
-  Opnd rowOperand(const std::string& name, const std::vector<size_t>& reduced) {
-    const Val& v = formed(name);
-    requireFloat(name);
-    std::vector<int64_t> perm;
-    for (size_t a = 0; a < v.shape.size(); ++a)
-      if (!std::count(reduced.begin(), reduced.end(), a)) perm.push_back(int64_t(a));
-    for (size_t a : reduced) perm.push_back(int64_t(a));
-    int64_t cols = 1;
-    for (size_t a : reduced) cols *= v.shape.at(a);
-    const int64_t rows = product(v.shape) / std::max<int64_t>(cols, 1);
-    const bool trailing = std::is_sorted(perm.begin(), perm.end());
-    if (v.leaf) {
-      Val w = v;
-      if (!trailing) w.steps.push_back({OnnxLayoutStep::Kind::Transpose, perm});
-      w.steps.push_back({OnnxLayoutStep::Kind::Reshape, {rows, cols}});
-      w.shape = {rows, cols};
-      return leafOperand(w, w.shape, rows, cols);
-    }
-    Opnd o{take(v.stream), v.rows, v.cols};
-    if (v.repl) o = extractColumn(o);
-    if (!trailing || o.rows != rows || o.cols != cols)
-      fail("O-204", fmt::format("computed value '{}' (shape [{}], seen as {}x{}) would need a relayout to rows over axes "
-                                "[{}]: only the trailing axes of a computed value form rows",
-                                name, fmt::join(v.shape, ", "), v.rows, v.cols, fmt::join(reduced, ", ")));
-    return o;
-  }
-
-  size_t axisOf(int64_t axis, size_t rank) {
-    const int64_t a = axis < 0 ? axis + int64_t(rank) : axis;
-    if (a < 0 || a >= int64_t(std::max<size_t>(rank, 1))) fail("O-202", fmt::format("axis {} is outside rank {}", axis, rank));
-    return size_t(a);
-  }
-
-  void softmax(const OnnxNode& n) {
-    const std::vector<int64_t> s = val(n.inputs.at(0)).shape;
-    const bool old = g_.opset < 13;  // before 13: coerced to 2-D at axis (default 1); from 13: one axis (default -1)
-    const size_t axis = axisOf(intAttr(n, "axis").value_or(old ? 1 : -1), s.size());
-    if (!old && axis + 1 != s.size())
-      fail("O-202", fmt::format("Softmax over axis {} of rank {}: the fabric reduces rows, so only the last axis", axis, s.size()));
-    std::vector<size_t> trailing;
-    for (size_t a = axis; a < s.size(); ++a) trailing.push_back(a);
-    Opnd x = rowOperand(n.inputs.at(0), trailing);
-    // softmax(x) = exp(x - rowmax) * recip(rowsum(exp(x - rowmax))); rowmax and rowsum put a row's
-    // result in every word of the row.
-    const Opnd e = map1("exp", map2("sub", x, map1("rowmax", again(x))));
-    define(n.outputs.at(0), map2("mul", e, map1("recip", map1("rowsum", again(e)))), s);
-  }
-
-  void reduce(const OnnxNode& n) {
-    const std::vector<int64_t> s = val(n.inputs.at(0)).shape;
-    std::vector<int64_t> axes;
-    auto it = n.attrs.find("axes");
-    if (it != n.attrs.end()) axes = it->second.ints;
-    if (n.inputs.size() > 1 && !n.inputs[1].empty()) {  // ReduceSum from opset 13: axes as an input
-      const OnnxTensor* t = constant(n.inputs[1]);
-      if (!t) fail("O-202", "the axes input must be a constant");
-      axes = t->i;
-    }
-    if (axes.empty() && intAttr(n, "noop_with_empty_axes").value_or(0))
-      fail("O-202", "noop_with_empty_axes = 1 is not supported");
-    std::vector<size_t> ax;
-    for (int64_t a : axes) ax.push_back(axisOf(a, s.size()));
-    if (ax.empty())
-      for (size_t a = 0; a < s.size(); ++a) ax.push_back(a);
-    std::sort(ax.begin(), ax.end());
-    ax.erase(std::unique(ax.begin(), ax.end()), ax.end());
-    Opnd x = rowOperand(n.inputs.at(0), ax);
-    const int64_t rows = x.rows, cols = x.cols;
-    if (n.op == "ReduceSumSquare") x = map2("mul", x, again(x));
-    Opnd r;
-    if (n.op == "ReduceMax") {
-      // rowmax fills the row with its max; a matmul with e0 = [1, 0, ...]^T keeps column 0.
-      r = map1("rowmax", x);
-    } else {
-      r = map1("rowsum", x);
-      if (n.op == "ReduceMean") r = map2("mul", r, fillTable(float(1.0 / double(cols)), rows, cols));
-    }
-    // rowmax and rowsum fill each row with its result: the value is column-replicated, and a
-    // consumer that needs [rows, 1] extracts column 0 (extractColumn).
-    define(n.outputs.at(0), r, shapeOf(n.outputs.at(0)), true);
-  }
-
-  Opnd unitColumn(int64_t rows) {
-    OnnxTensor t;
-    t.shape = {rows, 1};
-    t.f.assign(size_t(rows), 0.0f);
-    t.f[0] = 1.0f;
-    const std::string name = fmt::format("e0_{}", rows);
-    imp_.constants[name] = t;
-    Val v;
-    v.leaf = true;
-    v.source = name;
-    v.shape = t.shape;
-    return leafOperand(v, t.shape, rows, 1);
-  }
-
-  void layout(const OnnxNode& n) {
-    const Val& v = formed(n.inputs.at(0));
-    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    Val w = v;
-    w.shape = out;
-    if (v.leaf) {
-      if (n.op == "Transpose") {
-        std::vector<int64_t> perm;
-        auto it = n.attrs.find("perm");
-        if (it != n.attrs.end()) perm = it->second.ints;
-        if (perm.empty())
-          for (int64_t k = int64_t(v.shape.size()) - 1; k >= 0; --k) perm.push_back(k);
-        w.steps.push_back({OnnxLayoutStep::Kind::Transpose, perm});
-      } else {
-        w.steps.push_back({OnnxLayoutStep::Kind::Reshape, out});
-      }
-      vals_[n.outputs.at(0)] = w;
-      return;
-    }
-    // A computed value: a regrouping that leaves its view is free; another regroups its
-    // data by 0/1 products; a transpose that keeps the last axis permutes rows.
-    if (n.op == "Transpose") {
-      std::vector<int64_t> perm;
-      auto it = n.attrs.find("perm");
-      if (it != n.attrs.end()) perm = it->second.ints;
-      if (perm.empty())
-        for (int64_t k = int64_t(v.shape.size()) - 1; k >= 0; --k) perm.push_back(k);
-      std::vector<int64_t> nonUnit;
-      for (int64_t p : perm)
-        if (v.shape.at(size_t(p)) != 1) nonUnit.push_back(p);
-      if (std::is_sorted(nonUnit.begin(), nonUnit.end()) && canonicalView(out) == std::make_pair(v.rows, v.cols)) {
-        vals_[n.outputs.at(0)] = w;
-        return;
-      }
-      // The last axis moved to second-to-last: a row permutation of the leading axes (if
-      // any) then the swap of the last two, which the MatMul reading it forms (tlast).
-      const int64_t r = int64_t(v.shape.size());
-      if (r >= 2 && perm[size_t(r - 2)] == r - 1) {
-        std::vector<int64_t> q = perm;
-        std::swap(q[size_t(r - 2)], q[size_t(r - 1)]);
-        std::vector<int64_t> qShape;
-        for (int64_t a : q) qShape.push_back(v.shape.at(size_t(a)));
-        bool identity = true;
-        for (int64_t k = 0; k < r; ++k) identity = identity && q[size_t(k)] == k;
-        const Opnd x = canonicalOperand(n.inputs.at(0));
-        define(n.outputs.at(0), identity ? x : rowPermutation(x, v.shape, q), qShape);
-        vals_[n.outputs.at(0)].shape = out;
-        vals_[n.outputs.at(0)].tlast = true;
-        return;
-      }
-      if (perm.back() != int64_t(v.shape.size()) - 1)
-        fail("O-204", fmt::format("Transpose of computed value '{}' moves its last axis: the fabric has no transpose of a "
-                                  "tile (transpose inputs and constants instead)", n.inputs.at(0)));
-      const Opnd x = canonicalOperand(n.inputs.at(0));
-      define(n.outputs.at(0), rowPermutation(x, v.shape, perm), out);
-      return;
-    }
-    const auto [r2, c2] = canonicalView(out);
-    if (std::make_pair(r2, c2) == std::make_pair(v.rows, v.cols) || (v.repl && c2 == 1 && r2 == v.rows)) {
-      vals_[n.outputs.at(0)] = w;
-      return;
-    }
-    const Opnd x = canonicalOperand(n.inputs.at(0));
-    define(n.outputs.at(0), regroup(n.inputs.at(0), x, r2, c2), out);
-  }
-
-  /// Rows of x (shape `in`, canonical view) reordered as Transpose(perm) with the last axis
-  /// kept: out = P x with P the 0/1 permutation of the leading indices.
-  Opnd rowPermutation(const Opnd& x, const std::vector<int64_t>& in, const std::vector<int64_t>& perm) {
-    const size_t lead = in.size() - 1;
-    std::vector<int64_t> outDims, inStride(lead, 1);
-    for (size_t k = lead; k-- > 1;) inStride[k - 1] = inStride[k] * in[k];
-    for (size_t k = 0; k < lead; ++k) outDims.push_back(in.at(size_t(perm[k])));
-    std::vector<std::pair<int64_t, int64_t>> ones;
-    std::vector<int64_t> idx(lead, 0);
-    for (int64_t r = 0; r < x.rows; ++r) {
-      int64_t src = 0;
-      for (size_t k = 0; k < lead; ++k) src += idx[k] * inStride[size_t(perm[k])];
-      ones.emplace_back(r, src);
-      for (size_t k = lead; k-- > 0;) {
-        if (++idx[k] < outDims[k]) break;
-        idx[k] = 0;
-      }
-    }
-    const Opnd p = zeroOne(x.rows, x.rows, ones);
-    return map("matmul", p, &x, x.rows, x.cols);
-  }
-
-  /// The integers of a constant input or, before opset 10, of attribute `attr`.
-  std::vector<int64_t> intsOf(const OnnxNode& n, size_t input, const std::string& attr, bool required) {
-    if (n.inputs.size() > input && !n.inputs[input].empty()) {
-      const OnnxTensor* t = constant(n.inputs[input]);
-      if (!t || t->isFloat) fail("O-202", fmt::format("input {} ('{}') must be an integer constant", input, n.inputs[input]));
-      return t->i;
-    }
-    auto it = n.attrs.find(attr);
-    if (it != n.attrs.end()) return it->second.ints;
-    if (required) fail("O-202", fmt::format("no '{}' given", attr));
-    return {};
-  }
-
-  /// A 0/1 matrix [rows, cols] with ones at (r0 + k, c0 + k), k < count: multiplying by it
-  /// selects or places rows or columns (each word times 1 plus zeros: exact for finite values).
-  Opnd placement(int64_t rows, int64_t cols, int64_t r0, int64_t c0, int64_t count) {
-    std::vector<std::pair<int64_t, int64_t>> ones;
-    for (int64_t k = 0; k < count; ++k) ones.emplace_back(r0 + k, c0 + k);
-    return zeroOne(rows, cols, ones);
-  }
-
-  /// A 0/1 matrix [rows, cols] with ones at the given (row, col) places.
-  Opnd zeroOne(int64_t rows, int64_t cols, const std::vector<std::pair<int64_t, int64_t>>& ones) {
-    OnnxTensor t;
-    t.shape = {rows, cols};
-    t.f.assign(size_t(rows * cols), 0.0f);
-    for (const auto& [r, c] : ones) t.f[size_t(r * cols + c)] = 1.0f;
-    const std::string name = fmt::format("place{}", imp_.constants.size());
-    imp_.constants[name] = t;
-    Val v;
-    v.leaf = true;
-    v.source = name;
-    v.shape = t.shape;
-    return leafOperand(v, t.shape, rows, cols);
-  }
-
-  /// A computed value in its canonical view (a column-replicated one's column 0 extracted).
-  Opnd canonicalOperand(const std::string& name) {
-    const Val& v = formed(name);
-    Opnd o{take(v.stream), v.rows, v.cols};
-    if (v.repl) o = extractColumn(o);
-    if (std::make_pair(o.rows, o.cols) != canonicalView(v.shape))
-      fail("O-204", fmt::format("computed value '{}' is seen as {}x{}, not as rows of its last axis", name, o.rows, o.cols));
-    return o;
-  }
-
-  /// [R, C] data regrouped to [R2, C2] (same order, R C = R2 C2) by 0/1 products: columns
-  /// split into k groups (C = k C2: out = sum_j P_j x S_j) or rows merged (C2 = k C: out =
-  /// sum_j Q_j x T_j).
-  Opnd regroup(const std::string& name, const Opnd& x, int64_t r2, int64_t c2) {
-    const bool split = x.cols % c2 == 0, merge = c2 % x.cols == 0;
-    if (!split && !merge)
-      fail("O-204", fmt::format("computed value '{}' regrouped from rows of {} to rows of {}: neither divides the other", name,
-                                x.cols, c2));
-    const int64_t k = split ? x.cols / c2 : c2 / x.cols;
-    Opnd sum;
-    for (int64_t j = 0; j < k; ++j) {
-      const Opnd xj = j == 0 ? x : again(x);
-      std::vector<std::pair<int64_t, int64_t>> ones;
-      Opnd placed;
-      if (split) {  // columns j*c2.. of row r go to row r*k + j
-        const Opnd sel = placement(x.cols, c2, j * c2, 0, c2);
-        for (int64_t r = 0; r < x.rows; ++r) ones.emplace_back(r * k + j, r);
-        const Opnd put = zeroOne(r2, x.rows, ones);
-        const Opnd part = map("matmul", xj, &sel, x.rows, c2);
-        placed = map("matmul", put, &part, r2, c2);
-      } else {  // row r*k + j goes to columns j*C.. of row r
-        for (int64_t r = 0; r < r2; ++r) ones.emplace_back(r, r * k + j);
-        const Opnd sel = zeroOne(r2, x.rows, ones);
-        const Opnd put = placement(x.cols, c2, 0, j * x.cols, x.cols);
-        const Opnd part = map("matmul", sel, &xj, r2, x.cols);
-        placed = map("matmul", part, &put, r2, c2);
-      }
-      sum = j == 0 ? placed : map2("add", sum, placed);
-    }
-    return sum;
-  }
-
-  /// Slice: folded into a leaf's data; on a computed value, along the last axis (a product
-  /// with a column selection) or the first (rows) with step 1.
-  void slice(const OnnxNode& n) {
-    const bool old = g_.opset < 10;  // before 10: starts, ends, axes attributes; no steps
-    const std::vector<int64_t> starts = intsOf(n, old ? 99 : 1, "starts", true), ends = intsOf(n, old ? 99 : 2, "ends", true);
-    std::vector<int64_t> axes = intsOf(n, old ? 99 : 3, "axes", false), steps = old ? std::vector<int64_t>{} : intsOf(n, 4, "", false);
-    const Val& v = val(n.inputs.at(0));
-    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    if (axes.empty())
-      for (size_t k = 0; k < starts.size(); ++k) axes.push_back(int64_t(k));
-    if (steps.empty()) steps.assign(starts.size(), 1);
-    if (v.leaf) {
-      Val w = v;
-      for (size_t k = 0; k < axes.size(); ++k) {
-        const size_t a = axisOf(axes[k], v.shape.size());
-        const int64_t dim = v.shape[a], st = steps.at(k);
-        if (st == 0) fail("O-202", "a Slice step of 0");
-        int64_t b = starts[k] < 0 ? starts[k] + dim : starts[k];
-        b = st > 0 ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, 0, dim - 1);
-        w.steps.push_back({OnnxLayoutStep::Kind::Slice, {int64_t(a), b, st, out[a]}});
-      }
-      w.shape = out;
-      vals_[n.outputs.at(0)] = w;
-      return;
-    }
-    size_t changed = SIZE_MAX;
-    for (size_t a = 0; a < out.size(); ++a)
-      if (out[a] != v.shape[a]) {
-        if (changed != SIZE_MAX) fail("O-204", "a Slice of a computed value along more than one axis");
-        changed = a;
-      }
-    if (changed == SIZE_MAX) {  // nothing removed
-      vals_[n.outputs.at(0)] = v;
-      return;
-    }
-    size_t k = 0;
-    while (k < axes.size() && axisOf(axes[k], v.shape.size()) != changed) ++k;
-    const int64_t dim = v.shape[changed];
-    const int64_t b = std::clamp<int64_t>(starts.at(k) < 0 ? starts[k] + dim : starts[k], 0, dim);
-    if (steps.at(k) != 1) fail("O-204", "a Slice of a computed value with a step other than 1");
-    Opnd x = operand(n.inputs.at(0), v.shape, v.rows, v.repl ? 1 : v.cols);
-    if (changed + 1 == v.shape.size()) {
-      const Opnd sel = placement(x.cols, out[changed], b, 0, out[changed]);
-      define(n.outputs.at(0), map("matmul", x, &sel, x.rows, out[changed]), out);
-    } else if (changed == 0 && x.rows == product(v.shape, 0, v.shape.size() - 1)) {
-      const int64_t rows = product(out, 0, out.size() - 1), per = x.rows / v.shape[0];
-      const Opnd sel = placement(rows, x.rows, 0, b * per, rows);
-      define(n.outputs.at(0), map("matmul", sel, &x, rows, x.cols), out);
-    } else {
-      fail("O-204", fmt::format("a Slice of computed value '{}' along axis {}: only the last axis (columns) or the first "
-                                "(rows) of a computed value", n.inputs.at(0), changed));
+      forks.push_back(fmt::format("  - {{name: fork_s{}, op: Broadcast, in: s{}, out: [{}]}}", s, s, fmt::join(u, ", ")));
     }
   }
-
-  /// Concat along the last axis (each part times a matrix placing its columns, summed) or
-  /// the first (rows placed likewise).
-  void concat(const OnnxNode& n) {
-    const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
-    const size_t axis = axisOf(intAttr(n, "axis").value_or(0), out.size());
-    const bool last = axis + 1 == out.size();
-    if (!last && axis != 0)
-      fail("O-204", fmt::format("Concat along axis {} of rank {}: only the last axis (columns) or the first (rows)", axis,
-                                out.size()));
-    const auto [rows, cols] = canonicalView(out);
-    Opnd sum;
-    int64_t at = 0;
-    for (size_t i = 0; i < n.inputs.size(); ++i) {
-      const Val& v = val(n.inputs[i]);
-      const auto [r, c] = canonicalView(v.shape);
-      if (product(v.shape) == 0) continue;
-      Opnd x = operand(n.inputs[i], v.shape, r, c);
-      Opnd placed;
-      if (last) {
-        const Opnd p = placement(c, cols, 0, at, c);
-        placed = map("matmul", x, &p, rows, cols);
-        at += c;
-      } else {
-        const Opnd p = placement(rows, r, at, 0, r);
-        placed = map("matmul", p, &x, rows, cols);
-        at += r;
-      }
-      sum = i == 0 ? placed : map2("add", sum, placed);
+  static const std::regex use(R"(\bs\d+_u\d+\b)");
+  std::string y;
+  y += "# Imported from an ONNX model by stepgen (`stepgen import onnx`, docs/onnx.md).\n";
+  y += fmt::format("# Source: {} (opset {}). One tile per ONNX value.\n", g_.path, g_.opset);
+  y += "stepgraph: onnx_import\ntensors:\n";
+  for (const auto& t : tensorOrder_) y += tensorLines_.at(t) + "\n";
+  y += "ops:\n";
+  auto emit = [&](const std::string& line) {
+    std::string out;
+    auto begin = std::sregex_iterator(line.begin(), line.end(), use);
+    size_t at = 0;
+    for (auto i = begin; i != std::sregex_iterator(); ++i) {
+      out += line.substr(at, size_t(i->position()) - at);
+      auto r = rename.find(i->str());
+      out += r == rename.end() ? i->str() : r->second;
+      at = size_t(i->position() + i->length());
     }
-    define(n.outputs.at(0), sum, out);
-  }
+    y += out + line.substr(at) + "\n";
+  };
+  for (const auto& l : ops_) emit(l);
+  for (const auto& l : forks) emit(l);
+  imp_.yaml = y;
+  return imp_;
+}
 
-  void storeOutput(const std::string& name) {
-    const std::vector<int64_t> shape = shapeOf(name);
-    requireFloat(name);
-    const Val& v = val(name);
-    const auto [rows, cols] = v.leaf ? canonicalView(shape) : std::make_pair(v.rows, v.repl ? int64_t(1) : v.cols);
-    const Opnd o = operand(name, shape, rows, cols);
-    for (int bf = 0; bf < 2; ++bf) {
-      auto it = err_[bf].find(streamOfUse(o.stream));
-      imp_.relErrorBound[bf] = std::max(imp_.relErrorBound[bf], it == err_[bf].end() ? 0.0 : it->second);
-    }
-    const std::string t = addTensor("out_" + name, rows, cols, "output");
-    ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipStore, in: {}, tensor: {}, iter: [1], strides: [[1, 0]]}}",
-                               opName("store"), o.stream, t));
-    imp_.outputs.push_back({name, t, shape});
-  }
-
-  /// Resolves stream names: one consumer reads the producer's stream, several get a Broadcast.
-  OnnxImport finish() {
-    std::map<std::string, std::string> rename;
-    std::vector<std::string> forks;
-    for (size_t s = 0; s < uses_.size(); ++s) {
-      const auto& u = uses_[s];
-      if (u.empty()) fail("O-201", fmt::format("internal: stream s{} has no consumer", s));
-      if (u.size() == 1) {
-        rename[u[0]] = fmt::format("s{}", s);
-      } else {
-        forks.push_back(fmt::format("  - {{name: fork_s{}, op: Broadcast, in: s{}, out: [{}]}}", s, s, fmt::join(u, ", ")));
-      }
-    }
-    static const std::regex use(R"(\bs\d+_u\d+\b)");
-    std::string y;
-    y += "# Imported from an ONNX model by stepgen (`stepgen import onnx`, docs/onnx.md).\n";
-    y += fmt::format("# Source: {} (opset {}). One tile per ONNX value.\n", g_.path, g_.opset);
-    y += "stepgraph: onnx_import\ntensors:\n";
-    for (const auto& t : tensorOrder_) y += tensorLines_.at(t) + "\n";
-    y += "ops:\n";
-    auto emit = [&](const std::string& line) {
-      std::string out;
-      auto begin = std::sregex_iterator(line.begin(), line.end(), use);
-      size_t at = 0;
-      for (auto i = begin; i != std::sregex_iterator(); ++i) {
-        out += line.substr(at, size_t(i->position()) - at);
-        auto r = rename.find(i->str());
-        out += r == rename.end() ? i->str() : r->second;
-        at = size_t(i->position() + i->length());
-      }
-      y += out + line.substr(at) + "\n";
-    };
-    for (const auto& l : ops_) emit(l);
-    for (const auto& l : forks) emit(l);
-    imp_.yaml = y;
-    return imp_;
-  }
-};
-
-}  // namespace
+}  // namespace onnx_lowering
 
 std::string onnxSupportedOps() {
   std::string s;
-  for (const char* o : kSupported) s += std::string(s.empty() ? "" : ", ") + o;
+  for (const char* o : onnx_lowering::kSupported) s += std::string(s.empty() ? "" : ", ") + o;
   return s;
 }
 
-OnnxImport lowerOnnx(const OnnxGraph& g) { return Lowering(g).run(); }
+OnnxImport lowerOnnx(const OnnxGraph& g) { return onnx_lowering::Lowering(g).run(); }
 
 }  // namespace stepgen

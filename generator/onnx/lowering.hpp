@@ -1,0 +1,258 @@
+#pragma once
+// The state of lowerOnnx (onnx_lower.hpp), shared by its two files: onnx_lower.cpp (values,
+// streams, operands, broadcasting, the graph text) and onnx_operators.cpp (one method per
+// ONNX operator, with the 0/1 products that form layouts on computed values). Internal: only
+// those two files include it.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "onnx/onnx_lower.hpp"
+#include "support/diag.hpp"
+
+namespace stepgen::onnx_lowering {
+
+inline const char* const kSupported[] = {"Add",        "Sub",       "Mul",       "Div",        "Neg",           "Exp",
+                                  "Sigmoid",    "Sqrt",      "Reciprocal", "Pow",       "MatMul",        "Gemm",
+                                  "Softmax",    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceSumSquare", "Transpose",
+                                  "Reshape",    "Flatten",   "Squeeze",   "Unsqueeze",  "Identity",      "Constant",
+                                  "Slice",      "Concat"};
+
+inline int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to = SIZE_MAX) {
+  int64_t n = 1;
+  for (size_t k = from; k < std::min(to, s.size()); ++k) n *= s[k];
+  return n;
+}
+
+/// The default 2-D view of a shape: [all dims but the last, the last].
+inline std::pair<int64_t, int64_t> canonicalView(const std::vector<int64_t>& s) {
+  if (s.empty()) return {1, 1};
+  return {product(s, 0, s.size() - 1), s.back()};
+}
+
+inline std::string sanitize(const std::string& s) {
+  std::string o;
+  for (char c : s) o += std::isalnum((unsigned char)c) ? c : '_';
+  if (o.empty() || std::isdigit((unsigned char)o[0])) o = "v" + o;
+  return o;
+}
+
+/// A value during lowering: a leaf (graph input or constant, layout folded into its data)
+/// or a computed stream with its 2-D view.
+struct Val {
+  std::vector<int64_t> shape;
+  bool leaf = false;
+  std::string source;                  ///< leaf: ONNX value the data comes from
+  std::vector<OnnxLayoutStep> steps;   ///< leaf
+  int stream = -1;                     ///< computed: index into Lowering::streams
+  int64_t rows = 1, cols = 1;          ///< computed: the view
+  /// computed, shape [..., 1]: carried as a [rows, cols] tile whose columns are all equal
+  /// (rowsum / rowmax fill the row), so broadcasting it back over cols columns is free.
+  bool repl = false;
+  /// computed: Transpose of its last two axes, not formed: the stream holds the value before
+  /// it (view [batch * N, K] for shape [..., K, N]). Only a MatMul's second operand takes it
+  /// (as matmul_t); anything else is O-204.
+  bool tlast = false;
+};
+
+/// An operand as a consumer sees it: a stream name and its view.
+struct Opnd {
+  std::string stream;
+  int64_t rows, cols;
+};
+
+/// One lowering of one graph: lowerOnnx is Lowering(g).run().
+class Lowering {
+ public:
+  explicit Lowering(const OnnxGraph& g) : g_(g) {}
+
+  OnnxImport run();
+
+ private:
+  const OnnxGraph& g_;
+  OnnxImport imp_;
+  std::map<std::string, Val> vals_;
+  const OnnxNode* node_ = nullptr;
+  std::vector<std::string> ops_;              ///< YAML op lines
+  std::vector<std::vector<std::string>> uses_;  ///< per stream: the names its consumers read
+  std::map<std::string, std::string> tensorLines_;
+  std::vector<std::string> tensorOrder_;
+  int nextOp_ = 0;
+  std::set<std::string> sqrtDivisors_;  ///< outputs of Sqrt nodes fused into their Div (findSqrtDivisors)
+  /// Per stream (index), the relative error bound of its values with fp32 / bf16 matmul
+  /// operands; a stream not yet listed (a load) is exact.
+  std::map<int, double> err_[2];
+
+  // ---- diagnostics ----
+  [[noreturn]] void fail(const std::string& id, const std::string& msg) const {
+    std::string where = node_ ? fmt::format("node '{}' ({}, opset {}): ", node_->name, node_->op, g_.opset) : "";
+    throw DiagError(id, SourceLoc{g_.path}, where + msg);
+  }
+
+  /// O-103 unless value `v` is float32 (the current node, if any, is named).
+  void requireFloat(const std::string& v) const;
+
+  std::vector<int64_t> shapeOf(const std::string& v) const;
+
+  Val leafOf(const std::string& name) const;
+
+  /// Sqrt nodes whose one consumer divides by them: x / sqrt(y) becomes x * rsqrt(y) (one
+  /// function instead of rsqrt, recip and recip again: RMSNorm's normalisation).
+  void findSqrtDivisors(const std::set<int>& live);
+
+  std::set<int> liveNodes() const;
+
+  // ---- emission ----
+  int newStream();
+
+  /// The relative error bound of Map `fn`'s output from its inputs' bounds and its own
+  /// (docs/hardware.md section 3; u = 2^-24): products add their operands' errors plus u (K u
+  /// for a sum of K terms; 2 x 2^-8 more with bf16 operands), add and sub take the larger
+  /// operand's plus u (relative to the terms; cancellation is what the comparison's floor
+  /// absorbs), exp 3.5e-4 plus 16 times its input's (exp's relative error is |x| times the
+  /// input's; beyond |x| = 16 the comparison's floor of 1e-3 x the largest value absorbs it:
+  /// a softmax term or a sigmoid tail below exp(-16) = 1.1e-7 of the row's largest), recip
+  /// 5e-6 plus its input's, rsqrt 7e-6 plus half its input's, rowmax its input's, rowsum
+  /// its input's plus C u.
+  double errorOf(const std::string& fn, const Opnd& a, const Opnd* b, bool bf16) const;
+
+  std::string opName(const std::string& what);
+
+  /// A fresh consumer name of stream `s` (Broadcast branches are made from these at the end).
+  std::string take(int s);
+
+  std::string addTensor(const std::string& base, int64_t rows, int64_t cols, const std::string& role);
+
+  Opnd loadLeaf(const std::string& tensor, int64_t rows, int64_t cols);
+
+  /// A constant table of `fill` in every word, [rows, cols].
+  Opnd fillTable(float fill, int64_t rows, int64_t cols);
+
+  /// A leaf's data broadcast to `target` and seen as [rows, cols].
+  Opnd leafOperand(const Val& v, const std::vector<int64_t>& target, int64_t rows, int64_t cols);
+
+  /// Map `fn` of one stream, or of two zipped.
+  Opnd map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t rows, int64_t cols);
+  Opnd map1(const std::string& fn, const Opnd& a);
+  Opnd map2(const std::string& fn, const Opnd& a, const Opnd& b);
+
+  /// Widens a computed [1 | R, 1 | C] view to [R, C] by matmul with a table of ones (each
+  /// word times 1.0 plus nothing else: exact).
+  Opnd widen(Opnd x, int64_t rows, int64_t cols);
+
+  /// Records value `name` as the result of stream-producing operand `o`.
+  void define(const std::string& name, const Opnd& o, const std::vector<int64_t>& shape, bool repl = false);
+
+  int streamOfUse(const std::string& use) const;
+
+  /// One more consumer of the stream `o` reads.
+  Opnd again(const Opnd& o);
+
+  const Val& val(const std::string& name);
+
+  /// val(name) for a consumer that needs the value formed (all but MatMul's second operand).
+  const Val& formed(const std::string& name);
+
+  /// Operand `name` broadcast to `target` (numpy rules) in view [rows, cols]. Leaves fold the
+  /// broadcast into their data; a computed value must be the whole view, its rows, its
+  /// columns or a scalar. A column-replicated value (Val::repl) of the same rows and width is
+  /// taken as it is; otherwise its column 0 is extracted first.
+  Opnd operand(const std::string& name, const std::vector<int64_t>& target, int64_t rows, int64_t cols, bool widenIt = true);
+
+  /// Column 0 of a column-replicated tile, [rows, 1]: a matmul with e0 = [1, 0, ...]^T (each
+  /// word times 1 or 0; a row whose value is infinite or NaN gives NaN).
+  Opnd extractColumn(const Opnd& o);
+
+  // ---- attributes ----
+  std::optional<int64_t> intAttr(const OnnxNode& n, const std::string& k) const;
+  std::optional<float> floatAttr(const OnnxNode& n, const std::string& k) const;
+
+  /// The value of a constant input (initializer or Constant node), or nullptr.
+  const OnnxTensor* constant(const std::string& name) const;
+
+  // ---- operators ----
+  void lowerNode(const OnnxNode& n);
+
+  void lowerConstant(const OnnxNode& n);
+
+  void binary(const OnnxNode& n);
+
+  /// The view an elementwise result takes and the shape its leaf operands are broadcast to.
+  struct View {
+    int64_t rows, cols;
+    std::vector<int64_t> target;
+    bool repl;  ///< a column-replicated operand of the result's shape sets the view
+  };
+
+  /// A computed operand's view when it has the result's shape, else the canonical one.
+  View viewFor(const std::vector<std::string>& ins, const std::vector<int64_t>& out);
+
+  void unary(const OnnxNode& n);
+
+  void power(const OnnxNode& n);
+
+  /// A 2-D operand of a product: leaves take any layout; a computed value its own view.
+  Opnd matrixOperand(const std::string& name, const std::vector<int64_t>& shape2);
+
+  void matmul(const OnnxNode& n);
+
+  void gemm(const OnnxNode& n);
+
+  /// Operand `name` as rows over the axes `reduced` (sorted): the view [product of the other
+  /// dims, product of these]. A leaf's data is transposed so they come last; a computed
+  /// value must already be laid out so (trailing axes, its own view).
+  Opnd rowOperand(const std::string& name, const std::vector<size_t>& reduced);
+
+  size_t axisOf(int64_t axis, size_t rank);
+
+  void softmax(const OnnxNode& n);
+
+  void reduce(const OnnxNode& n);
+
+  Opnd unitColumn(int64_t rows);
+
+  void layout(const OnnxNode& n);
+
+  /// Rows of x (shape `in`, canonical view) reordered as Transpose(perm) with the last axis
+  /// kept: out = P x with P the 0/1 permutation of the leading indices.
+  Opnd rowPermutation(const Opnd& x, const std::vector<int64_t>& in, const std::vector<int64_t>& perm);
+
+  /// The integers of a constant input or, before opset 10, of attribute `attr`.
+  std::vector<int64_t> intsOf(const OnnxNode& n, size_t input, const std::string& attr, bool required);
+
+  /// A 0/1 matrix [rows, cols] with ones at (r0 + k, c0 + k), k < count: multiplying by it
+  /// selects or places rows or columns (each word times 1 plus zeros: exact for finite values).
+  Opnd placement(int64_t rows, int64_t cols, int64_t r0, int64_t c0, int64_t count);
+
+  /// A 0/1 matrix [rows, cols] with ones at the given (row, col) places.
+  Opnd zeroOne(int64_t rows, int64_t cols, const std::vector<std::pair<int64_t, int64_t>>& ones);
+
+  /// A computed value in its canonical view (a column-replicated one's column 0 extracted).
+  Opnd canonicalOperand(const std::string& name);
+
+  /// [R, C] data regrouped to [R2, C2] (same order, R C = R2 C2) by 0/1 products: columns
+  /// split into k groups (C = k C2: out = sum_j P_j x S_j) or rows merged (C2 = k C: out =
+  /// sum_j Q_j x T_j).
+  Opnd regroup(const std::string& name, const Opnd& x, int64_t r2, int64_t c2);
+
+  /// Slice: folded into a leaf's data; on a computed value, along the last axis (a product
+  /// with a column selection) or the first (rows) with step 1.
+  void slice(const OnnxNode& n);
+
+  /// Concat along the last axis (each part times a matrix placing its columns, summed) or
+  /// the first (rows placed likewise).
+  void concat(const OnnxNode& n);
+
+  void storeOutput(const std::string& name);
+
+  /// Resolves stream names: one consumer reads the producer's stream, several get a Broadcast.
+  OnnxImport finish();
+};
+
+}  // namespace stepgen::onnx_lowering
