@@ -320,13 +320,15 @@ void Lowering::layout(const OnnxNode& n) {
   const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
   Val w = v;
   w.shape = out;
+  std::vector<int64_t> perm;  // Transpose's (default: the axes reversed)
+  if (n.op == "Transpose") {
+    auto it = n.attrs.find("perm");
+    if (it != n.attrs.end()) perm = it->second.ints;
+    if (perm.empty())
+      for (int64_t k = int64_t(v.shape.size()) - 1; k >= 0; --k) perm.push_back(k);
+  }
   if (v.leaf) {
     if (n.op == "Transpose") {
-      std::vector<int64_t> perm;
-      auto it = n.attrs.find("perm");
-      if (it != n.attrs.end()) perm = it->second.ints;
-      if (perm.empty())
-        for (int64_t k = int64_t(v.shape.size()) - 1; k >= 0; --k) perm.push_back(k);
       w.steps.push_back({OnnxLayoutStep::Kind::Transpose, perm});
     } else {
       w.steps.push_back({OnnxLayoutStep::Kind::Reshape, out});
@@ -337,11 +339,6 @@ void Lowering::layout(const OnnxNode& n) {
   // A computed value: a regrouping that leaves its view is free; another regroups its
   // data by 0/1 products; a transpose that keeps the last axis permutes rows.
   if (n.op == "Transpose") {
-    std::vector<int64_t> perm;
-    auto it = n.attrs.find("perm");
-    if (it != n.attrs.end()) perm = it->second.ints;
-    if (perm.empty())
-      for (int64_t k = int64_t(v.shape.size()) - 1; k >= 0; --k) perm.push_back(k);
     std::vector<int64_t> nonUnit;
     for (int64_t p : perm)
       if (v.shape.at(size_t(p)) != 1) nonUnit.push_back(p);
