@@ -376,7 +376,9 @@ int main(int argc, char** argv) {
               "and with --data its inputs); one tile per ONNX value, layout operators folded into the input tensors");
   onnxCmd->add_option("model", oModel, "the .onnx file")->required()->check(CLI::ExistingFile);
   onnxCmd->add_option("-o,--out", oOut, "output folder (replaced; not left behind on an error)")->required();
-  onnxCmd->add_option("--data", oData, "an ONNX test_data_set folder: input_<k>.pb become inputs/, output_<k>.pb expected/");
+  onnxCmd->add_option("--data", oData, "a folder with the inputs and expected outputs: an ONNX test_data_set (input_<k>.pb, "
+                                       "output_<k>.pb) or <value name>.npy files (examples/pytorch/*/data): the inputs "
+                                       "go to inputs/, the outputs to expected/ with tolerance.txt (verify --reference)");
   TilingStudyOptions to;
   auto* studyCmd = app.add_subcommand("study", "studies of the dynamic STeP optimizations");
   studyCmd->require_subcommand(1);
