@@ -18,12 +18,13 @@
 
 namespace stepgen::onnx_lowering {
 
-inline const char* const kSupported[] = {"Add",        "Sub",       "Mul",       "Div",        "Neg",           "Exp",
-                                  "Sigmoid",    "Sqrt",      "Reciprocal", "Pow",       "MatMul",        "Gemm",
-                                  "Softmax",    "ReduceSum", "ReduceMean", "ReduceMax", "ReduceSumSquare", "Transpose",
-                                  "Reshape",    "Flatten",   "Squeeze",   "Unsqueeze",  "Identity",      "Constant",
-                                  "Slice",      "Concat"};
+/// The ONNX operators the lowering accepts (onnxSupportedOps lists them in this order).
+inline const char* const kSupported[] = {
+    "Add",       "Sub",       "Mul",       "Div",       "Neg",       "Exp",       "Sigmoid",         "Sqrt",  "Reciprocal",
+    "Pow",       "MatMul",    "Gemm",      "Softmax",   "ReduceSum", "ReduceMean", "ReduceMax",      "ReduceSumSquare",
+    "Transpose", "Reshape",   "Flatten",   "Squeeze",   "Unsqueeze", "Identity",  "Constant",        "Slice", "Concat"};
 
+/// The product of s[from .. to) (1 when empty).
 inline int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to = SIZE_MAX) {
   int64_t n = 1;
   for (size_t k = from; k < std::min(to, s.size()); ++k) n *= s[k];
@@ -36,6 +37,8 @@ inline std::pair<int64_t, int64_t> canonicalView(const std::vector<int64_t>& s) 
   return {product(s, 0, s.size() - 1), s.back()};
 }
 
+/// `s` as a STeP name: characters other than letters and digits become '_', and a name that
+/// would start with a digit (or be empty) gets a leading 'v'.
 inline std::string sanitize(const std::string& s) {
   std::string o;
   for (char c : s) o += std::isalnum((unsigned char)c) ? c : '_';
@@ -50,7 +53,7 @@ struct Val {
   bool leaf = false;
   std::string source;                  ///< leaf: ONNX value the data comes from
   std::vector<OnnxLayoutStep> steps;   ///< leaf
-  int stream = -1;                     ///< computed: index into Lowering::streams
+  int stream = -1;                     ///< computed: its stream, s<stream> in the graph text
   int64_t rows = 1, cols = 1;          ///< computed: the view
   /// computed, shape [..., 1]: carried as a [rows, cols] tile whose columns are all equal
   /// (rowsum / rowmax fill the row), so broadcasting it back over cols columns is free.
