@@ -64,9 +64,10 @@ struct Val {
   bool tlast = false;
 };
 
-/// An operand as a consumer sees it: a stream name and its view.
+/// An operand as a consumer sees it: the name it reads (a use of stream s<id>) and its view.
 struct Opnd {
   std::string stream;
+  int id;
   int64_t rows, cols;
 };
 
@@ -152,7 +153,8 @@ class Lowering {
   /// Records value `name` as the result of stream-producing operand `o`.
   void define(const std::string& name, const Opnd& o, const std::vector<int64_t>& shape, bool repl = false);
 
-  int streamOfUse(const std::string& use) const;
+  /// A fresh use of stream `s` with view [rows, cols].
+  Opnd use(int s, int64_t rows, int64_t cols);
 
   /// One more consumer of the stream `o` reads.
   Opnd again(const Opnd& o);
@@ -217,8 +219,6 @@ class Lowering {
   void softmax(const OnnxNode& n);
 
   void reduce(const OnnxNode& n);
-
-  Opnd unitColumn(int64_t rows);
 
   void layout(const OnnxNode& n);
 

@@ -35,35 +35,31 @@ OnnxTensor tensorFromNpy(const fs::path& p, const std::vector<int64_t>& shape) {
 
 }  // namespace
 
+OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const OnnxImport& imp) {
+  if (!fs::is_directory(dir)) throw DiagError("R-401", SourceLoc{dir}, "not a folder of ONNX inputs and outputs");
+  OnnxDataSet d;
+  // input_<k>.pb / output_<k>.pb (ONNX's test data sets), else <value name>.npy.
+  auto read = [&](const std::string& stem, size_t k, const std::string& name, std::map<std::string, OnnxTensor>& into,
+                  const std::string& key) {
+    const fs::path pb = fs::path(dir) / fmt::format("{}_{}.pb", stem, k);
+    const fs::path npy = fs::path(dir) / (name + ".npy");
+    if (fs::exists(pb)) {
+      into[key] = readTensorFile(pb.string());
+    } else if (fs::exists(npy)) {
+      into[key] = tensorFromNpy(npy, g.shapes.count(name) ? g.shapes.at(name) : std::vector<int64_t>{});
+    }
+  };
+  for (size_t k = 0; k < g.inputs.size(); ++k) read("input", k, g.inputs[k], d.given, g.inputs[k]);
+  for (size_t k = 0; k < imp.outputs.size(); ++k) read("output", k, imp.outputs[k].name, d.expected, imp.outputs[k].tensor);
+  return d;
+}
+
 std::string importOnnx(const std::string& modelPath, const std::string& outDir, const std::string& dataDir) {
   const OnnxGraph g = readOnnx(modelPath);
   const OnnxImport imp = lowerOnnx(g);
-  std::map<std::string, OnnxTensor> given, expected;
-  if (!dataDir.empty()) {
-    if (!fs::is_directory(dataDir)) throw DiagError("R-401", SourceLoc{dataDir}, "--data: not a folder");
-    // input_<k>.pb / output_<k>.pb (ONNX's test data sets), else <value name>.npy.
-    auto read = [&](const std::string& stem, size_t k, const std::string& name, const std::vector<int64_t>& shape,
-                    std::map<std::string, OnnxTensor>& into, const std::string& key) {
-      const fs::path pb = fs::path(dataDir) / fmt::format("{}_{}.pb", stem, k);
-      const fs::path npy = fs::path(dataDir) / (name + ".npy");
-      if (fs::exists(pb)) {
-        into[key] = readTensorFile(pb.string());
-      } else if (fs::exists(npy)) {
-        into[key] = tensorFromNpy(npy, shape);
-      }
-    };
-    for (size_t k = 0; k < g.inputs.size(); ++k)
-      read("input", k, g.inputs[k], g.shapes.count(g.inputs[k]) ? g.shapes.at(g.inputs[k]) : std::vector<int64_t>{}, given,
-           g.inputs[k]);
-    for (size_t k = 0; k < imp.outputs.size(); ++k)
-      read("output", k, imp.outputs[k].name, imp.outputs[k].shape, expected, imp.outputs[k].tensor);
-  }
-  // Only the leaves whose source is known now: constants always, graph inputs when given.
-  OnnxImport known = imp;
-  known.leaves.clear();
-  for (const auto& l : imp.leaves)
-    if (l.fill || imp.constants.count(l.source) || given.count(l.source)) known.leaves.push_back(l);
-  const std::map<std::string, Matrix> inputs = onnxInputMatrices(known, g, given);
+  const OnnxDataSet data = dataDir.empty() ? OnnxDataSet{} : readOnnxDataSet(dataDir, g, imp);
+  const std::map<std::string, OnnxTensor>&given = data.given, &expected = data.expected;
+  const std::map<std::string, Matrix> inputs = onnxInputMatrices(imp, g, given, false);
 
   const fs::path out(outDir);
   const fs::path tmp = out.string() + fmt::format(".tmp{}", getpid());

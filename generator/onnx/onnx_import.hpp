@@ -1,8 +1,23 @@
 #pragma once
 // `stepgen import onnx`: an ONNX model to a folder with graph.yaml and its input tensors.
+#include <map>
 #include <string>
 
+#include "onnx/onnx_lower.hpp"
+
 namespace stepgen {
+
+/// The values of one run of a model: graph inputs by ONNX name, expected outputs by the
+/// imported graph's output tensor.
+struct OnnxDataSet {
+  std::map<std::string, OnnxTensor> given, expected;
+};
+
+/// Reads `dir`: an ONNX test_data_set (input_<k>.pb, output_<k>.pb in graph order) or
+/// <value name>.npy files (reshaped to the model's shape; same element count). Values the
+/// folder lacks are left out. Throws DiagError R-401 when `dir` is not a folder, R-402 for an
+/// .npy of another element count, O-101 / O-103 for a bad .pb.
+OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const OnnxImport& imp);
 
 /// Reads `modelPath`, lowers it (onnx_lower.hpp) and writes `outDir`/graph.yaml,
 /// `outDir`/inputs/<tensor>.npy (the constants; the graph inputs too when `dataDir` gives

@@ -82,7 +82,7 @@ void apply(const OnnxLayoutStep& s, std::vector<int64_t>& shape, std::vector<flo
 }  // namespace
 
 std::map<std::string, Matrix> onnxInputMatrices(const OnnxImport& imp, const OnnxGraph& g,
-                                                const std::map<std::string, OnnxTensor>& given) {
+                                                const std::map<std::string, OnnxTensor>& given, bool requireInputs) {
   std::map<std::string, Matrix> out;
   for (const OnnxLeafTensor& t : imp.leaves) {
     Matrix m{t.rows, t.cols, {}};
@@ -92,7 +92,9 @@ std::map<std::string, Matrix> onnxInputMatrices(const OnnxImport& imp, const Onn
       continue;
     }
     const OnnxTensor* src = nullptr;
-    if (auto c = imp.constants.find(t.source); c != imp.constants.end()) {
+    if (auto c = g.initializers.find(t.source); c != g.initializers.end()) {
+      src = &c->second;
+    } else if (auto c = imp.constants.find(t.source); c != imp.constants.end()) {
       src = &c->second;
     } else if (auto gi = given.find(t.source); gi != given.end()) {
       src = &gi->second;
@@ -101,8 +103,10 @@ std::map<std::string, Matrix> onnxInputMatrices(const OnnxImport& imp, const Onn
         throw DiagError("R-402", SourceLoc{},
                         fmt::format("ONNX input '{}' has shape [{}], the model's is [{}]", t.source,
                                     fmt::join(src->shape, ", "), fmt::join(want->second, ", ")));
-    } else {
+    } else if (requireInputs) {
       throw DiagError("R-401", SourceLoc{}, fmt::format("no value given for ONNX input '{}'", t.source));
+    } else {
+      continue;
     }
     if (!src->isFloat)
       throw DiagError("O-103", SourceLoc{g.path}, fmt::format("value '{}' is an integer tensor; the fabric computes in float32",

@@ -10,7 +10,6 @@ namespace stepgen {
 namespace onnx_lowering {
 
 OnnxImport Lowering::run() {
-  imp_.constants = g_.initializers;
   const std::set<int> live = liveNodes();
   for (const OnnxNode& n : g_.nodes)
     if (live.count(n.index) && !n.domain.empty() && n.domain != "ai.onnx") {
@@ -28,10 +27,7 @@ OnnxImport Lowering::run() {
                                 : fmt::format("opset {} of the default domain is outside the supported {}..{} (export "
                                               "with torch.onnx.export(..., opset_version=14))",
                                               g_.opset, kOnnxMinOpset, kOnnxMaxOpset));
-  for (const auto& in : g_.inputs) {
-    vals_[in] = leafOf(in);
-    imp_.graphInputs.push_back(in);
-  }
+  for (const auto& in : g_.inputs) vals_[in] = leafOf(in);
   for (const auto& [name, t] : g_.initializers) vals_[name] = leafOf(name);
   findSqrtDivisors(live);
   for (const OnnxNode& n : g_.nodes) {
@@ -47,14 +43,8 @@ OnnxImport Lowering::run() {
 
 void Lowering::requireFloat(const std::string& v) const {
   auto it = g_.elemTypes.find(v);
-  if (it != g_.elemTypes.end() && it->second != 1) {
-    static const std::map<int, const char*> names = {{2, "uint8"},  {3, "int8"},     {5, "int16"},  {6, "int32"},
-                                                     {7, "int64"},  {9, "bool"},     {10, "float16"}, {11, "double"},
-                                                     {16, "bfloat16"}};
-    auto nm = names.find(it->second);
-    fail("O-103", fmt::format("value '{}' has element type {}; the fabric computes in float32", v,
-                              nm == names.end() ? std::to_string(it->second) : nm->second));
-  }
+  if (it != g_.elemTypes.end() && it->second != "FLOAT")
+    fail("O-103", fmt::format("value '{}' has element type {}; the fabric computes in float32", v, it->second));
 }
 
 std::vector<int64_t> Lowering::shapeOf(const std::string& v) const {
@@ -112,12 +102,12 @@ int Lowering::newStream() {
 double Lowering::errorOf(const std::string& fn, const Opnd& a, const Opnd* b, bool bf16) const {
   const double u = std::ldexp(1.0, -24);
   auto in = [&](const Opnd& o) {
-    auto it = err_[bf16].find(streamOfUse(o.stream));
+    auto it = err_[bf16].find(o.id);
     return it == err_[bf16].end() ? 0.0 : it->second;  // a load: exact
   };
   const double ea = in(a), eb = b ? in(*b) : 0.0;
   if (fn == "matmul" || fn == "matmul_t") return ea + eb + double(a.cols) * u + (bf16 ? 2 * std::ldexp(1.0, -8) : 0.0);
-  if (fn == "mul" || fn == "scale_rows") return ea + eb + u;
+  if (fn == "mul") return ea + eb + u;
   if (fn == "add" || fn == "sub") return std::max(ea, eb) + u;
   if (fn == "exp") return 16 * ea + 3.5e-4;
   if (fn == "recip") return ea + 5e-6;
@@ -145,7 +135,7 @@ Opnd Lowering::loadLeaf(const std::string& tensor, int64_t rows, int64_t cols) {
   const int s = newStream();
   ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: [1], "
                              "strides: [[0, 0]], out: s{}}}", opName("load"), tensor, rows, cols, s));
-  return {take(s), rows, cols};
+  return use(s, rows, cols);
 }
 
 Opnd Lowering::fillTable(float fill, int64_t rows, int64_t cols) {
@@ -180,7 +170,7 @@ Opnd Lowering::map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t 
   const int s = newStream();
   ops_.push_back(fmt::format("  - {{name: {}, op: Map, fn: {}, in: {}, out: s{}}}", opName(fn), fn, in, s));
   for (int bf = 0; bf < 2; ++bf) err_[bf][s] = errorOf(fn, a, b, bf == 1);
-  return {take(s), rows, cols};
+  return use(s, rows, cols);
 }
 
 Opnd Lowering::map1(const std::string& fn, const Opnd& a) { return map(fn, a, nullptr, a.rows, a.cols); }
@@ -206,14 +196,14 @@ void Lowering::define(const std::string& name, const Opnd& o, const std::vector<
   v.shape = shape;
   v.rows = o.rows;
   v.cols = o.cols;
-  v.stream = streamOfUse(o.stream);
+  v.stream = o.id;
   uses_[size_t(v.stream)].pop_back();  // return the taken name; consumers take their own
   vals_[name] = v;
 }
 
-int Lowering::streamOfUse(const std::string& use) const { return std::stoi(use.substr(1, use.find('_') - 1)); }
+Opnd Lowering::again(const Opnd& o) { return use(o.id, o.rows, o.cols); }
 
-Opnd Lowering::again(const Opnd& o) { return {take(streamOfUse(o.stream)), o.rows, o.cols}; }
+Opnd Lowering::use(int s, int64_t rows, int64_t cols) { return {take(s), s, rows, cols}; }
 
 const Val& Lowering::val(const std::string& name) {
   auto it = vals_.find(name);
@@ -233,7 +223,7 @@ Opnd Lowering::operand(const std::string& name, const std::vector<int64_t>& targ
   const Val& v = formed(name);
   requireFloat(name);
   if (v.leaf) return leafOperand(v, target, rows, cols);
-  Opnd o{take(v.stream), v.rows, v.cols};
+  Opnd o = use(v.stream, v.rows, v.cols);
   std::vector<int64_t> s(target.size() - std::min(target.size(), v.shape.size()), 1);  // right-aligned
   s.insert(s.end(), v.shape.begin(), v.shape.end());
   if (v.repl) {
@@ -262,7 +252,7 @@ Opnd Lowering::operand(const std::string& name, const std::vector<int64_t>& targ
 }
 
 Opnd Lowering::extractColumn(const Opnd& o) {
-  const Opnd e0 = unitColumn(o.cols);
+  const Opnd e0 = zeroOne(o.cols, 1, {{0, 0}});
   return map("matmul", o, &e0, o.rows, 1);
 }
 
@@ -277,6 +267,7 @@ std::optional<float> Lowering::floatAttr(const OnnxNode& n, const std::string& k
 }
 
 const OnnxTensor* Lowering::constant(const std::string& name) const {
+  if (auto it = g_.initializers.find(name); it != g_.initializers.end()) return &it->second;
   auto it = imp_.constants.find(name);
   return it == imp_.constants.end() ? nullptr : &it->second;
 }
@@ -288,7 +279,7 @@ void Lowering::storeOutput(const std::string& name) {
   const auto [rows, cols] = v.leaf ? canonicalView(shape) : std::make_pair(v.rows, v.repl ? int64_t(1) : v.cols);
   const Opnd o = operand(name, shape, rows, cols);
   for (int bf = 0; bf < 2; ++bf) {
-    auto it = err_[bf].find(streamOfUse(o.stream));
+    auto it = err_[bf].find(o.id);
     imp_.relErrorBound[bf] = std::max(imp_.relErrorBound[bf], it == err_[bf].end() ? 0.0 : it->second);
   }
   const std::string t = addTensor("out_" + name, rows, cols, "output");
@@ -302,7 +293,7 @@ OnnxImport Lowering::finish() {
   std::vector<std::string> forks;
   for (size_t s = 0; s < uses_.size(); ++s) {
     const auto& u = uses_[s];
-    if (u.empty()) fail("O-201", fmt::format("internal: stream s{} has no consumer", s));
+    if (u.empty()) throw std::logic_error(fmt::format("onnx lowering: stream s{} has no consumer", s));
     if (u.size() == 1) {
       rename[u[0]] = fmt::format("s{}", s);
     } else {

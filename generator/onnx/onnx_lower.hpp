@@ -45,8 +45,9 @@ struct OnnxImport {
   std::string yaml;                          ///< graph YAML text (docs/graph_format.md)
   std::vector<OnnxLeafTensor> leaves;        ///< the graph's input tensors
   std::vector<OnnxOutput> outputs;           ///< in the ONNX graph's output order
-  std::map<std::string, OnnxTensor> constants;  ///< initializers and Constant nodes by name
-  std::vector<std::string> graphInputs;      ///< ONNX graph inputs the caller must give
+  /// The constants the import adds beside the model's initializers: Constant nodes' values
+  /// and the 0/1 matrices that form layouts, by name.
+  std::map<std::string, OnnxTensor> constants;
   std::vector<std::string> ops;              ///< op types of the live nodes, in node order
   /// A bound on the outputs' relative error from the fabric's arithmetic, propagated
   /// through the graph (onnx_lower.cpp errorOf): index 0 with fp32 matmul operands, 1 with
@@ -65,11 +66,13 @@ std::string onnxSupportedOps();
 /// a scalar), O-103 a value of a type other than float32. Deterministic.
 OnnxImport lowerOnnx(const OnnxGraph& g);
 
-/// The input matrices of the imported graph: each leaf's source (`given` for graph inputs,
-/// the import's constants otherwise) through its layout steps, as fp32 bit patterns
-/// [rows, cols]. Throws DiagError R-401 when a graph input is missing from `given`, R-402 when
-/// its shape differs from the model's.
+/// The input matrices of the imported graph: each leaf's source (the model's initializers,
+/// the import's constants, or `given` for graph inputs) through its layout steps, as fp32 bit
+/// patterns [rows, cols]. A graph input missing from `given` is skipped unless
+/// `requireInputs`, which throws DiagError R-401 for it; R-402 when its shape differs from
+/// the model's.
 std::map<std::string, Matrix> onnxInputMatrices(const OnnxImport& imp, const OnnxGraph& g,
-                                                const std::map<std::string, OnnxTensor>& given);
+                                                const std::map<std::string, OnnxTensor>& given,
+                                                bool requireInputs = true);
 
 }  // namespace stepgen

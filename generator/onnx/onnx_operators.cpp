@@ -66,11 +66,8 @@ void Lowering::unary(const OnnxNode& n) {
   const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
   const View w = viewFor(n.inputs, out);
   const int64_t rows = w.rows, cols = w.cols;
-  if (n.op == "Sqrt" && sqrtDivisors_.count(n.outputs.at(0))) {  // its Div takes rsqrt of the input
-    vals_[n.outputs.at(0)] = vals_.at(n.inputs.at(0));
-    return;
-  }
-  if (n.op == "Identity" && vals_.at(n.inputs.at(0)).leaf) {
+  // Identity, and a Sqrt whose Div takes rsqrt of its input, are the input itself.
+  if (n.op == "Identity" || (n.op == "Sqrt" && sqrtDivisors_.count(n.outputs.at(0)))) {
     vals_[n.outputs.at(0)] = vals_.at(n.inputs.at(0));
     return;
   }
@@ -117,12 +114,7 @@ Opnd Lowering::matrixOperand(const std::string& name, const std::vector<int64_t>
     w.shape = shape2;
     return leafOperand(w, shape2, shape2[0], shape2[1]);
   }
-  Opnd o{take(v.stream), v.rows, v.cols};
-  if (v.repl) o = extractColumn(o);
-  if (o.rows != shape2[0] || o.cols != shape2[1])
-    fail("O-204", fmt::format("computed value '{}' is seen as {}x{} but the product needs it as {}x{}", name, o.rows, o.cols,
-                              shape2[0], shape2[1]));
-  return o;
+  return canonicalOperand(name);  // shape2 is its canonical view: [leading dims, last dim]
 }
 
 void Lowering::matmul(const OnnxNode& n) {
@@ -136,7 +128,7 @@ void Lowering::matmul(const OnnxNode& n) {
   if (b.size() == 2) {
     const int64_t m = product(a, 0, a.size() - 1), k = a.back();
     const Opnd x = matrixOperand(n.inputs.at(0), {m, k});
-    const Opnd w = bv.tlast ? Opnd{take(bv.stream), bv.rows, bv.cols} : matrixOperand(n.inputs.at(1), b);
+    const Opnd w = bv.tlast ? use(bv.stream, bv.rows, bv.cols) : matrixOperand(n.inputs.at(1), b);
     define(n.outputs.at(0), map(fn, x, &w, m, b[1]), out);
     return;
   }
@@ -147,7 +139,7 @@ void Lowering::matmul(const OnnxNode& n) {
   auto part = [&](const std::string& name, int64_t i, int64_t rows, int64_t cols) {
     const Val& v = val(name);
     if (v.tlast) {  // rows i*cols.. of the stream before the transpose: [cols, rows] for matmul_t
-      const Opnd x{take(v.stream), v.rows, v.cols};
+      const Opnd x = use(v.stream, v.rows, v.cols);
       const Opnd sel = placement(cols, batch * cols, 0, i * cols, cols);
       return map("matmul", sel, &x, cols, rows);
     }
@@ -237,7 +229,7 @@ Opnd Lowering::rowOperand(const std::string& name, const std::vector<size_t>& re
     w.shape = {rows, cols};
     return leafOperand(w, w.shape, rows, cols);
   }
-  Opnd o{take(v.stream), v.rows, v.cols};
+  Opnd o = use(v.stream, v.rows, v.cols);
   if (v.repl) o = extractColumn(o);
   if (!trailing || o.rows != rows || o.cols != cols)
     fail("O-204", fmt::format("computed value '{}' (shape [{}], seen as {}x{}) would need a relayout to rows over axes "
@@ -299,20 +291,6 @@ void Lowering::reduce(const OnnxNode& n) {
   // rowmax and rowsum fill each row with its result: the value is column-replicated, and a
   // consumer that needs [rows, 1] extracts column 0 (extractColumn).
   define(n.outputs.at(0), r, shapeOf(n.outputs.at(0)), true);
-}
-
-Opnd Lowering::unitColumn(int64_t rows) {
-  OnnxTensor t;
-  t.shape = {rows, 1};
-  t.f.assign(size_t(rows), 0.0f);
-  t.f[0] = 1.0f;
-  const std::string name = fmt::format("e0_{}", rows);
-  imp_.constants[name] = t;
-  Val v;
-  v.leaf = true;
-  v.source = name;
-  v.shape = t.shape;
-  return leafOperand(v, t.shape, rows, 1);
 }
 
 void Lowering::layout(const OnnxNode& n) {
@@ -432,7 +410,7 @@ Opnd Lowering::zeroOne(int64_t rows, int64_t cols, const std::vector<std::pair<i
 
 Opnd Lowering::canonicalOperand(const std::string& name) {
   const Val& v = formed(name);
-  Opnd o{take(v.stream), v.rows, v.cols};
+  Opnd o = use(v.stream, v.rows, v.cols);
   if (v.repl) o = extractColumn(o);
   if (std::make_pair(o.rows, o.cols) != canonicalView(v.shape))
     fail("O-204", fmt::format("computed value '{}' is seen as {}x{}, not as rows of its last axis", name, o.rows, o.cols));
@@ -506,11 +484,11 @@ void Lowering::slice(const OnnxNode& n) {
   const int64_t dim = v.shape[changed];
   const int64_t b = std::clamp<int64_t>(starts.at(k) < 0 ? starts[k] + dim : starts[k], 0, dim);
   if (steps.at(k) != 1) fail("O-204", "a Slice of a computed value with a step other than 1");
-  Opnd x = operand(n.inputs.at(0), v.shape, v.rows, v.repl ? 1 : v.cols);
+  const Opnd x = canonicalOperand(n.inputs.at(0));
   if (changed + 1 == v.shape.size()) {
     const Opnd sel = placement(x.cols, out[changed], b, 0, out[changed]);
     define(n.outputs.at(0), map("matmul", x, &sel, x.rows, out[changed]), out);
-  } else if (changed == 0 && x.rows == product(v.shape, 0, v.shape.size() - 1)) {
+  } else if (changed == 0) {
     const int64_t rows = product(out, 0, out.size() - 1), per = x.rows / v.shape[0];
     const Opnd sel = placement(rows, x.rows, 0, b * per, rows);
     define(n.outputs.at(0), map("matmul", sel, &x, rows, x.cols), out);
@@ -533,7 +511,6 @@ void Lowering::concat(const OnnxNode& n) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const Val& v = val(n.inputs[i]);
     const auto [r, c] = canonicalView(v.shape);
-    if (product(v.shape) == 0) continue;
     Opnd x = operand(n.inputs[i], v.shape, r, c);
     Opnd placed;
     if (last) {

@@ -86,7 +86,7 @@ OnnxTensor tensorOf(const onnx::TensorProto& t, const std::string& path) {
 void noteValue(OnnxGraph& g, const onnx::ValueInfoProto& v) {
   if (!v.type().has_tensor_type()) return;
   const auto& tt = v.type().tensor_type();
-  g.elemTypes[v.name()] = tt.elem_type();
+  g.elemTypes[v.name()] = onnx::TensorProto_DataType_Name(tt.elem_type());
   if (!tt.has_shape()) return;
   std::vector<int64_t> s;
   for (const auto& d : tt.shape().dim()) {
@@ -115,7 +115,11 @@ OnnxGraph readOnnx(const std::string& path) {
     malformed(path, std::string("ONNX shape inference failed: ") + e.what());
   }
   const onnx::GraphProto& gp = m.graph();
-  for (const auto& t : gp.initializer()) g.initializers[t.name()] = tensorOf(t, path);
+  for (const auto& t : gp.initializer()) {
+    g.initializers[t.name()] = tensorOf(t, path);
+    g.shapes[t.name()] = g.initializers[t.name()].shape;
+    g.elemTypes[t.name()] = onnx::TensorProto_DataType_Name(t.data_type());
+  }
   for (const auto& v : gp.input()) {
     noteValue(g, v);
     if (!g.initializers.count(v.name())) g.inputs.push_back(v.name());
@@ -125,10 +129,6 @@ OnnxGraph readOnnx(const std::string& path) {
     g.outputs.push_back(v.name());
   }
   for (const auto& v : gp.value_info()) noteValue(g, v);
-  for (const auto& [name, t] : g.initializers) {
-    g.shapes[name] = t.shape;
-    g.elemTypes[name] = t.isFloat ? 1 : 7;
-  }
   for (int k = 0; k < gp.node_size(); ++k) {
     const onnx::NodeProto& np = gp.node(k);
     OnnxNode n;

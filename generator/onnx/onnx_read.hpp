@@ -52,8 +52,8 @@ struct OnnxGraph {
   std::vector<std::string> outputs;
   /// Static shape of every value whose shape is known (inputs, outputs, inferred).
   std::map<std::string, std::vector<int64_t>> shapes;
-  /// ONNX element type of each typed value (1 float32, 6 int32, 7 int64, ...).
-  std::map<std::string, int> elemTypes;
+  /// ONNX's name of each typed value's element type (FLOAT, INT64, UINT8, ...).
+  std::map<std::string, std::string> elemTypes;
 };
 
 /// Reads `path` and runs ONNX's shape inference on it (any opset and domain: lowerOnnx

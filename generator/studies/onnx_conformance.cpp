@@ -14,6 +14,7 @@
 #include "driver/pipeline.hpp"
 #include "driver/reference.hpp"
 #include "driver/report.hpp"
+#include "onnx/onnx_import.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
 
@@ -53,14 +54,6 @@ std::vector<fs::path> sortedDirs(const fs::path& dir, const std::string& prefix)
   return v;
 }
 
-/// The .pb tensors of a data set in index order (input_0.pb, input_1.pb, ...).
-std::vector<OnnxTensor> readSet(const fs::path& dir, const std::string& stem) {
-  std::vector<OnnxTensor> v;
-  for (int k = 0; fs::exists(dir / fmt::format("{}_{}.pb", stem, k)); ++k)
-    v.push_back(readTensorFile((dir / fmt::format("{}_{}.pb", stem, k)).string()));
-  return v;
-}
-
 void runTest(const fs::path& testDir, const OnnxConformanceOptions& o, bool bf16, Outcome& r) {
   const OnnxGraph g = readOnnx((testDir / "model.onnx").string());
   for (const auto& n : g.nodes) r.ops += (r.ops.empty() ? "" : " ") + n.op;
@@ -79,14 +72,12 @@ void runTest(const fs::path& testDir, const OnnxConformanceOptions& o, bool bf16
   writeFile(work / "graph.yaml", imp.yaml);
   r.modelOk = true;
   for (const fs::path& set : sortedDirs(testDir, "test_data_set_")) {
-    const std::vector<OnnxTensor> ins = readSet(set, "input"), outs = readSet(set, "output");
-    std::map<std::string, OnnxTensor> given;
-    for (size_t k = 0; k < ins.size() && k < g.inputs.size(); ++k) given[g.inputs[k]] = ins[k];
-    for (const auto& [name, m] : onnxInputMatrices(imp, g, given)) toNpy(work / "inputs" / (name + ".npy"), m);
+    const OnnxDataSet data = readOnnxDataSet(set.string(), g, imp);
+    for (const auto& [name, m] : onnxInputMatrices(imp, g, data.given)) toNpy(work / "inputs" / (name + ".npy"), m);
     const ModelResult res = runModelOnly(o.archPath, (work / "graph.yaml").string(), (work / "inputs").string(), 1);
     for (size_t k = 0; k < imp.outputs.size(); ++k) {
       const Matrix& got = res.outputs.at(imp.outputs[k].tensor);
-      const OnnxTensor& want = outs.at(k);
+      const OnnxTensor& want = data.expected.at(imp.outputs[k].tensor);
       if (int64_t(got.data.size()) != want.count()) {
         r.modelOk = false;
         r.reason = fmt::format("output {} has {} values, expected {}", imp.outputs[k].name, got.data.size(), want.count());

@@ -174,7 +174,7 @@ TEST_CASE("ONNX import: Slice and Concat (RoPE's rotate-half) against a plain lo
   g.shapes["x"] = g.shapes["e"] = g.shapes["y"] = {4, 32};
   g.shapes["e1"] = g.shapes["e2"] = g.shapes["ne2"] = {4, 16};
   g.shapes["z"] = {2, 16};
-  for (const char* v : {"x", "e", "e1", "e2", "ne2", "y", "z"}) g.elemTypes[v] = 1;
+  for (const char* v : {"x", "e", "e1", "e2", "ne2", "y", "z"}) g.elemTypes[v] = "FLOAT";
   const OnnxImport imp = lowerOnnx(g);
   OnnxTensor x;
   x.shape = {4, 32};
