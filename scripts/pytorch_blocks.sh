@@ -15,14 +15,14 @@ for block in dense_block llama_block; do
     --inputs "$work/$block/import/inputs" -o "$work/$block/verify" --reference "$work/$block/import/expected" \
     --build-cache "$work/cache" --max-cycle-error 5
   rows+=("$(python3 - "$d" "$work/$block/verify" "$block" <<'PY'
-import json, re, sys
+import json, sys
 d, v, block = sys.argv[1:4]
 r = json.load(open(v + "/report.json"))
-ref = open(v + "/reference.txt").read()
-m = re.search(r"max rel err (\S+) vs tolerance (\S+)", ref)
+ref = r["reference"]
 dims = open(d + "/dims.txt").read().split()
 print(",".join([block, dims[0], dims[1], str(r["sections"]["count"]), str(r["model"]["cycles"]), str(r["rtl"]["cycles"]),
-                f'{r["cycle_error_percent"]:.2f}', "yes" if r["outputs_equal"] else "no", m.group(1), m.group(2)]))
+                f'{r["cycle_error_percent"]:.2f}', "yes" if r["outputs_equal"] else "no", f'{ref["max_rel_err"]:.3e}',
+                f'{ref["tolerance"]:.3e}']))
 PY
 )")
 done

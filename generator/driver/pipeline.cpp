@@ -275,6 +275,9 @@ VerifyReport verify(const VerifyOptions& o) {
 
   r.model = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, inputs);
   for (const auto& [name, m] : r.model.outputs) toNpy(st.tmp / "model" / (name + ".npy"), m);
+  if (!o.referenceDir.empty())  // before the RTL build: a bad folder stops here
+    r.reference = compareWithReference(r.model.outputs, o.referenceDir,
+                                       c.arch.cu.format == NumberFormat::Fp32 ? "fp32" : "bf16_fp32");
 
   if (!o.skipRtl) {
     std::string cache = o.buildCache.empty() ? (st.tmp / "build").string() : o.buildCache;

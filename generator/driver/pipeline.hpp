@@ -87,6 +87,9 @@ struct VerifyOptions {
   int64_t watchdogCycles = 20000;
   std::string buildCache;           ///< folder for verilated fabrics keyed by RTL hash ("" = <out>/build)
   double maxCycleErrorPercent = 0;  ///< > 0: |RTL - model| / RTL above this fails the verdict
+  /// A folder of reference outputs and tolerance.txt (driver/reference.hpp; import onnx --data
+  /// writes one): the model's outputs outside that tolerance fail the verdict.
+  std::string referenceDir;
 };
 
 /// compile + model + Verilator build/run + compare; writes report.txt / report.json in the

@@ -24,7 +24,7 @@ bool cyclesWithin(const VerifyReport& r) {
 const char* verilatedName(const VerifyReport& r) { return r.hierarchical ? "hierarchical" : "flat"; }
 
 bool passed(const VerifyReport& r) {
-  if (r.model.timing.deadlock) return false;
+  if (r.model.timing.deadlock || (r.reference && !r.reference->ok())) return false;
   if (r.rtl.status.empty()) return true;  // model only
   return r.rtl.status == "ok" && r.outputsEqual && bytesEqual(r) && cyclesWithin(r) && axiPassed(r);
 }
@@ -71,6 +71,9 @@ std::string verdictText(const VerifyReport& r) {
     s += "model : DEADLOCK; stuck streams:\n";
     for (const auto& x : m.timing.stuck) s += "  " + x + "\n";
   }
+  if (r.reference)
+    s += fmt::format("reference: max rel err {:.3e} vs tolerance {:.3e} over {} output(s): {}\n", r.reference->maxRelErr,
+                     r.reference->tolerance, r.reference->outputs, r.reference->ok() ? "within" : "OUTSIDE");
   if (r.rtl.status.empty()) return s + "rtl   : not run\n";
   if (r.rtl.status != "ok") {
     s += fmt::format("rtl   : {}\n", r.rtl.status);
@@ -165,6 +168,11 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
   j["outputs_equal"] = r.outputsEqual;
   j["first_mismatch"] = r.firstMismatch;
   j["cycle_error_percent"] = r.cycleErrorPercent;
+  if (r.reference)
+    j["reference"] = {{"max_rel_err", r.reference->maxRelErr},
+                      {"tolerance", r.reference->tolerance},
+                      {"outputs", r.reference->outputs},
+                      {"within", r.reference->ok()}};
   j["sections"] = {{"count", r.sections},
                    {"reloaded", r.reloadedSections},
                    {"carried_dram_bytes", r.carriedDramBytes},

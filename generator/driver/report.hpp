@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/run_desc.hpp"
+#include "driver/reference.hpp"
 #include "model/model.hpp"
 
 namespace stepgen {
@@ -47,6 +48,8 @@ struct VerifyReport {
   std::string replayError;             ///< the decision log did not fit the graph or the model's streams
   /// The model the RTL's outputs and off-chip bytes are held to: `replay` if it ran, else `model`.
   const ModelResult& compared() const { return replay ? *replay : model; }
+  /// verify --reference: the model's outputs against another framework's (PyTorch, ONNX).
+  std::optional<ReferenceCheck> reference;
 };
 
 /// (rtl - model) / rtl in percent: the cycle error of every verify run and study (0 without
@@ -63,7 +66,8 @@ std::vector<int64_t> switchCycles(const RunResult& r);
 /// The verdict: the model finished without deadlock and, unless the RTL was not run, the RTL
 /// finished with outputs bit-exact and off-chip bytes equal to the model's (under the RTL's
 /// merge decisions when they differ: VerifyReport::compared), the model's own cycle error
-/// within maxCycleErrorPercent (when set) and, with --axi, axiPassed.
+/// within maxCycleErrorPercent (when set), with --axi axiPassed, and with --reference the
+/// model's outputs within the reference's tolerance.
 bool passed(const VerifyReport& r);
 bool bytesEqual(const VerifyReport& r);     ///< RTL off-chip read and write bytes == the compared model's
 bool cyclesWithin(const VerifyReport& r);   ///< |cycle error| within the tolerance (always, if none)
