@@ -70,8 +70,7 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
     for (const auto& [name, m] : inputs) toNpy(tmp / "inputs" / (name + ".npy"), m);
     if (!expected.empty())  // the bound the outputs are held to (verify --reference)
       writeFile(tmp / "expected" / "tolerance.txt",
-                fmt::format("fp32 {:.6e}\nbf16_fp32 {:.6e}\n", imp.relErrorBound[0] + std::ldexp(1.0, -23),
-                            imp.relErrorBound[1] + std::ldexp(1.0, -23)));
+                fmt::format("fp32 {:.6e}\nbf16_fp32 {:.6e}\n", onnxTolerance(imp, false), onnxTolerance(imp, true)));
     for (const auto& [name, t] : expected) {
       fs::create_directories(tmp / "expected");
       Matrix m{1, t.count(), {}};

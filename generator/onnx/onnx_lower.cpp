@@ -327,6 +327,10 @@ OnnxImport Lowering::finish() {
 
 }  // namespace onnx_lowering
 
+double onnxTolerance(const OnnxImport& imp, bool bf16Operands) {
+  return imp.relErrorBound[bf16Operands ? 1 : 0] + std::ldexp(1.0, -23);
+}
+
 std::string onnxSupportedOps() {
   std::string s;
   for (const char* o : onnx_lowering::kSupported) s += std::string(s.empty() ? "" : ", ") + o;

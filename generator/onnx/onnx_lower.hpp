@@ -55,6 +55,11 @@ struct OnnxImport {
   double relErrorBound[2] = {0, 0};
 };
 
+/// The relative tolerance of an imported graph's outputs: the propagated bound of the
+/// fabric's arithmetic (OnnxImport::relErrorBound; docs/hardware.md section 3) plus 2^-23 for
+/// the reference's own rounding.
+double onnxTolerance(const OnnxImport& imp, bool bf16Operands);
+
 /// The operators lowerOnnx accepts, for messages and docs: "Add, Sub, ...".
 std::string onnxSupportedOps();
 

@@ -1,4 +1,5 @@
-// runOnnxConformance: each node test of libonnx-testdata, imported and run in the model.
+// runOnnxConformance: each test of libonnx-testdata imported and run in the model, and in
+// Verilator where it maps onto the RTL fabric.
 #include "studies/onnx_conformance.hpp"
 
 #include <fmt/format.h>
@@ -21,10 +22,6 @@
 namespace stepgen {
 
 namespace fs = std::filesystem;
-
-double onnxTolerance(const OnnxImport& imp, bool bf16Operands) {
-  return imp.relErrorBound[bf16Operands ? 1 : 0] + std::ldexp(1.0, -23);
-}
 
 namespace {
 
@@ -108,8 +105,8 @@ void runTest(const fs::path& testDir, const OnnxConformanceOptions& o, bool bf16
   vo.buildCache = o.buildCache;
   try {
     const VerifyReport vr = verify(vo);
-    r.rtl = vr.outputsEqual && vr.rtl.status == "ok" ? "yes" : "no";
-    if (r.rtl == "no") r.reason = "RTL outputs differ from the model's: " + vr.firstMismatch + vr.rtl.status;
+    r.rtl = passed(vr) ? "yes" : "no";
+    if (!passed(vr)) r.reason = fmt::format("RTL {}: {}", vr.rtl.status, vr.firstMismatch);
   } catch (const DiagError& e) {
     r.reason = "not in RTL: " + reasonOf(e);
   }
@@ -166,7 +163,8 @@ int runOnnxConformance(const OnnxConformanceOptions& o) {
       "# ONNX conformance: the backend node tests of ONNX 1.12 (libonnx-testdata)\n\n"
       "Each test: `stepgen import onnx` then `stepgen model` on `{}` for every test_data_set, compared with its "
       "output_*.pb. An element passes when |out - expected| <= tolerance x max(|expected|, 1e-3 x the output's largest "
-      "|expected|); the tolerance is the sum of the error bounds of the graph's functions (studies/onnx_conformance.hpp). "
+      "|expected|); the tolerance is the error bound of the fabric's arithmetic propagated through the imported graph "
+      "(docs/onnx.md#conformance). "
       "Tests the importer refuses keep its reason (onnx_conformance.csv).\n\n"
       "**{} tests; {} supported; {} of them pass in the model; {} fail. In RTL on `{}`: {} map onto it, {} bit-exact "
       "with the model.**\n\n"

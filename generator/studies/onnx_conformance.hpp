@@ -23,11 +23,6 @@ struct OnnxConformanceOptions {
   std::string csvPath, mdPath;
 };
 
-/// The relative tolerance of an imported graph's outputs: the importer's propagated bound of
-/// the fabric's arithmetic (OnnxImport::relErrorBound; docs/hardware.md section 3) plus
-/// 2^-23 for the reference's own rounding.
-double onnxTolerance(const OnnxImport& imp, bool bf16Operands);
-
 /// Runs every test folder under dataDirs (sorted by name): import (unsupported tests keep the
 /// importer's reason), `stepgen model` on each test_data_set, comparison with output_*.pb;
 /// then, when the graph maps onto rtlArchPath, verify (model and Verilator, bit-exact).
