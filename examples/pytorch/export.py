@@ -91,6 +91,54 @@ class LlamaBlock(torch.nn.Module):
         return x + ((g * torch.sigmoid(g)) * (h @ self.w_up)) @ self.w_down
 
 
+class MoeFfn(torch.nn.Module):
+    """Qwen3's sparse MoE FFN: router softmax, top-k, the chosen probabilities renormalised
+    (norm_topk_prob), SwiGLU experts. Written with static shapes, as an export needs: each
+    expert's output is weighted by its column of a gate matrix that is zero for the experts a
+    token did not choose. stepgen's importer recognises the block (docs/onnx.md#moe) and runs
+    each expert on its chosen tokens only."""
+
+    def __init__(self, dim, ffn, experts, k):
+        super().__init__()
+        self.k = k
+        s = dim ** -0.5
+        self.w_router = torch.nn.Parameter(s * torch.randn(dim, experts))
+        self.w_gate, self.w_up = (torch.nn.Parameter(s * torch.randn(experts, dim, ffn)) for _ in range(2))
+        self.w_down = torch.nn.Parameter(ffn ** -0.5 * torch.randn(experts, ffn, dim))
+
+    def forward(self, h):
+        probs = torch.softmax(h @ self.w_router, dim=-1)
+        vals, idx = torch.topk(probs, self.k, dim=-1)
+        gates = torch.zeros_like(probs).scatter(1, idx, vals / vals.sum(-1, keepdim=True))
+        y = None
+        for e in range(self.w_router.shape[1]):
+            g = h @ self.w_gate[e]
+            t = gates[:, e:e + 1] * (((g * torch.sigmoid(g)) * (h @ self.w_up[e])) @ self.w_down[e])
+            y = t if y is None else y + t
+        return y
+
+
+class Qwen3MoeBlock(torch.nn.Module):
+    """One decode step of a Qwen3-MoE-style block at small dims: RMSNorm, one attention head
+    over a KV cache given as inputs (keys already normalised, as Qwen3 caches them) with
+    Qwen3's QK-norm on the query (RMSNorm over the head dim), the output projection and
+    residual, RMSNorm, the sparse MoE FFN (MoeFfn) and residual. Weights [in, out]."""
+
+    def __init__(self, dim, ffn, experts, k):
+        super().__init__()
+        s = dim ** -0.5
+        self.norm1, self.norm2, self.q_norm = RMSNorm(dim), RMSNorm(dim), RMSNorm(dim)
+        self.wq, self.wo = (torch.nn.Parameter(s * torch.randn(dim, dim)) for _ in range(2))
+        self.moe = MoeFfn(dim, ffn, experts, k)
+        self.scale = dim ** -0.5
+
+    def forward(self, x, k_cache, v_cache):
+        q = self.q_norm(self.norm1(x) @ self.wq)
+        p = torch.softmax((q * self.scale) @ k_cache.transpose(0, 1), dim=-1)
+        x = x + (p @ v_cache) @ self.wo
+        return x + self.moe(self.norm2(x))
+
+
 def write(block, name, inputs, dims):
     d = os.path.join(HERE, name)
     os.makedirs(os.path.join(d, "data"), exist_ok=True)
@@ -115,3 +163,7 @@ if __name__ == "__main__":
     dim, heads, ffn, tokens = 64, 2, 64, 16  # head dim 32: RoPE's halves are whole 64-byte rows
     write(LlamaBlock(dim, heads, ffn, tokens), "llama_block", {"x": torch.randn(tokens, dim)},
           f"D{dim}-H{heads}-F{ffn}-T{tokens}")
+    dim, ffn, experts, k, tokens, kv = 16, 32, 4, 2, 8, 16
+    write(Qwen3MoeBlock(dim, ffn, experts, k), "qwen3_moe_block",
+          {"x": torch.randn(tokens, dim), "k_cache": torch.randn(kv, dim), "v_cache": torch.randn(kv, dim)},
+          f"D{dim}-F{ffn}-E{experts}-K{k}-KV{kv}")

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "builders/compose.hpp"
 #include "onnx/onnx_lower.hpp"
+#include "onnx/onnx_moe.hpp"
 #include "support/diag.hpp"
 
 namespace stepgen::onnx_lowering {
@@ -89,6 +91,10 @@ class Lowering {
   std::vector<std::string> tensorOrder_;
   int nextOp_ = 0;
   std::set<std::string> sqrtDivisors_;  ///< outputs of Sqrt nodes fused into their Div (findSqrtDivisors)
+  std::vector<OnnxMoe> moes_;           ///< the MoE blocks (findOnnxMoes), lowered at their root node
+  std::map<int, std::string> moeMisses_;  ///< TopK node -> why it starts no MoE block
+  std::vector<GraphStage> stages_;      ///< one per lowered MoE block (its builders/moe graph)
+  std::map<std::string, LayerTensor> tensorDecls_;  ///< the graph's own tensors, for composeGraph
   /// Per stream (index), the relative error bound of its values with fp32 / bf16 matmul
   /// operands; a stream not yet listed (a load) is exact.
   std::map<int, double> err_[2];
@@ -112,6 +118,13 @@ class Lowering {
 
   std::set<int> liveNodes() const;
 
+  /// The MoE block node `index` belongs to, or nullptr.
+  const OnnxMoe* moeOf(int index) const {
+    for (const OnnxMoe& m : moes_)
+      if (m.nodes.count(index)) return &m;
+    return nullptr;
+  }
+
   // ---- emission ----
   int newStream();
 
@@ -125,6 +138,13 @@ class Lowering {
   /// 5e-6 plus its input's, rsqrt 7e-6 plus half its input's, rowmax its input's, rowsum
   /// its input's plus C u.
   double errorOf(const std::string& fn, const Opnd& a, const Opnd* b, bool bf16) const;
+
+  /// errorOf from the inputs' bounds `ea`, `eb` and the terms a product or row sum adds up
+  /// (`terms`); silu (x times the fabric's sigmoid table) adds the table's 4e-3.
+  static double errorFor(const std::string& fn, double ea, double eb, int64_t terms, bool bf16);
+
+  /// The bound of stream `id` (0 for a load).
+  double errorIn(int id, bool bf16) const;
 
   std::string opName(const std::string& what);
 
@@ -251,6 +271,14 @@ class Lowering {
   /// Concat along the last axis (each part times a matrix placing its columns, summed) or
   /// the first (rows placed likewise).
   void concat(const OnnxNode& n);
+
+  /// A MoE block (onnx_moe.hpp) as builders/moe's layer with the router on the fabric
+  /// (MoeParams::router, dynamic token tiles): h is stored to a state tensor <stage>_x, the
+  /// layer's stage reads it, and its y (state <stage>_y) is loaded back as the block's output.
+  /// The router and expert weights become the stage's input tensors (Wr^T, the experts'
+  /// Wg^T / Wu^T / Wd stacked by rows). The F tile is the largest divisor of F up to 32.
+  /// O-202 when the layer's sizes are out of range (builders/moe checkMoeParams).
+  void lowerMoe(const OnnxMoe& m);
 
   void storeOutput(const std::string& name);
 

@@ -2,6 +2,8 @@
 // its layout steps (numpy's transpose, reshape and broadcast_to, in order).
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "common/fp.hpp"
 #include "onnx/onnx_lower.hpp"
 #include "support/diag.hpp"
@@ -81,45 +83,58 @@ void apply(const OnnxLayoutStep& s, std::vector<int64_t>& shape, std::vector<flo
 
 }  // namespace
 
+namespace {
+
+// One leaf's words [t.rows * t.cols], or nothing when it is a graph input not given and not
+// required.
+std::optional<std::vector<uint32_t>> leafWords(const OnnxLeafTensor& t, const OnnxImport& imp, const OnnxGraph& g,
+                                               const std::map<std::string, OnnxTensor>& given, bool requireInputs) {
+  std::vector<uint32_t> words;
+  if (!t.stack.empty()) {
+    for (const OnnxLeafTensor& part : t.stack) {
+      auto w = leafWords(part, imp, g, given, requireInputs);
+      if (!w) return std::nullopt;
+      words.insert(words.end(), w->begin(), w->end());
+    }
+    return words;
+  }
+  if (t.fill) return std::vector<uint32_t>(size_t(t.rows * t.cols), floatToBits(*t.fill));
+  const OnnxTensor* src = nullptr;
+  if (auto c = g.initializers.find(t.source); c != g.initializers.end()) {
+    src = &c->second;
+  } else if (auto c = imp.constants.find(t.source); c != imp.constants.end()) {
+    src = &c->second;
+  } else if (auto gi = given.find(t.source); gi != given.end()) {
+    src = &gi->second;
+    auto want = g.shapes.find(t.source);
+    if (want != g.shapes.end() && want->second != src->shape)
+      throw DiagError("R-402", SourceLoc{},
+                      fmt::format("ONNX input '{}' has shape [{}], the model's is [{}]", t.source, fmt::join(src->shape, ", "),
+                                  fmt::join(want->second, ", ")));
+  } else if (requireInputs) {
+    throw DiagError("R-401", SourceLoc{}, fmt::format("no value given for ONNX input '{}'", t.source));
+  } else {
+    return std::nullopt;
+  }
+  if (!src->isFloat)
+    throw DiagError("O-103", SourceLoc{g.path}, fmt::format("value '{}' is an integer tensor; the fabric computes in float32", t.source));
+  std::vector<int64_t> shape = src->shape;
+  std::vector<float> v = src->f;
+  for (const auto& s : t.steps) apply(s, shape, v);
+  if (int64_t(v.size()) != t.rows * t.cols)
+    throw DiagError("O-204", SourceLoc{g.path},
+                    fmt::format("internal: tensor {} has {} values for its {}x{} view", t.tensor, v.size(), t.rows, t.cols));
+  for (float x : v) words.push_back(floatToBits(x));
+  return words;
+}
+
+}  // namespace
+
 std::map<std::string, Matrix> onnxInputMatrices(const OnnxImport& imp, const OnnxGraph& g,
                                                 const std::map<std::string, OnnxTensor>& given, bool requireInputs) {
   std::map<std::string, Matrix> out;
-  for (const OnnxLeafTensor& t : imp.leaves) {
-    Matrix m{t.rows, t.cols, {}};
-    if (t.fill) {
-      m.data.assign(size_t(t.rows * t.cols), floatToBits(*t.fill));
-      out[t.tensor] = m;
-      continue;
-    }
-    const OnnxTensor* src = nullptr;
-    if (auto c = g.initializers.find(t.source); c != g.initializers.end()) {
-      src = &c->second;
-    } else if (auto c = imp.constants.find(t.source); c != imp.constants.end()) {
-      src = &c->second;
-    } else if (auto gi = given.find(t.source); gi != given.end()) {
-      src = &gi->second;
-      auto want = g.shapes.find(t.source);
-      if (want != g.shapes.end() && want->second != src->shape)
-        throw DiagError("R-402", SourceLoc{},
-                        fmt::format("ONNX input '{}' has shape [{}], the model's is [{}]", t.source,
-                                    fmt::join(src->shape, ", "), fmt::join(want->second, ", ")));
-    } else if (requireInputs) {
-      throw DiagError("R-401", SourceLoc{}, fmt::format("no value given for ONNX input '{}'", t.source));
-    } else {
-      continue;
-    }
-    if (!src->isFloat)
-      throw DiagError("O-103", SourceLoc{g.path}, fmt::format("value '{}' is an integer tensor; the fabric computes in float32",
-                                                             t.source));
-    std::vector<int64_t> shape = src->shape;
-    std::vector<float> v = src->f;
-    for (const auto& s : t.steps) apply(s, shape, v);
-    if (int64_t(v.size()) != t.rows * t.cols)
-      throw DiagError("O-204", SourceLoc{g.path}, fmt::format("internal: tensor {} has {} values for its {}x{} view", t.tensor,
-                                                             v.size(), t.rows, t.cols));
-    for (float x : v) m.data.push_back(floatToBits(x));
-    out[t.tensor] = m;
-  }
+  for (const OnnxLeafTensor& t : imp.leaves)
+    if (auto w = leafWords(t, imp, g, given, requireInputs)) out[t.tensor] = Matrix{t.rows, t.cols, std::move(*w)};
   return out;
 }
 

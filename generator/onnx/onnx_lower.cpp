@@ -16,10 +16,17 @@ OnnxImport Lowering::run() {
       node_ = &n;
       fail("O-102", fmt::format("domain '{}' is not read; stepgen reads the default ONNX domain only", n.domain));
     }
+  moes_ = findOnnxMoes(g_, live, &moeMisses_);
   for (const OnnxNode& n : g_.nodes)  // the operator is the first thing a user needs to know
-    if (live.count(n.index) && std::find(std::begin(kSupported), std::end(kSupported), n.op) == std::end(kSupported)) {
+    if (live.count(n.index) && !moeOf(n.index) &&
+        std::find(std::begin(kSupported), std::end(kSupported), n.op) == std::end(kSupported)) {
       node_ = &n;
-      fail("O-201", fmt::format("operator {} is not supported; supported: {}", n.op, onnxSupportedOps()));
+      auto why = moeMisses_.find(n.index);
+      if (why != moeMisses_.end())
+        fail("O-201", fmt::format("operator TopK is read only as the router of a Mixture-of-Experts block (docs/onnx.md#moe), "
+                                  "and this one starts none: {}", why->second));
+      fail("O-201", fmt::format("operator {} is not supported; supported: {} (and TopK, ScatterElements in a "
+                                "Mixture-of-Experts block)", n.op, onnxSupportedOps()));
     }
   node_ = nullptr;
   if (g_.opset < kOnnxMinOpset || g_.opset > kOnnxMaxOpset)
@@ -34,6 +41,10 @@ OnnxImport Lowering::run() {
     if (!live.count(n.index)) continue;
     node_ = &n;
     imp_.ops.push_back(n.op);
+    if (const OnnxMoe* m = moeOf(n.index)) {
+      if (m->root == n.index) lowerMoe(*m);  // the block's last node: its inputs are all lowered
+      continue;
+    }
     lowerNode(n);
   }
   node_ = nullptr;
@@ -79,7 +90,6 @@ void Lowering::findSqrtDivisors(const std::set<int>& live) {
     if (p != producer.end() && p->second->op == "Sqrt" && uses[n.inputs[1]] == 1) sqrtDivisors_.insert(n.inputs[1]);
   }
 }
-
 std::set<int> Lowering::liveNodes() const {
   std::set<std::string> need(g_.outputs.begin(), g_.outputs.end());
   std::set<int> live;
@@ -99,21 +109,28 @@ int Lowering::newStream() {
   return int(uses_.size()) - 1;
 }
 
-double Lowering::errorOf(const std::string& fn, const Opnd& a, const Opnd* b, bool bf16) const {
+double Lowering::errorFor(const std::string& fn, double ea, double eb, int64_t terms, bool bf16) {
   const double u = std::ldexp(1.0, -24);
-  auto in = [&](const Opnd& o) {
-    auto it = err_[bf16].find(o.id);
-    return it == err_[bf16].end() ? 0.0 : it->second;  // a load: exact
-  };
-  const double ea = in(a), eb = b ? in(*b) : 0.0;
-  if (fn == "matmul" || fn == "matmul_t") return ea + eb + double(a.cols) * u + (bf16 ? 2 * std::ldexp(1.0, -8) : 0.0);
+  if (fn == "matmul" || fn == "matmul_t") return ea + eb + double(terms) * u + (bf16 ? 2 * std::ldexp(1.0, -8) : 0.0);
   if (fn == "mul") return ea + eb + u;
   if (fn == "add" || fn == "sub") return std::max(ea, eb) + u;
   if (fn == "exp") return 16 * ea + 3.5e-4;
   if (fn == "recip") return ea + 5e-6;
   if (fn == "rsqrt") return ea / 2 + 7e-6;
-  if (fn == "rowsum") return ea + double(a.cols) * u;
+  if (fn == "rowsum") return ea + double(terms) * u;
+  // silu = x * sigmoid_table(x), the table within 2e-3 absolute (sim/common/fp.hpp): 4e-3 of
+  // the output for x >= 0 (sigmoid >= 1/2), 2e-3 of |x| below (what the floor absorbs).
+  if (fn == "silu") return ea + 4e-3 + u;
   return ea;  // rowmax
+}
+
+double Lowering::errorIn(int id, bool bf16) const {
+  auto it = err_[bf16].find(id);
+  return it == err_[bf16].end() ? 0.0 : it->second;  // a load: exact
+}
+
+double Lowering::errorOf(const std::string& fn, const Opnd& a, const Opnd* b, bool bf16) const {
+  return errorFor(fn, errorIn(a.id, bf16), b ? errorIn(b->id, bf16) : 0.0, a.cols, bf16);
 }
 
 std::string Lowering::opName(const std::string& what) { return fmt::format("n{}_{}", nextOp_++, what); }
@@ -127,6 +144,7 @@ std::string Lowering::addTensor(const std::string& base, int64_t rows, int64_t c
   std::string name = sanitize(base);
   for (int k = 2; tensorLines_.count(name); ++k) name = fmt::format("{}_{}", sanitize(base), k);
   tensorLines_[name] = fmt::format("  {}: {{shape: [{}, {}], role: {}}}", name, rows, cols, role);
+  tensorDecls_[name] = LayerTensor{name, {rows, cols}, role};
   tensorOrder_.push_back(name);
   return name;
 }
@@ -322,6 +340,21 @@ OnnxImport Lowering::finish() {
   for (const auto& l : ops_) emit(l);
   for (const auto& l : forks) emit(l);
   imp_.yaml = y;
+  if (!stages_.empty()) {  // the MoE blocks' layers beside the graph, joined by their state tensors
+    std::vector<LayerTensor> tensors;
+    GraphStage main{"onnx", y, {}};
+    for (const auto& t : tensorOrder_) {
+      tensors.push_back(tensorDecls_.at(t));
+      main.shared[t] = t;
+    }
+    std::vector<GraphStage> stages{main};
+    stages.insert(stages.end(), stages_.begin(), stages_.end());
+    imp_.yaml = composeGraph("onnx_import",
+                             {"Imported from an ONNX model by stepgen (`stepgen import onnx`, docs/onnx.md).",
+                              fmt::format("Source: {} (opset {}). One tile per ONNX value; each Mixture-of-Experts block "
+                                          "is a stage (docs/onnx.md#moe).", g_.path, g_.opset)},
+                             tensors, stages);
+  }
   return imp_;
 }
 

@@ -32,6 +32,9 @@ struct OnnxLeafTensor {
   std::vector<OnnxLayoutStep> steps;
   std::optional<float> fill;
   int64_t rows = 1, cols = 1;
+  /// When not empty, the tensor is these parts' rows one after the other (a MoE block's
+  /// experts' weights stacked); source, steps and fill are then unused.
+  std::vector<OnnxLeafTensor> stack;
 };
 
 /// A graph output: the STeP tensor that holds ONNX output `name`, row-major in ONNX's order.

@@ -13,6 +13,7 @@
 #include "driver/reference.hpp"
 #include "onnx/onnx_import.hpp"
 #include "onnx/onnx_lower.hpp"
+#include "onnx/onnx_moe.hpp"
 #include "studies/onnx_conformance.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
@@ -206,7 +207,7 @@ TEST_CASE("ONNX import: the PyTorch dense block in the model against PyTorch's o
   const std::string yaml = readText(out / "graph.yaml");
   size_t recips = 0;
   for (size_t at = yaml.find("fn: recip"); at != std::string::npos; at = yaml.find("fn: recip", at + 1)) ++recips;
-  CHECK(recips == 2);  // the two softmax sums; both RMSNorms divide by sqrt as one rsqrt each
+  CHECK(recips == 2);  // the softmax's sum and the sigmoid's; both RMSNorms divide by sqrt as one rsqrt each
   const ModelResult r = runModelOnly(kRoot + "/arch/onnx.yaml", (out / "graph.yaml").string(), (out / "inputs").string(), 1);
   const ReferenceCheck ref = compareWithReference(r.outputs, out / "expected", "fp32");
   CHECK(ref.outputs == 1);
@@ -235,5 +236,58 @@ TEST_CASE("ONNX import: the PyTorch Llama block (heads, RoPE, causal mask) again
     num += d * d;
     den += f(want.data[i]) * f(want.data[i]);
   }
+  CHECK(std::sqrt(num / den) < 1e-3);
+}
+
+TEST_CASE("ONNX import: the PyTorch Qwen3-MoE block routes each token to its top-k experts only", "[onnx]") {
+  // examples/pytorch/qwen3_moe_block: PyTorch computes every expert for every token and zeroes
+  // the unchosen by their gate; the import must route instead (one Partition of the tokens,
+  // one gate-and-up product per F tile whatever E is) and still match PyTorch's output.
+  const std::string ex = kRoot + "/examples/pytorch/qwen3_moe_block";
+  const fs::path out = fs::temp_directory_path() / "sg_onnx_qwen3_moe_block";
+  importOnnx(ex + "/model.onnx", out.string(), ex + "/data");
+  const std::string yaml = readText(out / "graph.yaml");
+  auto count = [&](const std::string& s) {
+    size_t n = 0;
+    for (size_t at = yaml.find(s); at != std::string::npos; at = yaml.find(s, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("op: Partition") == 2);       // tokens to experts, outputs back to their tokens
+  CHECK(count("fn: topk,") == 1);
+  CHECK(count("fn: topk_weights") == 1);
+  CHECK(count("fn: silu") == 1);            // one SwiGLU for all experts, not one per expert
+  CHECK(count("op: Promote") == 4);         // dynamic tiling: one tile of each expert's tokens
+  CHECK(yaml.find("moe0_wg: {shape: [moe0_E*moe0_F, moe0_D], role: input}") != std::string::npos);
+  // The stacked weights: expert e's gate rows are its Wg^T (a plain loop over the initializer).
+  const OnnxGraph g = readOnnx(ex + "/model.onnx");
+  const Matrix wg = fromNpy(out / "inputs" / "moe0_wg.npy");
+  REQUIRE(wg.rows == 4 * 32);
+  REQUIRE(wg.cols == 16);
+  const auto moes = findOnnxMoes(g, [&] {
+    std::set<int> all;
+    for (const auto& n : g.nodes) all.insert(n.index);
+    return all;
+  }(), nullptr);
+  REQUIRE(moes.size() == 1);
+  CHECK(moes[0].k == 2);
+  for (int e = 0; e < 4; ++e) {
+    const OnnxTensor& w = g.initializers.at(moes[0].experts[size_t(e)].gate);  // [D, F]
+    for (int fi = 0; fi < 32; ++fi)
+      for (int d = 0; d < 16; ++d) CHECK(f(wg.data[size_t((e * 32 + fi) * 16 + d)]) == double(w.f[size_t(d * 32 + fi)]));
+  }
+  const ModelResult r = runModelOnly(kRoot + "/arch/onnx.yaml", (out / "graph.yaml").string(), (out / "inputs").string(), 1);
+  const ReferenceCheck ref = compareWithReference(r.outputs, out / "expected", "fp32");
+  CHECK(ref.outputs == 1);
+  CHECK(ref.ok());
+  CHECK(ref.maxRelErr > 1e-6);
+  const Matrix want = fromNpy(out / "expected" / "out_y.npy"), &got = r.outputs.at("out_y");
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.data.size(); ++i) {
+    const double d = f(got.data[i]) - f(want.data[i]);
+    num += d * d;
+    den += f(want.data[i]) * f(want.data[i]);
+  }
+  // A token routed to another expert than PyTorch's would leave an error of the order of an
+  // expert's output (tens of percent); the fabric's exp and sigmoid table leave under 1e-3.
   CHECK(std::sqrt(num / den) < 1e-3);
 }

@@ -1,0 +1,43 @@
+#pragma once
+// findOnnxMoes: the Mixture-of-Experts pattern of an ONNX graph (docs/onnx.md#moe), which the
+// lowering turns into stepgen's MoE layer with dynamic routing (builders/moe.hpp, --router)
+// instead of computing every expert for every token. The pattern is what a plain PyTorch
+// MoE block with static shapes exports:
+//   probs = Softmax(h @ Wr); vals, idx = TopK(probs, k); w = vals / ReduceSum(vals)   (Qwen3)
+//   or  vals, idx = TopK(h @ Wr, k); w = Softmax(vals)                                  (Mixtral)
+//   gates = ScatterElements(zeros [T, E], idx, w, axis -1)
+//   y = sum over e of Slice(gates, column e) * ((silu(h @ Wg_e) * (h @ Wu_e)) @ Wd_e)
+// with silu written as Mul(x, Sigmoid(x)) and y summed by Adds over all E experts. Both
+// weightings equal the softmax over the chosen logits (model/router.hpp topkWeights).
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "onnx/onnx_read.hpp"
+
+namespace stepgen {
+
+/// One expert's SwiGLU weights: ONNX initializer names, [D, F], [D, F], [F, D].
+struct OnnxMoeExpert {
+  std::string gate, up, down;
+};
+
+/// One matched MoE block.
+struct OnnxMoe {
+  std::string input;   ///< h, [T, D] (leading dims merged into T)
+  std::string output;  ///< y, h's shape
+  std::string router;  ///< Wr initializer, [D, E]
+  int64_t tokens = 0, hidden = 0, ffn = 0, k = 0;
+  std::vector<OnnxMoeExpert> experts;  ///< by expert index
+  int root = -1;       ///< index of the node that produces `output`
+  std::set<int> nodes; ///< the pattern's nodes (their Constant inputs excepted)
+};
+
+/// The MoE blocks among the live nodes, one per TopK that starts the pattern. A TopK that
+/// does not start one gets an entry in `*misses` (node index -> the first part of the pattern
+/// that differs, for the O-201 message). Raises nothing.
+std::vector<OnnxMoe> findOnnxMoes(const OnnxGraph& g, const std::set<int>& live, std::map<int, std::string>* misses);
+
+}  // namespace stepgen
