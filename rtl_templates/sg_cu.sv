@@ -44,8 +44,9 @@
 // func (5 bits): 1 matmul, 2 silu, 3 mul, 4 add, 5 accum, 6 retile, 7 rowscale, 8 scan,
 // 9 expand, 10 parallelize, 11 sub, 12 exp, 13 recip, 14 rowmax, 15 rowsum, 16 accum max,
 // 17 scan max, 18 accum rescale, 19 scan max exclusive, 20 partition, 21 merge, 22 select,
-// 23 rsqrt, 24 topk; any other value (and 7..10, 17 and 19..22 with DYN = 0, 12..16, 18 and 23 with ATTN = 0, 2
-// with SILU = 0, 2, 3, 7, 12 and 18 with MUL = 0, 24 with TOPK = 0) finishes an enabled context at once.
+// 23 rsqrt, 24 topk, 25 topk_logits; any other value (and 7..10, 17 and 19..22 with DYN = 0, 12..16, 18 and 23
+// with ATTN = 0, 2 with SILU = 0, 2, 3, 7, 12 and 18 with MUL = 0, 24 and 25 with TOPK = 0) finishes an enabled
+// context at once.
 //
 // matmul (in0 = a, M x K, a_beats beats; in1 = b, K x N, b_beats beats; N = 1 << log2n;
 //   mn = M*N; passes = ceil(mn / LANES); o_beats = mn / W):
@@ -85,7 +86,8 @@
 //   ceil(mn / W)); bt with dyn_m computes them as above.
 // topk (TOPK = 1, the MoE router's choice, docs/step_semantics.md#topk): as silu below, each
 //   in0 DATA beat (one row of k <= W gate logits) leaves as a routing row: the n chosen
-//   experts' indices ascending in words 0 .. n-1, every other word 0 (sg_cu_word).
+//   experts' indices ascending in words 0 .. n-1, every other word 0 (sg_cu_word). topk_logits:
+//   the same, with the chosen logits in words 0 .. n-1 and -inf in every other word.
 // silu / exp / recip / rsqrt / mul / add / sub: one beat per cycle, one register stage; mul / add /
 //   sub need both inputs valid and take both (kind, last and stop from in0). silu(x) =
 //   fp32_mul(x, sigmoid(x)); sub(x, y) = fp32_add(x, y with its sign flipped); exp(x) from t =
@@ -365,6 +367,7 @@ module sg_cu #(
   localparam logic [FW-1:0] F_MERGE = FW'(sg_cfg_pkg::CU_FUNC_MERGE);
   localparam logic [FW-1:0] F_SELECT = FW'(sg_cfg_pkg::CU_FUNC_SELECT);
   localparam logic [FW-1:0] F_TOPK = FW'(sg_cfg_pkg::CU_FUNC_TOPK);
+  localparam logic [FW-1:0] F_TOPK_LOGITS = FW'(sg_cfg_pkg::CU_FUNC_TOPK_LOGITS);
   // sg_cu_mem's banked layout needs at most W lanes, W a power of two and whole beats of
   // buffer (ArchModel::cuBankable, which the arch loader checks); without them the memory is
   // flat whatever BANKED says.
@@ -435,7 +438,7 @@ module sg_cu #(
   assign is_mm = run && (cf_func == F_MATMUL);
   assign is_ew1 = run && ((SILU != 0 && MUL != 0 && cf_func == F_SILU) ||
                           (ATTN != 0 && ((MUL != 0 && cf_func == F_EXP) || cf_func == F_RECIP || cf_func == F_RSQRT)) ||
-                          (TOPK != 0 && cf_func == F_TOPK));
+                          (TOPK != 0 && (cf_func == F_TOPK || cf_func == F_TOPK_LOGITS)));
   assign is_ew2 = run && ((MUL != 0 && cf_func == F_MUL) || cf_func == F_ADD || cf_func == F_SUB);
   assign acc_rs = run && ATTN != 0 && MUL != 0 && cf_func == F_ACCRS;
   assign is_acc = run && (cf_func == F_ACCUM || (ATTN != 0 && cf_func == F_ACCMAX) || acc_rs);

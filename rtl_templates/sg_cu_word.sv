@@ -63,13 +63,16 @@ module sg_cu_word #(
   localparam logic [FW-1:0] F_SCANMAX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX);
   localparam logic [FW-1:0] F_SCANMAXX = FW'(sg_cfg_pkg::CU_FUNC_SCAN_MAX_EXCL);
   localparam logic [FW-1:0] F_TOPK = FW'(sg_cfg_pkg::CU_FUNC_TOPK);
+  localparam logic [FW-1:0] F_TOPK_LOGITS = FW'(sg_cfg_pkg::CU_FUNC_TOPK_LOGITS);
 
   // topk (TOPK = 1; generator/model/router.hpp topkSelect): word i < topk_e of x is chosen
   // when fewer than topk_k words rank before it (a larger key, or an equal key at a lower
   // index); the chosen indices leave ascending in words 0 .. topk_k-1, every other word 0 (a
-  // routing row without weights: sg_route reads words 0 .. k-1). The key: NaN below
-  // everything, zeros and subnormals 0, else the signed magnitude. All W x W comparisons side
-  // by side: one beat per cycle, as the other word functions.
+  // routing row without weights: sg_route reads words 0 .. k-1). topk_logits leaves the
+  // chosen words themselves there instead, and -inf in all the others (a whole beat: the
+  // router's softmax over it gives them 0). The key: NaN below everything, zeros and subnormals 0, else
+  // the signed magnitude. All W x W comparisons side by side: one beat per cycle, as the
+  // other word functions.
   function automatic logic signed [32:0] topk_key(input logic [31:0] v);
     if (v[30:0] > 31'h7F80_0000) topk_key = {1'b1, 32'h0};  // NaN: -2^32, the least
     else if (v[30:23] == 8'd0) topk_key = 33'sd0;
@@ -87,7 +90,7 @@ module sg_cu_word #(
       key = '0;
       chosen = '0;
       {tk_n, tk_slot} = '0;
-      if (func == F_TOPK) begin
+      if (func == F_TOPK || func == F_TOPK_LOGITS) begin
         for (int i = 0; i < W; i++) key[33*i +: 33] = topk_key(x[32*i +: 32]);
         for (int i = 0; i < W; i++) begin
           tk_n = 16'd0;
@@ -97,11 +100,14 @@ module sg_cu_word #(
               tk_n = tk_n + 16'd1;
           chosen[i] = 16'(i) < topk_e && tk_n < topk_k;
         end
+        if (func == F_TOPK_LOGITS)
+          for (int p = 0; p < W; p++)
+            if (16'(p) >= topk_k) tk_row[32*p +: 32] = 32'hFF80_0000;
         tk_slot = 16'd0;  // chosen words before word i: its slot
         for (int i = 0; i < W; i++)
           if (chosen[i]) begin
             for (int p = 0; p < W; p++)
-              if (16'(p) == tk_slot) tk_row[32*p +: 32] = 32'(i);
+              if (16'(p) == tk_slot) tk_row[32*p +: 32] = func == F_TOPK ? 32'(i) : x[32*i +: 32];
             tk_slot = tk_slot + 16'd1;
           end
       end
@@ -209,7 +215,7 @@ module sg_cu_word #(
         end else if (ATTN != 0 && func == F_EXP) begin
           ek = sg_fp_pkg::exp_key(la_q[32*w +: sg_fp_pkg::EXP_SH_W]);
           res[32*w +: 32] = sg_fp_pkg::exp_pack(ek[EK_W-1 -: 10], sg_attn_lut::exp_mant(ek[sg_fp_pkg::EXP_ROW_W-1:0]));
-        end else if (TOPK != 0 && func == F_TOPK) begin
+        end else if (TOPK != 0 && (func == F_TOPK || func == F_TOPK_LOGITS)) begin
           res[32*w +: 32] = tk_row[32*w +: 32];
         end else begin
           res[32*w +: 32] = (func == F_SILU || func == F_MUL || func == F_ROWSCALE) ? pr : sm;

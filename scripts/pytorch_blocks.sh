@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # docs/results/pytorch_blocks.csv: each PyTorch example (examples/pytorch) imported with
-# `stepgen import onnx`, verified in the model and Verilator on arch/onnx_small.yaml, and
-# compared with PyTorch's own outputs (verify --reference).
+# `stepgen import onnx`, verified in the model and Verilator (the dense and Llama blocks on
+# arch/onnx_small.yaml, the Qwen3-MoE block, whose MoE needs route-mode memory units and the
+# router's functions, on arch/onnx_moe.yaml), and compared with PyTorch's own outputs
+# (verify --reference).
 # usage: scripts/pytorch_blocks.sh <stepgen> <work dir> <csv>
 set -euo pipefail
 sg="$1"; work="$2"; csv="$3"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$work"
 rows=()
-for block in dense_block llama_block; do
+for spec in dense_block:onnx_small llama_block:onnx_small qwen3_moe_block:onnx_moe; do
+  block="${spec%%:*}"; arch="${spec##*:}"
   d="$root/examples/pytorch/$block"
   "$sg" import onnx "$d/model.onnx" -o "$work/$block/import" --data "$d/data"
-  "$sg" verify --arch "$root/arch/onnx_small.yaml" --graph "$work/$block/import/graph.yaml" \
+  "$sg" verify --arch "$root/arch/$arch.yaml" --graph "$work/$block/import/graph.yaml" \
     --inputs "$work/$block/import/inputs" -o "$work/$block/verify" --reference "$work/$block/import/expected" \
     --build-cache "$work/cache" --max-cycle-error 5
   rows+=("$(python3 - "$d" "$work/$block/verify" "$block" <<'PY'

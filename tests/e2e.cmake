@@ -253,12 +253,22 @@ graph_example_test(e2e_decoder_layer_model arch/decoder.yaml decoder-layer --mod
 graph_example_test(e2e_decoder_layer_rtl arch/decoder.yaml decoder-layer --model llama-dense --kv-lengths ${AZURE_KV}
                    --batch-index 0 --kv-scale 8 EXPECT "^outputs: bit-exact$")
 set_tests_properties(e2e_decoder_layer_rtl PROPERTIES TIMEOUT 3600 COST 50000)
-# Mixtral's layer with its MoE routed by the real Mixtral trace (the router's weights have no
-# hardware yet), Azure batch 0 at KV / 8, in RTL: bit-exact (heavy; the same fabric build).
+# Mixtral's layer with its MoE routed by the real Mixtral trace, Azure batch 0 at KV / 8, in
+# RTL: bit-exact (heavy; the same fabric build).
 graph_example_test(e2e_decoder_layer_mixtral_replayed_rtl arch/decoder.yaml decoder-layer --model mixtral
                    --trace ${STEPGEN_ROOT}/examples/moe/data/routing_mixtral8x7b_b64.csv --kv-lengths ${AZURE_KV}
                    --batch-index 0 --kv-scale 8 EXPECT "^outputs: bit-exact$")
 set_tests_properties(e2e_decoder_layer_mixtral_replayed_rtl PROPERTIES TIMEOUT 3600)
+# The router on the fabric (docs/step_semantics.md#topk: Map topk, topk_logits and a softmax
+# for the weights, spread to one 64-byte piece each): a whole MoE layer of 8 experts, top 2,
+# 16 tokens, and Qwen3's scaled decoder layer (16 experts, top 4) for Azure batch 0 at KV / 8,
+# in RTL: bit-exact, cycles within 5 % (heavy; the same fabric build). The weights' unit
+# test (topk_logits on 3,000 adversarial rows) is in the default tier (test_rtl cu_parts).
+graph_example_test(e2e_router_moe_decoder arch/decoder.yaml moe --router --experts 8 --k 2 --batch 16 --hidden 64 --ffn 64
+                   --tile-b 0 --tile-f 32 EXPECT "^outputs: bit-exact$")
+graph_example_test(e2e_decoder_layer_qwen3_router_rtl arch/decoder.yaml decoder-layer --model qwen3-moe --kv-lengths ${AZURE_KV}
+                   --batch-index 0 --kv-scale 8 EXPECT "^outputs: bit-exact$")
+set_tests_properties(e2e_router_moe_decoder e2e_decoder_layer_qwen3_router_rtl PROPERTIES TIMEOUT 3600)
 add_test(NAME decoder_layer_true_dims
          COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/decoder_true; rm -rf $d
            $<TARGET_FILE:stepgen> graph decoder-layer --model qwen3-moe --dims true --lengths 300,7 --example $d
@@ -300,3 +310,13 @@ endforeach()
 # One build of the fabric for both (as e2e_repeat_default's fixture does for arch/default.yaml).
 set_tests_properties(e2e_pytorch_dense_block PROPERTIES FIXTURES_SETUP onnx_small_fabric)
 set_tests_properties(e2e_pytorch_llama_block PROPERTIES FIXTURES_REQUIRED onnx_small_fabric)
+# The Qwen3-MoE block (its MoE lowered to the router layer, docs/onnx.md#moe) on
+# arch/onnx_moe.yaml, the decoder fabric with fp32 multipliers: bit-exact, within the
+# propagated tolerance of PyTorch's output (heavy: a ~2-minute build of a 56-unit fabric; the
+# default tier checks the block against PyTorch in the model, tests/unit/test_onnx_import.cpp).
+add_test(NAME e2e_pytorch_qwen3_moe_block
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_qwen3_moe_block; rm -rf $d
+           $<TARGET_FILE:stepgen> import onnx ${STEPGEN_ROOT}/examples/pytorch/qwen3_moe_block/model.onnx -o $d/import --data ${STEPGEN_ROOT}/examples/pytorch/qwen3_moe_block/data
+           bash ${STEPGEN_ROOT}/tests/expect_log.sh $d.log -e '^outputs: bit-exact$' -e '^reference: .*: within$' -- \
+             $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_pytorch_qwen3_moe_block PROPERTIES TIMEOUT 1800)

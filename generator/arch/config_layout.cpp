@@ -211,6 +211,7 @@ std::string emitConfigPackage(const ConfigLayout& l) {
   s += fmt::format("  localparam int CU_FUNC_SELECT = {};\n", int(CuFunc::Select));
   s += fmt::format("  localparam int CU_FUNC_RSQRT = {};\n", int(CuFunc::Rsqrt));
   s += fmt::format("  localparam int CU_FUNC_TOPK = {};\n", int(CuFunc::TopK));
+  s += fmt::format("  localparam int CU_FUNC_TOPK_LOGITS = {};\n", int(CuFunc::TopKLogits));
   s += "endpackage\n/* verilator lint_on UNUSEDPARAM */\n";
   return s;
 }

@@ -70,11 +70,11 @@ std::string emitConfigPackage(const ConfigLayout& l);
 /// CU operation codes (field cu.func); shared by mapper, model and RTL (via the package).
 /// RowScale, Scan, Expand, Parallelize, ScanMax, ScanMaxExcl, Partition, Merge and Select exist only in units built with
 /// the dynamic-tile datapath (sg_cu DYN = 1), Exp .. AccumMax, AccumRescale and Rsqrt only with the
-/// attention datapath (ATTN = 1), TopK only with the router's selection (TOPK = 1); the field is 5 bits wide.
+/// attention datapath (ATTN = 1), TopK and TopKLogits only with the router's selection (TOPK = 1); the field is 5 bits wide.
 enum class CuFunc : int {
   None = 0, Matmul = 1, Silu = 2, Mul = 3, Add = 4, Accum = 5, Retile = 6, RowScale = 7,
   Scan = 8, Expand = 9, Parallelize = 10, Sub = 11, Exp = 12, Recip = 13, RowMax = 14, RowSum = 15, AccumMax = 16,
-  ScanMax = 17, AccumRescale = 18, ScanMaxExcl = 19, Partition = 20, Merge = 21, Select = 22, Rsqrt = 23, TopK = 24
+  ScanMax = 17, AccumRescale = 18, ScanMaxExcl = 19, Partition = 20, Merge = 21, Select = 22, Rsqrt = 23, TopK = 24, TopKLogits = 25
 };
 
 }  // namespace stepgen

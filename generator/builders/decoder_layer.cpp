@@ -304,9 +304,11 @@ std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, ui
     in[n] = std::move(m);
   }
   // The MoE stage's own tensors: the router's weights rw (state, zeros: the router writes
-  // them), or with a replayed trace rw and the routing rows as builders/moe.hpp seeds them.
+  // them) and its spread table, or with a replayed trace rw and the routing rows as
+  // builders/moe.hpp seeds them.
   if (d.experts && !p.traceRouting) {
-    in["moe_rw"] = Matrix{int64_t(p.kvLengths.size()) * d.topK, 16, std::vector<uint32_t>(p.kvLengths.size() * size_t(d.topK) * 16, 0)};
+    in["moe_rw"] = Matrix{int64_t(p.kvLengths.size()), d.topK * 16, std::vector<uint32_t>(p.kvLengths.size() * size_t(d.topK) * 16, 0)};
+    in["moe_spread"] = moeSpreadTable(d.topK);
   } else if (d.experts) {
     const auto m = moeInputs(moeParams(p, d, ffnTile(p, d)), experts, seed);
     in["moe_rw"] = m.at("rw"), in["moe_routing"] = m.at("routing");

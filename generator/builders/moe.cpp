@@ -109,6 +109,12 @@ std::string buildMoeGraph(const MoeParams& p) {
   return y;
 }
 
+Matrix moeSpreadTable(int64_t k) {
+  Matrix m{k * kRoutingRowWords, kRoutingRowWords, std::vector<uint32_t>(size_t(k * kRoutingRowWords * kRoutingRowWords), 0)};
+  for (int64_t j = 0; j < k; ++j) m.data[size_t(j * kRoutingRowWords * kRoutingRowWords + j)] = floatToBits(1.0f);
+  return m;
+}
+
 int64_t moeDispatchRows(const MoeParams& p) { return p.batch * p.topK + (p.tileB ? p.experts * (p.tileB - 1) : 0); }
 
 namespace {
@@ -144,8 +150,14 @@ std::string buildMoeLayer(const MoeParams& p) {
     line("  wu: {shape: [E*F, D], role: input}");
     line("  wd: {shape: [E*F, D], role: input}");
     // Router weights, one 64-byte row per (token, slot): the weight in word 0, the rest 0
-    // (an address generator moves whole 64-byte pieces; scale_rows reads column 0).
-    line(fmt::format("  rw: {{shape: [B*K, {}], role: {}}}", kRoutingRowWords, p.router ? "state" : "input"));
+    // (an address generator moves whole 64-byte pieces; scale_rows reads column 0). The
+    // router writes a token's k pieces as one row (the same bytes).
+    if (p.router) {
+      line(fmt::format("  rw: {{shape: [B, K*{}], role: state}}", kRoutingRowWords));
+      line(fmt::format("  spread: {{shape: [K*{0}, {0}], role: input}}", kRoutingRowWords));
+    } else {
+      line(fmt::format("  rw: {{shape: [B*K, {}], role: input}}", kRoutingRowWords));
+    }
     line("  y:  {shape: [B, D], role: output}");
   }
   line("ops:");
@@ -162,10 +174,28 @@ std::string buildMoeLayer(const MoeParams& p) {
     if (disp) {  // the choice only: the dispatch needs no weights
       line("  - {name: topk, op: Map, fn: topk, k: K, in: logits, out: sel}");
     } else {
+      // The weights: the softmax over the chosen logits (topk_logits puts them first and -inf
+      // in the other words, whose exp is 0), then weight j moved to word 16 j by a product
+      // with `spread` (0/1), so that the row is the token's k routing-weight pieces.
       line("  - {name: blogits, op: Broadcast, in: logits, out: [logits_s, logits_w]}");
       line("  - {name: topk, op: Map, fn: topk, k: K, in: logits_s, out: sel}");
-      line("  - {name: topk_w, op: Map, fn: topk_weights, k: K, in: logits_w, out: wts}");
-      line(fmt::format("  - {{name: store_rw, op: LinearOffChipStore, in: wts, tensor: rw, tile: [K, {}], iter: [B], strides: [[1, 0]]}}",
+      line("  - {name: topk_l, op: Map, fn: topk_logits, k: K, in: logits_w, out: lk}");
+      line("  - {name: blk, op: Broadcast, in: lk, out: [lk_m, lk_x]}");
+      line("  - {name: lmax, op: Map, fn: rowmax, in: lk_m, out: lm}");
+      line("  - {name: zip_lm, op: Zip, in: [lk_x, lm], out: lkm}");
+      line("  - {name: lsub, op: Map, fn: sub, in: lkm, out: ld}");
+      line("  - {name: lexp, op: Map, fn: exp, in: ld, out: le}");
+      line("  - {name: ble, op: Broadcast, in: le, out: [le_s, le_x]}");
+      line("  - {name: lsum, op: Map, fn: rowsum, in: le_s, out: ls}");
+      line("  - {name: lrcp, op: Map, fn: recip, in: ls, out: lr}");
+      line("  - {name: zip_lr, op: Zip, in: [le_x, lr], out: ler}");
+      line("  - {name: lnorm, op: Map, fn: mul, in: ler, out: wrow}");
+      line(fmt::format("  - {{name: load_spread, op: LinearOffChipLoad, tensor: spread, tile: [K*{0}, {0}], iter: [B], strides: [[0, 0]], "
+                       "out: spread_t}}",
+                       kRoutingRowWords));
+      line("  - {name: zip_sp, op: Zip, in: [wrow, spread_t], out: wsp}");
+      line("  - {name: spread_w, op: Map, fn: matmul_t, in: wsp, out: wts}");
+      line(fmt::format("  - {{name: store_rw, op: LinearOffChipStore, in: wts, tensor: rw, tile: [1, K*{}], iter: [B], strides: [[1, 0]]}}",
                        kRoutingRowWords));
     }
   }
@@ -207,8 +237,8 @@ std::string buildMoeLayer(const MoeParams& p) {
     line(fmt::format("  - {{name: flat_{0}, op: Flatten, lo: 0, hi: 1, in: or_{0}, out: of_{0}}}", e));
   }
   line(fmt::format("  - {{name: reassemble, op: Reassemble, in: [{}, sel_r], n: E, b: 0, out: yk}}", list("of", E)));
-  line(fmt::format("  - {{name: load_rw, op: LinearOffChipLoad, tensor: rw, tile: [1, {}], iter: [B, K], strides: [[K, 0], [1, 0]], out: rwt}}",
-                   kRoutingRowWords));
+  line(fmt::format("  - {{name: load_rw, op: LinearOffChipLoad, tensor: rw, tile: [1, {}], iter: [B, K], strides: {}, out: rwt}}",
+                   kRoutingRowWords, p.router ? "[[1, 0], [0, 1]]" : "[[K, 0], [1, 0]]"));
   line("  - {name: zip_w, op: Zip, in: [yk, rwt], out: yw}");
   line("  - {name: scale, op: Map, fn: scale_rows, in: yw, out: ys}");
   line("  - {name: acc_y, op: Accum, fn: add, b: 1, in: ys, out: yo}");
@@ -239,10 +269,12 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
   in["wd"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.ffn)));
   if (p.router) {
     in["wr"] = random(p.experts, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
-    if (p.dispatchOnly)
+    if (p.dispatchOnly) {
       for (const char* n : {"wg", "wu", "wd"}) in.erase(n);
-    else
-      in["rw"] = Matrix{p.batch * p.topK, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
+    } else {
+      in["rw"] = Matrix{p.batch, p.topK * kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
+      in["spread"] = moeSpreadTable(p.topK);
+    }
     return in;
   }
   Matrix rw{p.batch * p.topK, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};

@@ -22,8 +22,10 @@ struct MoeParams {
   bool dispatchOnly = false;  ///< stop after EagerMerge: store the expert-grouped token tiles
   bool residual = false;      ///< y = x + MoE(x): the x rows are Broadcast to the router and to the final add
   /// The routing computed from x on the fabric instead of replayed from a trace: gate logits
-  /// x Wr^T, Map(topk) choosing each token's k experts, Map(topk_weights) their weights
-  /// (model/router.hpp), stored to rw (then a state tensor) and read back for the combine.
+  /// x Wr^T, Map(topk) choosing each token's k experts, their weights the softmax over the
+  /// chosen logits (Map topk_logits, then rowmax, sub, exp, rowsum, recip, mul), spread to
+  /// one 64-byte piece each (matmul_t with `spread`), stored to rw (then a state tensor
+  /// [B, k*16]) and read back for the combine.
   bool router = false;
   int64_t regions = 0;  ///< 0: the whole layer (buildMoeGraph); R >= 1: the experts on R regions (moe_regions.hpp)
   /// 0: route the whole batch at once. b >= 1 (dividing batch): the batch in blocks of b tokens,
@@ -34,6 +36,10 @@ struct MoeParams {
 /// Checks the sizes: throws DiagError G-120 on a size < 1, tile_b < 0, k > E or > 8, tile_f
 /// not dividing F, or residual with dispatchOnly.
 void checkMoeParams(const MoeParams& p);
+
+/// The router's `spread` table [k*16, 16] (0/1): row 16 j has its 1 in column j, so that
+/// matmul_t of a row of weights with it puts weight j at word 16 j (routing-row piece j).
+Matrix moeSpreadTable(int64_t k);
 
 /// Rows of the `xm` tensor of a dispatch-only graph: B*k routed rows plus, for a static tile,
 /// up to tile_b - 1 padding rows per expert.
@@ -67,14 +73,15 @@ int64_t moeDispatchRows(const MoeParams& p);
 std::string buildMoeGraph(const MoeParams& p);
 
 /// With router: no SelectGen, trace or routing tensor; wr [E, D] (input, the gate's weights
-/// stored [out, in]) and rw a state tensor that the layer writes before it reads it.
+/// stored [out, in]), spread [k*16, 16] (moeSpreadTable) and rw a state tensor [B, k*16]
+/// that the layer writes before it reads it. E <= 16 (one beat of gate logits).
 /// Input tensors for the graph above: x uniform in [-1, 1), weights uniform scaled by
 /// 1/sqrt(fan-in), rw a softmax over k random logits per token (positive, summing to 1;
 /// word 0 of its rows),
 /// all from a std::mt19937 seeded with `seed`. `experts[t]` = token t's k experts (trace
 /// order); rw is written in ascending expert order to match Reassemble, and `routing` as
 /// described above. With router: wr uniform scaled by 1/sqrt(D), rw zeros (the layer writes
-/// it), no routing; `experts` is not read.
+/// it), spread, no routing; `experts` is not read.
 std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed);
 
 }  // namespace stepgen

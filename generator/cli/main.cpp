@@ -340,7 +340,7 @@ int main(int argc, char** argv) {
                    "not fit in memory)");
   moeCmd->add_flag("--dispatch-only", mp.dispatchOnly,
                    "end at EagerMerge and store the expert-grouped token tiles (the route cluster alone)");
-  moeCmd->add_flag("--router", mp.router, "route on the fabric: gate logits x Wr^T, Map(topk) and Map(topk_weights) "
+  moeCmd->add_flag("--router", mp.router, "route on the fabric: gate logits x Wr^T, Map(topk) and Map(topk_logits) with a softmax for the weights "
                                           "(docs/step_semantics.md#topk) instead of a trace");
   moeCmd->add_flag("--residual", mp.residual,
                    "y = x + MoE(x): the x rows are broadcast to the router and the final add (needs link FIFOs of B*D "

@@ -53,6 +53,7 @@ const std::vector<CuFunctionRow> kCuFunctions = {
     {OpKind::Map, "recip", CuFunc::Recip, "recip", false},
     {OpKind::Map, "rsqrt", CuFunc::Rsqrt, "rsqrt", false},
     {OpKind::Map, "topk", CuFunc::TopK, "topk", false},
+    {OpKind::Map, "topk_logits", CuFunc::TopKLogits, "topk", false},
     {OpKind::Map, "rowmax", CuFunc::RowMax, "rowmax", false},
     {OpKind::Map, "rowsum", CuFunc::RowSum, "rowsum", false},
     {OpKind::Map, "scale_rows", CuFunc::RowScale, "rowscale", false},

@@ -502,7 +502,8 @@ class Configurer {
 
   // Map(topk) (sg_cu.sv topk): a row of k = E gate logits in one beat (a partial one when E <
   // W, as matmul_t leaves it) becomes a routing row of the n = K chosen experts, which the
-  // route unit reads as sg_route's routing rows: kRoutingRowWords-word links.
+  // route unit reads as sg_route's routing rows: kRoutingRowWords-word links. Map(topk_logits)
+  // takes the same row and fields and leaves the chosen logits in slot order.
   void configTopk(int op, const Op& o, const OpPlacement& p) {
     const TileDims t = inputTile(op, 0);
     const int64_t W = wordsPerBeat();
@@ -531,7 +532,7 @@ class Configurer {
       return configScan(op, o, p);
     if (f->func == CuFunc::Expand) return configExpand(op, o, p);
     if (f->func == CuFunc::Matmul) return configMatmul(op, o, p, f->transposedB);
-    if (f->func == CuFunc::TopK) return configTopk(op, o, p);
+    if (f->func == CuFunc::TopK || f->func == CuFunc::TopKLogits) return configTopk(op, o, p);
     TileDims t = inputBound(op, 0);
     const bool dyn = inputDynamic(op, 0);
     if (!dyn) set(p, "o_beats", uint64_t(beats(o, t, "input")));

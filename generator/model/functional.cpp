@@ -324,8 +324,10 @@ class Runner {
     }
   }
 
-  // Map(fn: topk | topk_weights, k): per row of gate logits the chosen experts (a selector)
-  // or their weights as k rows with the weight in word 0 (model/router.hpp). The choice is
+  // Map(fn: topk | topk_weights | topk_logits, k): per row of gate logits the chosen experts
+  // (a selector), their weights as k rows with the weight in word 0 (model/router.hpp), or
+  // a row of kRoutingRowWords words: the chosen logits in words 0 .. k-1 (ascending expert)
+  // and -inf in the rest. The choice is
   // routing: it needs the logits' values (a shape-only row fails, and the model runs again
   // with values); the weights are shape-only where values are not computed.
   void topk(const Op& op, const std::string& fn) {
@@ -336,7 +338,7 @@ class Runner {
         out.push_back(t);
         continue;
       }
-      const bool choose = fn == "topk";
+      const bool choose = fn == "topk" || fn == "topk_logits";
       if (!t.hasValues() && choose)
         throw std::runtime_error(fmt::format("Map(topk) '{}': the gate logits have no values (the choice needs them)", op.name));
       if (!choose && (routing_ || !t.hasValues())) {
@@ -344,6 +346,12 @@ class Runner {
         continue;
       }
       const std::vector<int> chosen = topkSelect(t.data->data(), t.cols, k);
+      if (fn == "topk_logits") {  // the chosen logits in slot order, -inf after them
+        std::vector<uint32_t> d(size_t(kRoutingRowWords), 0xFF800000u);  // -inf
+        for (int j = 0; j < k; ++j) d[size_t(j)] = (*t.data)[size_t(chosen[size_t(j)])];
+        out.push_back(Token::tile(1, kRoutingRowWords, std::move(d), t.stop));
+        continue;
+      }
       if (choose) {
         out.push_back(selectorToken(chosen, t.stop));
         continue;
@@ -357,7 +365,7 @@ class Runner {
 
   void map(const Op& op) {
     std::string fn = attrString(op, "fn");
-    if (fn == "topk" || fn == "topk_weights") return topk(op, fn);
+    if (fn == "topk" || fn == "topk_weights" || fn == "topk_logits") return topk(op, fn);
     bool bf16 = a_.cu.format == NumberFormat::Bf16Fp32;
     // The word function, picked once: comparing fn per word was a sixth of the model's time
     // on the dynamic GQA graph.

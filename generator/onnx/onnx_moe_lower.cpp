@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "builders/moe.hpp"
+#include "common/fp.hpp"
 #include "ir/graph.hpp"
 #include "onnx/lowering.hpp"
 
@@ -63,17 +64,25 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     }
     imp_.leaves.push_back(s);
   }
-  OnnxLeafTensor rw = leaf("rw", t * m.k, kRoutingRowWords);  // state: the router's weights
+  OnnxLeafTensor rw = leaf("rw", t, m.k * kRoutingRowWords);  // state: the router's weights
   rw.fill = 0.0f;
   imp_.leaves.push_back(rw);
+  OnnxLeafTensor spread = leaf("spread", m.k * kRoutingRowWords, kRoutingRowWords);
+  const Matrix table = moeSpreadTable(m.k);
+  OnnxTensor& c = imp_.constants[spread.tensor];
+  c.shape = {table.rows, table.cols};
+  for (uint32_t w : table.data) c.f.push_back(bitsToFloat(w));
+  spread.source = spread.tensor;
+  imp_.leaves.push_back(spread);
   stages_.push_back(GraphStage{pre, text, {{"x", xs}, {"y", ys}}});
   const Opnd y = loadLeaf(ys, t, d);
   // The bound of y from h's (errorFor, step by step along the stage's Map operators).
   for (int bf = 0; bf < 2; ++bf) {
     const double ex = errorIn(x.id, bf), u = std::ldexp(1.0, -24);
     const double logit = errorFor("matmul_t", ex, 0, d, bf);
-    const double sum = errorFor("exp", logit + u, 0, 0, bf) + double(m.k) * u;
-    const double weight = errorFor("exp", logit + u, 0, 0, bf) + errorFor("recip", sum, 0, 0, bf) + u;
+    const double sum = errorFor("exp", logit + u, 0, 0, bf) + double(kRoutingRowWords) * u;
+    const double weight = errorFor("matmul_t", errorFor("exp", logit + u, 0, 0, bf) + errorFor("recip", sum, 0, 0, bf) + u, 0,
+                                   1, bf);  // spread by a 0/1 product: exact in fp32, a bf16 operand otherwise
     const double g = errorFor("matmul_t", ex, 0, d, bf);
     const double h = errorFor("mul", errorFor("silu", g, 0, 0, bf), g, 0, bf);
     const double o = errorFor("matmul", h, 0, f, bf);

@@ -263,9 +263,10 @@ std::optional<StreamType> Checker::selectType(const Op& op) {
   return t;
 }
 
-// Map(fn: topk | topk_weights, k): one row of E gate logits per element ([1, E], E static);
-// topk names the k chosen of E (a selector), topk_weights gives their weights as k rows of
-// kRoutingRowWords words, the weight in word 0 (what a routing-weight tensor holds).
+// Map(fn: topk | topk_weights | topk_logits, k): one row of E gate logits per element ([1, E],
+// E static); topk names the k chosen of E (a selector), topk_weights gives their weights as k
+// rows of kRoutingRowWords words, the weight in word 0 (what a routing-weight tensor holds),
+// topk_logits one row of kRoutingRowWords words, the chosen logits first and -inf after them.
 void Checker::inferTopk(const Op& op, const std::string& fn) {
   if (!arity(op)) return;
   auto k = intAttr(op, "k");
@@ -287,8 +288,9 @@ void Checker::inferTopk(const Op& op, const std::string& fn) {
   }
   StreamType out;
   out.shape = t.shape;
-  out.elem = fn == "topk" ? selectorElem(SymExpr::constant(*e), SymExpr::constant(*k))
-                          : tileElem(t.elem.dtype, {SymExpr::constant(*k), SymExpr::constant(kRoutingRowWords)});
+  out.elem = fn == "topk"          ? selectorElem(SymExpr::constant(*e), SymExpr::constant(*k))
+             : fn == "topk_logits" ? tileElem(t.elem.dtype, {SymExpr::constant(1), SymExpr::constant(kRoutingRowWords)})
+                                   : tileElem(t.elem.dtype, {SymExpr::constant(*k), SymExpr::constant(kRoutingRowWords)});
   setOutput(op, op.outputs[0], std::move(out));
 }
 
@@ -301,7 +303,7 @@ void Checker::inferMap(const Op& op) {
     if (auto t = selectType(op)) setOutput(op, op.outputs[0], std::move(*t));
     return;
   }
-  if (fn && (*fn == "topk" || *fn == "topk_weights")) return inferTopk(op, *fn);
+  if (fn && (*fn == "topk" || *fn == "topk_weights" || *fn == "topk_logits")) return inferTopk(op, *fn);
   if (op.attrs.count("k"))
     error("S-203", attrLoc(op, "k"), opLabel(op) + ": `k` belongs to fn topk and topk_weights only");
   if (op.attrs.count("value") || op.attrs.count("initial"))
@@ -312,7 +314,7 @@ void Checker::inferMap(const Op& op) {
     error("S-203", attrLoc(op, "fn"),
           opLabel(op) + ": unknown function '" + *fn +
               "' (matmul, matmul_t, silu, exp, recip, rsqrt, mul, add, sub, scale_rows, rowmax, rowsum, select, topk, "
-              "topk_weights)");
+              "topk_weights, topk_logits)");
     fn.reset();
   }
   if (op.inputs.empty() || op.inputs.size() > 2) {

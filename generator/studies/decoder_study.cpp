@@ -41,35 +41,27 @@ std::string opt(const std::optional<int64_t>& v) { return v ? std::to_string(*v)
 std::string opt(const std::optional<double>& v, const char* f) { return v ? fmt::format(fmt::runtime(f), *v) : ""; }
 
 // One scaled-dims row: the example written to dir/example, then verify on o.archPath (model
-// and RTL), or, for a layer routed on the fabric, whose weights have no hardware, the
-// functional model only; the outputs against the double reference. False when the row
-// fails (a deadlock, outputs unlike the model's, an error above 2^-5).
+// and RTL); the outputs against the double reference. False when the row fails (a
+// deadlock, outputs unlike the model's, an error above 2^-5).
 bool scaledRow(const DecoderStudyOptions& o, const DecoderLayerParams& p, const fs::path& dir, const std::string& cache, DecoderRow& r) {
   writeDecoderLayerExample(p, (dir / "example").string(), o.seed, false, p.traceRouting ? defaultRoutingTrace(p.model) : "");
   const std::string graph = (dir / "example" / "graph.yaml").string(), inputs = (dir / "example" / "inputs").string();
   const decref::LayerRef ref = decref::layerReference(p, loadInputs(loadGraph(graph), inputs, o.seed));
   bool ok = true;
-  if (layerDims(p).experts && !p.traceRouting) {
-    const ModelResult m = runModelOnly(o.archPath, graph, inputs, o.seed);
-    r.offchipBytes = m.offchipBytes;
-    r.maxRelErr = decref::maxRowError(m.outputs.at("out"), ref);
-    r.note = "functional model only: Map(topk_weights) has no hardware (M-304)";
-  } else {
-    VerifyOptions v;
-    v.archPath = o.archPath, v.graphPath = graph, v.inputsDir = inputs, v.outDir = (dir / "verify").string();
-    v.skipRtl = !o.rtl, v.buildCache = cache, v.watchdogCycles = 200000;
-    const VerifyReport rep = verify(v);
-    r.sections = rep.sections, r.buffersBytes = rep.bufferBytes;
-    r.modelCycles = rep.model.timing.cycles, r.offchipBytes = rep.model.offchipBytes, r.rooflineCycles = rep.model.rooflineCycles;
-    r.maxRelErr = decref::maxRowError(rep.model.outputs.at("out"), ref);
-    if (o.rtl) {
-      r.rtlCycles = int64_t(rep.rtl.cycles), r.errorPct = rep.cycleErrorPercent;
-      r.bitExact = rep.outputsEqual ? "yes" : "no";
-      ok = rep.outputsEqual && rep.rtl.status == "ok";
-    }
-    ok = ok && !rep.model.timing.deadlock;
-    if (p.traceRouting) r.note = "routing replayed from the real Mixtral trace (no gate, no topk)";
+  VerifyOptions v;
+  v.archPath = o.archPath, v.graphPath = graph, v.inputsDir = inputs, v.outDir = (dir / "verify").string();
+  v.skipRtl = !o.rtl, v.buildCache = cache, v.watchdogCycles = 200000;
+  const VerifyReport rep = verify(v);
+  r.sections = rep.sections, r.buffersBytes = rep.bufferBytes;
+  r.modelCycles = rep.model.timing.cycles, r.offchipBytes = rep.model.offchipBytes, r.rooflineCycles = rep.model.rooflineCycles;
+  r.maxRelErr = decref::maxRowError(rep.model.outputs.at("out"), ref);
+  if (o.rtl) {
+    r.rtlCycles = int64_t(rep.rtl.cycles), r.errorPct = rep.cycleErrorPercent;
+    r.bitExact = rep.outputsEqual ? "yes" : "no";
+    ok = rep.outputsEqual && rep.rtl.status == "ok";
   }
+  ok = ok && !rep.model.timing.deadlock;
+  if (p.traceRouting) r.note = "routing replayed from the real Mixtral trace (no gate, no topk)";
   std::cerr << fmt::format("{} scaled batch {} {}: model {} rtl {} cycles, error vs double {:.2e}\n", r.model, r.batch, r.stage,
                            opt(r.modelCycles), opt(r.rtlCycles), *r.maxRelErr);
   return ok && *r.maxRelErr < std::ldexp(1.0, -5);
@@ -142,9 +134,9 @@ int runDecoderStudy(const DecoderStudyOptions& o) {
       "Scaled rows: `{}` (verify: model and Verilator), KV lengths from `{}`; true-dims rows: the timing-only model on "
       "`{}`. tokens/s = batch x {:.1f} GHz / (layer cycles x the model's layers). Error: the largest |out - ref| of "
       "a row over that row's largest |ref|, against the plain-loop double layer (generator/studies/decoder_reference.hpp); "
-      "the test's bound for bf16 operands is 2^-5. Stage layer_replayed_routing: Mixtral's scaled layer with the MoE "
-      "routed by the real Mixtral trace (SelectGen) instead of the router, whose weights (Map topk_weights) have no "
-      "hardware yet: it runs in RTL.\n\n"
+      "the test's bound for bf16 operands is 2^-5. Stage layer: the MoE routed on the fabric (gate, Map topk, the "
+      "softmax over the chosen logits; docs/step_semantics.md#topk). Stage layer_replayed_routing: Mixtral's scaled "
+      "layer with the MoE routed by the real Mixtral trace (SelectGen) instead.\n\n"
       "| model | dims | batch | stage | sections | buffer B | model cycles | RTL cycles | error % | bit-exact | max rel err | "
       "off-chip B | roofline cycles | x roofline | tokens/s | note |\n"
       "|---|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|\n",

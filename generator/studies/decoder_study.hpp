@@ -25,8 +25,7 @@ struct DecoderStudyOptions {
 
 /// Rows (docs/results/decoder_layer.csv): per model (qwen3-moe, mixtral, llama-dense), at
 /// scaled dims for batch 1 and 16 (real KV lengths) the whole layer: verify on archPath
-/// (model and RTL; the MoE models' router weights have no hardware, M-304, so their rows are
-/// the functional model's outputs only, without cycles), the outputs' largest row-relative
+/// (model and RTL, the MoE models' routed on the fabric), the outputs' largest row-relative
 /// error against decref::layerReference; Mixtral's also with the routing replayed from its
 /// real trace (stage layer_replayed_routing: model and RTL); at true dims for batch 1, 16 and 64 the attention
 /// half, the FFN half and the whole layer through the timing-only model on trueArchPath

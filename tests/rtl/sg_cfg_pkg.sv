@@ -169,5 +169,6 @@ package sg_cfg_pkg;
   localparam int CU_FUNC_SELECT = 22;
   localparam int CU_FUNC_RSQRT = 23;
   localparam int CU_FUNC_TOPK = 24;
+  localparam int CU_FUNC_TOPK_LOGITS = 25;
 endpackage
 /* verilator lint_on UNUSEDPARAM */

@@ -490,3 +490,33 @@ TEST_CASE("sg_cu_word: topk chooses as the model's router", "[rtl][cu][cu_parts]
   }
   CHECK(rows == 3000);
 }
+
+// topk_logits: the chosen words themselves in slot order, -inf in the rest of the beat, on
+// the same adversarial rows.
+TEST_CASE("sg_cu_word: topk_logits leaves the chosen logits first and -inf after them", "[rtl][cu][cu_parts]") {
+  using namespace stepgen;
+  Model<Vsg_cu_word> model;
+  Vsg_cu_word& t = *model.top;
+  std::mt19937 rng(23);
+  const uint32_t pool[] = {0x3F800000u, 0x3F800000u, 0xBF800000u, 0x7FC00000u, 0xFF800000u, 0x7F800000u, 0x00000000u,
+                           0x80000000u, 0x00000001u, 0x40000000u};
+  t.func = uint8_t(CuFunc::TopKLogits);
+  t.go = 1;
+  int rows = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::array<uint32_t, kW> x{};
+    for (uint32_t& v : x) v = rng() % 2 ? pool[rng() % std::size(pool)] : randomWord(rng);
+    const int e = 1 + int(rng() % kW), k = 1 + int(rng() % uint32_t(e));
+    t.topk_e = uint16_t(e);
+    t.topk_k = uint16_t(k);
+    setWordsOf(t.x, x);
+    t.eval();
+    std::array<uint32_t, kW> want{};
+    const std::vector<int> chosen = topkSelect(x.data(), e, k);
+    for (int j = 0; j < kW; ++j) want[size_t(j)] = j < k ? x[size_t(chosen[size_t(j)])] : 0xFF800000u;
+    INFO("trial " << trial << " e " << e << " k " << k);
+    CHECK(wordsOf(t.res) == want);
+    ++rows;
+  }
+  CHECK(rows == 3000);
+}

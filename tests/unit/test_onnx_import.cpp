@@ -254,7 +254,7 @@ TEST_CASE("ONNX import: the PyTorch Qwen3-MoE block routes each token to its top
   };
   CHECK(count("op: Partition") == 2);       // tokens to experts, outputs back to their tokens
   CHECK(count("fn: topk,") == 1);
-  CHECK(count("fn: topk_weights") == 1);
+  CHECK(count("fn: topk_logits") == 1);     // the weights: a softmax over the chosen logits
   CHECK(count("fn: silu") == 1);            // one SwiGLU for all experts, not one per expert
   CHECK(count("op: Promote") == 4);         // dynamic tiling: one tile of each expert's tokens
   CHECK(yaml.find("moe0_wg: {shape: [moe0_E*moe0_F, moe0_D], role: input}") != std::string::npos);

@@ -281,7 +281,7 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
         }
         case CuFunc::Silu: case CuFunc::Mul: case CuFunc::Add: case CuFunc::Scan: case CuFunc::ScanMax:
         case CuFunc::ScanMaxExcl: case CuFunc::Sub: case CuFunc::Exp: case CuFunc::Recip:
-        case CuFunc::Rsqrt: case CuFunc::TopK:
+        case CuFunc::Rsqrt: case CuFunc::TopK: case CuFunc::TopKLogits:
           return std::make_unique<CuStream>();
         case CuFunc::RowMax: case CuFunc::RowSum: {
           auto x = std::make_unique<CuStream>();
