@@ -320,3 +320,18 @@ add_test(NAME e2e_pytorch_qwen3_moe_block
            bash ${STEPGEN_ROOT}/tests/expect_log.sh $d.log -e '^outputs: bit-exact$' -e '^reference: .*: within$' -- \
              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
 set_tests_properties(e2e_pytorch_qwen3_moe_block PROPERTIES TIMEOUT 1800)
+# A Qwen3-30B-A3B-shaped model without its weights (scripts/qwen3_structure_onnx.py, 2 of its
+# 48 layers: 32 query heads, 128 experts top 8): both MoE blocks found and lowered to stages
+# that replay the real Qwen3 trace; the weights stay graph inputs (none written). The 48
+# layers' import time and memory: `stepgen bench --only large`.
+add_test(NAME onnx_import_qwen3_structure
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/onnx_qwen3_structure; rm -rf $d; mkdir -p $d
+           /usr/bin/python3 ${STEPGEN_ROOT}/scripts/qwen3_structure_onnx.py $d/m.onnx --layers 2 --kv 64
+           $<TARGET_FILE:stepgen> import onnx $d/m.onnx -o $d/imp --routing-trace ${STEPGEN_ROOT}/examples/moe/data/routing_qwen3_30b_a3b_b64.csv > $d/log
+           test \$(grep -c '^  # stage moe' $d/imp/graph.yaml) -eq 2
+           grep -q '^  - {name: moe1_route, op: SelectGen, trace: routing.csv' $d/imp/graph.yaml
+           grep -q 'moe1_wg: {shape: \\[moe1_E\\*moe1_F, moe1_D\\], role: input}' $d/imp/graph.yaml
+           grep -q 'symbols: {moe0_B: 1, moe0_D: 2048, moe0_F: 768, moe0_E: 128, moe0_K: 8' $d/imp/graph.yaml
+           test ! -e $d/imp/inputs/moe0_wg.npy
+           grep -q 'graph inputs not written (give --data): rope_cos, ' $d/log")
+set_tests_properties(onnx_import_qwen3_structure PROPERTIES LABELS "onnx;quick" TIMEOUT 120)

@@ -86,11 +86,10 @@ std::map<std::string, Matrix> stageInputs(const GraphStage& s, const std::map<st
   return out;
 }
 
-std::string composeGraph(const std::string& name, const std::vector<std::string>& comment,
-                         const std::vector<LayerTensor>& tensors, const std::vector<GraphStage>& stages) {
-  std::set<std::string> layerTensors, prefixes;
-  for (const LayerTensor& t : tensors) layerTensors.insert(t.name);
-  std::string symbols, schedule, decls, streams, ops;
+ComposedStages composeStages(const std::set<std::string>& layerTensors, const std::vector<GraphStage>& stages) {
+  std::set<std::string> prefixes;
+  ComposedStages out;
+  std::string &symbols = out.symbols, &schedule = out.schedule, &decls = out.decls, &streams = out.streams, &ops = out.ops;
   for (const GraphStage& s : stages) {
     if (!isIdent(s.prefix) || !prefixes.insert(s.prefix).second)
       badCompose(fmt::format("stage prefix '{}' is not an identifier or is used twice", s.prefix));
@@ -127,6 +126,15 @@ std::string composeGraph(const std::string& name, const std::vector<std::string>
     ops += fmt::format("  # stage {}\n", s.prefix);
     for (const auto& o : g["ops"]) ops += "  - " + r.op(o) + "\n";
   }
+  return out;
+}
+
+std::string composeGraph(const std::string& name, const std::vector<std::string>& comment,
+                         const std::vector<LayerTensor>& tensors, const std::vector<GraphStage>& stages) {
+  std::set<std::string> layerTensors;
+  for (const LayerTensor& t : tensors) layerTensors.insert(t.name);
+  const ComposedStages c = composeStages(layerTensors, stages);
+  const std::string &symbols = c.symbols, &schedule = c.schedule, &decls = c.decls, &streams = c.streams, &ops = c.ops;
   std::string y;
   for (const std::string& c : comment) y += "# " + c + "\n";
   y += "stepgraph: " + name + "\n";

@@ -5,6 +5,7 @@
 // stages (an activation one stage stores and the next loads) are renamed to the layer's
 // names and declared once by the layer.
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,17 @@ struct LayerTensor {
   std::vector<int64_t> shape;  ///< [rows, cols], elements
   std::string role;            ///< input, output or state (an activation between stages is state)
 };
+
+/// The stages' parts of a composed graph, each as text in the stages' order: the symbol and
+/// schedule entries ("a: 1, b: 2"), the tensor and stream declaration lines, the op lines.
+struct ComposedStages {
+  std::string symbols, schedule, decls, streams, ops;
+};
+
+/// The stages renamed (as composeGraph does) into parts that a graph whose own tensors are
+/// `layerTensors` can take in; composeGraph is these parts under a header. Throws DiagError
+/// G-120 as composeGraph.
+ComposedStages composeStages(const std::set<std::string>& layerTensors, const std::vector<GraphStage>& stages);
 
 /// The graph YAML text of all stages in order, named `name`, with `comment` lines at the top
 /// (each written after "# "). Deterministic. Throws DiagError G-120 when a stage's text is

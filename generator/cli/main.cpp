@@ -366,7 +366,7 @@ int main(int argc, char** argv) {
   modelCmd->add_option("--seed", rSeed, "seed of the random inputs");
   modelCmd->add_option("-o,--out", rOut, "folder for the output tensors (.npy); required unless --timing-only");
 
-  std::string oModel, oOut, oData;
+  std::string oModel, oOut, oData, oTrace;
   auto* importCmd = app.add_subcommand("import", "read a model from a standard format into a STeP graph (docs/onnx.md)");
   importCmd->require_subcommand(1);
   auto* onnxCmd = importCmd->add_subcommand(
@@ -377,6 +377,10 @@ int main(int argc, char** argv) {
   onnxCmd->add_option("--data", oData, "a folder with the inputs and expected outputs: an ONNX test_data_set (input_<k>.pb, "
                                        "output_<k>.pb) or <value name>.npy files (examples/pytorch/*/data): the inputs "
                                        "go to inputs/, the outputs to expected/ with tolerance.txt (verify --reference)");
+  onnxCmd->add_option("--routing-trace", oTrace, "a routing CSV (examples/moe/data) that every Mixture-of-Experts block "
+                                                 "replays instead of routing on the fabric: for `model --timing-only`, "
+                                                 "which computes no logits (docs/onnx.md#moe)")
+      ->check(CLI::ExistingFile);
   TilingStudyOptions to;
   auto* studyCmd = app.add_subcommand("study", "studies of the dynamic STeP optimizations");
   studyCmd->require_subcommand(1);
@@ -719,7 +723,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*onnxCmd) {
-      std::cout << importOnnx(oModel, oOut, oData) << "\n";
+      std::cout << importOnnx(oModel, oOut, oData, oTrace) << "\n";
       return 0;
     }
     if (*modelCmd && rTiming) {

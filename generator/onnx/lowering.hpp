@@ -76,25 +76,29 @@ struct Opnd {
 /// One lowering of one graph: lowerOnnx is Lowering(g).run().
 class Lowering {
  public:
-  explicit Lowering(const OnnxGraph& g) : g_(g) {}
+  Lowering(const OnnxGraph& g, const std::string& routingTrace) : g_(g), routingTrace_(routingTrace) {}
 
   OnnxImport run();
 
  private:
   const OnnxGraph& g_;
+  const std::string routingTrace_;  ///< lowerOnnx's: MoE blocks replay it when not empty
   OnnxImport imp_;
   std::map<std::string, Val> vals_;
   const OnnxNode* node_ = nullptr;
   std::vector<std::string> ops_;              ///< YAML op lines
   std::vector<std::vector<std::string>> uses_;  ///< per stream: the names its consumers read
   std::map<std::string, std::string> tensorLines_;
+  std::map<std::string, int> nameCount_;  ///< per sanitized base name: suffixes taken (addTensor)
+  /// A leaf's data (its source, layout steps and view, or a fill) -> its tensor: one tensor
+  /// however many operators read the same data.
+  std::map<std::string, std::string> leafTensors_;
   std::vector<std::string> tensorOrder_;
   int nextOp_ = 0;
   std::set<std::string> sqrtDivisors_;  ///< outputs of Sqrt nodes fused into their Div (findSqrtDivisors)
   std::vector<OnnxMoe> moes_;           ///< the MoE blocks (findOnnxMoes), lowered at their root node
   std::map<int, std::string> moeMisses_;  ///< TopK node -> why it starts no MoE block
   std::vector<GraphStage> stages_;      ///< one per lowered MoE block (its builders/moe graph)
-  std::map<std::string, LayerTensor> tensorDecls_;  ///< the graph's own tensors, for composeGraph
   /// Per stream (index), the relative error bound of its values with fp32 / bf16 matmul
   /// operands; a stream not yet listed (a load) is exact.
   std::map<int, double> err_[2];
@@ -277,7 +281,10 @@ class Lowering {
   /// layer's stage reads it, and its y (state <stage>_y) is loaded back as the block's output.
   /// The router and expert weights become the stage's input tensors (Wr^T, the experts'
   /// Wg^T / Wu^T / Wd stacked by rows). The F tile is the largest divisor of F up to 32.
-  /// O-202 when the layer's sizes are out of range (builders/moe checkMoeParams).
+  /// With routingTrace_, the layer replays it instead of routing (SelectGen over
+  /// "routing.csv" beside the graph; rw and routing rows from its first T tokens as graph moe
+  /// --trace writes them, seeded weights). O-202 when the layer's sizes are out of range
+  /// (builders/moe checkMoeParams) or the trace has fewer tokens or other experts.
   void lowerMoe(const OnnxMoe& m);
 
   void storeOutput(const std::string& name);

@@ -54,9 +54,10 @@ OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const On
   return d;
 }
 
-std::string importOnnx(const std::string& modelPath, const std::string& outDir, const std::string& dataDir) {
+std::string importOnnx(const std::string& modelPath, const std::string& outDir, const std::string& dataDir,
+                       const std::string& routingTrace) {
   const OnnxGraph g = readOnnx(modelPath);
-  const OnnxImport imp = lowerOnnx(g);
+  const OnnxImport imp = lowerOnnx(g, routingTrace);
   const OnnxDataSet data = dataDir.empty() ? OnnxDataSet{} : readOnnxDataSet(dataDir, g, imp);
   const std::map<std::string, OnnxTensor>&given = data.given, &expected = data.expected;
   const std::map<std::string, Matrix> inputs = onnxInputMatrices(imp, g, given, false);
@@ -67,6 +68,7 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
   try {
     fs::create_directories(tmp / "inputs");
     writeFile(tmp / "graph.yaml", imp.yaml);
+    if (!routingTrace.empty()) fs::copy_file(routingTrace, tmp / "routing.csv");
     for (const auto& [name, m] : inputs) toNpy(tmp / "inputs" / (name + ".npy"), m);
     if (!expected.empty())  // the bound the outputs are held to (verify --reference)
       writeFile(tmp / "expected" / "tolerance.txt",
@@ -84,9 +86,11 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
     fs::remove_all(tmp, ec);
     throw;
   }
-  std::string missing;
+  std::string missing;  // the first few by name, then how many more (a model without weights has thousands)
+  size_t absent = 0;
   for (const auto& in : g.inputs)
-    if (!given.count(in)) missing += (missing.empty() ? "" : ", ") + in;
+    if (!given.count(in) && ++absent <= 8) missing += (missing.empty() ? "" : ", ") + in;
+  if (absent > 8) missing += fmt::format(" and {} more", absent - 8);
   return fmt::format("wrote {0}/graph.yaml ({1} ONNX nodes, {2} tensors), {0}/inputs/ ({3} files){4}{5}", outDir,
                      imp.ops.size(), imp.leaves.size() + imp.outputs.size(), inputs.size(),
                      expected.empty() ? "" : fmt::format(", {}/expected/", outDir),

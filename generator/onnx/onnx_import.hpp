@@ -27,6 +27,9 @@ OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const On
 /// the imported graph's arithmetic per number format (OnnxImport::relErrorBound + 2^-23). The folder is written beside and renamed into place, so a
 /// failure leaves no `outDir` behind. Returns a one-line summary. Throws DiagError (O-1xx,
 /// O-2xx from the importer; for files).
-std::string importOnnx(const std::string& modelPath, const std::string& outDir, const std::string& dataDir);
+/// With `routingTrace`, every Mixture-of-Experts block replays that routing CSV (lowerOnnx),
+/// copied to `outDir`/routing.csv.
+std::string importOnnx(const std::string& modelPath, const std::string& outDir, const std::string& dataDir,
+                       const std::string& routingTrace = "");
 
 }  // namespace stepgen

@@ -142,9 +142,8 @@ std::string Lowering::take(int s) {
 
 std::string Lowering::addTensor(const std::string& base, int64_t rows, int64_t cols, const std::string& role) {
   std::string name = sanitize(base);
-  for (int k = 2; tensorLines_.count(name); ++k) name = fmt::format("{}_{}", sanitize(base), k);
+  for (int& k = nameCount_[name]; tensorLines_.count(name);) name = fmt::format("{}_{}", sanitize(base), ++k + 1);
   tensorLines_[name] = fmt::format("  {}: {{shape: [{}, {}], role: {}}}", name, rows, cols, role);
-  tensorDecls_[name] = LayerTensor{name, {rows, cols}, role};
   tensorOrder_.push_back(name);
   return name;
 }
@@ -157,13 +156,16 @@ Opnd Lowering::loadLeaf(const std::string& tensor, int64_t rows, int64_t cols) {
 }
 
 Opnd Lowering::fillTable(float fill, int64_t rows, int64_t cols) {
-  OnnxLeafTensor t;
-  t.fill = fill;
-  t.rows = rows;
-  t.cols = cols;
-  t.tensor = addTensor(fmt::format("c{}x{}_{}", rows, cols, imp_.leaves.size()), rows, cols, "input");
-  imp_.leaves.push_back(t);
-  return loadLeaf(t.tensor, rows, cols);
+  std::string& tensor = leafTensors_[fmt::format("fill {:a} {}x{}", fill, rows, cols)];
+  if (tensor.empty()) {
+    OnnxLeafTensor t;
+    t.fill = fill;
+    t.rows = rows;
+    t.cols = cols;
+    t.tensor = tensor = addTensor(fmt::format("c{}x{}_{}", rows, cols, imp_.leaves.size()), rows, cols, "input");
+    imp_.leaves.push_back(t);
+  }
+  return loadLeaf(tensor, rows, cols);
 }
 
 Opnd Lowering::leafOperand(const Val& v, const std::vector<int64_t>& target, int64_t rows, int64_t cols) {
@@ -173,9 +175,14 @@ Opnd Lowering::leafOperand(const Val& v, const std::vector<int64_t>& target, int
   if (v.shape != target) t.steps.push_back({OnnxLayoutStep::Kind::Broadcast, target});
   t.rows = rows;
   t.cols = cols;
-  t.tensor = addTensor(v.source, rows, cols, "input");
-  imp_.leaves.push_back(t);
-  return loadLeaf(t.tensor, rows, cols);
+  std::string key = fmt::format("{} {}x{}", t.source, rows, cols);
+  for (const OnnxLayoutStep& s : t.steps) key += fmt::format(" {}:{}:{:a}", int(s.kind), fmt::join(s.ints, ","), s.scale);
+  std::string& tensor = leafTensors_[key];
+  if (tensor.empty()) {
+    t.tensor = tensor = addTensor(v.source, rows, cols, "input");
+    imp_.leaves.push_back(t);
+  }
+  return loadLeaf(tensor, rows, cols);
 }
 
 Opnd Lowering::map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t rows, int64_t cols) {
@@ -319,11 +326,21 @@ OnnxImport Lowering::finish() {
     }
   }
   static const std::regex use(R"(\bs\d+_u\d+\b)");
+  // The MoE blocks' layers beside the graph (their ops and own tensors renamed per stage),
+  // joined by their state tensors.
+  std::set<std::string> own(tensorOrder_.begin(), tensorOrder_.end());
+  const ComposedStages moe = composeStages(own, stages_);
   std::string y;
   y += "# Imported from an ONNX model by stepgen (`stepgen import onnx`, docs/onnx.md).\n";
-  y += fmt::format("# Source: {} (opset {}). One tile per ONNX value.\n", g_.path, g_.opset);
-  y += "stepgraph: onnx_import\ntensors:\n";
+  y += fmt::format("# Source: {} (opset {}). One tile per ONNX value{}.\n", g_.path, g_.opset,
+                   stages_.empty() ? "" : "; each Mixture-of-Experts block is a stage (docs/onnx.md#moe)");
+  y += "stepgraph: onnx_import\n";
+  if (!moe.symbols.empty()) y += "symbols: {" + moe.symbols + "}\n";
+  if (!moe.schedule.empty()) y += "schedule: {" + moe.schedule + "}\n";
+  y += "tensors:\n";
   for (const auto& t : tensorOrder_) y += tensorLines_.at(t) + "\n";
+  y += moe.decls;
+  if (!moe.streams.empty()) y += "streams:\n" + moe.streams;
   y += "ops:\n";
   auto emit = [&](const std::string& line) {
     std::string out;
@@ -339,22 +356,7 @@ OnnxImport Lowering::finish() {
   };
   for (const auto& l : ops_) emit(l);
   for (const auto& l : forks) emit(l);
-  imp_.yaml = y;
-  if (!stages_.empty()) {  // the MoE blocks' layers beside the graph, joined by their state tensors
-    std::vector<LayerTensor> tensors;
-    GraphStage main{"onnx", y, {}};
-    for (const auto& t : tensorOrder_) {
-      tensors.push_back(tensorDecls_.at(t));
-      main.shared[t] = t;
-    }
-    std::vector<GraphStage> stages{main};
-    stages.insert(stages.end(), stages_.begin(), stages_.end());
-    imp_.yaml = composeGraph("onnx_import",
-                             {"Imported from an ONNX model by stepgen (`stepgen import onnx`, docs/onnx.md).",
-                              fmt::format("Source: {} (opset {}). One tile per ONNX value; each Mixture-of-Experts block "
-                                          "is a stage (docs/onnx.md#moe).", g_.path, g_.opset)},
-                             tensors, stages);
-  }
+  imp_.yaml = y + moe.ops;
   return imp_;
 }
 
@@ -370,6 +372,8 @@ std::string onnxSupportedOps() {
   return s;
 }
 
-OnnxImport lowerOnnx(const OnnxGraph& g) { return onnx_lowering::Lowering(g).run(); }
+OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace) {
+  return onnx_lowering::Lowering(g, routingTrace).run();
+}
 
 }  // namespace stepgen

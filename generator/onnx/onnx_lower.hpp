@@ -71,8 +71,11 @@ std::string onnxSupportedOps();
 /// or input value (e.g. Pow with exponent 3, Softmax over a middle axis at opset 13), O-203 a
 /// value without a static shape, O-204 a layout the fabric cannot form on a computed value
 /// (a transpose or regrouping after arithmetic, a broadcast that is not of rows, columns or
-/// a scalar), O-103 a value of a type other than float32. Deterministic.
-OnnxImport lowerOnnx(const OnnxGraph& g);
+/// a scalar), O-103 a value of a type other than float32. With `routingTrace` (a routing
+/// CSV, support/routing_trace.hpp) every Mixture-of-Experts block replays its first tokens
+/// instead of routing on the fabric (for the timing-only model, which computes no logits;
+/// the graph reads it as "routing.csv" beside itself). Deterministic.
+OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace = "");
 
 /// The input matrices of the imported graph: each leaf's source (the model's initializers,
 /// the import's constants, or `given` for graph inputs) through its layout steps, as fp32 bit

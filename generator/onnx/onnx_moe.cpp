@@ -17,7 +17,7 @@ struct Miss {
 
 class MoeMatcher {
  public:
-  MoeMatcher(const OnnxGraph& g, const std::set<int>& live) : g_(g) {
+  MoeMatcher(const OnnxGraph& g, const std::set<int>& live) : g_(g), inputs_(g.inputs.begin(), g.inputs.end()) {
     for (const OnnxNode& n : g.nodes) {
       if (!live.count(n.index)) continue;
       for (const auto& o : n.outputs) producer_[o] = n.index;
@@ -59,8 +59,8 @@ class MoeMatcher {
     m_.hidden = shape(m_.input).back();
     hs.push_back(m_.hidden);
     if (shape(m_.input) != hs) miss("the router's input is not [tokens, hidden]");
-    if (!g_.initializers.count(m_.router) || shape(m_.router) != std::vector<int64_t>{m_.hidden, e})
-      miss("the router's weight is not an initializer [hidden, experts]");
+    if (!weight(m_.router) || shape(m_.router) != std::vector<int64_t>{m_.hidden, e})
+      miss("the router's weight is not an initializer or graph input [hidden, experts]");
     // The weights of the chosen: renormalised (Qwen3's norm_topk_prob) or a softmax (Mixtral).
     const std::string vals = topk.outputs.at(0), idx = topk.outputs.at(1);
     std::string weights;
@@ -114,11 +114,15 @@ class MoeMatcher {
 
  private:
   const OnnxGraph& g_;
+  std::set<std::string> inputs_;
   std::map<std::string, int> producer_;
   std::map<std::string, std::vector<int>> consumers_;
   OnnxMoe m_;
 
   [[noreturn]] static void miss(const std::string& why) { throw Miss{why}; }
+
+  /// A weight: an initializer, or a graph input (a model written without its weights).
+  bool weight(const std::string& v) const { return g_.initializers.count(v) || inputs_.count(v); }
 
   std::vector<int64_t> shape(const std::string& v) const {
     auto it = g_.shapes.find(v);
@@ -190,14 +194,14 @@ class MoeMatcher {
   /// The MatMul of h with an initializer weight of `shape2` producing `v` (read once), or nullptr.
   const OnnxNode* projection(const std::string& v, const std::string& from, const std::vector<int64_t>& shape2) const {
     const OnnxNode* p = producer(v);
-    if (!p || p->op != "MatMul" || p->inputs.at(0) != from || !g_.initializers.count(p->inputs.at(1))) return nullptr;
+    if (!p || p->op != "MatMul" || p->inputs.at(0) != from || !weight(p->inputs.at(1))) return nullptr;
     return shape(p->inputs[1]) == shape2 ? p : nullptr;
   }
   /// Expert `e`'s SwiGLU producing `o`: (Mul(g, Sigmoid(g)) * (h @ Wu)) @ Wd with g = h @ Wg.
   OnnxMoeExpert expert(const std::string& o, int e) {
-    const std::string what = fmt::format("expert {}'s output is not (silu(h @ Wg) * (h @ Wu)) @ Wd with initializer weights", e);
+    const std::string what = fmt::format("expert {}'s output is not (silu(h @ Wg) * (h @ Wu)) @ Wd with weights (initializers or graph inputs)", e);
     const OnnxNode* down = producer(o);
-    if (!down || down->op != "MatMul" || consumers(o).size() != 1 || !g_.initializers.count(down->inputs.at(1))) miss(what);
+    if (!down || down->op != "MatMul" || consumers(o).size() != 1 || !weight(down->inputs.at(1))) miss(what);
     const auto wd = shape(down->inputs[1]);
     if (wd.size() != 2 || wd[1] != m_.hidden) miss(what);
     const int64_t f = wd[0];

@@ -7,7 +7,8 @@
 //   or  vals, idx = TopK(h @ Wr, k); w = Softmax(vals)                                  (Mixtral)
 //   gates = ScatterElements(zeros [T, E], idx, w, axis -1)
 //   y = sum over e of Slice(gates, column e) * ((silu(h @ Wg_e) * (h @ Wu_e)) @ Wd_e)
-// with silu written as Mul(x, Sigmoid(x)) and y summed by Adds over all E experts. Both
+// with silu written as Mul(x, Sigmoid(x)), the weights initializers or graph inputs, and y
+// summed by Adds over all E experts. Both
 // weightings equal the softmax over the chosen logits (model/router.hpp topkWeights).
 #include <cstdint>
 #include <map>
@@ -19,7 +20,7 @@
 
 namespace stepgen {
 
-/// One expert's SwiGLU weights: ONNX initializer names, [D, F], [D, F], [F, D].
+/// One expert's SwiGLU weights: ONNX initializer (or graph input) names, [D, F], [D, F], [F, D].
 struct OnnxMoeExpert {
   std::string gate, up, down;
 };
@@ -28,7 +29,7 @@ struct OnnxMoeExpert {
 struct OnnxMoe {
   std::string input;   ///< h, [T, D] (leading dims merged into T)
   std::string output;  ///< y, h's shape
-  std::string router;  ///< Wr initializer, [D, E]
+  std::string router;  ///< Wr, [D, E]: an initializer, or a graph input (a model without its weights)
   int64_t tokens = 0, hidden = 0, ffn = 0, k = 0;
   std::vector<OnnxMoeExpert> experts;  ///< by expert index
   int root = -1;       ///< index of the node that produces `output`

@@ -4,6 +4,7 @@
 
 #include "builders/moe.hpp"
 #include "common/fp.hpp"
+#include "support/routing_trace.hpp"
 #include "ir/graph.hpp"
 #include "onnx/lowering.hpp"
 
@@ -25,7 +26,16 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
   const std::string pre = fmt::format("moe{}", stages_.size());
   const int64_t t = m.tokens, d = m.hidden, f = m.ffn, e = int64_t(m.experts.size());
   MoeParams p;
-  p.batch = t, p.hidden = d, p.ffn = f, p.experts = e, p.topK = m.k, p.tileB = 0, p.tileF = ffnTile(f), p.router = true;
+  p.batch = t, p.hidden = d, p.ffn = f, p.experts = e, p.topK = m.k, p.tileB = 0, p.tileF = ffnTile(f);
+  p.router = routingTrace_.empty(), p.trace = "routing.csv";
+  std::vector<std::vector<int>> experts;  // the replayed routing's first t tokens
+  if (!p.router) {
+    const RoutingTrace tr = readRoutingTrace(routingTrace_, int(e));
+    if (int64_t(tr.experts.size()) < t || tr.topK != m.k)
+      fail("O-202", fmt::format("the routing trace {} has {} tokens of top {}; the Mixture-of-Experts block routes {} tokens "
+                                "to its top {}", routingTrace_, tr.experts.size(), tr.topK, t, m.k));
+    experts.assign(tr.experts.begin(), tr.experts.begin() + t);
+  }
   std::string text;
   try {
     text = buildMoeGraph(p);
@@ -64,16 +74,26 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     }
     imp_.leaves.push_back(s);
   }
-  OnnxLeafTensor rw = leaf("rw", t, m.k * kRoutingRowWords);  // state: the router's weights
-  rw.fill = 0.0f;
-  imp_.leaves.push_back(rw);
-  OnnxLeafTensor spread = leaf("spread", m.k * kRoutingRowWords, kRoutingRowWords);
-  const Matrix table = moeSpreadTable(m.k);
-  OnnxTensor& c = imp_.constants[spread.tensor];
-  c.shape = {table.rows, table.cols};
-  for (uint32_t w : table.data) c.f.push_back(bitsToFloat(w));
-  spread.source = spread.tensor;
-  imp_.leaves.push_back(spread);
+  auto table = [&](const std::string& tensor, const Matrix& data) {  // a leaf of the import's own data
+    OnnxLeafTensor l = leaf(tensor, data.rows, data.cols);
+    OnnxTensor& c = imp_.constants[l.tensor];
+    c.shape = {data.rows, data.cols};
+    for (uint32_t w : data.data) c.f.push_back(bitsToFloat(w));
+    l.source = l.tensor;
+    imp_.leaves.push_back(l);
+  };
+  if (p.router) {
+    OnnxLeafTensor rw = leaf("rw", t, m.k * kRoutingRowWords);  // state: the router's weights
+    rw.fill = 0.0f;
+    imp_.leaves.push_back(rw);
+    table("spread", moeSpreadTable(m.k));
+  } else {
+    MoeParams q = p;  // moeInputs also draws x and weights, unused here: a layer one F column wide
+    q.ffn = q.tileF = 1;
+    const std::map<std::string, Matrix> in = moeInputs(q, experts, 1);
+    table("rw", in.at("rw"));
+    table("routing", in.at("routing"));
+  }
   stages_.push_back(GraphStage{pre, text, {{"x", xs}, {"y", ys}}});
   const Opnd y = loadLeaf(ys, t, d);
   // The bound of y from h's (errorFor, step by step along the stage's Map operators).

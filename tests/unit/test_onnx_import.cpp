@@ -291,3 +291,33 @@ TEST_CASE("ONNX import: the PyTorch Qwen3-MoE block routes each token to its top
   // expert's output (tens of percent); the fabric's exp and sigmoid table leave under 1e-3.
   CHECK(std::sqrt(num / den) < 1e-3);
 }
+
+TEST_CASE("ONNX import: --routing-trace makes each MoE block replay the trace", "[onnx]") {
+  // For the timing-only model (no logits): the Qwen3 block's MoE routed by SelectGen over the
+  // trace copied beside the graph, the routing rows its first 8 tokens' experts (ascending),
+  // no router left.
+  const std::string ex = kRoot + "/examples/pytorch/qwen3_moe_block";
+  const fs::path out = fs::temp_directory_path() / "sg_onnx_qwen3_trace", trace = out.string() + ".csv";
+  writeFile(trace, "token,expert_0,expert_1\n0,3,1\n1,0,2\n2,2,1\n3,1,0\n4,3,2\n5,0,3\n6,1,2\n7,2,0\n8,3,0\n");
+  importOnnx(ex + "/model.onnx", out.string(), ex + "/data", trace.string());
+  const std::string yaml = readText(out / "graph.yaml");
+  CHECK(yaml.find("op: SelectGen, trace: routing.csv") != std::string::npos);
+  CHECK(yaml.find("fn: topk") == std::string::npos);
+  CHECK(readText(out / "routing.csv") == readText(trace));
+  const Matrix routing = fromNpy(out / "inputs" / "moe0_routing.npy");
+  REQUIRE(routing.rows == 8);
+  const int want[8][2] = {{1, 3}, {0, 2}, {1, 2}, {0, 1}, {2, 3}, {0, 3}, {1, 2}, {0, 2}};
+  for (int t = 0; t < 8; ++t)
+    for (int j = 0; j < 2; ++j) CHECK(routing.data[size_t(t * routing.cols + j)] == uint32_t(want[t][j]));
+  // Too short a trace for the block's 8 tokens: O-202, nothing written.
+  const fs::path bad = fs::temp_directory_path() / "sg_onnx_qwen3_trace_bad";
+  writeFile(trace, "token,expert_0,expert_1\n0,3,1\n");
+  fs::remove_all(bad);
+  try {
+    importOnnx(ex + "/model.onnx", bad.string(), "", trace.string());
+    FAIL("a trace of 1 token was accepted");
+  } catch (const DiagError& e) {
+    CHECK(e.diags.at(0).id == "O-202");
+  }
+  CHECK(!fs::exists(bad));
+}
