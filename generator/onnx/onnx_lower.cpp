@@ -90,6 +90,7 @@ void Lowering::findSqrtDivisors(const std::set<int>& live) {
     if (p != producer.end() && p->second->op == "Sqrt" && uses[n.inputs[1]] == 1) sqrtDivisors_.insert(n.inputs[1]);
   }
 }
+
 std::set<int> Lowering::liveNodes() const {
   std::set<std::string> need(g_.outputs.begin(), g_.outputs.end());
   std::set<int> live;

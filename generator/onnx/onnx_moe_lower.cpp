@@ -4,9 +4,9 @@
 
 #include "builders/moe.hpp"
 #include "common/fp.hpp"
-#include "support/routing_trace.hpp"
 #include "ir/graph.hpp"
 #include "onnx/lowering.hpp"
+#include "support/routing_trace.hpp"
 
 namespace stepgen::onnx_lowering {
 
@@ -61,9 +61,6 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     return l;
   };
   const OnnxLayoutStep transpose{OnnxLayoutStep::Kind::Transpose, {1, 0}};
-  OnnxLeafTensor wr = leaf("wr", e, d);  // gate logits x Wr^T (matmul_t): Wr^T's rows
-  wr.source = m.router, wr.steps = {transpose};
-  imp_.leaves.push_back(wr);
   for (const char* w : {"wg", "wu", "wd"}) {  // [E*F, D]: expert e's rows from e*F
     OnnxLeafTensor s = leaf(w, e * f, d);
     for (const OnnxMoeExpert& ex : m.experts) {
@@ -83,6 +80,9 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     imp_.leaves.push_back(l);
   };
   if (p.router) {
+    OnnxLeafTensor wr = leaf("wr", e, d);  // gate logits x Wr^T (matmul_t): Wr^T's rows
+    wr.source = m.router, wr.steps = {transpose};
+    imp_.leaves.push_back(wr);
     OnnxLeafTensor rw = leaf("rw", t, m.k * kRoutingRowWords);  // state: the router's weights
     rw.fill = 0.0f;
     imp_.leaves.push_back(rw);

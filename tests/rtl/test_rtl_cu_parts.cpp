@@ -459,18 +459,21 @@ TEST_CASE("sg_cu_rowred: tree order, stages in lockstep, fold, DONE", "[rtl][cu]
   }
 }
 
-// topk (TOPK = 1): a beat of e <= W gate logits becomes the k chosen indices ascending in
-// words 0 .. k-1 (the rest 0), as the model's topkSelect picks them (itself tested against a
-// plain selection loop, tests/unit/test_router.cpp); rows drawn with ties, NaN, -inf, zeros
-// and subnormals, every e and k.
-TEST_CASE("sg_cu_word: topk chooses as the model's router", "[rtl][cu][cu_parts]") {
+namespace {
+
+// 3,000 beats of e <= W gate logits drawn with ties, NaN, -inf, zeros and subnormals, every e
+// and k, through sg_cu_word running `func`; each result against want(x, e, k, chosen) with
+// chosen the model's topkSelect (itself tested against a plain selection loop,
+// tests/unit/test_router.cpp). Returns the rows compared.
+template <class Want>
+int topkRows(stepgen::CuFunc func, uint32_t seed, Want want) {
   using namespace stepgen;
   Model<Vsg_cu_word> model;
   Vsg_cu_word& t = *model.top;
-  std::mt19937 rng(17);
+  std::mt19937 rng(seed);
   const uint32_t pool[] = {0x3F800000u, 0x3F800000u, 0xBF800000u, 0x7FC00000u, 0xFF800000u, 0x7F800000u, 0x00000000u,
                            0x80000000u, 0x00000001u, 0x40000000u};
-  t.func = uint8_t(CuFunc::TopK);
+  t.func = uint8_t(func);
   t.go = 1;
   int rows = 0;
   for (int trial = 0; trial < 3000; ++trial) {
@@ -481,42 +484,32 @@ TEST_CASE("sg_cu_word: topk chooses as the model's router", "[rtl][cu][cu_parts]
     t.topk_k = uint16_t(k);
     setWordsOf(t.x, x);
     t.eval();
-    std::array<uint32_t, kW> want{};
-    const std::vector<int> chosen = topkSelect(x.data(), e, k);
-    for (size_t j = 0; j < chosen.size(); ++j) want[j] = uint32_t(chosen[j]);
     INFO("trial " << trial << " e " << e << " k " << k << std::hex << " x " << x[0] << " " << x[1] << " " << x[2] << " " << x[3]);
-    CHECK(wordsOf(t.res) == want);
+    CHECK(wordsOf(t.res) == want(x, e, k, topkSelect(x.data(), e, k)));
     ++rows;
   }
-  CHECK(rows == 3000);
+  return rows;
 }
 
-// topk_logits: the chosen words themselves in slot order, -inf in the rest of the beat, on
-// the same adversarial rows.
+}  // namespace
+
+// topk (TOPK = 1): a beat of e <= W gate logits becomes the k chosen indices ascending in
+// words 0 .. k-1, the rest 0.
+TEST_CASE("sg_cu_word: topk chooses as the model's router", "[rtl][cu][cu_parts]") {
+  auto want = [](const std::array<uint32_t, kW>&, int, int, const std::vector<int>& chosen) {
+    std::array<uint32_t, kW> w{};
+    for (size_t j = 0; j < chosen.size(); ++j) w[j] = uint32_t(chosen[j]);
+    return w;
+  };
+  CHECK(topkRows(stepgen::CuFunc::TopK, 17, want) == 3000);
+}
+
+// topk_logits: the chosen words themselves in slot order, -inf in the rest of the beat.
 TEST_CASE("sg_cu_word: topk_logits leaves the chosen logits first and -inf after them", "[rtl][cu][cu_parts]") {
-  using namespace stepgen;
-  Model<Vsg_cu_word> model;
-  Vsg_cu_word& t = *model.top;
-  std::mt19937 rng(23);
-  const uint32_t pool[] = {0x3F800000u, 0x3F800000u, 0xBF800000u, 0x7FC00000u, 0xFF800000u, 0x7F800000u, 0x00000000u,
-                           0x80000000u, 0x00000001u, 0x40000000u};
-  t.func = uint8_t(CuFunc::TopKLogits);
-  t.go = 1;
-  int rows = 0;
-  for (int trial = 0; trial < 3000; ++trial) {
-    std::array<uint32_t, kW> x{};
-    for (uint32_t& v : x) v = rng() % 2 ? pool[rng() % std::size(pool)] : randomWord(rng);
-    const int e = 1 + int(rng() % kW), k = 1 + int(rng() % uint32_t(e));
-    t.topk_e = uint16_t(e);
-    t.topk_k = uint16_t(k);
-    setWordsOf(t.x, x);
-    t.eval();
-    std::array<uint32_t, kW> want{};
-    const std::vector<int> chosen = topkSelect(x.data(), e, k);
-    for (int j = 0; j < kW; ++j) want[size_t(j)] = j < k ? x[size_t(chosen[size_t(j)])] : 0xFF800000u;
-    INFO("trial " << trial << " e " << e << " k " << k);
-    CHECK(wordsOf(t.res) == want);
-    ++rows;
-  }
-  CHECK(rows == 3000);
+  auto want = [](const std::array<uint32_t, kW>& x, int, int k, const std::vector<int>& chosen) {
+    std::array<uint32_t, kW> w{};
+    for (int j = 0; j < kW; ++j) w[size_t(j)] = j < k ? x[size_t(chosen[size_t(j)])] : 0xFF800000u;
+    return w;
+  };
+  CHECK(topkRows(stepgen::CuFunc::TopKLogits, 23, want) == 3000);
 }
