@@ -264,8 +264,12 @@ set_tests_properties(e2e_decoder_layer_mixtral_replayed_rtl PROPERTIES TIMEOUT 3
 # 16 tokens, and Qwen3's scaled decoder layer (16 experts, top 4) for Azure batch 0 at KV / 8,
 # in RTL: bit-exact, cycles within 5 % (heavy; the same fabric build). The weights' unit
 # test (topk_logits on 3,000 adversarial rows) is in the default tier (test_rtl cu_parts).
-graph_example_test(e2e_router_moe_decoder arch/decoder.yaml moe --router --experts 8 --k 2 --batch 16 --hidden 64 --ffn 64
-                   --tile-b 0 --tile-f 32 EXPECT "^outputs: bit-exact$")
+add_test(NAME e2e_router_moe_decoder
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/e2e_router_moe_decoder; rm -rf $d
+           $<TARGET_FILE:stepgen> graph moe --router --experts 8 --k 2 --batch 16 --hidden 64 --ffn 64 --tile-b 0 --tile-f 32 -o $d/ex > /dev/null
+           bash ${STEPGEN_ROOT}/tests/expect_log.sh $d.log -e '^outputs: bit-exact$' -- \
+             $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/decoder.yaml --graph $d/ex/graph.yaml --inputs $d/ex/inputs \
+               -o $d/v --build-cache ${E2E_CACHE} --max-cycle-error 5")
 graph_example_test(e2e_decoder_layer_qwen3_router_rtl arch/decoder.yaml decoder-layer --model qwen3-moe --kv-lengths ${AZURE_KV}
                    --batch-index 0 --kv-scale 8 EXPECT "^outputs: bit-exact$")
 set_tests_properties(e2e_router_moe_decoder e2e_decoder_layer_qwen3_router_rtl PROPERTIES TIMEOUT 3600)
