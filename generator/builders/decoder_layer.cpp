@@ -306,12 +306,11 @@ std::map<std::string, Matrix> decoderLayerInputs(const DecoderLayerParams& p, ui
   // The MoE stage's own tensors: the router's weights rw (state, zeros: the router writes
   // them) and its spread table, or with a replayed trace rw and the routing rows as
   // builders/moe.hpp seeds them.
-  if (d.experts && !p.traceRouting) {
-    in["moe_rw"] = Matrix{int64_t(p.kvLengths.size()), d.topK * 16, std::vector<uint32_t>(p.kvLengths.size() * size_t(d.topK) * 16, 0)};
-    in["moe_spread"] = moeSpreadTable(d.topK);
-  } else if (d.experts) {
+  if (d.experts) {
     const auto m = moeInputs(moeParams(p, d, ffnTile(p, d)), experts, seed);
-    in["moe_rw"] = m.at("rw"), in["moe_routing"] = m.at("routing");
+    in["moe_rw"] = m.at("rw");
+    if (p.traceRouting) in["moe_routing"] = m.at("routing");
+    else in["moe_spread"] = m.at("spread");
   }
   for (auto& [n, m] : L.fixed) in[n] = m;
   return in;

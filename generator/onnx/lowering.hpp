@@ -97,6 +97,7 @@ class Lowering {
   int nextOp_ = 0;
   std::set<std::string> sqrtDivisors_;  ///< outputs of Sqrt nodes fused into their Div (findSqrtDivisors)
   std::vector<OnnxMoe> moes_;           ///< the MoE blocks (findOnnxMoes), lowered at their root node
+  std::map<int, const OnnxMoe*> moeAt_; ///< node index -> its block in moes_
   std::map<int, std::string> moeMisses_;  ///< TopK node -> why it starts no MoE block
   std::vector<GraphStage> stages_;      ///< one per lowered MoE block (its builders/moe graph)
   /// Per stream (index), the relative error bound of its values with fp32 / bf16 matmul
@@ -124,9 +125,8 @@ class Lowering {
 
   /// The MoE block node `index` belongs to, or nullptr.
   const OnnxMoe* moeOf(int index) const {
-    for (const OnnxMoe& m : moes_)
-      if (m.nodes.count(index)) return &m;
-    return nullptr;
+    auto it = moeAt_.find(index);
+    return it == moeAt_.end() ? nullptr : it->second;
   }
 
   // ---- emission ----

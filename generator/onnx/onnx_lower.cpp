@@ -17,6 +17,8 @@ OnnxImport Lowering::run() {
       fail("O-102", fmt::format("domain '{}' is not read; stepgen reads the default ONNX domain only", n.domain));
     }
   moes_ = findOnnxMoes(g_, live, &moeMisses_);
+  for (const OnnxMoe& m : moes_)
+    for (int n : m.nodes) moeAt_[n] = &m;
   for (const OnnxNode& n : g_.nodes)  // the operator is the first thing a user needs to know
     if (live.count(n.index) && !moeOf(n.index) &&
         std::find(std::begin(kSupported), std::end(kSupported), n.op) == std::end(kSupported)) {

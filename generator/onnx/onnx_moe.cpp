@@ -154,7 +154,7 @@ class MoeMatcher {
   }
   bool softmaxLast(const OnnxNode& n) const {  // before opset 13 the default axis is 1 (of a 2-D value: the last)
     const size_t rank = shape(n.inputs.at(0)).size();
-    return lastAxis(n, "axis", g_.opset < 13 ? 1 : -1, rank) && (g_.opset >= 13 || rank == 2 || n.attrs.count("axis"));
+    return lastAxis(n, "axis", g_.opset < 13 ? 1 : -1, rank);
   }
   /// A constant's integers: an initializer or a Constant node's value.
   std::optional<std::vector<int64_t>> ints(const std::string& v) const {

@@ -42,7 +42,6 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
   } catch (const DiagError& x) {
     fail("O-202", fmt::format("the Mixture-of-Experts block ({} tokens, {} experts, top {}) has no STeP layer: {}", t, e, m.k, x.what()));
   }
-  requireFloat(m.input);
   const Opnd x = matrixOperand(m.input, {t, d});
   auto state = [&](const std::string& base, int64_t rows, int64_t cols) {  // zeros before the graph runs
     OnnxLeafTensor z;
@@ -79,20 +78,18 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     l.source = l.tensor;
     imp_.leaves.push_back(l);
   };
+  // The stage's routing tensors as builders/moe writes them: rw (zeros the router fills, or
+  // the replayed routing's weights) and spread or the routing rows. moeInputs also draws x
+  // and weights, unused here: a layer one F column wide keeps them small.
+  MoeParams q = p;
+  q.ffn = q.tileF = 1;
+  const std::map<std::string, Matrix> in = moeInputs(q, experts, 1);
+  table("rw", in.at("rw"));
+  table(p.router ? "spread" : "routing", in.at(p.router ? "spread" : "routing"));
   if (p.router) {
     OnnxLeafTensor wr = leaf("wr", e, d);  // gate logits x Wr^T (matmul_t): Wr^T's rows
     wr.source = m.router, wr.steps = {transpose};
     imp_.leaves.push_back(wr);
-    OnnxLeafTensor rw = leaf("rw", t, m.k * kRoutingRowWords);  // state: the router's weights
-    rw.fill = 0.0f;
-    imp_.leaves.push_back(rw);
-    table("spread", moeSpreadTable(m.k));
-  } else {
-    MoeParams q = p;  // moeInputs also draws x and weights, unused here: a layer one F column wide
-    q.ffn = q.tileF = 1;
-    const std::map<std::string, Matrix> in = moeInputs(q, experts, 1);
-    table("rw", in.at("rw"));
-    table("routing", in.at("routing"));
   }
   stages_.push_back(GraphStage{pre, text, {{"x", xs}, {"y", ys}}});
   const Opnd y = loadLeaf(ys, t, d);

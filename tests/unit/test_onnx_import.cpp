@@ -35,6 +35,18 @@ std::string onnxDiag(const std::string& test) {
   return "none";
 }
 
+/// sqrt(sum (got - want)^2 / sum want^2) over the words of two fp32 matrices of one size.
+double rmsRelative(const Matrix& got, const Matrix& want) {
+  REQUIRE(got.data.size() == want.data.size());
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.data.size(); ++i) {
+    const double d = f(got.data[i]) - f(want.data[i]);
+    num += d * d;
+    den += f(want.data[i]) * f(want.data[i]);
+  }
+  return std::sqrt(num / den);
+}
+
 /// Imports node test `test`, runs it in the model on arch/onnx.yaml and returns the largest
 /// |out - expected| / max(|expected|, 1e-3 max|expected|) of its first data set.
 double nodeTestError(const std::string& test, double* tolerance = nullptr) {
@@ -229,14 +241,7 @@ TEST_CASE("ONNX import: the PyTorch Llama block (heads, RoPE, causal mask) again
   CHECK(ref.maxRelErr > 1e-6);
   // Against PyTorch's output by the root-mean-square too: the fabric's approximations (exp,
   // recip, rsqrt within 3.5e-4, 5e-6, 7e-6) leave the block within 1e-3 overall.
-  const Matrix want = fromNpy(out / "expected" / (r.outputs.begin()->first + ".npy"));
-  double num = 0, den = 0;
-  for (size_t i = 0; i < want.data.size(); ++i) {
-    const double d = f(r.outputs.begin()->second.data[i]) - f(want.data[i]);
-    num += d * d;
-    den += f(want.data[i]) * f(want.data[i]);
-  }
-  CHECK(std::sqrt(num / den) < 1e-3);
+  CHECK(rmsRelative(r.outputs.begin()->second, fromNpy(out / "expected" / (r.outputs.begin()->first + ".npy"))) < 1e-3);
 }
 
 TEST_CASE("ONNX import: the PyTorch Qwen3-MoE block routes each token to its top-k experts only", "[onnx]") {
@@ -280,16 +285,9 @@ TEST_CASE("ONNX import: the PyTorch Qwen3-MoE block routes each token to its top
   CHECK(ref.outputs == 1);
   CHECK(ref.ok());
   CHECK(ref.maxRelErr > 1e-6);
-  const Matrix want = fromNpy(out / "expected" / "out_y.npy"), &got = r.outputs.at("out_y");
-  double num = 0, den = 0;
-  for (size_t i = 0; i < want.data.size(); ++i) {
-    const double d = f(got.data[i]) - f(want.data[i]);
-    num += d * d;
-    den += f(want.data[i]) * f(want.data[i]);
-  }
   // A token routed to another expert than PyTorch's would leave an error of the order of an
   // expert's output (tens of percent); the fabric's exp and sigmoid table leave under 1e-3.
-  CHECK(std::sqrt(num / den) < 1e-3);
+  CHECK(rmsRelative(r.outputs.at("out_y"), fromNpy(out / "expected" / "out_y.npy")) < 1e-3);
 }
 
 TEST_CASE("ONNX import: --routing-trace makes each MoE block replay the trace", "[onnx]") {
