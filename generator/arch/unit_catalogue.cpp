@@ -17,14 +17,14 @@ UnitCatalogue::UnitCatalogue(const ArchModel& a)
 }
 
 const std::vector<UnitId>& UnitCatalogue::candidates(UnitId dst) const {
-  if (!candsBuilt_) {
-    cands_.assign(a_.units.size(), {});
-    for (UnitId d : units_)
-      for (UnitId src : units_)
-        if (src != d && reaches(src, d)) cands_[size_t(d.v)].push_back(src);
-    candsBuilt_ = true;
+  if (cands_.empty()) cands_.resize(a_.units.size()), candsBuilt_.assign(a_.units.size(), false);
+  const size_t d = size_t(dst.v);
+  if (!candsBuilt_.at(d)) {
+    for (UnitId src : units_)
+      if (src != dst && reaches(src, dst)) cands_[d].push_back(src);
+    candsBuilt_[d] = true;
   }
-  return cands_.at(size_t(dst.v));
+  return cands_[d];
 }
 
 std::vector<UnitId> UnitCatalogue::unitsOfKind(UnitKind k) const {
@@ -108,9 +108,18 @@ bool UnitCatalogue::reaches(UnitId src, UnitId dst) const {
 }
 
 int UnitCatalogue::sourceSelect(UnitId dst, UnitId src) const {
+  // Candidates are in grid (id) order: a binary search. On a crossbar they are every unit
+  // but dst, so the position follows from src's among all units without building the list.
+  if (src == dst) return 0;
+  if (crossbar_) {
+    auto it = std::lower_bound(units_.begin(), units_.end(), src);
+    if (it == units_.end() || *it != src) return 0;
+    const int before = int(it - units_.begin());
+    return before - (std::binary_search(units_.begin(), units_.end(), dst) && dst < src ? 1 : 0) + 1;
+  }
   const auto& c = candidates(dst);
-  auto it = std::find(c.begin(), c.end(), src);
-  return it == c.end() ? 0 : int(it - c.begin()) + 1;
+  auto it = std::lower_bound(c.begin(), c.end(), src);
+  return it == c.end() || *it != src ? 0 : int(it - c.begin()) + 1;
 }
 
 int UnitCatalogue::sourceSelectBits() const {

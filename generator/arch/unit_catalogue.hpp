@@ -88,10 +88,10 @@ class UnitCatalogue {
   bool crossbar_;  // link.topology, read once: reaches() runs in the placer's inner loop
   std::vector<int> xs_, ys_;  // grid position of every site, for distance()
   std::vector<UnitId> units_;
-  // Built on first use: an unbounded fabric of hundreds of units on a crossbar makes the
-  // lists O(units^2), and most catalogues (config layouts, section trials) never read them.
-  mutable std::vector<std::vector<UnitId>> cands_;
-  mutable bool candsBuilt_ = false;
+  // Built per destination on first use: an unbounded fabric of hundreds of units on a
+  // crossbar makes all the lists O(units^2), and most catalogues never read them.
+  mutable std::vector<std::vector<UnitId>> cands_;  // per destination, built on its first use
+  mutable std::vector<bool> candsBuilt_;
 };
 
 }  // namespace stepgen

@@ -91,11 +91,14 @@ class Cutter {
   /// `onchip`: the carried streams (old stream ids) kept in a memory unit instead of DRAM.
   Cutter(const StepGraph& g, const ShapeResult& s, const std::vector<int>& sec, int nsec, bool closing,
          const std::set<int>& onchip = {})
-      : g_(g), s_(s), sec_(sec), n_(nsec), closing_(closing), onchip_(onchip), need_(size_t(nsec) + 1) {}
+      : g_(g), s_(s), sec_(sec), n_(nsec), closing_(closing), onchip_(onchip), need_(size_t(nsec) + 1) {
+    role_.reserve(g.ops.size());
+    for (const Op& o : g.ops) role_.push_back(roleOf(g, o));
+  }
 
   SectionedGraph run() {
     for (size_t op = 0; op < g_.ops.size(); ++op) {
-      if (roleOf(g_, g_.ops[op]) != Role::Core) continue;
+      if (role_[op] != Role::Core) continue;
       const int s = sec_[op] < 0 ? n_ : sec_[op];  // unassigned: the virtual section n_
       for (StreamId in : g_.ops[op].inputs) mark(s, in.v);
     }
@@ -122,6 +125,7 @@ class Cutter {
   const int n_;
   const bool closing_;
   const std::set<int> onchip_;
+  std::vector<Role> role_;                  // per old op (roleOf looks a load's tensor up by name)
   std::map<int, int> kept_;                 // on-chip carried old stream -> its Bufferize's reference stream
   std::vector<std::set<int>> need_;        // per section: old streams read there
   std::map<int, std::set<int>> carriedTo_;  // old stream -> later sections that read it
@@ -146,7 +150,7 @@ class Cutter {
     if (!need_[size_t(s)].insert(sid).second) return;
     const int p = g_.streams[size_t(sid)].producer.v;
     const Op& o = g_.ops[size_t(p)];
-    switch (roleOf(g_, o)) {
+    switch (role_[size_t(p)]) {
       case Role::Core:
         if (secOf(p) != s) carriedTo_[sid].insert(s);
         return;
@@ -258,7 +262,7 @@ class Cutter {
 
   void emit(int s, int op) {
     const Op& o = g_.ops[size_t(op)];
-    const Role r = roleOf(g_, o);
+    const Role r = role_[size_t(op)];
     if (r == Role::Core && secOf(op) != s) return;
     if (r != Role::Core && std::none_of(o.outputs.begin(), o.outputs.end(),
                                         [&](StreamId x) { return need_[size_t(s)].count(x.v) > 0; }))

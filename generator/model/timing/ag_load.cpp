@@ -22,7 +22,11 @@ int64_t AgLoad::requestCycle(const TimingModel& m, size_t g, int64_t earliest) c
   for (size_t c = 0; c < l.cons.size(); ++c) {
     const int64_t kk = int64_t(k) - l.chain[c];
     if (kk < 0) continue;
-    const size_t j = size_t(std::upper_bound(l.first.begin(), l.first.end(), kk) - l.first.begin()) - 1;
+    if (tileHint.size() < l.cons.size()) tileHint.resize(l.cons.size(), 0);
+    size_t& j = tileHint[c];
+    if (j + 1 < l.first.size() && l.first[j + 1] <= kk) ++j;
+    if (l.first[j] > kk || (j + 1 < l.first.size() && l.first[j + 1] <= kk))
+      j = size_t(std::upper_bound(l.first.begin(), l.first.end(), kk) - l.first.begin()) - 1;
     if (l.cstart[c][j] != kUnknown) t = std::max(t, l.cstart[c][j] + (kk - l.first[j]) * l.rate[c] + 1);
   }
   return t;

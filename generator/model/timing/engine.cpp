@@ -2,6 +2,8 @@
 #include "model/timing/engine.hpp"
 
 #include <algorithm>
+#include <queue>
+#include <tuple>
 
 #include "common/dram.hpp"
 
@@ -64,18 +66,21 @@ int64_t DramChannel::take(int64_t s, int64_t ii) {
   if (s < floor) ++late, s = floor;
   // The first run that ends after s (most requests come after every run: no search); runs
   // are disjoint, so their ends are sorted too.
-  size_t at = runs.size();
-  if (!runs.empty() && s < runs.back().second)
-    at = s >= runs.back().first ? runs.size() - 1  // queued behind the last run: no search
-                                : size_t(std::upper_bound(runs.begin(), runs.end(), s,
+  const size_t end = runs.size();
+  size_t at = end;
+  if (end > head && s < runs.back().second)
+    at = s >= runs.back().first ? end - 1  // queued behind the last run: no search
+                                : size_t(std::upper_bound(runs.begin() + std::ptrdiff_t(head), runs.end(), s,
                                                           [](int64_t x, const auto& r) { return x < r.second; }) -
                                          runs.begin());
   while (at < runs.size() && runs[at].first < s + ii) s = std::max(s, runs[at].second), ++at;  // [s, s + ii) overlaps it
   // A gap shorter than ii can never take a piece: it joins the runs beside it, which keeps
   // the runs few.
-  if (at > 0 && s - runs[at - 1].second < ii) {
+  if (at > head && s - runs[at - 1].second < ii) {
     runs[at - 1].second = s + ii;
     --at;
+  } else if (at == runs.size()) {
+    runs.emplace_back(s, s + ii);
   } else {
     runs.insert(runs.begin() + std::ptrdiff_t(at), {s, s + ii});
   }
@@ -84,9 +89,11 @@ int64_t DramChannel::take(int64_t s, int64_t ii) {
     runs.erase(runs.begin() + std::ptrdiff_t(at + 1));
   }
   maxStart = std::max(maxStart, s);
-  while (!runs.empty() && runs.front().second + kWindow < maxStart) {
-    floor = runs.front().second;
-    runs.pop_front();
+  while (head < runs.size() && runs[head].second + kWindow < maxStart) floor = runs[head++].second;
+  // Dropped runs are removed in bulk once they are half the vector (amortised O(1)).
+  if (head > 64 && head * 2 > runs.size()) {
+    runs.erase(runs.begin(), runs.begin() + std::ptrdiff_t(head));
+    head = 0;
   }
   return s;
 }
@@ -224,21 +231,33 @@ void TimingModel::computeChains() {
 // before later requests are placed.
 bool TimingModel::issueDeferred() {
   // A unit's pending request depends on its own state and the links' known times, which
-  // only step() and resolve() change: within this loop only the unit that issued moves.
-  std::vector<int64_t> pend(units.size());
-  for (size_t u = 0; u < units.size(); ++u) pend[u] = units[u]->pendingRequest(*this);
-  bool any = false;
-  for (;;) {
-    size_t next = SIZE_MAX;
-    for (size_t u = 0; u < pend.size(); ++u)
-      if (pend[u] != kUnknown &&
-          (next == SIZE_MAX || std::make_pair(pend[u], units[u]->fabricUnit) < std::make_pair(pend[next], units[next]->fabricUnit)))
-        next = u;
-    if (next == SIZE_MAX) return any;
-    any = true;
-    if (units[next]->issuePending(*this, pend[next])) return true;
-    pend[next] = units[next]->pendingRequest(*this);
+  // only step() and resolve() change: within this loop only the unit that issued moves, so
+  // a heap of the units' next requests stays exact. Order: cycle, then fabric unit, then
+  // model unit (a load split over several model units of one fabric unit).
+  using Req = std::tuple<int64_t, int, size_t>;
+  std::vector<Req> reqs;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const int64_t t = units[u]->pendingRequest(*this);
+    if (t != kUnknown) reqs.emplace_back(t, units[u]->fabricUnit, u);
   }
+  std::priority_queue<Req, std::vector<Req>, std::greater<Req>> heap(std::greater<Req>(), std::move(reqs));
+  bool any = false;
+  while (!heap.empty()) {
+    auto [t, fu, u] = heap.top();
+    heap.pop();
+    any = true;
+    // A unit whose next request is still the earliest issues on without a heap round trip.
+    for (;;) {
+      if (units[u]->issuePending(*this, t)) return true;
+      t = units[u]->pendingRequest(*this);
+      if (t == kUnknown) break;
+      if (!heap.empty() && heap.top() < Req(t, fu, u)) {
+        heap.emplace(t, fu, u);
+        break;
+      }
+    }
+  }
+  return any;
 }
 
 void TimingModel::run() {

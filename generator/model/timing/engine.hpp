@@ -14,7 +14,6 @@
 // first beat) and `hold` (cycle they let go of the last beat).
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -153,7 +152,8 @@ struct Unit {
 /// docs/step_semantics.md#timing-only) is counted in `late` and served from `floor`.
 struct DramChannel {
   static constexpr int64_t kWindow = int64_t(1) << 21;
-  std::deque<std::pair<int64_t, int64_t>> runs;  ///< sorted by start (requests mostly append)
+  std::vector<std::pair<int64_t, int64_t>> runs;  ///< from `head` on, sorted by start (requests mostly append)
+  size_t head = 0;  ///< runs before it have left the window
   int64_t floor = 0, maxStart = 0, late = 0;
   /// Takes the earliest `ii` free cycles from s on and returns the first.
   int64_t take(int64_t s, int64_t ii);

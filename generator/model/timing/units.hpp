@@ -93,6 +93,9 @@ struct AgLoad : AgUnit {
   size_t pendTile = SIZE_MAX;
   int64_t pendBeat = 0, pendEarliest = 0;
   size_t pendG = 0;  ///< global index of that beat
+  /// Per consumer of the output: the tile of the beat requestCycle looked at last (beats
+  /// are asked for in order, so the next one is in the same tile or the one after).
+  mutable std::vector<size_t> tileHint;
 
   /// Earliest cycle tile i's first beat may issue (a random load waits for its address), or
   /// kUnknown while that is not known yet.
