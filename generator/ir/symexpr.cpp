@@ -511,14 +511,48 @@ Proof proveByNegation(const SymConstraints& c, F&& assertNegation) {
   }
 }
 
+// The text of `e` for a query key: bound symbols as their values (as Z3Encoder encodes them),
+// unbound ones renamed $0, $1, ... in order of first appearance (`ids`), so that queries that
+// differ only in a symbol's name (one per expert region or trial cut) share an answer.
+void keyText(const SymExpr& e, const SymConstraints& c, std::map<std::string, int>& ids, std::string& out) {
+  using K = SymExpr::Kind;
+  switch (e.kind()) {
+    case K::Const: out += std::to_string(e.constValue()); return;
+    case K::Ragged: out += "ragged(" + e.name() + ")"; return;
+    case K::Sym: {
+      auto v = c.values.find(e.name());
+      if (v != c.values.end()) {
+        out += std::to_string(v->second);
+        return;
+      }
+      auto [it, added] = ids.emplace(e.name(), int(ids.size()));
+      out += "$" + std::to_string(it->second);
+      return;
+    }
+    default: break;
+  }
+  out += e.kind() == K::Add ? "(+ " : e.kind() == K::Sub ? "(- " : e.kind() == K::Mul ? "(* " : e.kind() == K::Div ? "(/ " : "(ceil/ ";
+  for (const SymExpr& a : e.args()) keyText(a, c, ids, out), out += " ";
+  out += ")";
+}
+
 // The Z3 answers of this process, by query: the section planner shape-checks the same graph
 // (and so asks the same questions) once per trial cut, and each Z3 call costs a context.
+// The key holds what the encoding reads: the two expressions and the lower bounds of their
+// unbound symbols.
 Proof memoized(char kind, const SymExpr& a, const SymExpr& b, const SymConstraints& c, const std::function<Proof()>& ask) {
   static std::map<std::string, Proof> cache;
-  std::string key = std::string(1, kind) + a.toString() + "|" + b.toString() + "|";
-  for (const auto& [k, v] : c.values) key += k + "=" + std::to_string(v) + ",";
+  std::map<std::string, int> ids;
+  std::string key(1, kind);
+  keyText(a, c, ids, key);
   key += "|";
-  for (const auto& [k, v] : c.lower) key += k + ">=" + std::to_string(v) + ",";
+  keyText(b, c, ids, key);
+  std::vector<int64_t> lower(ids.size(), 0);
+  for (const auto& [name, id] : ids) {
+    auto l = c.lower.find(name);
+    if (l != c.lower.end()) lower[size_t(id)] = l->second;
+  }
+  for (int64_t l : lower) key += "|" + std::to_string(l);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   const Proof p = ask();

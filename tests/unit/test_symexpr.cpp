@@ -175,3 +175,20 @@ TEST_CASE("symexpr: provablyDivides", "[symexpr][z3]") {
   c.values["B"] = 65;
   checkDivides({{"tb", "B", Proof::No}, {"4", "ragged(r)", Proof::Unknown}}, c);
 }
+
+// Z3's answers are memoized by question with free symbols renamed in order of appearance
+// (symexpr.cpp memoized): the same question about other names reuses an answer, a question
+// that differs in a bound value or a lower bound does not.
+TEST_CASE("symexpr: a remembered Z3 answer is reused only for the same question", "[symexpr][z3]") {
+  SymConstraints t16, t32, s16;
+  t16.values = {{"tb", 16}};
+  t32.values = {{"tb", 32}};
+  s16.values = {{"ts", 16}};
+  CHECK(provablyDivides(P("tb"), P("16*T"), t16) == Proof::Yes);
+  CHECK(provablyDivides(P("tb"), P("16*T"), t32) == Proof::No);  // T = 1
+  CHECK(provablyDivides(P("ts"), P("16*U"), s16) == Proof::Yes);
+  SymConstraints lb1, lb0;
+  lb1.lower = {{"V", 1}};
+  CHECK(provablyEqual(P("ceil(V/(V+1))"), P("1"), lb1) == Proof::Yes);
+  CHECK(provablyEqual(P("ceil(W/(W+1))"), P("1"), lb0) == Proof::No);  // W = 0
+}
