@@ -56,6 +56,7 @@ tables=(
 "random_graphs_501_1000|heavy|$R/random_graphs_501_1000.csv $R/random_graphs_501_1000_summary.md|$sg study random --first 501 --seeds 500 -o $W/random2 --csv $R/random_graphs_501_1000.csv --md $R/random_graphs_501_1000_summary.md"
 "rtl_grid16|heavy|$R/rtl_grid16_mlp20.txt|$sg graph mlp --layers 20 --batch 16 --hidden 64 --ffn 128 --tile-b 8 --tile-f 32 -o $W/grid16/mlp20.yaml && $sg verify --arch tests/data/arch_grid16.yaml --graph $W/grid16/mlp20.yaml -o $W/grid16/verify --watchdog 200000 && cp $W/grid16/verify/report.txt $R/rtl_grid16_mlp20.txt"
 "bench_jobs|default|$R/bench_jobs.md|$sg bench --only jobs -o $W/bench_jobs --report $R/bench_jobs.md"
+"bench_large|default|$R/bench_large.md|$sg bench --only large -o $W/bench_large --report $R/bench_large.md"
 "bench|heavy|$R/bench.md|$sg bench -o $W/bench --report $R/bench.md"
 "fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $sg $W/fpga $R/fpga.csv"
 "fpga_cu_parts|heavy|$R/fpga_cu_parts.csv|$sg synth --arch arch/default.yaml --target xc7 --only cu,cu.mem,cu.addr,cu.mac,cu.word,cu.rowred --cu-parts --timeout 7200 --mem-limit-gb 20 -o $W/fpga_cu_parts --csv $R/fpga_cu_parts.csv || [ \$? -eq 3 ]"
