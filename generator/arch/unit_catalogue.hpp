@@ -90,7 +90,7 @@ class UnitCatalogue {
   std::vector<UnitId> units_;
   // Built per destination on first use: an unbounded fabric of hundreds of units on a
   // crossbar makes all the lists O(units^2), and most catalogues never read them.
-  mutable std::vector<std::vector<UnitId>> cands_;  // per destination, built on its first use
+  mutable std::vector<std::vector<UnitId>> cands_;
   mutable std::vector<bool> candsBuilt_;
 };
 

@@ -521,11 +521,11 @@ void keyText(const SymExpr& e, const SymConstraints& c, std::map<std::string, in
     case K::Ragged: out += "ragged(" + e.name() + ")"; return;
     case K::Sym: {
       auto v = c.values.find(e.name());
-      if (v != c.values.end()) {
-        out += std::to_string(v->second);
+      if (v != c.values.end()) {  // '#': the encoder treats a bound symbol apart from a constant as a divisor
+        out += "#" + std::to_string(v->second);
         return;
       }
-      auto [it, added] = ids.emplace(e.name(), int(ids.size()));
+      auto it = ids.emplace(e.name(), int(ids.size())).first;
       out += "$" + std::to_string(it->second);
       return;
     }
