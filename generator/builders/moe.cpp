@@ -253,30 +253,15 @@ std::string buildMoeLayer(const MoeParams& p) {
 
 }  // namespace
 
-std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed) {
-  checkMoeParams(p);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  auto random = [&](int64_t rows, int64_t cols, float scale) {
-    Matrix m{rows, cols, {}};
-    for (int64_t i = 0; i < rows * cols; ++i) m.data.push_back(floatToBits(u(rng) * scale));
-    return m;
-  };
+std::map<std::string, Matrix> moeRoutingInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts,
+                                               std::mt19937& rng) {
   std::map<std::string, Matrix> in;
-  in["x"] = random(p.batch, p.hidden, 1.0f);
-  in["wg"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
-  in["wu"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
-  in["wd"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.ffn)));
   if (p.router) {
-    in["wr"] = random(p.experts, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
-    if (p.dispatchOnly) {
-      for (const char* n : {"wg", "wu", "wd"}) in.erase(n);
-    } else {
-      in["rw"] = Matrix{p.batch, p.topK * kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
-      in["spread"] = moeSpreadTable(p.topK);
-    }
+    in["rw"] = Matrix{p.batch, p.topK * kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
+    in["spread"] = moeSpreadTable(p.topK);
     return in;
   }
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   Matrix rw{p.batch * p.topK, kRoutingRowWords, std::vector<uint32_t>(size_t(p.batch * p.topK * kRoutingRowWords), 0)};
   for (int64_t t = 0; t < p.batch; ++t) {
     std::vector<double> logit(size_t(p.topK));
@@ -303,11 +288,31 @@ std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<st
     }
   }
   in["routing"] = std::move(routing);
-  if (p.dispatchOnly) {  // the dispatch graph reads x and routing only
+  in["rw"] = std::move(rw);
+  return in;
+}
+
+std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed) {
+  checkMoeParams(p);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  auto random = [&](int64_t rows, int64_t cols, float scale) {
+    Matrix m{rows, cols, {}};
+    for (int64_t i = 0; i < rows * cols; ++i) m.data.push_back(floatToBits(u(rng) * scale));
+    return m;
+  };
+  std::map<std::string, Matrix> in;
+  in["x"] = random(p.batch, p.hidden, 1.0f);
+  in["wg"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
+  in["wu"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
+  in["wd"] = random(p.experts * p.ffn, p.hidden, 1.0f / std::sqrt(float(p.ffn)));
+  if (p.router) in["wr"] = random(p.experts, p.hidden, 1.0f / std::sqrt(float(p.hidden)));
+  if (p.dispatchOnly) {  // the dispatch graph reads x and (without router) routing only
     for (const char* n : {"wg", "wu", "wd"}) in.erase(n);
+    if (!p.router) in["routing"] = moeRoutingInputs(p, experts, rng).at("routing");
     return in;
   }
-  in["rw"] = std::move(rw);
+  in.merge(moeRoutingInputs(p, experts, rng));
   return in;
 }
 

@@ -3,6 +3,7 @@
 // (docs/step_semantics.md#dynamic-tiling), driven by a routing trace (the CSV format of examples/moe/data).
 #include <cstdint>
 #include <map>
+#include <random>
 #include <string>
 
 #include "ir/tokens.hpp"
@@ -83,5 +84,11 @@ std::string buildMoeGraph(const MoeParams& p);
 /// described above. With router: wr uniform scaled by 1/sqrt(D), rw zeros (the layer writes
 /// it), spread, no routing; `experts` is not read.
 std::map<std::string, Matrix> moeInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts, uint32_t seed);
+
+/// The routing tensors of moeInputs alone, drawn from `rng` (moeInputs draws them after x
+/// and the weights): with router rw zeros [B, k*16] and spread; without, rw [B*k, 16] and
+/// routing [B, 16] from `experts` as above. No check of `p` (moeInputs checks it).
+std::map<std::string, Matrix> moeRoutingInputs(const MoeParams& p, const std::vector<std::vector<int>>& experts,
+                                               std::mt19937& rng);
 
 }  // namespace stepgen

@@ -144,8 +144,10 @@ std::string Lowering::take(int s) {
 }
 
 std::string Lowering::addTensor(const std::string& base, int64_t rows, int64_t cols, const std::string& role) {
-  std::string name = sanitize(base);
-  for (int& k = nameCount_[name]; tensorLines_.count(name);) name = fmt::format("{}_{}", sanitize(base), ++k + 1);
+  const std::string stem = sanitize(base);
+  std::string name = stem;
+  int& taken = nameCount_[stem];  // stem_2, stem_3, ... already handed out: no scan from 2
+  while (tensorLines_.count(name)) name = fmt::format("{}_{}", stem, ++taken + 1);
   tensorLines_[name] = fmt::format("  {}: {{shape: [{}, {}], role: {}}}", name, rows, cols, role);
   tensorOrder_.push_back(name);
   return name;

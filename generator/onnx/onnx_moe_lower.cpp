@@ -79,11 +79,9 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     imp_.leaves.push_back(l);
   };
   // The stage's routing tensors as builders/moe writes them: rw (zeros the router fills, or
-  // the replayed routing's weights) and spread or the routing rows. moeInputs also draws x
-  // and weights, unused here: a layer one F column wide keeps them small.
-  MoeParams q = p;
-  q.ffn = q.tileF = 1;
-  const std::map<std::string, Matrix> in = moeInputs(q, experts, 1);
+  // the replayed routing's weights) and spread or the routing rows.
+  std::mt19937 rng(1);
+  const std::map<std::string, Matrix> in = moeRoutingInputs(p, experts, rng);
   table("rw", in.at("rw"));
   table(p.router ? "spread" : "routing", in.at(p.router ? "spread" : "routing"));
   if (p.router) {
