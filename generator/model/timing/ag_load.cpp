@@ -19,10 +19,10 @@ int64_t AgLoad::requestCycle(const TimingModel& m, size_t g, int64_t earliest) c
   // leaves the channels to the others (sg_ag.sv). Consumer times not known yet are not
   // counted.
   const Link& l = m.links[size_t(out)];
+  if (tileHint.size() < l.cons.size()) tileHint.resize(l.cons.size(), 0);
   for (size_t c = 0; c < l.cons.size(); ++c) {
     const int64_t kk = int64_t(k) - l.chain[c];
     if (kk < 0) continue;
-    if (tileHint.size() < l.cons.size()) tileHint.resize(l.cons.size(), 0);
     size_t& j = tileHint[c];
     if (j + 1 < l.first.size() && l.first[j + 1] <= kk) ++j;
     if (l.first[j] > kk || (j + 1 < l.first.size() && l.first[j + 1] <= kk))
