@@ -116,6 +116,12 @@ CompileResult compileProgram(const std::string& archPath, const std::string& gra
   c.graph = std::move(sg.graph);
   c.shapes = std::move(sg.shapes);
   c.sections = std::move(sg.plan);
+  // An unbounded fabric: a unit for every operator of the section that takes the most, the
+  // inserted buffers' too (planSections does not map on it: every cut fits).
+  if (arch.unbounded) {
+    c.arch = fabricForGraph(arch, c.graph, c.sections.sectionOf);
+    c.layout = buildConfigLayout(c.arch);
+  }
   c.mapping = mapGraph(c.graph, c.shapes, c.arch, c.sections.sectionOf);
   c.programLayout = c.layout;
   if (c.mapping.sections > c.arch.contexts) {

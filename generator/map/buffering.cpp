@@ -87,14 +87,16 @@ class BufferFinder {
   std::vector<int> rank_;  // dependency order
   std::set<int> feedback_;  // feedback streams: a path back through one is a cycle, not a reconvergence
 
-  // Ops reachable from stream `from`, each with the op before it on a shortest path (-1: it
-  // reads `from` itself).
-  std::map<int, int> reach(StreamId from) const {
+  // Ops reachable from stream `from` up to dependency rank `bound`, each with the op before
+  // it on a shortest path (-1: it reads `from` itself). Ranks rise along every path, so the
+  // ops within the bound and their parents are those of the unbounded search.
+  std::map<int, int> reach(StreamId from, int bound) const {
     std::map<int, int> parent;
     std::vector<int> frontier;
     for (OpId c : g_.stream(from).consumers) parent.emplace(c.v, -1), frontier.push_back(c.v);
     for (size_t k = 0; k < frontier.size(); ++k) {
       const int op = frontier[k];
+      if (rank_[size_t(op)] > bound) continue;
       for (StreamId o : g_.ops[size_t(op)].outputs)
         if (!feedback_.count(o.v))
           for (OpId c : g_.stream(o).consumers)
@@ -206,10 +208,21 @@ class BufferFinder {
   // The pair of fork outputs a and b. `dealt` (a Parallelize): b, the later output, holds
   // one element more, and the units' shared input FIFO adds one link of room on the short path.
   std::optional<Reconvergence> pair(OpId fork, StreamId a, StreamId b, bool dealt) const {
-    const auto ra = reach(a), rb = reach(b);
+    // The join is the first blocking op both reach, in rank order: searched within a rank
+    // window that doubles until it holds one (a layer's forks join within the layer; the
+    // whole graph is searched only for outputs that never meet).
+    std::map<int, int> ra, rb;
     int join = -1;
-    for (const auto& [op, parent] : ra)
-      if (rb.count(op) && blockingJoin(op) && (join < 0 || rank_[size_t(op)] < rank_[size_t(join)])) join = op;
+    const int last = int(g_.ops.size());
+    for (int window = 64;; window *= 2) {
+      const int bound = int(std::min<int64_t>(int64_t(rank_[size_t(fork.v)]) + window, last));
+      ra = reach(a, bound), rb = reach(b, bound);
+      for (const auto& [op, parent] : ra)
+        if (rank_[size_t(op)] <= bound && rb.count(op) && blockingJoin(op) &&
+            (join < 0 || rank_[size_t(op)] < rank_[size_t(join)]))
+          join = op;
+      if (join >= 0 || bound >= last) break;
+    }
     if (join < 0) return std::nullopt;
     Reconvergence r;
     r.fork = fork, r.join = OpId{join}, r.joinUnit = unitOf(join);
@@ -227,6 +240,8 @@ class BufferFinder {
     const StreamId in = g_.op(fork).inputs.at(0);
     r.needBytes = int64_t(std::ceil((std::max(ha, hb) - std::min(ha, hb)) * double(elementBytes(g_, s_, in, a_))));
     r.fifoBytes = int64_t(links(r.shortPath) + (dealt ? 1 : 0)) * a_.link.fifoDepth * a_.linkBytes();
+    r.longAbsorbBytes = int64_t(std::floor(std::max(ha, hb) * double(elementBytes(g_, s_, in, a_)))) +
+                        int64_t(links(r.longPath)) * a_.link.fifoDepth * a_.linkBytes();
     const auto n = elements(g_, s_, r.shortStream);
     r.streamBytes = n ? *n * elementBytes(g_, s_, r.shortStream, a_) : kHuge;
     return r;
@@ -251,11 +266,42 @@ class BufferFinder {
   }
 };
 
+// decide() when every short stream can have its buffer: the cost is a sum over short
+// streams, each the cheaper of its buffer and its pairs' cuts (or uncovered).
+void decideEach(std::vector<Reconvergence>& pairs, const std::map<int, bool>& fits, bool cuts) {
+  std::map<int, int64_t> without, buffer;  // per short stream: cost of its pairs without a buffer; the buffer's
+  for (const Reconvergence& r : pairs) {
+    if (r.needBytes <= r.fifoBytes) continue;
+    without[r.shortStream.v] += cuts ? 2 * std::min(r.streamBytes, kHuge) : kHuge * 1024;
+    buffer[r.shortStream.v] = std::max(buffer[r.shortStream.v], r.bufferBytes);
+  }
+  for (Reconvergence& r : pairs) {
+    if (r.needBytes <= r.fifoBytes) continue;
+    const int sid = r.shortStream.v;
+    if (fits.at(sid) && buffer.at(sid) <= without.at(sid)) r.choice = BufferChoice::MemoryUnit;
+    else if (cuts) r.choice = BufferChoice::SectionCut;
+    else r.uncovered = true;
+  }
+}
+
 // Z3 Optimize over the pairs whose need exceeds their FIFOs: per short stream a memory-unit
 // buffer (bool, shared by the pairs on that stream), per pair a section cut (bool; none in a
 // graph with feedback streams) or, failing both, leaving it uncovered at a price above any
 // buffer; at most `freeMu` buffers; least memory-unit bytes + 2 x the cuts' DRAM bytes.
 void decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchModel& a, bool cuts) {
+  // A buffer on a short stream serves every pair on it: each long path must take in a group.
+  std::map<int, int64_t> group;  // per short stream: its buffer's bytes
+  for (const Reconvergence& r : pairs) group[r.shortStream.v] = std::max(group[r.shortStream.v], r.bufferBytes);
+  std::map<int, bool> fits;
+  for (const Reconvergence& r : pairs) {
+    const int64_t bytes = group.at(r.shortStream.v);
+    auto [it, fresh] = fits.emplace(r.shortStream.v, 2 * bytes <= a.mu.capacityBytes);
+    it->second = it->second && bytes <= r.longAbsorbBytes;
+  }
+  std::set<int> open;  // short streams with a pair over its FIFOs that a buffer could cover
+  for (const Reconvergence& r : pairs)
+    if (r.needBytes > r.fifoBytes && fits.at(r.shortStream.v)) open.insert(r.shortStream.v);
+  if (int64_t(open.size()) <= freeMu) return decideEach(pairs, fits, cuts);
   z3::context ctx;
   z3::optimize opt(ctx);
   std::map<int, z3::expr> mu;                 // per short stream
@@ -269,7 +315,7 @@ void decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchModel& 
     if (!cuts) opt.add(!c);
     cost = cost + priced(c, 2 * std::min(r.streamBytes, kHuge)) + priced(l, kHuge * 1024);
     z3::expr cover = c || l;
-    if (2 * r.bufferBytes <= a.mu.capacityBytes) {  // Bufferize double-buffers
+    if (fits.at(r.shortStream.v)) {  // Bufferize double-buffers
       auto it = mu.find(r.shortStream.v);
       if (it == mu.end()) {
         it = mu.emplace(r.shortStream.v, ctx.bool_const(fmt::format("mu_{}", r.shortStream.v).c_str())).first;

@@ -38,6 +38,10 @@ struct Reconvergence {
   int64_t needBytes = 0;    ///< bytes the long path takes in before its first element reaches the join (see planBuffers)
   int64_t fifoBytes = 0;    ///< bytes the short path's link FIFOs hold (links x fifo_depth x link bytes)
   int64_t streamBytes = 0;  ///< bytes of the whole short stream (what a section cut carries through DRAM)
+  /// Bytes the long path takes in while the join waits: its hold (needBytes' long side) plus
+  /// its link FIFOs. A memory-unit buffer replays a group only once it has all of it, so its
+  /// group must not exceed this, or the long path fills before the join can start.
+  int64_t longAbsorbBytes = 0;
   int bufferDims = 0;       ///< a memory-unit buffer collects this many inner dims of the short stream (Bufferize b) ...
   int64_t bufferBytes = 0;  ///< ... this many bytes: the fewest inner dims that cover the largest needBytes on that stream
   BufferChoice choice = BufferChoice::Fifo;

@@ -74,14 +74,22 @@ class Mapper {
 
   /// Units of each kind the graph takes in one section (wantFor, plus route meta units and
   /// Parallelize / Partition outputs beyond the first).
+  /// With sections, the most any section takes: a kept buffer counts in every section from
+  /// its Bufferize's to its Streamify's, a carried Streamify not at all (it is on that unit).
   std::map<UnitKind, int> demand() const {
-    std::map<UnitKind, int> n;
+    const int sections = sec_.empty() ? 1 : *std::max_element(sec_.begin(), sec_.end()) + 1;
+    std::vector<std::map<UnitKind, int>> per(size_t(std::max(sections, 1)));
     for (int op : placedOrder()) {
       const UnitKind k = wantFor(op);
-      if (k == UnitKind::Empty) continue;
+      if (k == UnitKind::Empty || carriedStreamify(op)) continue;
       const Op& o = g_.ops[size_t(op)];
-      n[k] += 1 + (hasMeta(op) ? 1 : 0) + (perOutput(op) ? int(o.outputs.size()) - 1 : 0);
+      const int replay = keptFor(op);
+      for (int s = sectionOf(op); s <= (replay >= 0 ? sectionOf(replay) : sectionOf(op)); ++s)
+        per[size_t(s)][k] += 1 + (hasMeta(op) ? 1 : 0) + (perOutput(op) ? int(o.outputs.size()) - 1 : 0);
     }
+    std::map<UnitKind, int> n;
+    for (const auto& p : per)
+      for (const auto& [k, c] : p) n[k] = std::max(n[k], c);
     return n;
   }
 
@@ -548,10 +556,10 @@ Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel&
 
 std::map<UnitKind, int> unitDemand(const StepGraph& g, const ArchModel& a) { return Mapper(g, a, {}).demand(); }
 
-ArchModel fabricForGraph(const ArchModel& a, const StepGraph& g) {
+ArchModel fabricForGraph(const ArchModel& a, const StepGraph& g, const std::vector<int>& sectionOf) {
   if (!a.unbounded) return a;
   ArchModel f = a;
-  const std::map<UnitKind, int> n = Mapper(g, a, {}).demand();
+  const std::map<UnitKind, int> n = Mapper(g, a, sectionOf).demand();
   const UnitKind kinds[] = {UnitKind::AddressGen, UnitKind::Compute, UnitKind::Memory};
   f.cols = 1, f.rows = 3;
   for (UnitKind k : kinds) f.cols = std::max(f.cols, n.count(k) ? n.at(k) : 0);

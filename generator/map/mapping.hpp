@@ -97,7 +97,9 @@ Mapping mapGraph(const StepGraph& g, const ShapeResult& shapes, const ArchModel&
 /// takes in one configuration, on a crossbar (every link in reach: congestion-free), unit
 /// memories of 2^40 bytes, 48-bit DRAM addresses; every other parameter (timing, widths,
 /// contexts, functions) as `a` gives it. The paper simulator's setting: one unit per
-/// operator, nothing shared. Returns `a` unchanged when it is not unbounded.
-ArchModel fabricForGraph(const ArchModel& a, const StepGraph& g);
+/// operator, nothing shared. With `sectionOf` (planSections' cut), the units of the section
+/// that takes the most: each section has the fabric to itself. Returns `a` unchanged when it
+/// is not unbounded.
+ArchModel fabricForGraph(const ArchModel& a, const StepGraph& g, const std::vector<int>& sectionOf = {});
 
 }  // namespace stepgen

@@ -390,7 +390,8 @@ bool cutFails(const DiagError& e) {
 }
 
 // Maps (and so configures: map/unit_config.hpp) a sectioned graph on `a` with enough contexts
-// for its sections; throws the mapper's DiagError when a section does not fit.
+// for its sections; throws the mapper's DiagError when a section does not fit. Checks only
+// the shapes on an unbounded fabric, which the pipeline sizes for the cut (fabricForGraph).
 void checkFits(SectionedGraph& sg, const ArchModel& a) {
   ArchModel wide = a;
   wide.contexts = std::max(a.contexts, sg.plan.sections);
@@ -398,7 +399,8 @@ void checkFits(SectionedGraph& sg, const ArchModel& a) {
   // streams that later ops read, which may not fit where the final cut does.
   wide.offchip.addressBits = 48;
   sg.shapes = checkShapes(sg.graph);
-  mapGraph(sg.graph, sg.shapes, wide, sg.plan.sectionOf);
+  // An unbounded fabric (fabricForGraph) has a unit for every operator: every cut fits.
+  if (!a.unbounded) mapGraph(sg.graph, sg.shapes, wide, sg.plan.sectionOf);
 }
 
 // The operators that get a section, in dependency order: core ops, a cluster by its host.
@@ -485,8 +487,30 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
   const std::vector<int> core = coreOps(g, cl);
   std::vector<int> sec(g.ops.size(), -1);
   const std::vector<int> group = grouped ? uncarriableGroups(g, s) : std::vector<int>(g.ops.size(), -1);
+  // A Bufferize's buffer is replayed by its Streamify, which runs in the section of its
+  // reader (it is absorbed) and cannot be carried from another (M-309). Inserted buffers
+  // also come late in dependency order (their op indices are the graph's last), so placed
+  // on its own turn a Bufferize fails every trial until the reader comes (M-306), and each
+  // failure closed a section. It is placed with its Streamify's first core reader instead.
+  std::vector<int> pos(g.ops.size(), -1);
+  for (size_t k = 0; k < core.size(); ++k) pos[size_t(core[k])] = int(k);
+  std::vector<std::vector<int>> buffersOf(g.ops.size());  // per core reader: the Bufferizes it places
+  std::vector<bool> deferred(g.ops.size(), false);
+  for (int b : core) {
+    const Op& o = g.ops[size_t(b)];
+    if (o.kind != OpKind::Bufferize || o.outputs.size() != 1) continue;
+    const Stream& ref = g.stream(o.outputs[0]);
+    if (ref.consumers.size() != 1 || g.op(ref.consumers[0]).kind != OpKind::Streamify) continue;
+    int first = -1;
+    for (int r : sectionedReaders(g, cl, ref.consumers[0].v))
+      if (pos[size_t(r)] > pos[size_t(b)] && (first < 0 || pos[size_t(r)] < pos[size_t(first)])) first = r;
+    if (first < 0) continue;
+    buffersOf[size_t(first)].push_back(b);
+    deferred[size_t(b)] = true;
+  }
   auto assign = [&](int op, int k) {
     place(sec, cl, op, k);
+    for (int b : buffersOf[size_t(op)]) place(sec, cl, b, k);
     if (group[size_t(op)] < 0) return;
     for (int m : core)
       if (group[size_t(m)] == group[size_t(op)]) place(sec, cl, m, k);
@@ -497,10 +521,13 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
   // section while that does not fit or cuts a stream that cannot be carried.
   int cur = 0;
   std::vector<int> inSection;  // indices into `core` of the open section's ops
+  // On an unbounded fabric every section fits (checkFits): a cut is tried only for the
+  // streams it carries, when the section closes.
   auto trial = [&](bool closing) -> std::optional<DiagError> {
+    if (a.unbounded && !closing) return std::nullopt;
     try {
       SectionedGraph t = Cutter(g, s, sec, cur + 1, closing).run();
-      checkFits(t, a);
+      if (!a.unbounded) checkFits(t, a);
     } catch (const DiagError& e) {
       if (!cutFails(e)) throw;
       return e;
@@ -533,7 +560,7 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
     return true;
   };
   while (i < core.size()) {
-    if (sec[size_t(core[i])] >= 0) {  // placed with its group
+    if (sec[size_t(core[i])] >= 0 || deferred[size_t(core[i])]) {  // placed with its group or reader
       ++i;
       continue;
     }

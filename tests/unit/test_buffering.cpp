@@ -1,7 +1,9 @@
 // planBuffers (map/buffering.hpp) on graphs whose waits are counted by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "builders/rmsnorm.hpp"
 #include "ir/graph.hpp"
@@ -63,6 +65,32 @@ TEST_CASE("buffering: a residual around an Accum needs a buffer of one group", "
   CHECK(p.freeMemoryUnits == 0);
   CHECK(p.pairs.at(0).choice == BufferChoice::SectionCut);
   CHECK(p.bufferBytes == 2 * 64 * 64 * 4);  // the short stream stored and loaded once
+}
+
+// A memory-unit buffer replays a group only once all of it is in, and until then the long
+// path must take in what the fork sends it. tests/data/graphs/rmsnorm_residual_*.yaml on
+// arch/onnx_small.yaml (64-byte beats, FIFO depth 2): the long path x*x, rowsum, *c, +e,
+// rsqrt runs on 5 units, so 6 links of 2 beats = 768 B, and holds one row (the rowsum's) before
+// the join. A tile of one row of 128 words: the row is the tile, 512 B; it takes in
+// 512 + 768 = 1,280 B >= the buffer's one tile of 512 B: a buffer. A tile of 16 rows of 64
+// words: a row is 256 B; 256 + 768 = 1,024 B < the 4,096-byte tile: a buffer would deadlock
+// (Verilator hangs on it: e2e_rmsnorm_residual_16row checks the cut), so the join goes to a
+// later section.
+TEST_CASE("buffering: a buffer whose group the long path cannot take in is not chosen", "[buffering]") {
+  const ArchModel a = loadArch(root() + "/arch/onnx_small.yaml");
+  for (const auto& [file, absorb, group, choice] :
+       {std::tuple{"rmsnorm_residual_1row", 512 + 768, 512, BufferChoice::MemoryUnit},
+        std::tuple{"rmsnorm_residual_16row", 256 + 768, 4096, BufferChoice::SectionCut}}) {
+    CAPTURE(file);
+    const StepGraph g = loadGraph(root() + "/tests/data/graphs/" + file + ".yaml");
+    const BufferPlan p = planOf(g, a);
+    const auto r = std::find_if(p.pairs.begin(), p.pairs.end(), [&](const Reconvergence& x) { return x.needBytes > x.fifoBytes; });
+    REQUIRE(r != p.pairs.end());
+    CHECK(g.op(r->join).name == "n12_zip");
+    CHECK(r->longAbsorbBytes == absorb);
+    CHECK(r->bufferBytes == group);
+    CHECK(r->choice == choice);
+  }
 }
 
 // RMSNorm's squares: x and its Broadcast copy meet at once at the Zip (both paths hold one

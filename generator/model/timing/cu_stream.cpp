@@ -62,6 +62,23 @@ bool CuStream::step(TimingModel& m) {
   return progress;
 }
 
+bool CuStream::unstall(TimingModel& m) {
+  const Link& o = m.links[size_t(out)];
+  const size_t i = nextHold;
+  if (rowBeats <= 1 || i >= o.size() || o.kinds[i] != Kind::Data || o.beats[i] > rowBeats) return false;
+  if (i > 0 && o.end[i - 1] == kUnknown) return false;
+  for (auto [li, c] : in)
+    if (m.links[size_t(li)].cstart[size_t(c)][i] == kUnknown) return false;
+  // The tile's beats are taken one per `rate`, not before the tile before it has left.
+  const int64_t after = i > 0 ? o.end[i - 1] - latency(o, i - 1) - kOutHop : 0;
+  for (auto [li, c] : in) {
+    Link& l = m.links[size_t(li)];
+    l.hold[size_t(c)][i] = std::max(after, l.cstart[size_t(c)][i] + l.beats[i] * l.rate[size_t(c)]);
+  }
+  ++nextHold;
+  return true;
+}
+
 int64_t CuStream::beatVisible(const TimingModel& m, size_t i, int64_t k) const {
   int64_t t = kUnknown;
   for (auto [li, c] : in)

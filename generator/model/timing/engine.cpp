@@ -266,6 +266,7 @@ void TimingModel::run() {
     for (auto& u : units) progress |= u->step(*this);
     for (auto& l : links) progress |= resolve(l);
     if (!progress) progress = issueDeferred();
+    for (size_t k = 0; !progress && k < units.size(); ++k) progress = units[k]->unstall(*this);
   }
   for (auto& u : units) {
     if (u->out < 0) continue;

@@ -131,6 +131,9 @@ struct Unit {
   /// Issues the request pendingRequest() named, at that `cycle`; true if that made
   /// something known (a tile's offer or natural end).
   virtual bool issuePending(TimingModel&, int64_t /*cycle*/) { return false; }
+  /// Called when nothing else moves: lets go of an input tile whose release step() ties to
+  /// an output that cannot drain, where the RTL takes that tile anyway; true if it did.
+  virtual bool unstall(TimingModel&) { return false; }
 
   // Consumer-side view of input port p (the tile as this unit takes it).
   int64_t inStart(const TimingModel& m, int p, size_t i) const;

@@ -177,6 +177,10 @@ struct CuStream : Unit {
   int64_t endFor(TimingModel& m, size_t i, int64_t start) override;
   bool streams(int) const override { return true; }
   bool passesThrough() const override { return in.size() == 1; }
+  /// rowmax / rowsum on a tile of one row: its output starts only after its last input
+  /// beat, so the unit takes the whole tile whatever its output does (step() releases an
+  /// input tile when the output tile ends, which is the same cycle while the output drains).
+  bool unstall(TimingModel& m) override;
   /// Beat k leaves latency + kOutHop after its input beats.
   int64_t beatVisible(const TimingModel& m, size_t i, int64_t k) const override;
 };
