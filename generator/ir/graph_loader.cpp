@@ -11,6 +11,8 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "ir/graph.hpp"
 #include "ir/op_table.hpp"
@@ -150,6 +152,9 @@ class GraphLoader {
   // Per stream: where its producer and its first consumer name it.
   std::vector<StreamRef> producerRef_, consumerRef_;
   std::vector<bool> declared_;
+  // Names to indices: StepGraph::find* scan, and a graph has streams and tensors by the 100k.
+  std::unordered_map<std::string, int> streamIndex_, opIndex_;
+  std::unordered_set<std::string> tensorNames_;
 
   void readSymbols(const YamlValue& v) {
     YamlMap m = v.asMap();
@@ -200,13 +205,15 @@ class GraphLoader {
         }
         t.baseAddress = next;
         next = (next + size + 4095) / 4096 * 4096;
+        tensorNames_.insert(t.name);
         g_.tensors.push_back(std::move(t));
       });
     }
   }
 
   StreamId streamFor(const std::string& name, const SourceLoc& loc) {
-    if (auto s = g_.findStream(name)) return *s;
+    auto [it, fresh] = streamIndex_.emplace(name, int(g_.streams.size()));
+    if (!fresh) return StreamId{it->second};
     Stream s;
     s.name = name;
     s.loc = loc;
@@ -247,9 +254,9 @@ class GraphLoader {
     collectDiagnostics(errs_, [&] {
       YamlValue nv = m.get("name");
       std::string name = nv.asString();
-      for (const Op& o : g_.ops)
-        if (o.name == name)
-          nv.fail("G-108", fmt::format("op name '{}' is used twice", name), {DiagNote{o.loc, "first used here"}});
+      auto [first, fresh] = opIndex_.emplace(name, id.v);
+      if (!fresh)
+        nv.fail("G-108", fmt::format("op name '{}' is used twice", name), {DiagNote{g_.ops[size_t(first->second)].loc, "first used here"}});
       op.name = name;
     });
     std::optional<YamlValue> kindV;
@@ -332,7 +339,7 @@ class GraphLoader {
                                                arityWords(ar.outMin, ar.outMax), plural(ar.outMin, ar.outMax), outs.size()), {}});
       auto t = op.attrs.find("tensor");
       if (t != op.attrs.end() && tensorsOk_) {
-        if (t->second.isList || !g_.findTensor(t->second.scalar)) {
+        if (t->second.isList || !tensorNames_.count(t->second.scalar)) {
           std::vector<std::string> names;
           for (const auto& x : g_.tensors) names.push_back(x.name);
           errs_.push_back(Diagnostic{"G-106", t->second.loc,

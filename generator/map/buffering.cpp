@@ -89,14 +89,19 @@ class BufferFinder {
 
   // Ops reachable from stream `from` up to dependency rank `bound`, each with the op before
   // it on a shortest path (-1: it reads `from` itself). Ranks rise along every path, so the
-  // ops within the bound and their parents are those of the unbounded search.
-  std::map<int, int> reach(StreamId from, int bound) const {
+  // ops within the bound and their parents are those of the unbounded search. `complete`:
+  // it found no op beyond the bound.
+  std::map<int, int> reach(StreamId from, int bound, bool& complete) const {
     std::map<int, int> parent;
     std::vector<int> frontier;
+    complete = true;
     for (OpId c : g_.stream(from).consumers) parent.emplace(c.v, -1), frontier.push_back(c.v);
     for (size_t k = 0; k < frontier.size(); ++k) {
       const int op = frontier[k];
-      if (rank_[size_t(op)] > bound) continue;
+      if (rank_[size_t(op)] > bound) {
+        complete = false;
+        continue;
+      }
       for (StreamId o : g_.ops[size_t(op)].outputs)
         if (!feedback_.count(o.v))
           for (OpId c : g_.stream(o).consumers)
@@ -209,19 +214,20 @@ class BufferFinder {
   // one element more, and the units' shared input FIFO adds one link of room on the short path.
   std::optional<Reconvergence> pair(OpId fork, StreamId a, StreamId b, bool dealt) const {
     // The join is the first blocking op both reach, in rank order: searched within a rank
-    // window that doubles until it holds one (a layer's forks join within the layer; the
-    // whole graph is searched only for outputs that never meet).
+    // window that doubles until it holds one (a layer's forks join within the layer), or
+    // until one output's whole reach is in it (a join would be there: the outputs never meet).
     std::map<int, int> ra, rb;
     int join = -1;
     const int last = int(g_.ops.size());
     for (int window = 64;; window *= 2) {
       const int bound = int(std::min<int64_t>(int64_t(rank_[size_t(fork.v)]) + window, last));
-      ra = reach(a, bound), rb = reach(b, bound);
+      bool wholeA = false, wholeB = false;
+      ra = reach(a, bound, wholeA), rb = reach(b, bound, wholeB);
       for (const auto& [op, parent] : ra)
         if (rank_[size_t(op)] <= bound && rb.count(op) && blockingJoin(op) &&
             (join < 0 || rank_[size_t(op)] < rank_[size_t(join)]))
           join = op;
-      if (join >= 0 || bound >= last) break;
+      if (join >= 0 || bound >= last || wholeA || wholeB) break;
     }
     if (join < 0) return std::nullopt;
     Reconvergence r;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "ir/op_table.hpp"
 #include "map/clusters.hpp"
@@ -37,13 +38,33 @@ enum class Role { Core, Free, Absorbed };
 // every section that reads them), and so is a SelectGen (it reads its routing tensor from
 // the start in each: a selector stream is not tiles and cannot be carried through DRAM);
 // absorbed ops (links, stop maps) follow their consumers.
-Role roleOf(const StepGraph& g, const Op& o) {
-  if (o.kind == OpKind::LinearOffChipLoad || o.kind == OpKind::SelectGen) {
-    auto t = o.attrs.count("tensor") ? g.findTensor(o.attrs.at("tensor").scalar) : std::nullopt;
-    if (t && !g.tensors[size_t(*t)].isScratch) return Role::Free;
+// Per op its role; a load's tensor looked up by name once per graph, not per op and cut.
+std::vector<Role> rolesOf(const StepGraph& g) {
+  std::unordered_map<std::string, size_t> tensor;
+  for (size_t t = 0; t < g.tensors.size(); ++t) tensor.emplace(g.tensors[t].name, t);
+  std::vector<Role> role;
+  role.reserve(g.ops.size());
+  for (const Op& o : g.ops) {
+    Role r = opRow(o.kind).hardware == OpHardware::Absorbed ? Role::Absorbed : Role::Core;
+    if ((o.kind == OpKind::LinearOffChipLoad || o.kind == OpKind::SelectGen) && o.attrs.count("tensor")) {
+      auto t = tensor.find(o.attrs.at("tensor").scalar);
+      if (t != tensor.end() && !g.tensors[t->second].isScratch) r = Role::Free;
+    }
+    role.push_back(r);
   }
-  return opRow(o.kind).hardware == OpHardware::Absorbed ? Role::Absorbed : Role::Core;
+  return role;
 }
+
+// What the cuts of one graph share: each op's role, its clusters and each host's members.
+struct Facts {
+  std::vector<Role> role;
+  Clusters cl;
+  std::vector<std::vector<int>> members;  ///< per host op: the members of its cluster
+  explicit Facts(const StepGraph& g) : role(rolesOf(g)), cl(findClusters(g)), members(g.ops.size()) {
+    for (size_t m = 0; m < g.ops.size(); ++m)
+      if (cl.isMember(int(m))) members[size_t(cl.host[m])].push_back(int(m));
+  }
+};
 
 Attr scalarAttr(const SourceLoc& loc, const std::string& v) { return Attr{loc, v, false, {}}; }
 Attr listAttr(const SourceLoc& loc, const std::vector<int64_t>& v) {
@@ -89,30 +110,55 @@ class Cutter {
   /// `closing`: also store what the ops without a section read (they come later), and fail
   /// (M-309) if such a stream cannot be carried; otherwise store only what built sections read.
   /// `onchip`: the carried streams (old stream ids) kept in a memory unit instead of DRAM.
-  Cutter(const StepGraph& g, const ShapeResult& s, const std::vector<int>& sec, int nsec, bool closing,
+  Cutter(const StepGraph& g, const ShapeResult& s, const Facts& f, const std::vector<int>& sec, int nsec, bool closing,
          const std::set<int>& onchip = {})
-      : g_(g), s_(s), sec_(sec), n_(nsec), closing_(closing), onchip_(onchip), need_(size_t(nsec) + 1) {
-    role_.reserve(g.ops.size());
-    for (const Op& o : g.ops) role_.push_back(roleOf(g, o));
+      : g_(g), s_(s), sec_(sec), n_(nsec), closing_(closing), onchip_(onchip), role_(f.role), need_(size_t(nsec) + 1) {}
+
+  /// True if every stream a closing cut stores can be carried: what run() would check
+  /// (M-309) without building the graph.
+  bool carries() {
+    markAll();
+    for (const auto& [sid, to] : carriedTo_) {
+      if (secOf(g_.streams[size_t(sid)].producer.v) >= n_) continue;
+      try {
+        carryShape(g_, s_, {sid});
+      } catch (const DiagError&) {
+        return false;
+      }
+    }
+    return true;
   }
 
   SectionedGraph run() {
-    for (size_t op = 0; op < g_.ops.size(); ++op) {
-      if (role_[op] != Role::Core) continue;
-      const int s = sec_[op] < 0 ? n_ : sec_[op];  // unassigned: the virtual section n_
-      for (StreamId in : g_.ops[op].inputs) mark(s, in.v);
-    }
+    markAll();
     out_.graph.name = g_.name;
     out_.graph.loc = g_.loc;
     out_.graph.symbols = g_.symbols;
     out_.graph.symbolLocs = g_.symbolLocs;
     out_.graph.tensors = g_.tensors;
     scratchEnd_ = tensorsEndPage(g_);
+    // Per section the ops it emits, in dependency order: its core ops and the producers of
+    // what it reads that are not core (a section visits only its own ops).
     const std::vector<int> order = orderOps(g_).order;
+    std::vector<int> pos(g_.ops.size(), 0);
+    for (size_t k = 0; k < order.size(); ++k) pos[size_t(order[k])] = int(k);
+    std::vector<std::vector<int>> emitted(static_cast<size_t>(n_));
+    for (int op : order)
+      if (role_[size_t(op)] == Role::Core && sec_[size_t(op)] >= 0 && sec_[size_t(op)] < n_)
+        emitted[size_t(sec_[size_t(op)])].push_back(op);
+    for (int s = 0; s < n_; ++s) {
+      std::vector<int>& list = emitted[size_t(s)];
+      for (int sid : need_[size_t(s)]) {
+        const int p = g_.streams[size_t(sid)].producer.v;
+        if (role_[size_t(p)] != Role::Core) list.push_back(p);
+      }
+      std::sort(list.begin(), list.end(), [&](int x, int y) { return pos[size_t(x)] < pos[size_t(y)]; });
+      list.erase(std::unique(list.begin(), list.end()), list.end());
+    }
     for (int s = 0; s < n_; ++s) {
       for (const auto& [sid, to] : carriedTo_)
         if (to.count(s)) carryLoad(s, sid);
-      for (int op : order) emit(s, op);
+      for (int op : emitted[size_t(s)]) emit(s, op);
     }
     out_.plan.sections = n_;
     return std::move(out_);
@@ -125,7 +171,7 @@ class Cutter {
   const int n_;
   const bool closing_;
   const std::set<int> onchip_;
-  std::vector<Role> role_;                  // per old op (roleOf looks a load's tensor up by name)
+  const std::vector<Role>& role_;           // per old op
   std::map<int, int> kept_;                 // on-chip carried old stream -> its Bufferize's reference stream
   std::vector<std::set<int>> need_;        // per section: old streams read there
   std::map<int, std::set<int>> carriedTo_;  // old stream -> later sections that read it
@@ -137,8 +183,19 @@ class Cutter {
   std::map<int, bool> localUse_;            // carried old stream -> also read in its own section
   SectionedGraph out_;
   int64_t scratchEnd_ = 0;
+  bool marked_ = false;
 
   int secOf(int op) const { return sec_[size_t(op)] < 0 ? n_ : sec_[size_t(op)]; }
+
+  void markAll() {
+    if (marked_) return;
+    marked_ = true;
+    for (size_t op = 0; op < g_.ops.size(); ++op) {
+      if (role_[op] != Role::Core) continue;
+      const int s = sec_[op] < 0 ? n_ : sec_[op];  // unassigned: the virtual section n_
+      for (StreamId in : g_.ops[op].inputs) mark(s, in.v);
+    }
+  }
 
   // A built section reads the stream (not only the ops not yet given a section).
   bool realTarget(int sid) const {
@@ -404,17 +461,18 @@ void checkFits(SectionedGraph& sg, const ArchModel& a) {
 }
 
 // The operators that get a section, in dependency order: core ops, a cluster by its host.
-std::vector<int> coreOps(const StepGraph& g, const Clusters& cl) {
+std::vector<int> coreOps(const StepGraph& g, const Facts& f) {
   std::vector<int> core;
   for (int op : orderOps(g).order)
-    if (roleOf(g, g.ops[size_t(op)]) == Role::Core && !cl.isMember(op)) core.push_back(op);
+    if (f.role[size_t(op)] == Role::Core && !f.cl.isMember(op)) core.push_back(op);
   return core;
 }
 
 // The ops whose sections decide where `op` runs: itself if it is core, else (a repeated
 // load, an absorbed op) the core readers of its outputs, through absorbed ops; a cluster
 // member counts as its host.
-std::vector<int> sectionedReaders(const StepGraph& g, const Clusters& cl, int op) {
+std::vector<int> sectionedReaders(const StepGraph& g, const Facts& f, int op) {
+  const Clusters& cl = f.cl;
   std::vector<int> out, todo = {op};
   std::set<int> seen;
   while (!todo.empty()) {
@@ -425,7 +483,7 @@ std::vector<int> sectionedReaders(const StepGraph& g, const Clusters& cl, int op
       todo.push_back(cl.host[size_t(o)]);
       continue;
     }
-    if (roleOf(g, g.ops[size_t(o)]) == Role::Core) {
+    if (f.role[size_t(o)] == Role::Core) {
       out.push_back(o);
       continue;
     }
@@ -437,23 +495,22 @@ std::vector<int> sectionedReaders(const StepGraph& g, const Clusters& cl, int op
 }
 
 // Puts `op` and the members of the cluster it hosts into section k (-1: none).
-void place(std::vector<int>& sec, const Clusters& cl, int op, int k) {
+void place(std::vector<int>& sec, const Facts& f, int op, int k) {
   sec[size_t(op)] = k;
-  for (size_t m = 0; m < sec.size(); ++m)
-    if (cl.isMember(int(m)) && cl.host[m] == op) sec[m] = k;
+  for (int m : f.members[size_t(op)]) sec[size_t(m)] = k;
 }
 
 // Per op, the group of operators joined by streams that cannot be carried between sections
 // (carryShape's M-309), -1 for an op in none: union-find over each such stream's producer and
 // readers (a repeated load or SelectGen joins nothing).
-std::vector<int> uncarriableGroups(const StepGraph& g, const ShapeResult& s) {
+std::vector<int> uncarriableGroups(const StepGraph& g, const ShapeResult& s, const Facts& f) {
   std::vector<int> up(g.ops.size());
   for (size_t i = 0; i < up.size(); ++i) up[i] = int(i);
   std::function<int(int)> root = [&](int x) { return up[size_t(x)] == x ? x : up[size_t(x)] = root(up[size_t(x)]); };
   std::vector<bool> joined(g.ops.size(), false);
   for (size_t sid = 0; sid < g.streams.size(); ++sid) {
     const Stream& st = g.streams[sid];
-    if (!st.producer.valid() || roleOf(g, g.op(st.producer)) == Role::Free) continue;
+    if (!st.producer.valid() || f.role[size_t(st.producer.v)] == Role::Free) continue;
     try {
       carryShape(g, s, StreamId{int(sid)});
       continue;
@@ -479,14 +536,13 @@ struct GreedyCut {
   int last = 0;          ///< the last section
   SectionedGraph sg;
 };
-GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a, int minSections, bool grouped,
-                    const std::vector<std::pair<int, int>>& after) {
+GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a, const Facts& f, int minSections,
+                    bool grouped, const std::vector<std::pair<int, int>>& after) {
   // A cluster of dynamic operators (map/clusters.hpp) runs on one unit: its members go
   // into their host's section.
-  const Clusters cl = findClusters(g);
-  const std::vector<int> core = coreOps(g, cl);
+  const std::vector<int> core = coreOps(g, f);
   std::vector<int> sec(g.ops.size(), -1);
-  const std::vector<int> group = grouped ? uncarriableGroups(g, s) : std::vector<int>(g.ops.size(), -1);
+  const std::vector<int> group = grouped ? uncarriableGroups(g, s, f) : std::vector<int>(g.ops.size(), -1);
   // A Bufferize's buffer is replayed by its Streamify, which runs in the section of its
   // reader (it is absorbed) and cannot be carried from another (M-309). Inserted buffers
   // also come late in dependency order (their op indices are the graph's last), so placed
@@ -502,18 +558,18 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
     const Stream& ref = g.stream(o.outputs[0]);
     if (ref.consumers.size() != 1 || g.op(ref.consumers[0]).kind != OpKind::Streamify) continue;
     int first = -1;
-    for (int r : sectionedReaders(g, cl, ref.consumers[0].v))
+    for (int r : sectionedReaders(g, f, ref.consumers[0].v))
       if (pos[size_t(r)] > pos[size_t(b)] && (first < 0 || pos[size_t(r)] < pos[size_t(first)])) first = r;
     if (first < 0) continue;
     buffersOf[size_t(first)].push_back(b);
     deferred[size_t(b)] = true;
   }
   auto assign = [&](int op, int k) {
-    place(sec, cl, op, k);
-    for (int b : buffersOf[size_t(op)]) place(sec, cl, b, k);
+    place(sec, f, op, k);
+    for (int b : buffersOf[size_t(op)]) place(sec, f, b, k);
     if (group[size_t(op)] < 0) return;
     for (int m : core)
-      if (group[size_t(m)] == group[size_t(op)]) place(sec, cl, m, k);
+      if (group[size_t(m)] == group[size_t(op)]) place(sec, f, m, k);
   };
   const int cap = minSections > 1 ? int((core.size() + size_t(minSections) - 1) / size_t(minSections)) : int(core.size());
   // Fill a section while its ops fit (trials store only what built sections read); then
@@ -521,12 +577,13 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
   // section while that does not fit or cuts a stream that cannot be carried.
   int cur = 0;
   std::vector<int> inSection;  // indices into `core` of the open section's ops
-  // On an unbounded fabric every section fits (checkFits): a cut is tried only for the
-  // streams it carries, when the section closes.
+  // On an unbounded fabric every section fits (checkFits): a cut is checked only for the
+  // streams it carries (Cutter::carries), when the section closes; the graph is built only
+  // for the error when one cannot be carried.
   auto trial = [&](bool closing) -> std::optional<DiagError> {
-    if (a.unbounded && !closing) return std::nullopt;
+    if (a.unbounded && (!closing || Cutter(g, s, f, sec, cur + 1, true).carries())) return std::nullopt;
     try {
-      SectionedGraph t = Cutter(g, s, sec, cur + 1, closing).run();
+      SectionedGraph t = Cutter(g, s, f, sec, cur + 1, closing).run();
       if (!a.unbounded) checkFits(t, a);
     } catch (const DiagError& e) {
       if (!cutFails(e)) throw;
@@ -592,7 +649,7 @@ GreedyCut greedyCut(const StepGraph& g, const ShapeResult& s, const ArchModel& a
     if (sec[size_t(h)] >= sec[size_t(j)])
       throw std::logic_error(fmt::format("internal error: section cut runs '{}' (section {}) before or with '{}' (section {})",
                                          g.ops[size_t(j)].name, sec[size_t(j)], g.ops[size_t(h)].name, sec[size_t(h)]));
-  SectionedGraph sg = Cutter(g, s, sec, cur + 1, true).run();
+  SectionedGraph sg = Cutter(g, s, f, sec, cur + 1, true).run();
   checkFits(sg, a);
   return {sec, cur, std::move(sg)};
 }
@@ -604,10 +661,9 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
   // A state tensor's loads run in a later section than its stores: within one section
   // nothing orders a load's DRAM reads after a store's writes.
   std::vector<std::pair<int, int>> after = afterCuts;
-  const std::vector<std::pair<int, int>> state = stateOrder(g);
-  const Clusters stateClusters = state.empty() ? Clusters{} : findClusters(g);
-  for (auto [st, ld] : state)
-    for (int r : sectionedReaders(g, stateClusters, ld)) after.push_back({st, r});
+  const Facts f(g);
+  for (auto [st, ld] : stateOrder(g))
+    for (int r : sectionedReaders(g, f, ld)) after.push_back({st, r});
   SectionedGraph whole{g, s, {}};
   whole.plan.sectionOf.assign(g.ops.size(), 0);
   if (minSections <= 1 && after.empty()) {
@@ -629,11 +685,11 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
   }
   GreedyCut gc;
   try {
-    gc = greedyCut(g, s, a, minSections, false, after);
+    gc = greedyCut(g, s, a, f, minSections, false, after);
   } catch (const DiagError& e) {
     if (e.diags.at(0).id != "M-309") throw;
     try {
-      gc = greedyCut(g, s, a, minSections, true, after);
+      gc = greedyCut(g, s, a, f, minSections, true, after);
     } catch (const DiagError& grouped) {
       // The grouped cut got past the uncarriable streams: what stopped it is the real
       // blocker (e.g. an operator too big for its unit, M-302), unless it is M-309 again.
@@ -644,9 +700,8 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
   std::vector<int>& sec = gc.sec;
   const int cur = gc.last;
   SectionedGraph sg = std::move(gc.sg);
-  const Clusters cl = findClusters(g);
-  const std::vector<int> core = coreOps(g, cl);
-  auto assign = [&](int op, int k) { place(sec, cl, op, k); };
+  const std::vector<int> core = coreOps(g, f);
+  auto assign = [&](int op, int k) { place(sec, f, op, k); };
   // Fewer spilled bytes: move the last op of a section into the next one while that fits
   // and carries fewer bytes (e.g. a RepeatStatic at a cut: carry its input, not its n-fold
   // output).
@@ -662,7 +717,7 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
       });
       if (keepsOrder) {
         try {
-          moved = Cutter(g, s, sec, cur + 1, true).run();
+          moved = Cutter(g, s, f, sec, cur + 1, true).run();
           better = moved.plan.carriedDramBytes() < sg.plan.carriedDramBytes();
           if (better) checkFits(moved, a);
         } catch (const DiagError& e) {
@@ -680,24 +735,34 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
   // read in one later section, whose whole stream fits one unit's buffer, with a memory unit
   // free from its producing section to its reading one (the mapper reserves it).
   if (onChipCarry) {
+    std::unordered_map<std::string, int> streamId;
+    for (size_t i = 0; i < g.streams.size(); ++i) streamId.emplace(g.streams[i].name, int(i));
     std::vector<std::pair<int64_t, int>> cand;  // (-bytes, old stream id): largest first, then graph order
     for (const CarriedStream& c : sg.plan.carried) {
       if (c.to.size() != 1 || c.bytes > a.mu.capacityBytes) continue;
-      cand.push_back({-c.bytes, g.findStream(c.stream)->v});
+      cand.push_back({-c.bytes, streamId.at(c.stream)});
     }
     std::sort(cand.begin(), cand.end());
     std::set<int> onchip;
-    for (const auto& [negBytes, sid] : cand) {
-      onchip.insert(sid);
+    auto tryCut = [&](const std::set<int>& kept) {
       try {
-        SectionedGraph t = Cutter(g, s, sec, cur + 1, true, onchip).run();
+        SectionedGraph t = Cutter(g, s, f, sec, cur + 1, true, kept).run();
         checkFits(t, a);
         sg = std::move(t);
+        return true;
       } catch (const DiagError& e) {
         if (!cutFails(e) && e.diags.at(0).id != "M-302") throw;
-        onchip.erase(sid);
+        return false;
       }
-    }
+    };
+    // On an unbounded fabric every cut maps: all of them at once, one by one only if that fails.
+    std::set<int> all;
+    for (const auto& [negBytes, sid] : cand) all.insert(sid);
+    if (!(a.unbounded && !all.empty() && tryCut(all)))
+      for (const auto& [negBytes, sid] : cand) {
+        onchip.insert(sid);
+        if (!tryCut(onchip)) onchip.erase(sid);
+      }
   }
   checkAddressSpace(sg, a);
   return sg;

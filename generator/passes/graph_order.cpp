@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <queue>
+#include <unordered_map>
 
 #include "ir/attrs.hpp"
 
@@ -84,12 +85,15 @@ bool isFeedbackStream(const StepGraph& g, StreamId s) {
 std::vector<std::pair<int, int>> stateOrder(const StepGraph& g) {
   // Each op's state tensor (-1: none), looked up once: the section planner orders the graph
   // for every trial cut, and a layer has hundreds of loads and stores.
+  std::unordered_map<std::string, int> state;
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    if (g.tensors[t].isState) state.emplace(g.tensors[t].name, int(t));
   std::vector<int> stateOf(g.ops.size(), -1);
-  for (size_t i = 0; i < g.ops.size(); ++i) {
+  for (size_t i = 0; i < g.ops.size() && !state.empty(); ++i) {
     const Op& o = g.ops[i];
     if (!o.attrs.count("tensor")) continue;
-    auto t = g.findTensor(o.attrs.at("tensor").scalar);
-    if (t && g.tensors[size_t(*t)].isState) stateOf[i] = int(*t);
+    auto t = state.find(o.attrs.at("tensor").scalar);
+    if (t != state.end()) stateOf[i] = t->second;
   }
   auto isStore = [](OpKind k) { return k == OpKind::LinearOffChipStore || k == OpKind::RandomOffChipStore; };
   auto isLoad = [](OpKind k) { return k == OpKind::LinearOffChipLoad || k == OpKind::RandomOffChipLoad; };
