@@ -302,8 +302,8 @@ set_tests_properties(e2e_deadlock_single_pass_fifo2 PROPERTIES TIMEOUT 900)
 # The PyTorch blocks through the ONNX importer (examples/pytorch, docs/onnx.md): in the model
 # and Verilator on arch/onnx_small.yaml (one fabric for both), bit-exact, and the outputs within
 # the importer's tolerance of PyTorch's own (verify --reference exits 2 outside it). The dense
-# block: one head over a KV cache, 6 sections; the Llama block: 2 heads, RoPE, causal mask,
-# 26 sections.
+# block: one head over a KV cache; the Llama block: 2 heads, RoPE, causal mask (both cut into
+# sections: docs/results/pytorch_blocks.csv).
 foreach(block dense_block llama_block)
   add_test(NAME e2e_pytorch_${block}
            COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_${block}; rm -rf $d
