@@ -274,17 +274,16 @@ class BufferFinder {
 
 // decide() when every short stream can have its buffer: the cost is a sum over short
 // streams, each the cheaper of its buffer and its pairs' cuts (or uncovered).
-void decideEach(std::vector<Reconvergence>& pairs, const std::map<int, bool>& fits, bool cuts) {
-  std::map<int, int64_t> without, buffer;  // per short stream: cost of its pairs without a buffer; the buffer's
-  for (const Reconvergence& r : pairs) {
-    if (r.needBytes <= r.fifoBytes) continue;
-    without[r.shortStream.v] += cuts ? 2 * std::min(r.streamBytes, kHuge) : kHuge * 1024;
-    buffer[r.shortStream.v] = std::max(buffer[r.shortStream.v], r.bufferBytes);
-  }
+// `group`: per short stream its buffer's bytes; `fits`: whether that buffer is open.
+void decideEach(std::vector<Reconvergence>& pairs, const std::map<int, int64_t>& group, const std::map<int, bool>& fits,
+                bool cuts) {
+  std::map<int, int64_t> without;  // per short stream: cost of its pairs without a buffer
+  for (const Reconvergence& r : pairs)
+    if (r.needBytes > r.fifoBytes) without[r.shortStream.v] += cuts ? 2 * std::min(r.streamBytes, kHuge) : kHuge * 1024;
   for (Reconvergence& r : pairs) {
     if (r.needBytes <= r.fifoBytes) continue;
     const int sid = r.shortStream.v;
-    if (fits.at(sid) && buffer.at(sid) <= without.at(sid)) r.choice = BufferChoice::MemoryUnit;
+    if (fits.at(sid) && group.at(sid) <= without.at(sid)) r.choice = BufferChoice::MemoryUnit;
     else if (cuts) r.choice = BufferChoice::SectionCut;
     else r.uncovered = true;
   }
@@ -307,7 +306,7 @@ void decide(std::vector<Reconvergence>& pairs, int64_t freeMu, const ArchModel& 
   std::set<int> open;  // short streams with a pair over its FIFOs that a buffer could cover
   for (const Reconvergence& r : pairs)
     if (r.needBytes > r.fifoBytes && fits.at(r.shortStream.v)) open.insert(r.shortStream.v);
-  if (int64_t(open.size()) <= freeMu) return decideEach(pairs, fits, cuts);
+  if (int64_t(open.size()) <= freeMu) return decideEach(pairs, group, fits, cuts);
   z3::context ctx;
   z3::optimize opt(ctx);
   std::map<int, z3::expr> mu;                 // per short stream

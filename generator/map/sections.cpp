@@ -758,7 +758,8 @@ SectionedGraph planSections(const StepGraph& g, const ShapeResult& s, const Arch
     // On an unbounded fabric every cut maps: all of them at once, one by one only if that fails.
     std::set<int> all;
     for (const auto& [negBytes, sid] : cand) all.insert(sid);
-    if (!(a.unbounded && !all.empty() && tryCut(all)))
+    const bool allKept = a.unbounded && !all.empty() && tryCut(all);
+    if (!allKept)
       for (const auto& [negBytes, sid] : cand) {
         onchip.insert(sid);
         if (!tryCut(onchip)) onchip.erase(sid);
