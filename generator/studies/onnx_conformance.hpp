@@ -27,7 +27,8 @@ struct OnnxConformanceOptions {
 /// importer's reason), `stepgen model` on each test_data_set, comparison with output_*.pb;
 /// then, when the graph maps onto rtlArchPath, verify (model and Verilator, bit-exact).
 /// An element passes when |out - expected| <= tolerance x max(|expected|, 1e-3 x the
-/// output's largest |expected|). Writes the CSV (test, op, supported, model_ok, rtl_ok,
+/// output's largest |expected|), or within the running error bound (onnx_error_bound.hpp:
+/// the fabric's plus the reference's, on the test's inputs) where the graph has one. Writes the CSV (test, op, supported, model_ok, rtl_ok,
 /// max_abs_err, max_rel_err, tolerance, reason) and a markdown summary. Returns 0 when every
 /// supported test passes and every RTL run is bit-exact, 2 otherwise. Throws DiagError R-401
 /// when a data folder is missing or none has tests.
