@@ -10,11 +10,13 @@
 
 namespace stepgen {
 
-/// `stepgen jobs exec DIR ID...`: runs the jobs of the list in DIR one after another, each in
-/// a child process (its own process group, in the list's working folder, output to
-/// logs/ID.log) killed after `timeoutSeconds` (0: never) or when this process gets SIGTERM /
-/// SIGINT (the jobs after it do not start); then writes status/ID.json (exit, signal,
-/// timed_out, seconds, log) and one progress line to stderr. The child writes results/ID.json
+/// `stepgen jobs exec DIR ID...`: runs the jobs of the list in DIR one after another, in the
+/// list's working folder, output to logs/ID.log. A job that builds or runs Verilator runs in
+/// a child process (its own process group), killed after `timeoutSeconds` (0: never) or when
+/// this process gets SIGTERM / SIGINT (the jobs after it do not start); a model-only or
+/// timing-only job runs in this process, and a timeout or a stop during it ends the process
+/// after writing its status. Then writes status/ID.json (exit, signal, timed_out, seconds,
+/// log) and one progress line to stderr. The job writes results/ID.json
 /// (a DiagError of the point is a result too). Several ids per process save its start-up,
 /// which costs as much as a small model-only point. Returns 0 when every result was written,
 /// else 1. Errors: readJobList's; DiagError J-603 for an id not in the list.
