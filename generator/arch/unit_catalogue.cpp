@@ -10,7 +10,7 @@ namespace stepgen {
 int muCyclesPerBeat(const ArchModel& a) { return (a.linkBytes() + a.mu.bytesPerCycle - 1) / a.mu.bytesPerCycle; }
 
 UnitCatalogue::UnitCatalogue(const ArchModel& a)
-    : a_(a), crossbar_(a.link.topology == "crossbar") {
+    : a_(a), crossbar_(a.link.topology == "crossbar"), reach_(a.link.reach) {
   for (const UnitSite& s : a.units) xs_.push_back(s.x), ys_.push_back(s.y);
   for (int u = 0; u < size(); ++u)
     if (a.units[size_t(u)].kind != UnitKind::Empty) units_.push_back({u});
@@ -97,14 +97,6 @@ std::vector<std::string> UnitCatalogue::fabricPortNames() const {
   for (UnitId u : units_)
     for (int p = 0; p < inPorts(kind(u)); ++p) names.push_back(portName(u, p));
   return names;
-}
-
-int UnitCatalogue::distance(UnitId u, UnitId v) const {
-  return std::abs(xs_[size_t(u.v)] - xs_[size_t(v.v)]) + std::abs(ys_[size_t(u.v)] - ys_[size_t(v.v)]);
-}
-
-bool UnitCatalogue::reaches(UnitId src, UnitId dst) const {
-  return crossbar_ || distance(src, dst) <= a_.link.reach;
 }
 
 int UnitCatalogue::sourceSelect(UnitId dst, UnitId src) const {

@@ -4,6 +4,7 @@
 // parameters, ports and which units can feed which, instead of reading grid coordinates
 // and link rules out of the ArchModel themselves (the way nextpnr's placer and router see
 // a device only through its Arch API). Derived from the ArchModel alone.
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,11 +71,14 @@ class UnitCatalogue {
   /// port here is its bit in the top's dbg_port_* vectors.
   std::vector<std::string> fabricPortNames() const;
 
-  /// Manhattan distance between two units (grid steps).
-  int distance(UnitId u, UnitId v) const;
+  /// Manhattan distance between two units (grid steps). Inline: the placer's annealing
+  /// (map/mapper.cpp repairPlacement) asks it several times per move.
+  int distance(UnitId u, UnitId v) const {
+    return std::abs(xs_[size_t(u.v)] - xs_[size_t(v.v)]) + std::abs(ys_[size_t(u.v)] - ys_[size_t(v.v)]);
+  }
   /// True if a link can carry a stream from `src` to `dst`: a crossbar reaches every unit,
   /// a neighbourhood interconnect those within link.reach.
-  bool reaches(UnitId src, UnitId dst) const;
+  bool reaches(UnitId src, UnitId dst) const { return crossbar_ || distance(src, dst) <= reach_; }
   /// Units that can feed the input ports of `dst`, in grid order: the value i+1 of an
   /// in<p>_src configuration field selects candidates(dst)[i]; 0 means unconnected.
   const std::vector<UnitId>& candidates(UnitId dst) const;
@@ -87,6 +91,7 @@ class UnitCatalogue {
   const ArchModel& a_;
   bool crossbar_;  // link.topology, read once: reaches() runs in the placer's inner loop
   std::vector<int> xs_, ys_;  // grid position of every site, for distance()
+  int reach_;                 // link.reach
   std::vector<UnitId> units_;
   // Built per destination on first use: an unbounded fabric of hundreds of units on a
   // crossbar makes all the lists O(units^2), and most catalogues never read them.

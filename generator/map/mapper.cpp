@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 
 #include "arch/config_layout.hpp"
@@ -364,9 +365,10 @@ class Mapper {
   // Cost of one link for the placement search: its distance, plus 20 per hop beyond the
   // reach (a shaped penalty, so that the search can walk through illegal placements toward
   // legal ones); 0 extra when the link is in reach.
-  long wireCost(const Wire& x) const {
-    const int a = unitOf(x.src), b = dstUnit(x);
-    return distance(a, b) + (reachable(a, b) ? 0 : 20L * std::max(1, distance(a, b) - a_.link.reach));
+  long wireCost(const Wire& x) const { return linkCost(unitOf(x.src), dstUnit(x)); }
+  long linkCost(int a, int b) const {
+    const int d = distance(a, b);
+    return d + (reachable(a, b) ? 0 : 20L * std::max(1, d - a_.link.reach));
   }
   bool inReach(const Wire& x) const { return reachable(unitOf(x.src), dstUnit(x)); }
 
@@ -419,7 +421,10 @@ class Mapper {
     };
     auto local = [&](int a, int b) {
       Local c;
-      auto add = [&](size_t i) { c.cost += wireCost(ws[i]), c.bad += !inReach(ws[i]); };
+      auto add = [&](size_t i) {
+        const int from = unitOf(ws[i].src), to = dstUnit(ws[i]);
+        c.cost += linkCost(from, to), c.bad += !reachable(from, to);
+      };
       for (size_t i : touching[size_t(a)]) add(i);
       if (b >= 0)
         for (size_t i : touching[size_t(b)])
@@ -427,7 +432,16 @@ class Mapper {
       return c;
     };
     auto unitOfSlot = [&](int i) -> int& { return slotUnit(movable[size_t(i)].op, movable[size_t(i)].slot); };
-    auto sectionOfSlot = [&](int i) { return sectionOf(movable[size_t(i)].op); };
+    // Per slot, read once (the loop below asks them every step): section, kind, units of that kind.
+    std::vector<int> slotSection(movable.size());
+    std::vector<UnitKind> slotKind(movable.size());
+    std::vector<const std::vector<UnitId>*> slotUnits(movable.size());
+    for (size_t i = 0; i < movable.size(); ++i) {
+      slotSection[i] = sectionOf(movable[i].op);
+      slotKind[i] = wantFor(movable[i].op);
+      slotUnits[i] = &ofKind_.at(slotKind[i]);
+    }
+    auto sectionOfSlot = [&](int i) { return slotSection[size_t(i)]; };
     // occupant[section][unit]: the movable slot on that unit, or -1.
     std::vector<std::vector<int>> occupant(taken_.size(), std::vector<int>(a_.units.size(), -1));
     for (int i = 0; i < int(movable.size()); ++i) occupant[size_t(sectionOfSlot(i))][size_t(unitOfSlot(i))] = i;
@@ -454,14 +468,17 @@ class Mapper {
     // wires (a directed move, as VPR's range-limited moves: on a large grid a uniformly drawn
     // unit is almost always far from the op's neighbours and rejected); the other half draw
     // any unit of the op's kind, so the search can still cross the grid.
-    std::map<std::pair<UnitKind, int>, std::vector<int>> nearCache;
-    auto near = [&](UnitKind k, int v) -> const std::vector<int>& {
-      auto it = nearCache.find({k, v});
-      if (it != nearCache.end()) return it->second;
-      std::vector<int>& n = nearCache[{k, v}];
-      for (UnitId u : ofKind_.at(k))
-        if (reachable(u.v, v) && reachable(v, u.v)) n.push_back(u.v);
-      return n;
+    // near[kind][v], filled on first use.
+    std::map<UnitKind, std::vector<std::optional<std::vector<int>>>> nearCache;
+    for (const auto& [k, units] : ofKind_) nearCache[k].resize(a_.units.size());
+    auto near = [&](UnitKind k, const std::vector<UnitId>& ofKind, int v) -> const std::vector<int>& {
+      std::optional<std::vector<int>>& n = nearCache[k][size_t(v)];
+      if (!n) {
+        n.emplace();
+        for (UnitId u : ofKind)
+          if (reachable(u.v, v) && reachable(v, u.v)) n->push_back(u.v);
+      }
+      return *n;
     };
     auto otherEnd = [&](int i, size_t wire) {
       const Wire& x = ws[wire];
@@ -472,7 +489,7 @@ class Mapper {
     for (int restart = 0; restart < 8 && !legal(); ++restart) {
       if (restart > 0)  // a random placement of the movable slots
         for (int i = 0; i < int(movable.size()); ++i) {
-          const std::vector<UnitId>& ofKind = ofKind_.at(wantFor(movable[size_t(i)].op));
+          const std::vector<UnitId>& ofKind = *slotUnits[size_t(i)];
           move(i, ofKind[rng() % ofKind.size()].v);
         }
       long cur = 0;
@@ -484,17 +501,14 @@ class Mapper {
       for (int step = 0; step < steps; ++step) {
         temp = std::max(0.05, temp * 0.9995);
         const int i = int(rng() % movable.size());
-        const UnitKind kind = wantFor(movable[size_t(i)].op);
+        const std::vector<UnitId>& ofKind = *slotUnits[size_t(i)];
         const std::vector<size_t>& mine = touching[size_t(i)];
         int target = -1;
         if (!mine.empty() && (rng() & 1)) {
-          const std::vector<int>& n = near(kind, otherEnd(i, mine[rng() % mine.size()]));
+          const std::vector<int>& n = near(slotKind[size_t(i)], ofKind, otherEnd(i, mine[rng() % mine.size()]));
           if (!n.empty()) target = n[rng() % n.size()];
         }
-        if (target < 0) {
-          const std::vector<UnitId>& ofKind = ofKind_.at(kind);
-          target = ofKind[rng() % ofKind.size()].v;
-        }
+        if (target < 0) target = ofKind[rng() % ofKind.size()].v;
         const int from = unitOfSlot(i);
         if (target == from) continue;
         const int other = slotOn(target, sectionOfSlot(i));
@@ -503,7 +517,9 @@ class Mapper {
         const Local after = local(i, other);
         const long next = cur - before.cost + after.cost;
         const double u = double(rng()) / double(std::mt19937::max());
-        if (next <= cur || u < std::exp(double(cur - next) / temp)) {
+        // exp of an argument below -746 is 0 (and takes libm's slow underflow path): rejected.
+        const double x = double(cur - next) / temp;
+        if (next <= cur || (x > -746 && u < std::exp(x))) {
           cur = next;
           bad += after.bad - before.bad;
           if (bad == 0) break;
