@@ -596,7 +596,7 @@ int main(int argc, char** argv) {
   BenchOptions bo;
   auto* benchCmd = app.add_subcommand("bench", "generator, model and RTL speed on the shipped fabrics");
   benchCmd->add_option("-o,--out", bo.outDir, "work folder");
-  benchCmd->add_option("--report", bo.reportPath, "markdown file to write");
+  benchCmd->add_option("--report", bo.reportPath, "markdown file to write the tables to (default: none, they are printed; scripts/results.sh bench writes docs/results/bench.md)");
   benchCmd->add_flag("--quick", bo.quick, "only the arch/default.yaml row");
   benchCmd->add_option("--only", bo.only, "only one table (its verdicts; the report holds just that table)")
       ->check(CLI::IsMember({"swiglu", "dynamic", "large", "jobs"}));

@@ -13,7 +13,7 @@ namespace stepgen {
 
 struct BenchOptions {
   std::string outDir = "out/bench";
-  std::string reportPath = "docs/results/bench.md";
+  std::string reportPath;  ///< markdown report to write ("" = none: the tables go to stdout; scripts/results.sh names the docs/results file)
   bool quick = false;  ///< only arch/default.yaml's row (no large fabrics, no real-size jobs)
   std::string only;    ///< one table: swiglu, dynamic, large or jobs ("" = all)
 };
