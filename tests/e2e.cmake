@@ -314,6 +314,14 @@ endforeach()
 # One build of the fabric for both (as e2e_repeat_default's fixture does for arch/default.yaml).
 set_tests_properties(e2e_pytorch_dense_block PROPERTIES FIXTURES_SETUP onnx_small_fabric)
 set_tests_properties(e2e_pytorch_llama_block PROPERTIES FIXTURES_REQUIRED onnx_small_fabric)
+# The MLP block in row tiles (examples/pytorch/mlp_block/schedule.yaml: 8 tiles of 16 of its
+# 128 token rows; one tile does not fit the compute unit, M-302): bit-exact, within the
+# tolerance of PyTorch or, where its residual cancels, the running error bound.
+add_test(NAME e2e_pytorch_mlp_block_tiled
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_mlp_block_tiled; e=${STEPGEN_ROOT}/examples/pytorch/mlp_block; rm -rf $d
+           $<TARGET_FILE:stepgen> import onnx $e/model.onnx -o $d/import --data $e/data --schedule $e/schedule.yaml
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_small.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_pytorch_mlp_block_tiled PROPERTIES FIXTURES_REQUIRED onnx_small_fabric TIMEOUT 900)
 # RMSNorm's residual as the importer writes it (tests/unit/test_buffering.cpp counts the bytes):
 # a one-row tile takes a memory-unit buffer, which the model once took for a deadlock (its
 # rowsum let go of a tile only as its output left; the RTL takes the whole row first); a

@@ -91,6 +91,24 @@ class LlamaBlock(torch.nn.Module):
         return x + ((g * torch.sigmoid(g)) * (h @ self.w_up)) @ self.w_down
 
 
+class MlpBlock(torch.nn.Module):
+    """The MLP half of a Llama-style block over `tokens` rows: RMSNorm, the SwiGLU MLP (SiLU as
+    x * sigmoid(x)) and residual. Every operator works row by row, so the importer can stream
+    it in row tiles (docs/onnx.md#tiling). Weights [in, out]."""
+
+    def __init__(self, dim, ffn):
+        super().__init__()
+        s = dim ** -0.5
+        self.norm = RMSNorm(dim)
+        self.w_gate, self.w_up = (torch.nn.Parameter(s * torch.randn(dim, ffn)) for _ in range(2))
+        self.w_down = torch.nn.Parameter(ffn ** -0.5 * torch.randn(ffn, dim))
+
+    def forward(self, x):
+        h = self.norm(x)
+        g = h @ self.w_gate
+        return x + ((g * torch.sigmoid(g)) * (h @ self.w_up)) @ self.w_down
+
+
 class MoeFfn(torch.nn.Module):
     """Qwen3's sparse MoE FFN: router softmax, top-k, the chosen probabilities renormalised
     (norm_topk_prob), SwiGLU experts. Written with static shapes, as an export needs: each
@@ -167,3 +185,7 @@ if __name__ == "__main__":
     write(Qwen3MoeBlock(dim, ffn, experts, k), "qwen3_moe_block",
           {"x": torch.randn(tokens, dim), "k_cache": torch.randn(kv, dim), "v_cache": torch.randn(kv, dim)},
           f"D{dim}-F{ffn}-E{experts}-K{k}-KV{kv}")
+    # 128 tokens: a whole-tile matmul takes 28,672 words, more than arch/onnx_small.yaml's
+    # compute unit holds; `import onnx --arch` cuts the rows in tiles of 64.
+    dim, ffn, tokens = 32, 64, 128
+    write(MlpBlock(dim, ffn), "mlp_block", {"x": torch.randn(tokens, dim)}, f"D{dim}-F{ffn}-T{tokens}")

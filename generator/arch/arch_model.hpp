@@ -87,6 +87,10 @@ struct ComputeUnitParams {
     if (!banked || K % wordsPerBeat == 0) return true;
     return aCopies == 2 && !bt && K > wordsPerBeat && K % 2 == 0;
   }
+  /// Words of local memory a matmul of an [M, K] tile by a [K, N] one takes: a, b and the
+  /// output, each double-buffered (sg_cu.sv header). The mapper's M-302 check and the ONNX
+  /// importer's choice of tile rows both ask this.
+  static int64_t matmulBufferWords(int64_t M, int64_t K, int64_t N) { return 2 * (M * K + K * N + M * N); }
 };
 
 /// Memory unit (PMU) parameters.

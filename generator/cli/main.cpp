@@ -366,12 +366,13 @@ int main(int argc, char** argv) {
   modelCmd->add_option("--seed", rSeed, "seed of the random inputs");
   modelCmd->add_option("-o,--out", rOut, "folder for the output tensors (.npy); required unless --timing-only");
 
-  std::string oModel, oOut, oData, oTrace;
+  std::string oModel, oOut, oData, oTrace, oArch, oSchedule;
   auto* importCmd = app.add_subcommand("import", "read a model from a standard format into a STeP graph (docs/onnx.md)");
   importCmd->require_subcommand(1);
   auto* onnxCmd = importCmd->add_subcommand(
       "onnx", "an ONNX model (opsets 1-17, float32, static shapes) to <out>/graph.yaml and <out>/inputs/ (its constants, "
-              "and with --data its inputs); one tile per ONNX value, layout operators folded into the input tensors");
+              "and with --data its inputs); one tile per ONNX value (or row tiles: --arch, --schedule), layout operators "
+              "folded into the input tensors");
   onnxCmd->add_option("model", oModel, "the .onnx file")->required()->check(CLI::ExistingFile);
   onnxCmd->add_option("-o,--out", oOut, "output folder (replaced; not left behind on an error)")->required();
   onnxCmd->add_option("--data", oData, "a folder with the inputs and expected outputs: an ONNX test_data_set (input_<k>.pb, "
@@ -381,6 +382,13 @@ int main(int argc, char** argv) {
                                                  "replays instead of routing on the fabric: for `model --timing-only`, "
                                                  "which computes no logits (docs/onnx.md#moe)")
       ->check(CLI::ExistingFile);
+  auto* oArchOpt = onnxCmd->add_option("--arch", oArch, "choose row tiles so that every matmul fits this arch's compute unit "
+                                                        "(docs/onnx.md#tiling; default: one tile per value)")
+                       ->check(CLI::ExistingFile);
+  onnxCmd->add_option("--schedule", oSchedule, "a YAML schedule: tile_rows: N (rows per tile where the graph's operators "
+                                               "work row by row; docs/onnx.md#tiling)")
+      ->check(CLI::ExistingFile)
+      ->excludes(oArchOpt);
   TilingStudyOptions to;
   auto* studyCmd = app.add_subcommand("study", "studies of the dynamic STeP optimizations");
   studyCmd->require_subcommand(1);
@@ -723,7 +731,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*onnxCmd) {
-      std::cout << importOnnx(oModel, oOut, oData, oTrace) << "\n";
+      std::cout << importOnnx(oModel, oOut, oData, oTrace, oArch, oSchedule) << "\n";
       return 0;
     }
     if (*modelCmd && rTiming) {

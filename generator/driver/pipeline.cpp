@@ -283,7 +283,8 @@ VerifyReport verify(const VerifyOptions& o) {
   for (const auto& [name, m] : r.model.outputs) toNpy(st.tmp / "model" / (name + ".npy"), m);
   if (!o.referenceDir.empty())  // before the RTL build: a bad folder stops here
     r.reference = compareWithReference(r.model.outputs, o.referenceDir,
-                                       c.arch.cu.format == NumberFormat::Fp32 ? "fp32" : "bf16_fp32");
+                                       c.arch.cu.format == NumberFormat::Fp32 ? "fp32" : "bf16_fp32", loadGraph(o.graphPath),
+                                       inputs);
 
   if (!o.skipRtl) {
     std::string cache = o.buildCache.empty() ? (st.tmp / "build").string() : o.buildCache;

@@ -9,6 +9,7 @@
 
 #include "common/fp.hpp"
 #include "driver/inputs.hpp"
+#include "onnx/onnx_error_bound.hpp"
 #include "support/diag.hpp"
 
 namespace stepgen {
@@ -26,8 +27,29 @@ double maxRelError(const Matrix& got, const Matrix& want) {
   return worst;
 }
 
+void checkElements(const Matrix& got, const Matrix& want, double tolerance, const std::string& tensor,
+                   const RunningBounds& running, ElementCheck& c) {
+  double scale = 0;
+  for (uint32_t w : want.data) scale = std::max(scale, std::fabs(double(bitsToFloat(w))));
+  for (size_t i = 0; i < want.data.size() && i < got.data.size(); ++i) {
+    const double a = bitsToFloat(got.data[i]), e = bitsToFloat(want.data[i]);
+    if (a == e || (std::isnan(a) && std::isnan(e))) continue;
+    const double err = std::fabs(a - e);
+    if (!(err > tolerance * std::max({std::fabs(e), 1e-3 * scale, 1e-30}))) continue;
+    const auto& bounds = running();
+    const double bound = bounds && bounds->count(tensor) ? bounds->at(tensor).at(i) : INFINITY;
+    if (std::isfinite(bound) && err <= bound) {
+      c.byRunning++;
+      c.runningShare = std::max(c.runningShare, err / bound);
+    } else {
+      c.outside++;
+    }
+  }
+}
+
 ReferenceCheck compareWithReference(const std::map<std::string, Matrix>& outputs, const std::filesystem::path& dir,
-                                    const std::string& format) {
+                                    const std::string& format, const StepGraph& graph,
+                                    const std::map<std::string, Matrix>& inputs) {
   ReferenceCheck r;
   std::ifstream tol(dir / "tolerance.txt");
   std::string f;
@@ -38,6 +60,11 @@ ReferenceCheck compareWithReference(const std::map<std::string, Matrix>& outputs
   if (!found)
     throw DiagError("R-401", SourceLoc{(dir / "tolerance.txt").string()},
                     fmt::format("no '{} <tolerance>' line (stepgen import onnx --data writes it)", format));
+  std::optional<std::optional<std::map<std::string, std::vector<double>>>> bounds;  // computed on first need
+  const RunningBounds running = [&]() -> const std::optional<std::map<std::string, std::vector<double>>>& {
+    if (!bounds) bounds = referenceErrorBounds(graph, inputs, format != "fp32");
+    return *bounds;
+  };
   for (const auto& [name, m] : outputs) {
     const auto p = dir / (name + ".npy");
     if (!std::filesystem::exists(p)) continue;
@@ -46,6 +73,7 @@ ReferenceCheck compareWithReference(const std::map<std::string, Matrix>& outputs
       throw DiagError("R-402", SourceLoc{p.string()},
                       fmt::format("{} values, output {} has {}", want.data.size(), name, m.data.size()));
     r.maxRelErr = std::max(r.maxRelErr, maxRelError(m, want));
+    checkElements(m, want, r.tolerance, name, running, r.elements);
     ++r.outputs;
   }
   if (r.outputs == 0) throw DiagError("R-401", SourceLoc{dir.string()}, "no <output tensor>.npy of this graph here");

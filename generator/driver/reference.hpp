@@ -3,9 +3,13 @@
 // passes) against outputs another framework computed (PyTorch, ONNX's reference), within the
 // tolerance the importer derived (docs/onnx.md).
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "ir/graph.hpp"
 #include "ir/tokens.hpp"
 
 namespace stepgen {
@@ -14,19 +18,40 @@ namespace stepgen {
 /// (fp32 bit patterns, same count); NaN in both counts as equal, NaN in one as infinite.
 double maxRelError(const Matrix& got, const Matrix& want);
 
+/// Elements of outputs compared with a reference (checkElements).
+struct ElementCheck {
+  int64_t outside = 0;    ///< outside both the tolerance and the running error bound
+  int64_t byRunning = 0;  ///< outside the tolerance, within the running error bound (cancellation)
+  double runningShare = 0;  ///< the largest |got - want| / running bound among those
+};
+
+/// Running error bounds by output tensor (onnx_error_bound.hpp referenceErrorBounds), asked
+/// for only when an element is outside the tolerance; std::nullopt: none for this graph.
+using RunningBounds = std::function<const std::optional<std::map<std::string, std::vector<double>>>&()>;
+
+/// Checks output `tensor` element by element: within `tolerance` x max(|want|, 1e-3 x the
+/// largest |want|) (as maxRelError measures), or else within the running error bound, which
+/// sees cancellation the relative tolerance cannot (docs/onnx.md#conformance). NaN in both
+/// counts as equal; equal infinities too.
+void checkElements(const Matrix& got, const Matrix& want, double tolerance, const std::string& tensor,
+                   const RunningBounds& running, ElementCheck& c);
+
 /// Result of compareWithReference.
 struct ReferenceCheck {
   double maxRelErr = 0;  ///< over every output the folder has
   double tolerance = 0;  ///< from DIR/tolerance.txt for the arch's number format
   int outputs = 0;       ///< outputs compared
-  bool ok() const { return outputs > 0 && maxRelErr <= tolerance; }
+  ElementCheck elements;
+  bool ok() const { return outputs > 0 && elements.outside == 0; }
 };
 
-/// Compares each `outputs` tensor that `dir` has as <tensor>.npy; the tolerance is the line
+/// Compares each `outputs` tensor that `dir` has as <tensor>.npy (checkElements; the running
+/// bound from `graph` on `inputs`, the graph as imported); the tolerance is the line
 /// `<format> <value>` of `dir`/tolerance.txt for `format` ("fp32" or "bf16_fp32"). Throws
 /// DiagError R-401 when the folder, its tolerance line or every output file is missing, R-402
 /// when an output's element count differs.
 ReferenceCheck compareWithReference(const std::map<std::string, Matrix>& outputs, const std::filesystem::path& dir,
-                                    const std::string& format);
+                                    const std::string& format, const StepGraph& graph,
+                                    const std::map<std::string, Matrix>& inputs);
 
 }  // namespace stepgen

@@ -72,8 +72,13 @@ std::string verdictText(const VerifyReport& r) {
     for (const auto& x : m.timing.stuck) s += "  " + x + "\n";
   }
   if (r.reference)
-    s += fmt::format("reference: max rel err {:.3e} vs tolerance {:.3e} over {} output(s): {}\n", r.reference->maxRelErr,
-                     r.reference->tolerance, r.reference->outputs, r.reference->ok() ? "within" : "OUTSIDE");
+    s += fmt::format("reference: max rel err {:.3e} vs tolerance {:.3e} over {} output(s): {}{}\n", r.reference->maxRelErr,
+                     r.reference->tolerance, r.reference->outputs, r.reference->ok() ? "within" : "OUTSIDE",
+                     r.reference->elements.byRunning == 0
+                         ? std::string()
+                         : fmt::format(" ({} element(s) outside the tolerance, within the running error bound: at most {:.2f} "
+                                       "of it)",
+                                       r.reference->elements.byRunning, r.reference->elements.runningShare));
   if (r.rtl.status.empty()) return s + "rtl   : not run\n";
   if (r.rtl.status != "ok") {
     s += fmt::format("rtl   : {}\n", r.rtl.status);
@@ -172,6 +177,8 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
     j["reference"] = {{"max_rel_err", r.reference->maxRelErr},
                       {"tolerance", r.reference->tolerance},
                       {"outputs", r.reference->outputs},
+                      {"within_running_bound_only", r.reference->elements.byRunning},
+                      {"outside", r.reference->elements.outside},
                       {"within", r.reference->ok()}};
   j["sections"] = {{"count", r.sections},
                    {"reloaded", r.reloadedSections},

@@ -383,7 +383,7 @@ class Configurer {
                                   "unit's banked memory rotates whole rows; compute_unit.memory: banked_ragged takes "
                                   "an even K above one beat without a transposed b, flat takes any K)",
                                   o.name, K, wordsPerBeat()));
-    checkBuffer(o, 2 * (M * K + K * N + M * N), bufWords, "compute-unit");
+    checkBuffer(o, ComputeUnitParams::matmulBufferWords(M, K, N), bufWords, "compute-unit");
     const int log2n = ceilLog2(N);
     set(p, "dyn_m", dyn ? 1 : 0);
     set(p, "bt", bt ? 1 : 0);

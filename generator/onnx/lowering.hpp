@@ -71,18 +71,31 @@ struct Opnd {
   std::string stream;
   int id;
   int64_t rows, cols;
+  int64_t tiles = 1;  ///< row tiles the stream carries, rows / tiles rows each (docs/onnx.md#tiling)
 };
 
 /// One lowering of one graph: lowerOnnx is Lowering(g).run().
 class Lowering {
  public:
-  Lowering(const OnnxGraph& g, const std::string& routingTrace) : g_(g), routingTrace_(routingTrace) {}
+  Lowering(const OnnxGraph& g, const std::string& routingTrace, int64_t tileRows)
+      : g_(g), routingTrace_(routingTrace), tileRows_(tileRows) {}
 
   OnnxImport run();
 
  private:
   const OnnxGraph& g_;
   const std::string routingTrace_;  ///< lowerOnnx's: MoE blocks replay it when not empty
+  const int64_t tileRows_;          ///< OnnxTiling::tileRows
+  std::vector<int64_t> streamTiles_;  ///< per stream: its row tiles
+  /// A leaf load whose tiling map() has not written yet, by its stream.
+  struct LeafLoad {
+    std::string name, tensor;
+    size_t line;  ///< in ops_
+    int64_t rows, cols;
+  };
+  std::map<int, LeafLoad> leafLoads_;
+  bool pendingLoad(const Opnd& o) const { return leafLoads_.count(o.id) > 0; }
+  int64_t matmulWords_ = 0;  ///< OnnxImport::matmulBufferWords so far
   OnnxImport imp_;
   std::map<std::string, Val> vals_;
   const OnnxNode* node_ = nullptr;
@@ -159,13 +172,28 @@ class Lowering {
 
   Opnd loadLeaf(const std::string& tensor, int64_t rows, int64_t cols);
 
+  /// Writes the load of leaf operand `o` as `tiles` row tiles (repeat: the whole tile `tiles`
+  /// times, for the second operand of a product).
+  void tileLoad(const Opnd& o, int64_t tiles, bool repeat);
+
+  /// Row tiles of a value of `rows` rows whose operands are all leaves: rows / tileRows_
+  /// where that divides, else 1.
+  int64_t tilesFor(int64_t rows) const;
+
+  /// The store of stream operand `o` into `tensor`, its row tiles one after another.
+  std::string storeLine(const Opnd& o, const std::string& tensor);
+
   /// A constant table of `fill` in every word, [rows, cols].
   Opnd fillTable(float fill, int64_t rows, int64_t cols);
 
   /// A leaf's data broadcast to `target` and seen as [rows, cols].
   Opnd leafOperand(const Val& v, const std::vector<int64_t>& target, int64_t rows, int64_t cols);
 
-  /// Map `fn` of one stream, or of two zipped.
+  /// Map `fn` of one stream, or of two zipped. The result has the row tiles of a computed
+  /// operand (both: the same), or tilesFor(rows) when both are leaves; a leaf operand's load
+  /// is tiled to match, the second operand of a product repeated whole per tile. O-205 when
+  /// a product's second operand is a computed value and the rows are tiled (it would have
+  /// to be repeated), or two computed operands are tiled differently.
   Opnd map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t rows, int64_t cols);
   Opnd map1(const std::string& fn, const Opnd& a);
   Opnd map2(const std::string& fn, const Opnd& a, const Opnd& b);

@@ -215,4 +215,15 @@ std::optional<std::map<std::string, std::vector<double>>> runningErrorBounds(con
   return bounds;
 }
 
+std::optional<std::map<std::string, std::vector<double>>> referenceErrorBounds(const StepGraph& g,
+                                                                              const std::map<std::string, Matrix>& inputs,
+                                                                              bool bf16Operands) {
+  auto fabric = runningErrorBounds(g, inputs, FunctionErrors::fabric(bf16Operands));
+  const auto reference = runningErrorBounds(g, inputs, FunctionErrors::fp32Reference());
+  if (!fabric || !reference) return std::nullopt;
+  for (auto& [tensor, b] : *fabric)
+    for (size_t i = 0; i < b.size(); ++i) b[i] += reference->at(tensor)[i];
+  return fabric;
+}
+
 }  // namespace stepgen

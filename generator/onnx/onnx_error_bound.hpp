@@ -40,4 +40,11 @@ std::optional<std::map<std::string, std::vector<double>>> runningErrorBounds(con
                                                                             const std::map<std::string, Matrix>& inputs,
                                                                             const FunctionErrors& fe);
 
+/// What a comparison with a reference may differ by, per output element: the fabric's
+/// running bound (FunctionErrors::fabric) plus an fp32 reference's (fp32Reference), since
+/// both are measured from the exact value. std::nullopt as runningErrorBounds.
+std::optional<std::map<std::string, std::vector<double>>> referenceErrorBounds(const StepGraph& g,
+                                                                              const std::map<std::string, Matrix>& inputs,
+                                                                              bool bf16Operands);
+
 }  // namespace stepgen

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "arch/arch_model.hpp"
 #include "common/fp.hpp"
 #include "driver/inputs.hpp"
 #include "onnx/onnx_lower.hpp"
@@ -55,9 +56,12 @@ OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const On
 }
 
 std::string importOnnx(const std::string& modelPath, const std::string& outDir, const std::string& dataDir,
-                       const std::string& routingTrace) {
+                       const std::string& routingTrace, const std::string& archPath, const std::string& schedulePath) {
   const OnnxGraph g = readOnnx(modelPath);
-  const OnnxImport imp = lowerOnnx(g, routingTrace);
+  const OnnxTiling tiling = !schedulePath.empty() ? readOnnxSchedule(schedulePath)
+                            : !archPath.empty()   ? chooseOnnxTiling(g, loadArch(archPath).cu.bufferBytes / 4, routingTrace)
+                                                  : OnnxTiling{};
+  const OnnxImport imp = lowerOnnx(g, routingTrace, tiling);
   const OnnxDataSet data = dataDir.empty() ? OnnxDataSet{} : readOnnxDataSet(dataDir, g, imp);
   const std::map<std::string, OnnxTensor>&given = data.given, &expected = data.expected;
   const std::map<std::string, Matrix> inputs = onnxInputMatrices(imp, g, given, false);
@@ -91,10 +95,11 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
   for (const auto& in : g.inputs)
     if (!given.count(in) && ++absent <= 8) missing += (missing.empty() ? "" : ", ") + in;
   if (absent > 8) missing += fmt::format(" and {} more", absent - 8);
-  return fmt::format("wrote {0}/graph.yaml ({1} ONNX nodes, {2} tensors), {0}/inputs/ ({3} files){4}{5}", outDir,
+  return fmt::format("wrote {0}/graph.yaml ({1} ONNX nodes, {2} tensors, {6}), {0}/inputs/ ({3} files){4}{5}", outDir,
                      imp.ops.size(), imp.leaves.size() + imp.outputs.size(), inputs.size(),
                      expected.empty() ? "" : fmt::format(", {}/expected/", outDir),
-                     missing.empty() ? "" : fmt::format("; graph inputs not written (give --data): {}", missing));
+                     missing.empty() ? "" : fmt::format("; graph inputs not written (give --data): {}", missing),
+                     tiling.tileRows > 0 ? fmt::format("rows in tiles of {}", tiling.tileRows) : "one tile per value");
 }
 
 }  // namespace stepgen

@@ -1,6 +1,9 @@
-// lowerOnnx: node by node, each ONNX value one tile. Streams are named s<k>; a stream with
+// lowerOnnx: node by node, each ONNX value one tile or, with OnnxTiling, row tiles where its
+// operators allow (docs/onnx.md#tiling). Streams are named s<k>; a stream with
 // several consumers gets a Broadcast once all of them are known (at the end). This file: the
 // values, streams, operands and the graph text; the operators are in onnx_operators.cpp.
+#include <yaml-cpp/yaml.h>
+
 #include <cmath>
 #include <regex>
 
@@ -51,6 +54,8 @@ OnnxImport Lowering::run() {
   }
   node_ = nullptr;
   for (const auto& name : g_.outputs) storeOutput(name);
+  imp_.matmulBufferWords = matmulWords_;
+  imp_.tileRows = tileRows_;
   return finish();
 }
 
@@ -109,6 +114,7 @@ std::set<int> Lowering::liveNodes() const {
 
 int Lowering::newStream() {
   uses_.emplace_back();
+  streamTiles_.push_back(1);
   return int(uses_.size()) - 1;
 }
 
@@ -155,9 +161,32 @@ std::string Lowering::addTensor(const std::string& base, int64_t rows, int64_t c
 
 Opnd Lowering::loadLeaf(const std::string& tensor, int64_t rows, int64_t cols) {
   const int s = newStream();
+  const LeafLoad l{opName("load"), tensor, ops_.size(), rows, cols};
   ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: [1], "
-                             "strides: [[0, 0]], out: s{}}}", opName("load"), tensor, rows, cols, s));
+                             "strides: [[0, 0]], out: s{}}}", l.name, tensor, rows, cols, s));
+  leafLoads_[s] = l;
   return use(s, rows, cols);
+}
+
+void Lowering::tileLoad(const Opnd& o, int64_t tiles, bool repeat) {
+  auto it = leafLoads_.find(o.id);
+  if (it == leafLoads_.end()) return;  // tiled already (map() asked for the same tiling)
+  const LeafLoad l = it->second;
+  leafLoads_.erase(it);
+  streamTiles_[size_t(o.id)] = tiles;
+  if (tiles == 1) return;
+  ops_[l.line] = fmt::format("  - {{name: {}, op: LinearOffChipLoad, tensor: {}, tile: [{}, {}], iter: [{}], "
+                             "strides: [[{}, 0]], out: s{}}}",
+                             l.name, l.tensor, repeat ? l.rows : l.rows / tiles, l.cols, tiles, repeat ? 0 : 1, o.id);
+}
+
+int64_t Lowering::tilesFor(int64_t rows) const {
+  return tileRows_ > 0 && tileRows_ < rows && rows % tileRows_ == 0 ? rows / tileRows_ : 1;
+}
+
+std::string Lowering::storeLine(const Opnd& o, const std::string& tensor) {
+  return fmt::format("  - {{name: {}, op: LinearOffChipStore, in: {}, tensor: {}, iter: [{}], strides: [[1, 0]]}}",
+                     opName("store"), o.stream, tensor, o.tiles);
 }
 
 Opnd Lowering::fillTable(float fill, int64_t rows, int64_t cols) {
@@ -191,6 +220,23 @@ Opnd Lowering::leafOperand(const Val& v, const std::vector<int64_t>& target, int
 }
 
 Opnd Lowering::map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t rows, int64_t cols) {
+  const bool product = fn == "matmul" || fn == "matmul_t";
+  const bool aLeaf = pendingLoad(a), bLeaf = b && pendingLoad(*b), bComputed = b && !bLeaf;
+  // Both reads of one leaf (x * x) take the same tiles; as both operands of a product, none.
+  const bool sameLeaf = aLeaf && bLeaf && b->id == a.id;
+  int64_t tiles = !aLeaf ? a.tiles : bComputed ? (product ? 1 : b->tiles) : sameLeaf && product ? 1 : tilesFor(a.rows);
+  if (bComputed && product && (b->tiles > 1 || tiles > 1))
+    fail("O-205", fmt::format("the second operand of a product is a computed value ({}x{}), which must be whole and read "
+                              "once: {} (import with whole tiles: no --schedule tile_rows, or an --arch whose compute unit "
+                              "holds the whole tile)",
+                              b->rows, b->cols,
+                              b->tiles > 1 ? fmt::format("it is in {} row tiles", b->tiles)
+                                           : fmt::format("the first operand's rows are in {} tiles", tiles)));
+  if (bComputed && !product && b->tiles != tiles)
+    fail("O-205", fmt::format("the two operands of {} are in {} and {} row tiles", fn, tiles, b->tiles));
+  if (aLeaf) tileLoad(a, tiles, false);
+  if (bLeaf) tileLoad(*b, tiles, product);
+  if (product) matmulWords_ = std::max(matmulWords_, ComputeUnitParams::matmulBufferWords(rows / tiles, a.cols, cols));
   std::string in = a.stream;
   if (b) {
     const int z = newStream();
@@ -200,6 +246,7 @@ Opnd Lowering::map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t 
   const int s = newStream();
   ops_.push_back(fmt::format("  - {{name: {}, op: Map, fn: {}, in: {}, out: s{}}}", opName(fn), fn, in, s));
   for (int bf = 0; bf < 2; ++bf) err_[bf][s] = errorOf(fn, a, b, bf == 1);
+  streamTiles_[size_t(s)] = tiles;
   return use(s, rows, cols);
 }
 
@@ -233,7 +280,7 @@ void Lowering::define(const std::string& name, const Opnd& o, const std::vector<
 
 Opnd Lowering::again(const Opnd& o) { return use(o.id, o.rows, o.cols); }
 
-Opnd Lowering::use(int s, int64_t rows, int64_t cols) { return {take(s), s, rows, cols}; }
+Opnd Lowering::use(int s, int64_t rows, int64_t cols) { return {take(s), s, rows, cols, streamTiles_[size_t(s)]}; }
 
 const Val& Lowering::val(const std::string& name) {
   auto it = vals_.find(name);
@@ -313,8 +360,8 @@ void Lowering::storeOutput(const std::string& name) {
     imp_.relErrorBound[bf] = std::max(imp_.relErrorBound[bf], it == err_[bf].end() ? 0.0 : it->second);
   }
   const std::string t = addTensor("out_" + name, rows, cols, "output");
-  ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipStore, in: {}, tensor: {}, iter: [1], strides: [[1, 0]]}}",
-                             opName("store"), o.stream, t));
+  tileLoad(o, 1, false);
+  ops_.push_back(storeLine(o, t));
   imp_.outputs.push_back({name, t, shape});
 }
 
@@ -337,7 +384,9 @@ OnnxImport Lowering::finish() {
   const ComposedStages moe = composeStages(own, stages_);
   std::string y;
   y += "# Imported from an ONNX model by stepgen (`stepgen import onnx`, docs/onnx.md).\n";
-  y += fmt::format("# Source: {} (opset {}). One tile per ONNX value{}.\n", g_.path, g_.opset,
+  y += fmt::format("# Source: {} (opset {}). {}{}.\n", g_.path, g_.opset,
+                   tileRows_ > 0 ? fmt::format("Rows in tiles of {} where the graph allows (docs/onnx.md#tiling)", tileRows_)
+                                 : "One tile per ONNX value",
                    stages_.empty() ? "" : "; each Mixture-of-Experts block is a stage (docs/onnx.md#moe)");
   y += "stepgraph: onnx_import\n";
   if (!moe.symbols.empty()) y += "symbols: {" + moe.symbols + "}\n";
@@ -377,8 +426,51 @@ std::string onnxSupportedOps() {
   return s;
 }
 
-OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace) {
-  return onnx_lowering::Lowering(g, routingTrace).run();
+OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace, const OnnxTiling& tiling) {
+  return onnx_lowering::Lowering(g, routingTrace, tiling.tileRows).run();
+}
+
+OnnxTiling chooseOnnxTiling(const OnnxGraph& g, int64_t bufferWords, const std::string& routingTrace) {
+  const OnnxImport whole = lowerOnnx(g, routingTrace);
+  if (whole.matmulBufferWords <= bufferWords) return {};
+  int64_t rows = 1;  // the most rows of any value: tile rows below it
+  for (const auto& [name, shape] : g.shapes) rows = std::max(rows, onnx_lowering::canonicalView(shape).first);
+  for (int64_t r = int64_t(1) << 15; r >= 1; r /= 2) {
+    if (r >= rows) continue;
+    try {
+      if (lowerOnnx(g, routingTrace, {r}).matmulBufferWords <= bufferWords) return {r};
+    } catch (const DiagError& e) {
+      if (e.diags.at(0).id != "O-205") throw;
+    }
+  }
+  return {};
+}
+
+OnnxTiling readOnnxSchedule(const std::string& path) {
+  YAML::Node y;
+  try {
+    y = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw DiagError("O-104", SourceLoc{path, e.mark.line + 1, e.mark.column + 1}, "not a readable schedule: " + e.msg);
+  }
+  OnnxTiling t;
+  if (!y || y.IsNull()) return t;
+  if (!y.IsMap()) throw DiagError("O-104", SourceLoc{path, y.Mark().line + 1, y.Mark().column + 1}, "a schedule is a map (tile_rows: N)");
+  for (const auto& kv : y) {
+    const std::string key = kv.first.as<std::string>();
+    const SourceLoc at{path, kv.first.Mark().line + 1, kv.first.Mark().column + 1};
+    if (key != "tile_rows") throw DiagError("O-104", at, fmt::format("unknown schedule key '{}' (known: tile_rows)", key));
+    int64_t v = -1;
+    try {
+      v = kv.second.as<int64_t>();
+    } catch (const YAML::Exception&) {
+    }
+    if (v < 0)
+      throw DiagError("O-104", SourceLoc{path, kv.second.Mark().line + 1, kv.second.Mark().column + 1},
+                      "tile_rows must be a non-negative integer (0: whole tiles)");
+    t.tileRows = v;
+  }
+  return t;
 }
 
 }  // namespace stepgen

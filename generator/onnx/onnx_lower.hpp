@@ -56,6 +56,17 @@ struct OnnxImport {
   /// through the graph (onnx_lower.cpp errorOf): index 0 with fp32 matmul operands, 1 with
   /// bf16 operands (number_format bf16_fp32).
   double relErrorBound[2] = {0, 0};
+  /// The most local memory one of its matmuls takes, words (ComputeUnitParams::matmulBufferWords
+  /// of its row tile): what chooseOnnxTiling compares with a compute unit's buffer.
+  int64_t matmulBufferWords = 0;
+  int64_t tileRows = 0;  ///< the OnnxTiling it was lowered with
+};
+
+/// How the importer tiles (docs/onnx.md#tiling): values whose operators work row by row
+/// (elementwise, reductions and softmax over the last axis, products by a constant) stream in
+/// tiles of `tileRows` rows where that divides their rows; 0: every value one tile.
+struct OnnxTiling {
+  int64_t tileRows = 0;
 };
 
 /// The relative tolerance of an imported graph's outputs: the propagated bound of the
@@ -74,8 +85,22 @@ std::string onnxSupportedOps();
 /// a scalar), O-103 a value of a type other than float32. With `routingTrace` (a routing
 /// CSV, support/routing_trace.hpp) every Mixture-of-Experts block replays its first tokens
 /// instead of routing on the fabric (for the timing-only model, which computes no logits;
-/// the graph reads it as "routing.csv" beside itself). Deterministic.
-OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace = "");
+/// the graph reads it as "routing.csv" beside itself). `tiling`: OnnxTiling; O-205 where
+/// its row tiles reach an operator that needs a whole value (a product whose second operand
+/// is computed: attention's scores, the 0/1 products that form layouts). Deterministic.
+OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace = "", const OnnxTiling& tiling = {});
+
+/// The tiling for a compute unit of `bufferWords` words of local memory: whole tiles when
+/// every matmul fits it (OnnxImport::matmulBufferWords), else the largest power-of-two tile
+/// rows (below the whole) with which every matmul fits and the graph lowers; whole tiles
+/// when none does (mapping then reports M-302 for the product too big). Lowers `g` once per
+/// candidate (at most 16). Throws lowerOnnx's errors for the whole-tile lowering.
+OnnxTiling chooseOnnxTiling(const OnnxGraph& g, int64_t bufferWords, const std::string& routingTrace = "");
+
+/// Reads an import schedule (docs/onnx.md#tiling): a YAML map with `tile_rows: N` (N >= 1;
+/// N = 0 or the key left out: whole tiles). Throws DiagError O-104 naming the file, line and
+/// key for an unreadable file, another key or a value that is not a non-negative integer.
+OnnxTiling readOnnxSchedule(const std::string& path);
 
 /// The input matrices of the imported graph: each leaf's source (the model's initializers,
 /// the import's constants, or `given` for graph inputs) through its layout steps, as fp32 bit

@@ -51,8 +51,8 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     return z.tensor;
   };
   const std::string xs = state(pre + "_x", t, d), ys = state(pre + "_y", t, d);
-  ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipStore, in: {}, tensor: {}, iter: [1], strides: [[1, 0]]}}",
-                             opName("store"), x.stream, xs));
+  tileLoad(x, 1, false);
+  ops_.push_back(storeLine(x, xs));
   // The stage's own tensors, named as composeGraph names them (<stage>_<tensor>).
   auto leaf = [&](const std::string& tensor, int64_t rows, int64_t cols) {
     OnnxLeafTensor l;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <functional>
 #include <iostream>
 
 #include "arch/arch_model.hpp"
@@ -31,34 +30,8 @@ struct Outcome {
   std::string test, ops, reason, rtl;  ///< rtl: "yes" / "no" / "" (not run)
   bool supported = false, modelOk = false;
   double maxAbs = 0, maxRel = 0, tol = 0;
-  int64_t outside = 0;         ///< elements outside both the static and the running bound
-  int64_t byRunning = 0;       ///< elements outside the static bound, within the running one
-  double runningShare = 0;     ///< the largest |out - expected| / running bound among those
+  ElementCheck elements;  ///< over every data set and output
 };
-
-/// Checks one output against the static relative bound (tolerance x max(|expected|, 1e-3 x
-/// the largest |expected|), as maxRelError measures) and, for an element outside it, the
-/// running error bound (the fabric's plus the reference's, docs/onnx.md#conformance), which
-/// `running` computes once on demand (std::nullopt: none for this graph).
-void checkOutput(const Matrix& got, const Matrix& want, const std::string& tensor,
-                 const std::function<const std::optional<std::map<std::string, std::vector<double>>>&()>& running, Outcome& r) {
-  double scale = 0;
-  for (uint32_t w : want.data) scale = std::max(scale, std::fabs(double(bitsToFloat(w))));
-  for (size_t i = 0; i < want.data.size(); ++i) {
-    const double a = bitsToFloat(got.data[i]), e = bitsToFloat(want.data[i]);
-    if (a == e || (std::isnan(a) && std::isnan(e))) continue;
-    const double err = std::fabs(a - e);
-    if (!(err > r.tol * std::max({std::fabs(e), 1e-3 * scale, 1e-30}))) continue;
-    const auto& bounds = running();
-    const double bound = bounds && bounds->count(tensor) ? bounds->at(tensor).at(i) : INFINITY;
-    if (std::isfinite(bound) && err <= bound) {
-      r.byRunning++;
-      r.runningShare = std::max(r.runningShare, err / bound);
-    } else {
-      r.outside++;
-    }
-  }
-}
 
 std::string csvSafe(std::string s) {
   for (char& c : s)
@@ -78,17 +51,6 @@ std::vector<fs::path> sortedDirs(const fs::path& dir, const std::string& prefix)
     if (e.is_directory() && e.path().filename().string().rfind(prefix, 0) == 0) v.push_back(e.path());
   std::sort(v.begin(), v.end());
   return v;
-}
-
-/// The running error bound of each output element: the fabric's plus the fp32 reference's.
-std::optional<std::map<std::string, std::vector<double>>> sumBounds(const StepGraph& g, const std::map<std::string, Matrix>& inputs,
-                                                                   bool bf16) {
-  auto fabric = runningErrorBounds(g, inputs, FunctionErrors::fabric(bf16));
-  const auto reference = runningErrorBounds(g, inputs, FunctionErrors::fp32Reference());
-  if (!fabric || !reference) return std::nullopt;
-  for (auto& [tensor, b] : *fabric)
-    for (size_t i = 0; i < b.size(); ++i) b[i] += reference->at(tensor)[i];
-  return fabric;
 }
 
 void runTest(const fs::path& testDir, const OnnxConformanceOptions& o, bool bf16, Outcome& r) {
@@ -114,8 +76,8 @@ void runTest(const fs::path& testDir, const OnnxConformanceOptions& o, bool bf16
     for (const auto& [name, m] : inputs) toNpy(work / "inputs" / (name + ".npy"), m);
     const ModelResult res = runModelOnly(o.archPath, (work / "graph.yaml").string(), (work / "inputs").string(), 1);
     std::optional<std::optional<std::map<std::string, std::vector<double>>>> running;  // computed on first need
-    auto runningBounds = [&]() -> const std::optional<std::map<std::string, std::vector<double>>>& {
-      if (!running) running = sumBounds(loadGraph((work / "graph.yaml").string()), inputs, bf16);
+    const RunningBounds runningBounds = [&]() -> const std::optional<std::map<std::string, std::vector<double>>>& {
+      if (!running) running = referenceErrorBounds(loadGraph((work / "graph.yaml").string()), inputs, bf16);
       return *running;
     };
     for (size_t k = 0; k < imp.outputs.size(); ++k) {
@@ -129,21 +91,21 @@ void runTest(const fs::path& testDir, const OnnxConformanceOptions& o, bool bf16
       Matrix w{1, want.count(), {}};
       for (float e : want.f) w.data.push_back(floatToBits(e));
       r.maxRel = std::max(r.maxRel, maxRelError(got, w));
-      checkOutput(got, w, imp.outputs[k].tensor, runningBounds, r);
+      checkElements(got, w, r.tol, imp.outputs[k].tensor, runningBounds, r.elements);
       for (size_t i = 0; i < want.f.size(); ++i) {
         const double a = bitsToFloat(got.data[i]), e = want.f[i];
         if (a != e && !(std::isnan(a) && std::isnan(e))) r.maxAbs = std::max(r.maxAbs, std::fabs(a - e));
       }
     }
   }
-  if (r.outside > 0) {
+  if (r.elements.outside > 0) {
     r.modelOk = false;
-    r.reason = fmt::format("{} elements outside the tolerance and the running error bound", r.outside);
+    r.reason = fmt::format("{} elements outside the tolerance and the running error bound", r.elements.outside);
     return;
   }
-  if (r.byRunning > 0)
+  if (r.elements.byRunning > 0)
     r.reason = fmt::format("{} elements outside the tolerance (cancellation), within the running error bound (at most {:.2f} of it)",
-                           r.byRunning, r.runningShare);
+                           r.elements.byRunning, r.elements.runningShare);
   if (o.rtlArchPath.empty()) return;
   // In RTL where the graph maps onto the fabric (many node tests do not: rows of their
   // tensors narrower than a 64-byte DRAM piece, M-305), on the last data set's inputs.

@@ -72,6 +72,15 @@ double nodeTestError(const std::string& test, double* tolerance = nullptr) {
   return worst;
 }
 
+/// verify --reference's check of the model's outputs of an imported folder `out`; these
+/// blocks pass by the relative tolerance alone (no element needs the running bound).
+ReferenceCheck referenceCheck(const ModelResult& r, const fs::path& out) {
+  const StepGraph g = loadGraph((out / "graph.yaml").string());
+  const ReferenceCheck ref = compareWithReference(r.outputs, out / "expected", "fp32", g, loadInputs(g, (out / "inputs").string(), 1));
+  CHECK(ref.elements.byRunning == 0);
+  return ref;
+}
+
 }  // namespace
 
 TEST_CASE("ONNX node tests: the imported graph matches ONNX's expected outputs", "[onnx]") {
@@ -221,7 +230,7 @@ TEST_CASE("ONNX import: the PyTorch dense block in the model against PyTorch's o
   for (size_t at = yaml.find("fn: recip"); at != std::string::npos; at = yaml.find("fn: recip", at + 1)) ++recips;
   CHECK(recips == 2);  // the softmax's sum and the sigmoid's; both RMSNorms divide by sqrt as one rsqrt each
   const ModelResult r = runModelOnly(kRoot + "/arch/onnx.yaml", (out / "graph.yaml").string(), (out / "inputs").string(), 1);
-  const ReferenceCheck ref = compareWithReference(r.outputs, out / "expected", "fp32");
+  const ReferenceCheck ref = referenceCheck(r, out);
   CHECK(ref.outputs == 1);
   CHECK(ref.ok());
   CHECK(ref.maxRelErr > 1e-6);  // the fabric's exp and recip are not exact: a zero error would mean a vacuous compare
@@ -235,7 +244,7 @@ TEST_CASE("ONNX import: the PyTorch Llama block (heads, RoPE, causal mask) again
   importOnnx(ex + "/model.onnx", out.string(), ex + "/data");
   CHECK(readText(out / "graph.yaml").find("fn: matmul_t") != std::string::npos);
   const ModelResult r = runModelOnly(kRoot + "/arch/onnx.yaml", (out / "graph.yaml").string(), (out / "inputs").string(), 1);
-  const ReferenceCheck ref = compareWithReference(r.outputs, out / "expected", "fp32");
+  const ReferenceCheck ref = referenceCheck(r, out);
   CHECK(ref.outputs == 1);
   CHECK(ref.ok());
   CHECK(ref.maxRelErr > 1e-6);
@@ -281,7 +290,7 @@ TEST_CASE("ONNX import: the PyTorch Qwen3-MoE block routes each token to its top
       for (int d = 0; d < 16; ++d) CHECK(f(wg.data[size_t((e * 32 + fi) * 16 + d)]) == double(w.f[size_t(d * 32 + fi)]));
   }
   const ModelResult r = runModelOnly(kRoot + "/arch/onnx.yaml", (out / "graph.yaml").string(), (out / "inputs").string(), 1);
-  const ReferenceCheck ref = compareWithReference(r.outputs, out / "expected", "fp32");
+  const ReferenceCheck ref = referenceCheck(r, out);
   CHECK(ref.outputs == 1);
   CHECK(ref.ok());
   CHECK(ref.maxRelErr > 1e-6);
@@ -318,4 +327,44 @@ TEST_CASE("ONNX import: --routing-trace makes each MoE block replay the trace", 
     CHECK(e.diags.at(0).id == "O-202");
   }
   CHECK(!fs::exists(bad));
+}
+
+TEST_CASE("ONNX import: row tiles give the whole-tile outputs bit for bit", "[onnx]") {
+  // examples/pytorch/mlp_block works row by row (RMSNorm, SwiGLU, residual): in tiles of 16 of
+  // its 128 rows every row meets the same functions in the same order as in one tile.
+  const std::string ex = kRoot + "/examples/pytorch/mlp_block";
+  std::map<std::string, ModelResult> runs;
+  for (const std::string& schedule : std::vector<std::string>{"", ex + "/schedule.yaml"}) {
+    const fs::path out = fs::temp_directory_path() / ("sg_onnx_mlp_tiles" + std::to_string(schedule.size()));
+    importOnnx(ex + "/model.onnx", out.string(), ex + "/data", "", "", schedule);
+    const std::string yaml = readText(out / "graph.yaml");
+    if (!schedule.empty()) {
+      CHECK(yaml.find("tensor: x, tile: [16, 32], iter: [8], strides: [[1, 0]]") != std::string::npos);
+      CHECK(yaml.find("tensor: w_gate, tile: [32, 64], iter: [8], strides: [[0, 0]]") != std::string::npos);  // whole, per tile
+      CHECK(yaml.find("iter: [8], strides: [[1, 0]]}") != std::string::npos);  // the store
+    }
+    runs[schedule] = runModelOnly(kRoot + "/arch/onnx.yaml", (out / "graph.yaml").string(), (out / "inputs").string(), 1);
+  }
+  CHECK(runs.at("").outputs.at("out_y").data == runs.at(ex + "/schedule.yaml").outputs.at("out_y").data);
+}
+
+TEST_CASE("ONNX import: tile rows chosen for the compute unit's memory", "[onnx]") {
+  // mlp_block's products, [T, 32] x [32, 64] and [T, 64] x [64, 32], take 2 (32T + 2048 + 64T)
+  // words of local memory (a, b and out double-buffered): 28,672 at T = 128, 16,384 at 64.
+  const OnnxGraph g = readOnnx(kRoot + "/examples/pytorch/mlp_block/model.onnx");
+  CHECK(chooseOnnxTiling(g, 16384).tileRows == 64);        // arch/onnx_small.yaml's 64 KB
+  CHECK(chooseOnnxTiling(g, 16383).tileRows == 32);
+  CHECK(chooseOnnxTiling(g, 28672).tileRows == 0);         // whole tiles fit
+  CHECK(chooseOnnxTiling(g, 4096).tileRows == 0);          // the weights alone take 4,096: nothing fits
+  CHECK(lowerOnnx(g, "", {64}).matmulBufferWords == 16384);
+  // Attention forms its scores from a computed k: no row tiles reach it.
+  const OnnxGraph llama = readOnnx(kRoot + "/examples/pytorch/llama_block/model.onnx");
+  std::string id;
+  try {
+    lowerOnnx(llama, "", {4});
+  } catch (const DiagError& e) {
+    id = e.diags.at(0).id;
+  }
+  CHECK(id == "O-205");
+  CHECK(chooseOnnxTiling(llama, 1024).tileRows == 0);
 }
