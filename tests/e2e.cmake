@@ -322,6 +322,15 @@ add_test(NAME e2e_pytorch_mlp_block_tiled
            $<TARGET_FILE:stepgen> import onnx $e/model.onnx -o $d/import --data $e/data --schedule $e/schedule.yaml
            $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_small.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
 set_tests_properties(e2e_pytorch_mlp_block_tiled PROPERTIES FIXTURES_REQUIRED onnx_small_fabric TIMEOUT 900)
+# The tiles `--arch` chooses for that fabric, 64 rows: each product computes 32,768 cycles with
+# every link still, which the harness's default watchdog (20,000 cycles) once took for a
+# deadlock; verify waits at least twice the longest computation the model times.
+add_test(NAME e2e_pytorch_mlp_block_arch_tiles
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_mlp_block_arch; e=${STEPGEN_ROOT}/examples/pytorch/mlp_block; rm -rf $d
+           $<TARGET_FILE:stepgen> import onnx $e/model.onnx -o $d/import --data $e/data --arch ${STEPGEN_ROOT}/arch/onnx_small.yaml
+           grep -q 'tile: \\[64, 32\\], iter: \\[2\\]' $d/import/graph.yaml
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_small.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_pytorch_mlp_block_arch_tiles PROPERTIES FIXTURES_REQUIRED onnx_small_fabric TIMEOUT 900)
 # RMSNorm's residual as the importer writes it (tests/unit/test_buffering.cpp counts the bytes):
 # a one-row tile takes a memory-unit buffer, which the model once took for a deadlock (its
 # rowsum let go of a tile only as its output left; the RTL takes the whole row first); a

@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   verifyCmd->add_flag_callback("--flat", [&vo] { vo.hierarchical = false; },
                                "verilate the fabric as one model (runs faster, builds slower on big fabrics)")
       ->excludes(hierOpt);
-  verifyCmd->add_option("--watchdog", vo.watchdogCycles, "cycles without progress before the RTL run is declared deadlocked");
+  verifyCmd->add_option("--watchdog", vo.watchdogCycles, "cycles without progress before the RTL run is declared deadlocked (at least twice the longest tile computation the model times)");
   verifyCmd->add_option("--build-cache", vo.buildCache, "folder that keeps verilated fabrics between runs");
   verifyCmd->add_option("--max-cycle-error", vo.maxCycleErrorPercent,
                         "fail when |RTL - model| / RTL cycles exceeds this many percent (default: not checked)");

@@ -287,6 +287,7 @@ VerifyReport verify(const VerifyOptions& o) {
                                        inputs);
 
   if (!o.skipRtl) {
+    const int64_t watchdog = std::max(o.watchdogCycles, 2 * r.model.timing.longestCompute);
     std::string cache = o.buildCache.empty() ? (st.tmp / "build").string() : o.buildCache;
     std::string bin;
     r.hierarchical = o.hierarchical.value_or(hierarchicalByDefault(c.arch));
@@ -297,7 +298,7 @@ VerifyReport verify(const VerifyOptions& o) {
       r.firstMismatch = e.what();
     }
     if (!bin.empty()) {
-      r.rtl = runRtl(c, bin, o.watchdogCycles, o.trace, st.tmp);
+      r.rtl = runRtl(c, bin, watchdog, o.trace, st.tmp);
       replayDecisions(c, inputs, st.tmp, r);
       compareRtl(st.tmp, r);
     }
@@ -306,7 +307,7 @@ VerifyReport verify(const VerifyOptions& o) {
       try {
         const int nag = int(UnitCatalogue(c.arch).unitsOfKind(UnitKind::AddressGen).size());
         const std::string axiBin = buildFabric(c.rtl, c.arch.name, cache, false, &r.axiBuildSeconds, nag, r.hierarchical);
-        r.axi = runRtl(c, axiBin, o.watchdogCycles, false, st.tmp, "axi");
+        r.axi = runRtl(c, axiBin, watchdog, false, st.tmp, "axi");
         if (r.axi.status == "ok") r.axiMismatch = firstMismatch(st.tmp, "axi", r);
         else r.axiMismatch = r.axi.message;
       } catch (const std::exception& e) {

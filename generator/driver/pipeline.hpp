@@ -84,6 +84,9 @@ struct VerifyOptions {
   /// Verilator --hierarchical (sg_cu verilated once per parameter set, docs/hardware.md) or
   /// flat; unset: hierarchicalByDefault(arch) decides.
   std::optional<bool> hierarchical;
+  /// Cycles without progress before an RTL run is called a deadlock; at least twice the
+  /// model's TimingResult::longestCompute (a matmul of a large tile computes longer than
+  /// 20,000 cycles with every link still).
   int64_t watchdogCycles = 20000;
   std::string buildCache;           ///< folder for verilated fabrics keyed by RTL hash ("" = <out>/build)
   double maxCycleErrorPercent = 0;  ///< > 0: |RTL - model| / RTL above this fails the verdict

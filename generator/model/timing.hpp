@@ -44,6 +44,10 @@ struct TimingResult {
   /// A deadlock that came from an assumed merge order the timing contradicts: runModel
   /// tries again with the decisions in `mergeOrders` before it reports the deadlock.
   bool mergeOrderRevised = false;
+  /// The most cycles one unit computes one tile while no beat need move on any link (a
+  /// matmul's passes x K, sg_cu.sv): an RTL run's watchdog must wait longer than this before
+  /// it calls a stall a deadlock (verify's effectiveWatchdog).
+  int64_t longestCompute = 0;
 };
 
 /// Cycles from the end of a section (every unit idle, every DRAM write complete) to the

@@ -357,6 +357,18 @@ TEST_CASE("ONNX import: tile rows chosen for the compute unit's memory", "[onnx]
   CHECK(chooseOnnxTiling(g, 28672).tileRows == 0);         // whole tiles fit
   CHECK(chooseOnnxTiling(g, 4096).tileRows == 0);          // the weights alone take 4,096: nothing fits
   CHECK(lowerOnnx(g, "", {64}).matmulBufferWords == 16384);
+  // In those tiles each product computes 64 x 64 / 4 lanes passes of K = 32 cycles: the RTL
+  // watchdog must outwait 32,768 cycles in which no link moves (verify doubles it).
+  const fs::path out = fs::temp_directory_path() / "sg_onnx_mlp_arch";
+  const std::string ex = kRoot + "/examples/pytorch/mlp_block";
+  importOnnx(ex + "/model.onnx", out.string(), ex + "/data", "", kRoot + "/arch/onnx_small.yaml");
+  VerifyOptions vo;
+  vo.archPath = kRoot + "/arch/onnx_small.yaml";
+  vo.graphPath = (out / "graph.yaml").string();
+  vo.inputsDir = (out / "inputs").string();
+  vo.outDir = (out / "verify").string();
+  vo.skipRtl = true;
+  CHECK(verify(vo).model.timing.longestCompute == 64 * 64 / 4 * 32);
   // Attention forms its scores from a computed k: no row tiles reach it.
   const OnnxGraph llama = readOnnx(kRoot + "/examples/pytorch/llama_block/model.onnx");
   std::string id;

@@ -514,6 +514,9 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
     }
   }
   TimingResult r;
+  for (auto& u : m.units)
+    if (const auto* mm = dynamic_cast<const CuMatmul*>(u.get()))
+      for (int64_t c : mm->computeCycles) r.longestCompute = std::max(r.longestCompute, c);
   for (const DramChannel& ch : m.channels) r.dramLate += ch.late;
   r.offchipReadBytes = m.readBytes;
   r.offchipWriteBytes = m.writeBytes;
@@ -594,6 +597,7 @@ TimingResult estimateTiming(const StepGraph& g, const Mapping& mp, const ArchMod
     total.offchipWriteBytes += r.offchipWriteBytes;
     total.mergeOrders.insert(r.mergeOrders.begin(), r.mergeOrders.end());
     total.mergeOrderRevised = total.mergeOrderRevised || r.mergeOrderRevised;
+    total.longestCompute = std::max(total.longestCompute, r.longestCompute);
     for (auto& x : r.stuck) total.stuck.push_back(s == 0 && mp.sections == 1 ? x : fmt::format("section {}: {}", s, x));
     if (r.deadlock) {
       total.deadlock = true;
