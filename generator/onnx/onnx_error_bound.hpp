@@ -28,9 +28,10 @@ struct FunctionErrors {
   static FunctionErrors fp32Reference();
 };
 
-/// For each output tensor of `g` (a graph lowerOnnx wrote: whole-tile LinearOffChipLoad,
-/// Zip, Broadcast, Map of matmul, matmul_t, add, sub, mul, exp, recip, rsqrt, rowsum,
-/// rowmax, LinearOffChipStore), a bound on |computed - exact| per element, row-major, given
+/// For each output tensor of `g` (a graph lowerOnnx wrote: LinearOffChipLoad, Zip,
+/// Broadcast, Map of matmul, matmul_t, add, sub, mul, exp, recip, rsqrt, rowsum, rowmax,
+/// LinearOffChipStore; each tensor evaluated whole, which row tiles do not change: their
+/// operators work row by row), a bound on |computed - exact| per element, row-major, given
 /// the input tensors `inputs` (fp32 bit patterns by tensor name) and the functions' errors.
 /// The exact value is taken as the double evaluation (its own error is ~2^-53 relative). A
 /// bound is +inf where none holds (a division by a value its error can reach zero, a
