@@ -50,11 +50,6 @@ RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdo
     if (t.isInput()) d.inputs.push_back(region(c.graph, t, "inputs/" + t.name + ".npy"));
   }
   d.ports = cat.fabricPortNames();
-  for (const Route& rt : c.mapping.routes) {
-    const std::string key = cat.portName({rt.dstUnit}, rt.dstPort);
-    for (auto& p : d.ports)
-      if (p == key) p += fmt::format(" (stream {})", c.graph.stream(rt.stream).name);
-  }
   d.maxCycles = 200000000;
   d.watchdog = uint64_t(watchdogCycles);
   d.trace = trace ? "wave.fst" : "";
@@ -68,7 +63,18 @@ RunResult runRtl(const CompileResult& c, const std::string& bin, int64_t watchdo
   std::system(cmd.c_str());
 
   try {
-    return readRunResult(dir / d.result);
+    RunResult r = readRunResult(dir / d.result);
+    // A port carries another stream in each section: name the one of the section that stalled.
+    const int section = r.sections.empty() ? 0 : int(r.sections.size()) - 1;
+    for (StuckPort& p : r.stuck) {
+      std::string stream;
+      for (const Route& rt : c.mapping.routes)
+        if (rt.ctx == section && cat.portName({rt.dstUnit}, rt.dstPort) == p.port) stream = c.graph.stream(rt.stream).name;
+      p.port += stream.empty() ? fmt::format(" (no stream in section {})", section)
+                               : c.mapping.sections > 1 ? fmt::format(" (stream {}, section {})", stream, section)
+                                                        : fmt::format(" (stream {})", stream);
+    }
+    return r;
   } catch (const std::exception&) {
     RunResult r;
     r.status = "crashed";
