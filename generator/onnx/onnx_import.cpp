@@ -72,6 +72,12 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
   try {
     fs::create_directories(tmp / "inputs");
     writeFile(tmp / "graph.yaml", imp.yaml);
+    // The schedule the graph was lowered with, to read back with --schedule (or edit).
+    writeFile(tmp / "schedule.yaml", fmt::format("# stepgen import onnx schedule (docs/onnx.md#tiling){}\ntile_rows: {}\n",
+                                                 !schedulePath.empty() ? ", from " + schedulePath
+                                                 : !archPath.empty()   ? ", chosen for " + archPath
+                                                                       : "",
+                                                 tiling.tileRows));
     if (!routingTrace.empty()) fs::copy_file(routingTrace, tmp / "routing.csv");
     for (const auto& [name, m] : inputs) toNpy(tmp / "inputs" / (name + ".npy"), m);
     if (!expected.empty())  // the bound the outputs are held to (verify --reference)

@@ -20,6 +20,7 @@ struct OnnxDataSet {
 OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const OnnxImport& imp);
 
 /// Reads `modelPath`, lowers it (onnx_lower.hpp) and writes `outDir`/graph.yaml,
+/// `outDir`/schedule.yaml (the tiling it was lowered with, readOnnxSchedule's format),
 /// `outDir`/inputs/<tensor>.npy (the constants; the graph inputs too when `dataDir` gives
 /// them: an ONNX test_data_set's input_<k>.pb, or <input name>.npy of the same element count)
 /// and, when `dataDir` has the outputs (output_<k>.pb or <output name>.npy),

@@ -362,6 +362,7 @@ TEST_CASE("ONNX import: tile rows chosen for the compute unit's memory", "[onnx]
   const fs::path out = fs::temp_directory_path() / "sg_onnx_mlp_arch";
   const std::string ex = kRoot + "/examples/pytorch/mlp_block";
   importOnnx(ex + "/model.onnx", out.string(), ex + "/data", "", kRoot + "/arch/onnx_small.yaml");
+  CHECK(readOnnxSchedule((out / "schedule.yaml").string()).tileRows == 64);  // written for --schedule to read back
   VerifyOptions vo;
   vo.archPath = kRoot + "/arch/onnx_small.yaml";
   vo.graphPath = (out / "graph.yaml").string();
