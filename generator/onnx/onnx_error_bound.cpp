@@ -4,6 +4,9 @@
 #include <limits>
 
 #include "common/fp.hpp"
+#include "ir/attrs.hpp"
+#include "passes/shape_check.hpp"
+#include "support/diag.hpp"
 
 namespace stepgen {
 
@@ -127,6 +130,20 @@ Bounded rowReduce(const std::string& fn, const Bounded& a, const FunctionErrors&
   return out;
 }
 
+/// silu = x * sigmoid(x): the fabric's sigmoid is a table within FunctionErrors::sigmoid of it
+/// (sim/common/fp.hpp sigmoidTable), so |x| times that, plus the input's error through the
+/// slope (|silu'| <= 1.1) and the product's rounding.
+Bounded silu(const Bounded& a, const FunctionErrors& fe) {
+  Bounded out = sized(a.rows, a.cols);
+  for (size_t i = 0; i < out.v.size(); ++i) {
+    const double x = a.v[i], v = x / (1 + std::exp(-x));
+    const double e = 1.1 * a.e[i] + (std::fabs(x) + a.e[i]) * fe.sigmoid + fe.round * (std::fabs(v) + 1.1 * a.e[i]);
+    out.v[i] = v;
+    out.e[i] = clean(v, e);
+  }
+  return out;
+}
+
 std::optional<Bounded> applyFunction(const std::string& fn, const Bounded& in, const FunctionErrors& fe) {
   if (fn == "matmul" || fn == "matmul_t") {
     if (in.parts.size() != 2) return std::nullopt;
@@ -139,7 +156,42 @@ std::optional<Bounded> applyFunction(const std::string& fn, const Bounded& in, c
   if (!in.parts.empty()) return std::nullopt;
   if (fn == "exp" || fn == "recip" || fn == "rsqrt") return unary(fn, in, fe);
   if (fn == "rowsum" || fn == "rowmax") return rowReduce(fn, in, fe);
-  return std::nullopt;  // silu and the MoE block's functions: no running bound
+  if (fn == "silu") return silu(in, fe);
+  return std::nullopt;  // the MoE block's routing functions: no running bound
+}
+
+/// The elementwise sum of `n` tiles in order (Accum add): each partial sum rounded once.
+Bounded accumulate(const std::vector<Bounded>& tiles, size_t from, size_t n, const FunctionErrors& fe) {
+  Bounded out = sized(tiles[from].rows, tiles[from].cols);
+  for (size_t i = 0; i < out.v.size(); ++i) {
+    double v = 0, e = 0, mag = 0;
+    for (size_t k = from; k < from + n; ++k) v += tiles[k].v[i], e += tiles[k].e[i], mag += std::fabs(tiles[k].v[i]) + tiles[k].e[i];
+    out.v[i] = v;
+    out.e[i] = clean(v, e + double(n - 1) * fe.round * mag);
+  }
+  return out;
+}
+
+/// The tile coordinates a LinearOffChipLoad / Store visits, in stream order
+/// (docs/graph_format.md: index (i_k..i_0) is tile (r0 + sum i dr, c0 + sum i dc)).
+std::vector<std::pair<int64_t, int64_t>> tileWalk(const StepGraph& g, const Op& op) {
+  const std::vector<int64_t> iter = attrIntList(g, op, "iter");
+  const std::vector<std::vector<int64_t>> strides = attrIntMatrix(g, op, "strides");
+  const std::vector<int64_t> origin = op.attrs.count("origin") ? attrIntList(g, op, "origin") : std::vector<int64_t>{0, 0};
+  std::vector<std::pair<int64_t, int64_t>> walk;
+  std::vector<int64_t> idx(iter.size(), 0);
+  int64_t total = 1;
+  for (int64_t n : iter) total *= n;
+  for (int64_t k = 0; k < total; ++k) {
+    int64_t r = origin.at(0), c = origin.at(1);
+    for (size_t d = 0; d < iter.size(); ++d) r += idx[d] * strides.at(d).at(0), c += idx[d] * strides.at(d).at(1);
+    walk.emplace_back(r, c);
+    for (size_t d = iter.size(); d-- > 0;) {  // the last index runs fastest
+      if (++idx[d] < iter[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return walk;
 }
 
 std::string scalarAttr(const Op& op, const char* key) {
@@ -157,18 +209,39 @@ FunctionErrors FunctionErrors::fabric(bool bf16Operands) {
 
 FunctionErrors FunctionErrors::fp32Reference() {
   FunctionErrors fe;
-  fe.exp = fe.recip = fe.rsqrt = fe.round;
+  fe.exp = fe.recip = fe.rsqrt = fe.sigmoid = fe.round;
   return fe;
 }
 
 std::optional<std::map<std::string, std::vector<double>>> runningErrorBounds(const StepGraph& g,
                                                                             const std::map<std::string, Matrix>& inputs,
                                                                             const FunctionErrors& fe) {
-  std::vector<std::optional<Bounded>> value(g.streams.size());
-  std::map<std::string, std::vector<double>> bounds;
+  // Tensors as the run leaves them: the inputs, then what the stores write (a load of a
+  // tensor some store writes waits for every such store: a stage's state tensors).
+  std::map<std::string, Bounded> tensors;
+  std::map<std::string, int> storesLeft;
+  for (const Op& op : g.ops)
+    if (op.kind == OpKind::LinearOffChipStore) ++storesLeft[scalarAttr(op, "tensor")];
+  for (const Tensor& t : g.tensors) {
+    const auto rows = t.shape.at(0).evaluate(g.symbols), cols = t.shape.at(1).evaluate(g.symbols);
+    if (!rows || !cols) return std::nullopt;
+    Bounded b = sized(*rows, *cols);
+    if (auto it = inputs.find(t.name); it != inputs.end()) {
+      if (int64_t(it->second.data.size()) != *rows * *cols) return std::nullopt;
+      for (size_t i = 0; i < b.v.size(); ++i) b.v[i] = bitsToFloat(it->second.data[i]);
+    } else if (t.isInput() && !storesLeft.count(t.name)) {
+      return std::nullopt;  // an input the caller did not give
+    }
+    tensors[t.name] = std::move(b);
+  }
+  ShapeResult shapes;
+  try {
+    shapes = checkShapes(g);
+  } catch (const DiagError&) {
+    return std::nullopt;
+  }
+  std::vector<std::optional<std::vector<Bounded>>> value(g.streams.size());
   std::vector<bool> done(g.ops.size(), false);
-  // The lowering writes each Broadcast after its stream's last use: evaluate in passes until
-  // every op has run (each pass runs at least one op of a valid graph).
   for (size_t left = g.ops.size(); left > 0;) {
     const size_t before = left;
     for (size_t k = 0; k < g.ops.size(); ++k) {
@@ -176,34 +249,83 @@ std::optional<std::map<std::string, std::vector<double>>> runningErrorBounds(con
       if (done[k]) continue;
       bool ready = true;
       for (StreamId s : op.inputs) ready = ready && value[size_t(s.v)].has_value();
+      if (op.kind == OpKind::LinearOffChipLoad) ready = storesLeft[scalarAttr(op, "tensor")] == 0;
       if (!ready) continue;
+      auto in = [&](size_t i) -> const std::vector<Bounded>& { return *value[size_t(op.inputs.at(i).v)]; };
       switch (op.kind) {
         case OpKind::LinearOffChipLoad: {
-          auto it = inputs.find(scalarAttr(op, "tensor"));
-          if (it == inputs.end() || op.outputs.size() != 1) return std::nullopt;
-          Bounded t = sized(it->second.rows, it->second.cols);
-          for (size_t i = 0; i < t.v.size(); ++i) t.v[i] = bitsToFloat(it->second.data.at(i));
-          value[size_t(op.outputs[0].v)] = std::move(t);
+          const Bounded& t = tensors.at(scalarAttr(op, "tensor"));
+          const std::vector<int64_t> tile = attrIntList(g, op, "tile");
+          std::vector<Bounded> tiles;
+          for (auto [tr, tc] : tileWalk(g, op)) {
+            Bounded b = sized(tile.at(0), tile.at(1));
+            for (int64_t r = 0; r < b.rows; ++r)
+              for (int64_t c = 0; c < b.cols; ++c) {
+                const int64_t R = tr * b.rows + r, C = tc * b.cols + c;
+                if (R >= t.rows || C >= t.cols) return std::nullopt;
+                b.v[size_t(r * b.cols + c)] = t.v[size_t(R * t.cols + C)];
+                b.e[size_t(r * b.cols + c)] = t.e[size_t(R * t.cols + C)];
+              }
+            tiles.push_back(std::move(b));
+          }
+          value[size_t(op.outputs.at(0).v)] = std::move(tiles);
           break;
         }
         case OpKind::Zip: {
-          Bounded t;
-          for (StreamId s : op.inputs) t.parts.push_back(*value[size_t(s.v)]);
-          value[size_t(op.outputs.at(0).v)] = std::move(t);
+          std::vector<Bounded> tiles(in(0).size());
+          for (size_t i = 0; i < tiles.size(); ++i)
+            for (size_t p = 0; p < op.inputs.size(); ++p) {
+              if (in(p).size() != tiles.size()) return std::nullopt;
+              tiles[i].parts.push_back(in(p)[i]);
+            }
+          value[size_t(op.outputs.at(0).v)] = std::move(tiles);
           break;
         }
         case OpKind::Broadcast:
-          for (StreamId s : op.outputs) value[size_t(s.v)] = value[size_t(op.inputs.at(0).v)];
+          for (StreamId s : op.outputs) value[size_t(s.v)] = in(0);
           break;
         case OpKind::Map: {
-          std::optional<Bounded> t = applyFunction(scalarAttr(op, "fn"), *value[size_t(op.inputs.at(0).v)], fe);
-          if (!t) return std::nullopt;
-          value[size_t(op.outputs.at(0).v)] = std::move(t);
+          std::vector<Bounded> tiles;
+          for (const Bounded& t : in(0)) {
+            std::optional<Bounded> r = applyFunction(scalarAttr(op, "fn"), t, fe);
+            if (!r) return std::nullopt;
+            tiles.push_back(std::move(*r));
+          }
+          value[size_t(op.outputs.at(0).v)] = std::move(tiles);
           break;
         }
-        case OpKind::LinearOffChipStore:
-          bounds[scalarAttr(op, "tensor")] = value[size_t(op.inputs.at(0).v)]->e;
+        case OpKind::Accum: {  // add over the innermost b dims of the input stream
+          if (scalarAttr(op, "fn") != "add") return std::nullopt;
+          const StreamType& st = shapes.types.at(size_t(op.inputs.at(0).v));
+          size_t group = 1;
+          for (int64_t d = 0; d < attrInt(g, op, "b"); ++d) {
+            const auto n = st.shape.at(st.shape.size() - 1 - size_t(d)).evaluate(g.symbols);
+            if (!n) return std::nullopt;
+            group *= size_t(*n);
+          }
+          std::vector<Bounded> tiles;
+          for (size_t i = 0; i + group <= in(0).size(); i += group) tiles.push_back(accumulate(in(0), i, group, fe));
+          value[size_t(op.outputs.at(0).v)] = std::move(tiles);
           break;
+        }
+        case OpKind::LinearOffChipStore: {
+          const std::string name = scalarAttr(op, "tensor");
+          Bounded& t = tensors.at(name);
+          const auto walk = tileWalk(g, op);
+          if (walk.size() != in(0).size()) return std::nullopt;
+          for (size_t i = 0; i < walk.size(); ++i) {
+            const Bounded& b = in(0)[i];
+            for (int64_t r = 0; r < b.rows; ++r)
+              for (int64_t c = 0; c < b.cols; ++c) {
+                const int64_t R = walk[i].first * b.rows + r, C = walk[i].second * b.cols + c;
+                if (R >= t.rows || C >= t.cols) return std::nullopt;
+                t.v[size_t(R * t.cols + C)] = b.v[size_t(r * b.cols + c)];
+                t.e[size_t(R * t.cols + C)] = b.e[size_t(r * b.cols + c)];
+              }
+          }
+          --storesLeft[name];
+          break;
+        }
         default:
           return std::nullopt;
       }
@@ -212,6 +334,9 @@ std::optional<std::map<std::string, std::vector<double>>> runningErrorBounds(con
     }
     if (left == before) return std::nullopt;  // a cycle or an unproduced stream
   }
+  std::map<std::string, std::vector<double>> bounds;
+  for (const Tensor& t : g.tensors)
+    if (t.isOutput) bounds[t.name] = tensors.at(t.name).e;
   return bounds;
 }
 

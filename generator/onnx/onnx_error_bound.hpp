@@ -20,6 +20,7 @@ namespace stepgen {
 struct FunctionErrors {
   double round = 0x1p-24;  ///< an fp32 add, sub, mul, and each term of a sum (gamma_K = K x this)
   double exp = 3.5e-4, recip = 5e-6, rsqrt = 7e-6;
+  double sigmoid = 2e-3;   ///< absolute: the fabric's sigmoid table (sim/common/fp.hpp), in silu
   double operand = 0;      ///< a matmul operand's rounding (bf16: 2^-8); 0 for fp32 operands
 
   /// The fabric's functions; bf16Operands for number_format bf16_fp32.
@@ -28,10 +29,10 @@ struct FunctionErrors {
   static FunctionErrors fp32Reference();
 };
 
-/// For each output tensor of `g` (a graph lowerOnnx wrote: LinearOffChipLoad, Zip,
-/// Broadcast, Map of matmul, matmul_t, add, sub, mul, exp, recip, rsqrt, rowsum, rowmax,
-/// LinearOffChipStore; each tensor evaluated whole, which row tiles do not change: their
-/// operators work row by row), a bound on |computed - exact| per element, row-major, given
+/// For each output tensor of `g` (LinearOffChipLoad / Store, Zip, Broadcast, Accum(add), Map
+/// of matmul, matmul_t, add, sub, mul, exp, recip, rsqrt, rowsum, rowmax, silu: what lowerOnnx
+/// writes, its stages' layers included; evaluated tile by tile in stream order, a load of a
+/// tensor that stores write after those stores), a bound on |computed - exact| per element, row-major, given
 /// the input tensors `inputs` (fp32 bit patterns by tensor name) and the functions' errors.
 /// The exact value is taken as the double evaluation (its own error is ~2^-53 relative). A
 /// bound is +inf where none holds (a division by a value its error can reach zero, a

@@ -92,9 +92,32 @@ ops:
 
 TEST_CASE("running error bound: a function outside its set gives none", "[onnx]") {
   std::string yaml = kPoissonGraph;
-  yaml.replace(yaml.find("fn: exp"), 7, "fn: silu");
-  CHECK_FALSE(runningErrorBounds(graphOf(yaml, "silu"), {{"x", row({1.0f, 0.0f})}, {"t", row({2.0f, 3.0f})}},
+  yaml.replace(yaml.find("fn: exp"), 7, "fn: select");
+  CHECK_FALSE(runningErrorBounds(graphOf(yaml, "select"), {{"x", row({1.0f, 0.0f})}, {"t", row({2.0f, 3.0f})}},
                                  FunctionErrors::fabric(false)));
+}
+
+TEST_CASE("running error bound: silu by the fabric's sigmoid table, tiles summed by Accum", "[onnx]") {
+  // y = silu(x0) + silu(x1) over the two 1-row tiles of x, summed by Accum(add, b = 1).
+  const std::string yaml = R"(stepgraph: t
+tensors:
+  x: {shape: [2, 16], role: input}
+  y: {shape: [1, 16], role: output}
+ops:
+  - {name: lx, op: LinearOffChipLoad, tensor: x, tile: [1, 16], iter: [1, 2], strides: [[0, 0], [1, 0]], out: s0}
+  - {name: sl, op: Map, fn: silu, in: s0, out: s1}
+  - {name: ac, op: Accum, fn: add, b: 1, in: s1, out: s2}
+  - {name: st, op: LinearOffChipStore, in: s2, tensor: y, iter: [1], strides: [[1, 0]]}
+)";
+  Matrix x{2, 16, {}};
+  for (int i = 0; i < 32; ++i) x.data.push_back(floatToBits(i < 16 ? 2.0f : -1.0f));
+  const auto b = runningErrorBounds(graphOf(yaml, "accum"), {{"x", x}}, FunctionErrors::fabric(false));
+  REQUIRE(b);
+  const double u = std::ldexp(1.0, -24), s2 = 2 / (1 + std::exp(-2.0)), s1 = -1 / (1 + std::exp(1.0));
+  // silu(x): |x| x 2e-3 of the table plus one rounding of the product; the sum of the two
+  // tiles inherits both and one rounding of their magnitudes.
+  const double e2 = 2 * 2e-3 + u * s2, e1 = 1 * 2e-3 + u * std::fabs(s1);
+  CHECK(std::fabs(b->at("y")[0] - (e2 + e1 + u * (s2 + e2 + std::fabs(s1) + e1))) < 1e-15);
 }
 
 TEST_CASE("ONNX conformance: exp(x) - t x passes within the running bound, not the static one", "[onnx]") {
