@@ -352,6 +352,17 @@ add_test(NAME e2e_pytorch_qwen3_moe_block
            bash ${STEPGEN_ROOT}/tests/expect_log.sh $d.log -e '^outputs: bit-exact$' -e '^reference: .*: within$' -- \
              $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
 set_tests_properties(e2e_pytorch_qwen3_moe_block PROPERTIES TIMEOUT 1800)
+# The MLP block with --arch arch/onnx_moe.yaml, whose compute unit has silu and accum: its
+# SwiGLU becomes builders/swiglu's layer as a stage (docs/onnx.md#swiglu), in row tiles of 64:
+# bit-exact, within the running error bound of PyTorch (the fabric's sigmoid table). Heavy
+# for the same fabric build as the Qwen3-MoE block's; the default tier checks the stage in the
+# model (tests/unit/test_onnx_import.cpp).
+add_test(NAME e2e_pytorch_mlp_block_swiglu_stage
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_mlp_block_swiglu; e=${STEPGEN_ROOT}/examples/pytorch/mlp_block; rm -rf $d
+           $<TARGET_FILE:stepgen> import onnx $e/model.onnx -o $d/import --data $e/data --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml
+           grep -q 'op: Map, fn: silu' $d/import/graph.yaml
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_pytorch_mlp_block_swiglu_stage PROPERTIES TIMEOUT 1800)
 # A Qwen3-30B-A3B-shaped model without its weights (scripts/qwen3_structure_onnx.py, 2 of its
 # 48 layers: 32 query heads, 128 experts top 8): both MoE blocks found and lowered to stages
 # that replay the real Qwen3 trace; the weights stay graph inputs (none written). The timing-only

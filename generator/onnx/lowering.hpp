@@ -48,6 +48,15 @@ inline std::string sanitize(const std::string& s) {
   return o;
 }
 
+/// The largest divisor of f up to 32: the FFN tile of a MoE expert's or SwiGLU MLP's stage
+/// (double-buffered [tf, D] weight tiles and [T, tf] activations fit a compute unit of the
+/// shipped fabrics at the small dims).
+inline int64_t ffnTile(int64_t f) {
+  for (int64_t t = std::min<int64_t>(32, f); t > 1; --t)
+    if (f % t == 0) return t;
+  return 1;
+}
+
 /// A value during lowering: a leaf (graph input or constant, layout folded into its data)
 /// or a computed stream with its 2-D view.
 struct Val {
@@ -77,15 +86,18 @@ struct Opnd {
 /// One lowering of one graph: lowerOnnx is Lowering(g).run().
 class Lowering {
  public:
-  Lowering(const OnnxGraph& g, const std::string& routingTrace, int64_t tileRows)
-      : g_(g), routingTrace_(routingTrace), tileRows_(tileRows) {}
+  Lowering(const OnnxGraph& g, const std::string& routingTrace, const OnnxSchedule& schedule)
+      : g_(g), routingTrace_(routingTrace), tileRows_(schedule.tileRows), swigluStages_(schedule.swigluStages) {}
 
   OnnxImport run();
 
  private:
   const OnnxGraph& g_;
   const std::string routingTrace_;  ///< lowerOnnx's: MoE blocks replay it when not empty
-  const int64_t tileRows_;          ///< OnnxTiling::tileRows
+  const int64_t tileRows_;          ///< OnnxSchedule::tileRows
+  const bool swigluStages_;         ///< OnnxSchedule::swigluStages
+  std::vector<OnnxSwiglu> swiglus_;            ///< the SwiGLU MLPs lowered as stages (findOnnxSwiglus)
+  std::map<int, const OnnxSwiglu*> swigluAt_;  ///< node index -> its MLP in swiglus_
   std::vector<int64_t> streamTiles_;  ///< per stream: its row tiles
   /// A leaf load whose tiling map() has not written yet, by its stream.
   struct LeafLoad {
@@ -314,6 +326,18 @@ class Lowering {
   /// --trace writes them, seeded weights). O-202 when the layer's sizes are out of range
   /// (builders/moe checkMoeParams) or the trace has fewer tokens or other experts.
   void lowerMoe(const OnnxMoe& m);
+
+  /// A SwiGLU MLP (onnx_moe.hpp OnnxSwiglu) as builders/swiglu's layer in a stage, as
+  /// lowerMoe does. Tiles: h's rows in tileRows_ where that divides them (else whole), the
+  /// FFN width in ffnTile's. The weights are the layer's wg, wu, wd as the model stores them
+  /// ([D, F], [D, F], [F, D]). O-202 when the layer's sizes are out of range (G-120).
+  void lowerSwiglu(const OnnxSwiglu& s);
+
+  /// The stage that replaces a [rows, cols] value: stores operand `x` to state <prefix>_x,
+  /// appends stage `text` (its x and `outTensor` shared with states <prefix>_x, <prefix>_y)
+  /// and returns the load of <prefix>_y.
+  Opnd stageAround(const std::string& prefix, const std::string& text, const Opnd& x, int64_t rows, int64_t cols,
+                   const std::string& outTensor);
 
   void storeOutput(const std::string& name);
 

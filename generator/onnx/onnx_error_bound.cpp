@@ -72,6 +72,14 @@ Bounded binary(const std::string& fn, const Bounded& a, const Bounded& b, const 
     } else {
       v = fn == "add" ? a.v[i] + b.v[i] : a.v[i] - b.v[i];
       e = a.e[i] + b.e[i];
+      // An exact infinity (a -inf mask) plus a finite value is that infinity exactly,
+      // whatever the finite value's error.
+      const bool aInf = std::isinf(a.v[i]) && a.e[i] == 0, bInf = std::isinf(b.v[i]) && b.e[i] == 0;
+      if (std::isinf(v) && (aInf != bInf) && std::isfinite(aInf ? b.v[i] : a.v[i])) {
+        out.v[i] = v;
+        out.e[i] = 0;
+        continue;
+      }
     }
     out.v[i] = v;
     out.e[i] = clean(v, e + fe.round * (std::fabs(v) + e));
@@ -88,7 +96,7 @@ Bounded unary(const std::string& fn, const Bounded& a, const FunctionErrors& fe)
     double v, e;
     if (fn == "exp") {
       v = std::exp(x);
-      e = v * std::expm1(ex) + fe.exp * v * std::exp(ex);
+      e = x == -INFINITY && ex == 0 ? 0.0 : v * std::expm1(ex) + fe.exp * v * std::exp(ex);  // exp(-inf) = 0 exactly
     } else if (fn == "recip") {
       v = 1 / x;
       const double far = std::fabs(x) - ex;  // the smallest |input| within its error

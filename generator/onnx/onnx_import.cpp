@@ -58,10 +58,10 @@ OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const On
 std::string importOnnx(const std::string& modelPath, const std::string& outDir, const std::string& dataDir,
                        const std::string& routingTrace, const std::string& archPath, const std::string& schedulePath) {
   const OnnxGraph g = readOnnx(modelPath);
-  const OnnxTiling tiling = !schedulePath.empty() ? readOnnxSchedule(schedulePath)
-                            : !archPath.empty()   ? chooseOnnxTiling(g, loadArch(archPath).cu.bufferBytes / 4, routingTrace)
-                                                  : OnnxTiling{};
-  const OnnxImport imp = lowerOnnx(g, routingTrace, tiling);
+  const OnnxSchedule schedule = !schedulePath.empty() ? readOnnxSchedule(schedulePath)
+                              : !archPath.empty()   ? chooseOnnxSchedule(g, loadArch(archPath), routingTrace)
+                                                    : OnnxSchedule{};
+  const OnnxImport imp = lowerOnnx(g, routingTrace, schedule);
   const OnnxDataSet data = dataDir.empty() ? OnnxDataSet{} : readOnnxDataSet(dataDir, g, imp);
   const std::map<std::string, OnnxTensor>&given = data.given, &expected = data.expected;
   const std::map<std::string, Matrix> inputs = onnxInputMatrices(imp, g, given, false);
@@ -73,11 +73,11 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
     fs::create_directories(tmp / "inputs");
     writeFile(tmp / "graph.yaml", imp.yaml);
     // The schedule the graph was lowered with, to read back with --schedule (or edit).
-    writeFile(tmp / "schedule.yaml", fmt::format("# stepgen import onnx schedule (docs/onnx.md#tiling){}\ntile_rows: {}\n",
+    writeFile(tmp / "schedule.yaml", fmt::format("# stepgen import onnx schedule (docs/onnx.md#tiling){}\ntile_rows: {}\nswiglu_stages: {}\n",
                                                  !schedulePath.empty() ? ", from " + schedulePath
                                                  : !archPath.empty()   ? ", chosen for " + archPath
                                                                        : "",
-                                                 tiling.tileRows));
+                                                 schedule.tileRows, schedule.swigluStages));
     if (!routingTrace.empty()) fs::copy_file(routingTrace, tmp / "routing.csv");
     for (const auto& [name, m] : inputs) toNpy(tmp / "inputs" / (name + ".npy"), m);
     if (!expected.empty())  // the bound the outputs are held to (verify --reference)
@@ -105,7 +105,8 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
                      imp.ops.size(), imp.leaves.size() + imp.outputs.size(), inputs.size(),
                      expected.empty() ? "" : fmt::format(", {}/expected/", outDir),
                      missing.empty() ? "" : fmt::format("; graph inputs not written (give --data): {}", missing),
-                     tiling.tileRows > 0 ? fmt::format("rows in tiles of {}", tiling.tileRows) : "one tile per value");
+                     fmt::format("{}{}", schedule.tileRows > 0 ? fmt::format("rows in tiles of {}", schedule.tileRows) : "one tile per value",
+                                 schedule.swigluStages ? ", SwiGLU MLPs as stages" : ""));
 }
 
 }  // namespace stepgen

@@ -31,7 +31,7 @@ OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const On
 /// With `routingTrace`, every Mixture-of-Experts block replays that routing CSV (lowerOnnx),
 /// copied to `outDir`/routing.csv. Tiling (docs/onnx.md#tiling): read from `schedulePath`
 /// (readOnnxSchedule, O-104), else chosen for the compute unit of `archPath`
-/// (chooseOnnxTiling; the arch loader's errors), else one tile per value.
+/// (chooseOnnxSchedule; the arch loader's errors), else one tile per value.
 std::string importOnnx(const std::string& modelPath, const std::string& outDir, const std::string& dataDir,
                        const std::string& routingTrace = "", const std::string& archPath = "",
                        const std::string& schedulePath = "");

@@ -1,4 +1,4 @@
-// lowerOnnx: node by node, each ONNX value one tile or, with OnnxTiling, row tiles where its
+// lowerOnnx: node by node, each ONNX value one tile or, with OnnxSchedule, row tiles where its
 // operators allow (docs/onnx.md#tiling). Streams are named s<k>; a stream with
 // several consumers gets a Broadcast once all of them are known (at the end). This file: the
 // values, streams, operands and the graph text; the operators are in onnx_operators.cpp.
@@ -22,6 +22,13 @@ OnnxImport Lowering::run() {
   moes_ = findOnnxMoes(g_, live, &moeMisses_);
   for (const OnnxMoe& m : moes_)
     for (int n : m.nodes) moeAt_[n] = &m;
+  if (swigluStages_) {
+    std::set<int> taken;
+    for (const auto& [n, m] : moeAt_) taken.insert(n);
+    swiglus_ = findOnnxSwiglus(g_, live, taken);
+    for (const OnnxSwiglu& sw : swiglus_)
+      for (int n : sw.nodes) swigluAt_[n] = &sw;
+  }
   for (const OnnxNode& n : g_.nodes)  // the operator is the first thing a user needs to know
     if (live.count(n.index) && !moeOf(n.index) &&
         std::find(std::begin(kSupported), std::end(kSupported), n.op) == std::end(kSupported)) {
@@ -48,6 +55,10 @@ OnnxImport Lowering::run() {
     imp_.ops.push_back(n.op);
     if (const OnnxMoe* m = moeOf(n.index)) {
       if (m->root == n.index) lowerMoe(*m);  // the block's last node: its inputs are all lowered
+      continue;
+    }
+    if (auto sw = swigluAt_.find(n.index); sw != swigluAt_.end()) {
+      if (sw->second->root == n.index) lowerSwiglu(*sw->second);
       continue;
     }
     lowerNode(n);
@@ -426,40 +437,53 @@ std::string onnxSupportedOps() {
   return s;
 }
 
-OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace, const OnnxTiling& tiling) {
-  return onnx_lowering::Lowering(g, routingTrace, tiling.tileRows).run();
+OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace, const OnnxSchedule& schedule) {
+  return onnx_lowering::Lowering(g, routingTrace, schedule).run();
 }
 
-OnnxTiling chooseOnnxTiling(const OnnxGraph& g, int64_t bufferWords, const std::string& routingTrace) {
-  const OnnxImport whole = lowerOnnx(g, routingTrace);
-  if (whole.matmulBufferWords <= bufferWords) return {};
+OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const std::string& routingTrace) {
+  OnnxSchedule s;
+  s.swigluStages = a.cu.has("matmul") && a.cu.has("silu") && a.cu.has("mul") && a.cu.has("accum");
+  const int64_t bufferWords = a.cu.bufferBytes / 4;
+  if (lowerOnnx(g, routingTrace, s).matmulBufferWords <= bufferWords) return s;
   int64_t rows = 1;  // the most rows of any value: tile rows below it
   for (const auto& [name, shape] : g.shapes) rows = std::max(rows, onnx_lowering::canonicalView(shape).first);
   for (int64_t r = int64_t(1) << 15; r >= 1; r /= 2) {
     if (r >= rows) continue;
     try {
-      if (lowerOnnx(g, routingTrace, {r}).matmulBufferWords <= bufferWords) return {r};
+      if (lowerOnnx(g, routingTrace, {r, s.swigluStages}).matmulBufferWords <= bufferWords) return {r, s.swigluStages};
     } catch (const DiagError& e) {
       if (e.diags.at(0).id != "O-205") throw;
     }
   }
-  return {};
+  return s;
 }
 
-OnnxTiling readOnnxSchedule(const std::string& path) {
+OnnxSchedule readOnnxSchedule(const std::string& path) {
   YAML::Node y;
   try {
     y = YAML::LoadFile(path);
   } catch (const YAML::Exception& e) {
     throw DiagError("O-104", SourceLoc{path, e.mark.line + 1, e.mark.column + 1}, "not a readable schedule: " + e.msg);
   }
-  OnnxTiling t;
+  OnnxSchedule t;
   if (!y || y.IsNull()) return t;
-  if (!y.IsMap()) throw DiagError("O-104", SourceLoc{path, y.Mark().line + 1, y.Mark().column + 1}, "a schedule is a map (tile_rows: N)");
+  if (!y.IsMap())
+    throw DiagError("O-104", SourceLoc{path, y.Mark().line + 1, y.Mark().column + 1}, "a schedule is a map (tile_rows: N)");
   for (const auto& kv : y) {
     const std::string key = kv.first.as<std::string>();
     const SourceLoc at{path, kv.first.Mark().line + 1, kv.first.Mark().column + 1};
-    if (key != "tile_rows") throw DiagError("O-104", at, fmt::format("unknown schedule key '{}' (known: tile_rows)", key));
+    if (key == "swiglu_stages") {
+      try {
+        t.swigluStages = kv.second.as<bool>();
+      } catch (const YAML::Exception&) {
+        throw DiagError("O-104", SourceLoc{path, kv.second.Mark().line + 1, kv.second.Mark().column + 1},
+                        "swiglu_stages must be true or false");
+      }
+      continue;
+    }
+    if (key != "tile_rows")
+      throw DiagError("O-104", at, fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages)", key));
     int64_t v = -1;
     try {
       v = kv.second.as<int64_t>();

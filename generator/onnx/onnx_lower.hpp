@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "arch/arch_model.hpp"
 #include "ir/tokens.hpp"
 #include "onnx/onnx_read.hpp"
 
@@ -57,16 +58,20 @@ struct OnnxImport {
   /// bf16 operands (number_format bf16_fp32).
   double relErrorBound[2] = {0, 0};
   /// The most local memory one of its matmuls takes, words (ComputeUnitParams::matmulBufferWords
-  /// of its row tile): what chooseOnnxTiling compares with a compute unit's buffer.
+  /// of its row tile): what chooseOnnxSchedule compares with a compute unit's buffer.
   int64_t matmulBufferWords = 0;
-  int64_t tileRows = 0;  ///< the OnnxTiling it was lowered with
+  int64_t tileRows = 0;  ///< the OnnxSchedule it was lowered with
 };
 
-/// How the importer tiles (docs/onnx.md#tiling): values whose operators work row by row
-/// (elementwise, reductions and softmax over the last axis, products by a constant) stream in
-/// tiles of `tileRows` rows where that divides their rows; 0: every value one tile.
-struct OnnxTiling {
+/// How the importer schedules a model (docs/onnx.md#tiling): values whose operators work row
+/// by row (elementwise, reductions and softmax over the last axis, products by a constant)
+/// stream in tiles of `tileRows` rows where that divides their rows (0: every value one tile);
+/// with `swigluStages`, each SwiGLU MLP ((silu(h Wg)) * (h Wu)) Wd, silu as x * sigmoid(x)) is
+/// builders/swiglu's layer as a stage (docs/onnx.md#swiglu): tiled over its FFN width, its
+/// SiLU the fabric's Map silu.
+struct OnnxSchedule {
   int64_t tileRows = 0;
+  bool swigluStages = false;
 };
 
 /// The relative tolerance of an imported graph's outputs: the propagated bound of the
@@ -85,22 +90,23 @@ std::string onnxSupportedOps();
 /// a scalar), O-103 a value of a type other than float32. With `routingTrace` (a routing
 /// CSV, support/routing_trace.hpp) every Mixture-of-Experts block replays its first tokens
 /// instead of routing on the fabric (for the timing-only model, which computes no logits;
-/// the graph reads it as "routing.csv" beside itself). `tiling`: OnnxTiling; O-205 where
+/// the graph reads it as "routing.csv" beside itself). `schedule`: OnnxSchedule; O-205 where
 /// its row tiles reach an operator that needs a whole value (a product whose second operand
 /// is computed: attention's scores, the 0/1 products that form layouts). Deterministic.
-OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace = "", const OnnxTiling& tiling = {});
+OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace = "", const OnnxSchedule& schedule = {});
 
-/// The tiling for a compute unit of `bufferWords` words of local memory: whole tiles when
-/// every matmul fits it (OnnxImport::matmulBufferWords), else the largest power-of-two tile
-/// rows (below the whole) with which every matmul fits and the graph lowers; whole tiles
-/// when none does (mapping then reports M-302 for the product too big). Lowers `g` once per
-/// candidate (at most 16). Throws lowerOnnx's errors for the whole-tile lowering.
-OnnxTiling chooseOnnxTiling(const OnnxGraph& g, int64_t bufferWords, const std::string& routingTrace = "");
+/// The schedule for fabric `a`: SwiGLU stages when its compute unit has matmul, silu, mul and
+/// accum; whole tiles when every other matmul fits the unit's local memory
+/// (OnnxImport::matmulBufferWords), else the largest power-of-two tile rows (below the
+/// whole) with which every matmul fits and the graph lowers; whole tiles when none does
+/// (mapping then reports M-302 for the product too big). Lowers `g` once per candidate (at
+/// most 16). Throws lowerOnnx's errors for the whole-tile lowering.
+OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const std::string& routingTrace = "");
 
-/// Reads an import schedule (docs/onnx.md#tiling): a YAML map with `tile_rows: N` (N >= 1;
-/// N = 0 or the key left out: whole tiles). Throws DiagError O-104 naming the file, line and
-/// key for an unreadable file, another key or a value that is not a non-negative integer.
-OnnxTiling readOnnxSchedule(const std::string& path);
+/// Reads an import schedule (docs/onnx.md#tiling): a YAML map with `tile_rows: N` (N >= 0;
+/// 0 or the key left out: whole tiles) and `swiglu_stages: true|false`. Throws DiagError
+/// O-104 naming the file, line and key for an unreadable file, another key or a bad value.
+OnnxSchedule readOnnxSchedule(const std::string& path);
 
 /// The input matrices of the imported graph: each leaf's source (the model's initializers,
 /// the import's constants, or `given` for graph inputs) through its layout steps, as fp32 bit

@@ -101,18 +101,46 @@ class MoeMatcher {
       if (terms[size_t(x)].empty()) miss(fmt::format("expert {} has no gate column", x));
     m_.output = sum(terms);
     m_.root = producer(m_.output)->index;
-    for (int n : m_.nodes)  // nothing inside the block is read outside it
-      for (const auto& o : g_.nodes[size_t(n)].outputs) {
-        if (o == m_.output) continue;
-        for (int c : consumers(o))
-          if (!m_.nodes.count(c)) miss(fmt::format("value '{}' inside the block is also read by node '{}'", o, g_.nodes[size_t(c)].name));
-        if (std::find(g_.outputs.begin(), g_.outputs.end(), o) != g_.outputs.end())
-          miss(fmt::format("value '{}' inside the block is a graph output", o));
-      }
+    sealed(m_.nodes, m_.output);
     return m_;
   }
 
+  /// The SwiGLU MLP that MatMul `down` ends (OnnxSwiglu).
+  OnnxSwiglu swiglu(const OnnxNode& down) {
+    m_ = OnnxMoe{};
+    // h: the input of the projections that feed the Mul before `down`.
+    const OnnxNode* act = down.op == "MatMul" ? producer(down.inputs.at(0)) : nullptr;
+    if (!act || act->op != "Mul") miss("not a SwiGLU");
+    for (const auto& v : act->inputs) {
+      const OnnxNode* p = producer(v);
+      if (p && p->op == "MatMul") m_.input = p->inputs.at(0);
+    }
+    const auto hs = shape(m_.input);
+    if (hs.size() < 2 || shape(down.outputs.at(0)) != hs) miss("not a SwiGLU");
+    m_.hidden = hs.back();
+    m_.tokens = 1;
+    for (size_t d = 0; d + 1 < hs.size(); ++d) m_.tokens *= hs[d];
+    OnnxSwiglu s;
+    s.weights = expert(down.outputs[0], 0, false);
+    s.input = m_.input, s.output = down.outputs[0], s.root = down.index;
+    s.tokens = m_.tokens, s.hidden = m_.hidden, s.ffn = m_.ffn, s.nodes = m_.nodes;
+    sealed(s.nodes, s.output);
+    return s;
+  }
+
  private:
+  /// Misses unless nothing inside `nodes` but `output` is read outside them or is a graph output.
+  void sealed(const std::set<int>& nodes, const std::string& output) const {
+    for (int n : nodes)
+      for (const auto& o : g_.nodes[size_t(n)].outputs) {
+        if (o == output) continue;
+        for (int c : consumers(o))
+          if (!nodes.count(c)) miss(fmt::format("value '{}' inside the block is also read by node '{}'", o, g_.nodes[size_t(c)].name));
+        if (std::find(g_.outputs.begin(), g_.outputs.end(), o) != g_.outputs.end())
+          miss(fmt::format("value '{}' inside the block is a graph output", o));
+      }
+  }
+
   const OnnxGraph& g_;
   std::set<std::string> inputs_;
   std::map<std::string, int> producer_;
@@ -197,11 +225,12 @@ class MoeMatcher {
     if (!p || p->op != "MatMul" || p->inputs.at(0) != from || !weight(p->inputs.at(1))) return nullptr;
     return shape(p->inputs[1]) == shape2 ? p : nullptr;
   }
-  /// Expert `e`'s SwiGLU producing `o`: (Mul(g, Sigmoid(g)) * (h @ Wu)) @ Wd with g = h @ Wg.
-  OnnxMoeExpert expert(const std::string& o, int e) {
+  /// Expert `e`'s SwiGLU producing `o`: (Mul(g, Sigmoid(g)) * (h @ Wu)) @ Wd with g = h @ Wg
+  /// (`o` read once: an expert's output is weighted by its gate alone).
+  OnnxMoeExpert expert(const std::string& o, int e, bool readOnce = true) {
     const std::string what = fmt::format("expert {}'s output is not (silu(h @ Wg) * (h @ Wu)) @ Wd with weights (initializers or graph inputs)", e);
     const OnnxNode* down = producer(o);
-    if (!down || down->op != "MatMul" || consumers(o).size() != 1 || !weight(down->inputs.at(1))) miss(what);
+    if (!down || down->op != "MatMul" || (readOnce && consumers(o).size() != 1) || !weight(down->inputs.at(1))) miss(what);
     const auto wd = shape(down->inputs[1]);
     if (wd.size() != 2 || wd[1] != m_.hidden) miss(what);
     const int64_t f = wd[0];
@@ -251,6 +280,20 @@ class MoeMatcher {
 };
 
 }  // namespace
+
+std::vector<OnnxSwiglu> findOnnxSwiglus(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken) {
+  MoeMatcher m(g, live);
+  std::vector<OnnxSwiglu> found;
+  for (const OnnxNode& n : g.nodes) {
+    if (!live.count(n.index) || n.op != "MatMul" || taken.count(n.index)) continue;
+    try {
+      OnnxSwiglu s = m.swiglu(n);
+      if (std::none_of(s.nodes.begin(), s.nodes.end(), [&](int x) { return taken.count(x) > 0; })) found.push_back(std::move(s));
+    } catch (const Miss&) {
+    }
+  }
+  return found;
+}
 
 std::vector<OnnxMoe> findOnnxMoes(const OnnxGraph& g, const std::set<int>& live, std::map<int, std::string>* misses) {
   MoeMatcher m(g, live);

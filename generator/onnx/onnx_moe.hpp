@@ -36,6 +36,20 @@ struct OnnxMoe {
   std::set<int> nodes; ///< the pattern's nodes (their Constant inputs excepted)
 };
 
+/// A SwiGLU MLP outside any MoE block: y = (silu(h @ Wg) * (h @ Wu)) @ Wd, silu written as
+/// Mul(x, Sigmoid(x)), the weights initializers or graph inputs, no value inside read outside.
+struct OnnxSwiglu {
+  std::string input, output;  ///< h [T, D] (leading dims merged into T) and y, h's shape
+  OnnxMoeExpert weights;      ///< Wg [D, F], Wu [D, F], Wd [F, D]
+  int64_t tokens = 0, hidden = 0, ffn = 0;
+  int root = -1;              ///< index of the node that produces `output` (the down MatMul)
+  std::set<int> nodes;        ///< the pattern's six nodes
+};
+
+/// The SwiGLU MLPs among the live nodes that are not in `taken` (the MoE blocks' nodes), one
+/// per MatMul that ends the pattern. Raises nothing.
+std::vector<OnnxSwiglu> findOnnxSwiglus(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken);
+
 /// The MoE blocks among the live nodes, one per TopK that starts the pattern. A TopK that
 /// does not start one gets an entry in `*misses` (node index -> the first part of the pattern
 /// that differs, for the O-201 message). Raises nothing.

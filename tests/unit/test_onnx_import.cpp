@@ -352,10 +352,16 @@ TEST_CASE("ONNX import: tile rows chosen for the compute unit's memory", "[onnx]
   // mlp_block's products, [T, 32] x [32, 64] and [T, 64] x [64, 32], take 2 (32T + 2048 + 64T)
   // words of local memory (a, b and out double-buffered): 28,672 at T = 128, 16,384 at 64.
   const OnnxGraph g = readOnnx(kRoot + "/examples/pytorch/mlp_block/model.onnx");
-  CHECK(chooseOnnxTiling(g, 16384).tileRows == 64);        // arch/onnx_small.yaml's 64 KB
-  CHECK(chooseOnnxTiling(g, 16383).tileRows == 32);
-  CHECK(chooseOnnxTiling(g, 28672).tileRows == 0);         // whole tiles fit
-  CHECK(chooseOnnxTiling(g, 4096).tileRows == 0);          // the weights alone take 4,096: nothing fits
+  auto withBuffer = [](int64_t words) {  // arch/onnx_small.yaml (no silu: no SwiGLU stages) with that memory
+    ArchModel a = loadArch(kRoot + "/arch/onnx_small.yaml");
+    a.cu.bufferBytes = words * 4;
+    return a;
+  };
+  CHECK(chooseOnnxSchedule(g, withBuffer(16384)).tileRows == 64);  // arch/onnx_small.yaml's 64 KB
+  CHECK(chooseOnnxSchedule(g, withBuffer(16383)).tileRows == 32);
+  CHECK(chooseOnnxSchedule(g, withBuffer(28672)).tileRows == 0);   // whole tiles fit
+  CHECK(chooseOnnxSchedule(g, withBuffer(4096)).tileRows == 0);    // the weights alone take 4,096: nothing fits
+  CHECK_FALSE(chooseOnnxSchedule(g, withBuffer(16384)).swigluStages);
   CHECK(lowerOnnx(g, "", {64}).matmulBufferWords == 16384);
   // In those tiles each product computes 64 x 64 / 4 lanes passes of K = 32 cycles: the RTL
   // watchdog must outwait 32,768 cycles in which no link moves (verify doubles it).
@@ -379,5 +385,34 @@ TEST_CASE("ONNX import: tile rows chosen for the compute unit's memory", "[onnx]
     id = e.diags.at(0).id;
   }
   CHECK(id == "O-205");
-  CHECK(chooseOnnxTiling(llama, 1024).tileRows == 0);
+  CHECK(chooseOnnxSchedule(llama, withBuffer(1024)).tileRows == 0);
+}
+
+TEST_CASE("ONNX import: a SwiGLU MLP as builders/swiglu's layer (swiglu_stages)", "[onnx]") {
+  // mlp_block's (silu(h Wg) * (h Wu)) Wd becomes one stage: h stored to mlp0_x, the layer
+  // (matmuls tiled over F, Map silu, Accum over the F tiles) and its out loaded from mlp0_y.
+  const std::string ex = kRoot + "/examples/pytorch/mlp_block";
+  const OnnxGraph g = readOnnx(ex + "/model.onnx");
+  const OnnxImport imp = lowerOnnx(g, "", {0, true});
+  CHECK(imp.yaml.find("fn: silu") != std::string::npos);
+  CHECK(imp.yaml.find("op: Accum") != std::string::npos);
+  CHECK(imp.yaml.find("fn: sigmoid") == std::string::npos);
+  CHECK(lowerOnnx(g).yaml.find("fn: silu") == std::string::npos);  // off unless scheduled
+  // arch/onnx_moe.yaml's unit has silu and accum; its 64 KB fit the stage's products at 64 rows.
+  const OnnxSchedule s = chooseOnnxSchedule(g, loadArch(kRoot + "/arch/onnx_moe.yaml"));
+  CHECK(s.swigluStages);
+  CHECK(s.tileRows == 64);
+  // In the model against PyTorch: the fabric's sigmoid table (2e-3) leaves about 5e-4 of the
+  // output's norm; the elements the relative tolerance misses are within the running bound.
+  const fs::path out = fs::temp_directory_path() / "sg_onnx_mlp_swiglu";
+  const fs::path sched = fs::temp_directory_path() / "sg_onnx_mlp_swiglu.yaml";
+  writeFile(sched, "swiglu_stages: true\n");
+  importOnnx(ex + "/model.onnx", out.string(), ex + "/data", "", "", sched.string());
+  const ModelResult r = runModelOnly(kRoot + "/arch/onnx.yaml", (out / "graph.yaml").string(), (out / "inputs").string(), 1);
+  const StepGraph sg = loadGraph((out / "graph.yaml").string());
+  const ReferenceCheck ref =
+      compareWithReference(r.outputs, out / "expected", "fp32", sg, loadInputs(sg, (out / "inputs").string(), 1));
+  CHECK(ref.ok());
+  CHECK(ref.elements.byRunning > 0);
+  CHECK(rmsRelative(r.outputs.at("out_y"), fromNpy(out / "expected" / "out_y.npy")) < 1e-3);
 }

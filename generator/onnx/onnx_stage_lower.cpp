@@ -1,8 +1,11 @@
-// Lowering::lowerMoe (lowering.hpp): a matched MoE block (onnx_moe.hpp) becomes a stage with
-// builders/moe's router layer; the imported graph stores h for it and loads its y.
+// Lowering::lowerMoe and lowerSwiglu (lowering.hpp): a matched MoE block or SwiGLU MLP
+// (onnx_moe.hpp) becomes a stage with builders/moe's router layer or builders/swiglu's layer;
+// the imported graph stores h for it and loads its output.
 #include <cmath>
+#include <tuple>
 
 #include "builders/moe.hpp"
+#include "builders/swiglu.hpp"
 #include "common/fp.hpp"
 #include "ir/graph.hpp"
 #include "onnx/lowering.hpp"
@@ -10,17 +13,6 @@
 
 namespace stepgen::onnx_lowering {
 
-namespace {
-
-// The largest divisor of f up to 32 (an expert's double-buffered [tf, D] weight tiles and
-// [T, tf] activations fit a compute unit of the shipped fabrics at the small dims).
-int64_t ffnTile(int64_t f) {
-  for (int64_t t = std::min<int64_t>(32, f); t > 1; --t)
-    if (f % t == 0) return t;
-  return 1;
-}
-
-}  // namespace
 
 void Lowering::lowerMoe(const OnnxMoe& m) {
   const std::string pre = fmt::format("moe{}", stages_.size());
@@ -43,16 +35,6 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     fail("O-202", fmt::format("the Mixture-of-Experts block ({} tokens, {} experts, top {}) has no STeP layer: {}", t, e, m.k, x.what()));
   }
   const Opnd x = matrixOperand(m.input, {t, d});
-  auto state = [&](const std::string& base, int64_t rows, int64_t cols) {  // zeros before the graph runs
-    OnnxLeafTensor z;
-    z.fill = 0.0f, z.rows = rows, z.cols = cols;
-    z.tensor = addTensor(base, rows, cols, "state");
-    imp_.leaves.push_back(z);
-    return z.tensor;
-  };
-  const std::string xs = state(pre + "_x", t, d), ys = state(pre + "_y", t, d);
-  tileLoad(x, 1, false);
-  ops_.push_back(storeLine(x, xs));
   // The stage's own tensors, named as composeGraph names them (<stage>_<tensor>).
   auto leaf = [&](const std::string& tensor, int64_t rows, int64_t cols) {
     OnnxLeafTensor l;
@@ -89,8 +71,7 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     wr.source = m.router, wr.steps = {transpose};
     imp_.leaves.push_back(wr);
   }
-  stages_.push_back(GraphStage{pre, text, {{"x", xs}, {"y", ys}}});
-  const Opnd y = loadLeaf(ys, t, d);
+  const Opnd y = stageAround(pre, text, x, t, d, "y");
   // The bound of y from h's (errorFor, step by step along the stage's Map operators).
   for (int bf = 0; bf < 2; ++bf) {
     const double ex = errorIn(x.id, bf), u = std::ldexp(1.0, -24);
@@ -104,6 +85,54 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     err_[bf][y.id] = errorFor("mul", o, weight, 0, bf) + double(m.k) * u;
   }
   define(m.output, y, shapeOf(m.output));
+}
+
+Opnd Lowering::stageAround(const std::string& prefix, const std::string& text, const Opnd& x, int64_t rows, int64_t cols,
+                           const std::string& outTensor) {
+  auto state = [&](const std::string& base) {  // zeros before the graph runs
+    OnnxLeafTensor z;
+    z.fill = 0.0f, z.rows = rows, z.cols = cols;
+    z.tensor = addTensor(base, rows, cols, "state");
+    imp_.leaves.push_back(z);
+    return z.tensor;
+  };
+  const std::string xs = state(prefix + "_x"), ys = state(prefix + "_y");
+  tileLoad(x, 1, false);
+  ops_.push_back(storeLine(x, xs));
+  stages_.push_back(GraphStage{prefix, text, {{"x", xs}, {outTensor, ys}}});
+  return loadLeaf(ys, rows, cols);
+}
+
+void Lowering::lowerSwiglu(const OnnxSwiglu& sw) {
+  const std::string pre = fmt::format("mlp{}", stages_.size());
+  const int64_t t = sw.tokens, d = sw.hidden, f = sw.ffn;
+  SwigluParams p;
+  p.batch = t, p.hidden = d, p.ffn = f, p.tileB = t / tilesFor(t), p.tileF = ffnTile(f);
+  std::string text;
+  try {
+    text = buildSwigluGraph(p);
+  } catch (const DiagError& x) {
+    fail("O-202", fmt::format("the SwiGLU MLP ({} tokens, {} hidden, {} wide) has no STeP layer: {}", t, d, f, x.what()));
+  }
+  // Its products, [tb, D] x [D, tf] and [tb, tf] x [tf, D], count toward the schedule's fit.
+  matmulWords_ = std::max({matmulWords_, ComputeUnitParams::matmulBufferWords(p.tileB, d, p.tileF),
+                           ComputeUnitParams::matmulBufferWords(p.tileB, p.tileF, d)});
+  const Opnd x = matrixOperand(sw.input, {t, d});
+  for (const auto& [w, source, rows, cols] : {std::tuple{"wg", sw.weights.gate, d, f}, std::tuple{"wu", sw.weights.up, d, f},
+                                             std::tuple{"wd", sw.weights.down, f, d}}) {
+    OnnxLeafTensor l;
+    l.tensor = pre + "_" + w, l.source = source, l.rows = rows, l.cols = cols;
+    imp_.leaves.push_back(l);
+  }
+  const Opnd y = stageAround(pre, text, x, t, d, "out");
+  // The static bound of y from h's, along the layer's Map operators (the down projection's
+  // F terms split over F / tf tiles and their Accum: F roundings in all).
+  for (int bf = 0; bf < 2; ++bf) {
+    const double ex = errorIn(x.id, bf);
+    const double g = errorFor("matmul", ex, 0, d, bf);
+    err_[bf][y.id] = errorFor("matmul", errorFor("mul", errorFor("silu", g, 0, 0, bf), g, 0, bf), 0, f, bf);
+  }
+  define(sw.output, y, shapeOf(sw.output));
 }
 
 }  // namespace stepgen::onnx_lowering
