@@ -13,7 +13,6 @@
 
 namespace stepgen::onnx_lowering {
 
-
 void Lowering::lowerMoe(const OnnxMoe& m) {
   const std::string pre = fmt::format("moe{}", stages_.size());
   const int64_t t = m.tokens, d = m.hidden, f = m.ffn, e = int64_t(m.experts.size());
