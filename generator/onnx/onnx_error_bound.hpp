@@ -29,15 +29,16 @@ struct FunctionErrors {
   static FunctionErrors fp32Reference();
 };
 
-/// For each output tensor of `g` (LinearOffChipLoad / Store, Zip, Broadcast, Accum(add), Map
-/// of matmul, matmul_t, add, sub, mul, exp, recip, rsqrt, rowsum, rowmax, silu: what lowerOnnx
-/// writes, its stages' layers included; evaluated tile by tile in stream order, a load of a
-/// tensor that stores write after those stores), a bound on |computed - exact| per element, row-major, given
+/// For each output tensor of `g`, a bound on |computed - exact| per element, row-major, given
 /// the input tensors `inputs` (fp32 bit patterns by tensor name) and the functions' errors.
-/// The exact value is taken as the double evaluation (its own error is ~2^-53 relative). A
-/// bound is +inf where none holds (a division by a value its error can reach zero, a
-/// non-finite value). std::nullopt when the graph has an operator or function outside that
-/// set (a MoE block) or an input is missing.
+/// `g` holds what lowerOnnx writes, its stages' layers included: LinearOffChipLoad / Store,
+/// Zip, Broadcast, Accum(add) and Map of matmul, matmul_t, add, sub, mul, exp, recip, rsqrt,
+/// rowsum, rowmax, silu, evaluated tile by tile in stream order (a load of a tensor that
+/// stores write runs after them). The exact value is taken as the double evaluation (its own
+/// error is ~2^-53 relative). A bound is +inf where none holds (a division by a value its
+/// error can reach zero, a non-finite value other than an exact -inf mask and what exp makes
+/// of it). std::nullopt when the graph has an operator or function outside that set (a MoE
+/// block's routing) or an input is missing.
 std::optional<std::map<std::string, std::vector<double>>> runningErrorBounds(const StepGraph& g,
                                                                             const std::map<std::string, Matrix>& inputs,
                                                                             const FunctionErrors& fe);
