@@ -87,15 +87,14 @@ struct Opnd {
 class Lowering {
  public:
   Lowering(const OnnxGraph& g, const std::string& routingTrace, const OnnxSchedule& schedule)
-      : g_(g), routingTrace_(routingTrace), tileRows_(schedule.tileRows), swigluStages_(schedule.swigluStages) {}
+      : g_(g), routingTrace_(routingTrace), sched_(schedule) {}
 
   OnnxImport run();
 
  private:
   const OnnxGraph& g_;
   const std::string routingTrace_;  ///< lowerOnnx's: MoE blocks replay it when not empty
-  const int64_t tileRows_;          ///< OnnxSchedule::tileRows
-  const bool swigluStages_;         ///< OnnxSchedule::swigluStages
+  const OnnxSchedule sched_;
   std::vector<OnnxSwiglu> swiglus_;            ///< the SwiGLU MLPs lowered as stages (findOnnxSwiglus)
   std::map<int, const OnnxSwiglu*> swigluAt_;  ///< node index -> its MLP in swiglus_
   std::vector<int64_t> streamTiles_;  ///< per stream: its row tiles
@@ -188,8 +187,8 @@ class Lowering {
   /// times, for the second operand of a product).
   void tileLoad(const Opnd& o, int64_t tiles, bool repeat);
 
-  /// Row tiles of a value of `rows` rows whose operands are all leaves: rows / tileRows_
-  /// where that divides, else 1.
+  /// Row tiles of a value of `rows` rows whose operands are all leaves: rows / the tile rows
+  /// the schedule gives the current node (its own, else tile_rows) where that divides, else 1.
   int64_t tilesFor(int64_t rows) const;
 
   /// The store of stream operand `o` into `tensor`, its row tiles one after another.
@@ -328,8 +327,7 @@ class Lowering {
   void lowerMoe(const OnnxMoe& m);
 
   /// A SwiGLU MLP (onnx_moe.hpp OnnxSwiglu) as builders/swiglu's layer in a stage, as
-  /// lowerMoe does. Tiles: h's rows in tileRows_ where that divides them (else whole), the
-  /// FFN width in ffnTile's. The weights are the layer's wg, wu, wd as the model stores them
+  /// lowerMoe does. Tiles: h's rows as tilesFor gives them, the FFN width in ffnTile's. The weights are the layer's wg, wu, wd as the model stores them
   /// ([D, F], [D, F], [F, D]). O-202 when the layer's sizes are out of range (G-120).
   void lowerSwiglu(const OnnxSwiglu& s);
 

@@ -73,11 +73,14 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
     fs::create_directories(tmp / "inputs");
     writeFile(tmp / "graph.yaml", imp.yaml);
     // The schedule the graph was lowered with, to read back with --schedule (or edit).
-    writeFile(tmp / "schedule.yaml", fmt::format("# stepgen import onnx schedule (docs/onnx.md#tiling){}\ntile_rows: {}\nswiglu_stages: {}\n",
-                                                 !schedulePath.empty() ? ", from " + schedulePath
-                                                 : !archPath.empty()   ? ", chosen for " + archPath
-                                                                       : "",
-                                                 schedule.tileRows, schedule.swigluStages));
+    std::string sched = fmt::format("# stepgen import onnx schedule (docs/onnx.md#tiling){}\ntile_rows: {}\nswiglu_stages: {}\n",
+                                    !schedulePath.empty() ? ", from " + schedulePath
+                                    : !archPath.empty()   ? ", chosen for " + archPath
+                                                          : "",
+                                    schedule.tileRows, schedule.swigluStages);
+    if (!schedule.nodeTileRows.empty()) sched += "nodes:\n";
+    for (const auto& [name, t] : schedule.nodeTileRows) sched += fmt::format("  \"{}\": {{tile_rows: {}}}\n", name, t.tileRows);
+    writeFile(tmp / "schedule.yaml", sched);
     if (!routingTrace.empty()) fs::copy_file(routingTrace, tmp / "routing.csv");
     for (const auto& [name, m] : inputs) toNpy(tmp / "inputs" / (name + ".npy"), m);
     if (!expected.empty())  // the bound the outputs are held to (verify --reference)

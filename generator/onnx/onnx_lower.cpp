@@ -19,10 +19,13 @@ OnnxImport Lowering::run() {
       node_ = &n;
       fail("O-102", fmt::format("domain '{}' is not read; stepgen reads the default ONNX domain only", n.domain));
     }
+  for (const auto& [name, t] : sched_.nodeTileRows)
+    if (std::none_of(g_.nodes.begin(), g_.nodes.end(), [&](const OnnxNode& n) { return n.name == name && live.count(n.index); }))
+      throw DiagError("O-104", t.at, fmt::format("the model has no node '{}' that computes an output", name));
   moes_ = findOnnxMoes(g_, live, &moeMisses_);
   for (const OnnxMoe& m : moes_)
     for (int n : m.nodes) moeAt_[n] = &m;
-  if (swigluStages_) {
+  if (sched_.swigluStages) {
     std::set<int> taken;
     for (const auto& [n, m] : moeAt_) taken.insert(n);
     swiglus_ = findOnnxSwiglus(g_, live, taken);
@@ -66,7 +69,7 @@ OnnxImport Lowering::run() {
   node_ = nullptr;
   for (const auto& name : g_.outputs) storeOutput(name);
   imp_.matmulBufferWords = matmulWords_;
-  imp_.tileRows = tileRows_;
+  imp_.tileRows = sched_.tileRows;
   return finish();
 }
 
@@ -192,7 +195,9 @@ void Lowering::tileLoad(const Opnd& o, int64_t tiles, bool repeat) {
 }
 
 int64_t Lowering::tilesFor(int64_t rows) const {
-  return tileRows_ > 0 && tileRows_ < rows && rows % tileRows_ == 0 ? rows / tileRows_ : 1;
+  auto it = node_ ? sched_.nodeTileRows.find(node_->name) : sched_.nodeTileRows.end();
+  const int64_t r = it != sched_.nodeTileRows.end() ? it->second.tileRows : sched_.tileRows;
+  return r > 0 && r < rows && rows % r == 0 ? rows / r : 1;
 }
 
 std::string Lowering::storeLine(const Opnd& o, const std::string& tensor) {
@@ -245,6 +250,11 @@ Opnd Lowering::map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t 
                                            : fmt::format("the first operand's rows are in {} tiles", tiles)));
   if (bComputed && !product && b->tiles != tiles)
     fail("O-205", fmt::format("the two operands of {} are in {} and {} row tiles", fn, tiles, b->tiles));
+  if (node_ && sched_.nodeTileRows.count(node_->name) && tiles != tilesFor(rows))
+    fail("O-205", fmt::format("the schedule gives this node tiles of {} rows, but its operands come in {} tiles of its {} "
+                              "rows: a node chooses its tiles only where its operands are all inputs or constants, the "
+                              "others take their operands'",
+                              sched_.nodeTileRows.at(node_->name).tileRows, tiles, rows));
   if (aLeaf) tileLoad(a, tiles, false);
   if (bLeaf) tileLoad(*b, tiles, product);
   if (product) matmulWords_ = std::max(matmulWords_, ComputeUnitParams::matmulBufferWords(rows / tiles, a.cols, cols));
@@ -396,7 +406,8 @@ OnnxImport Lowering::finish() {
   std::string y;
   y += "# Imported from an ONNX model by stepgen (`stepgen import onnx`, docs/onnx.md).\n";
   y += fmt::format("# Source: {} (opset {}). {}{}.\n", g_.path, g_.opset,
-                   tileRows_ > 0 ? fmt::format("Rows in tiles of {} where the graph allows (docs/onnx.md#tiling)", tileRows_)
+                   sched_.tileRows > 0 || !sched_.nodeTileRows.empty()
+                       ? "Rows in tiles where the graph allows (schedule.yaml, docs/onnx.md#tiling)"
                                  : "One tile per ONNX value",
                    stages_.empty() ? "" : "; each Mixture-of-Experts block is a stage (docs/onnx.md#moe)");
   y += "stepgraph: onnx_import\n";
@@ -459,6 +470,23 @@ OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const st
   return s;
 }
 
+namespace {
+
+SourceLoc locOf(const std::string& path, const YAML::Node& n) { return {path, n.Mark().line + 1, n.Mark().column + 1}; }
+
+/// A tile_rows value: a non-negative integer (O-104 otherwise).
+int64_t tileRowsOf(const std::string& path, const YAML::Node& n) {
+  int64_t v = -1;
+  try {
+    v = n.as<int64_t>();
+  } catch (const YAML::Exception&) {
+  }
+  if (v < 0) throw DiagError("O-104", locOf(path, n), "tile_rows must be a non-negative integer (0: whole tiles)");
+  return v;
+}
+
+}  // namespace
+
 OnnxSchedule readOnnxSchedule(const std::string& path) {
   YAML::Node y;
   try {
@@ -468,31 +496,29 @@ OnnxSchedule readOnnxSchedule(const std::string& path) {
   }
   OnnxSchedule t;
   if (!y || y.IsNull()) return t;
-  if (!y.IsMap())
-    throw DiagError("O-104", SourceLoc{path, y.Mark().line + 1, y.Mark().column + 1}, "a schedule is a map (tile_rows: N)");
+  if (!y.IsMap()) throw DiagError("O-104", locOf(path, y), "a schedule is a map (tile_rows: N)");
   for (const auto& kv : y) {
     const std::string key = kv.first.as<std::string>();
-    const SourceLoc at{path, kv.first.Mark().line + 1, kv.first.Mark().column + 1};
     if (key == "swiglu_stages") {
       try {
         t.swigluStages = kv.second.as<bool>();
       } catch (const YAML::Exception&) {
-        throw DiagError("O-104", SourceLoc{path, kv.second.Mark().line + 1, kv.second.Mark().column + 1},
-                        "swiglu_stages must be true or false");
+        throw DiagError("O-104", locOf(path, kv.second), "swiglu_stages must be true or false");
       }
-      continue;
+    } else if (key == "tile_rows") {
+      t.tileRows = tileRowsOf(path, kv.second);
+    } else if (key == "nodes") {
+      if (!kv.second.IsMap()) throw DiagError("O-104", locOf(path, kv.second), "nodes is a map: <ONNX node name>: {tile_rows: N}");
+      for (const auto& node : kv.second) {
+        const YAML::Node rows = node.second.IsMap() ? node.second["tile_rows"] : YAML::Node();
+        if (!rows || node.second.size() != 1)
+          throw DiagError("O-104", locOf(path, node.second), "a node's schedule is {tile_rows: N}");
+        t.nodeTileRows[node.first.as<std::string>()] = {tileRowsOf(path, rows), locOf(path, node.first)};
+      }
+    } else {
+      throw DiagError("O-104", locOf(path, kv.first),
+                      fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages, nodes)", key));
     }
-    if (key != "tile_rows")
-      throw DiagError("O-104", at, fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages)", key));
-    int64_t v = -1;
-    try {
-      v = kv.second.as<int64_t>();
-    } catch (const YAML::Exception&) {
-    }
-    if (v < 0)
-      throw DiagError("O-104", SourceLoc{path, kv.second.Mark().line + 1, kv.second.Mark().column + 1},
-                      "tile_rows must be a non-negative integer (0: whole tiles)");
-    t.tileRows = v;
   }
   return t;
 }

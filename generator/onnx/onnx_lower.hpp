@@ -13,6 +13,7 @@
 
 #include "arch/arch_model.hpp"
 #include "ir/tokens.hpp"
+#include "support/diag.hpp"
 #include "onnx/onnx_read.hpp"
 
 namespace stepgen {
@@ -72,6 +73,15 @@ struct OnnxImport {
 struct OnnxSchedule {
   int64_t tileRows = 0;
   bool swigluStages = false;
+  /// One node's tile rows, where its schedule entry is (for O-104 and O-205).
+  struct NodeTiles {
+    int64_t tileRows = 0;
+    SourceLoc at;
+  };
+  /// Per ONNX node name: the tile rows of the values it starts (a node whose operands are all
+  /// inputs or constants); overrides tileRows there. A node whose operands are computed takes
+  /// their tiles, and an entry that differs is O-205.
+  std::map<std::string, NodeTiles> nodeTileRows;
 };
 
 /// The relative tolerance of an imported graph's outputs: the propagated bound of the
@@ -104,8 +114,9 @@ OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace = "", c
 OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const std::string& routingTrace = "");
 
 /// Reads an import schedule (docs/onnx.md#tiling): a YAML map with `tile_rows: N` (N >= 0;
-/// 0 or the key left out: whole tiles) and `swiglu_stages: true|false`. Throws DiagError
-/// O-104 naming the file, line and key for an unreadable file, another key or a bad value.
+/// 0 or the key left out: whole tiles), `swiglu_stages: true|false` and `nodes: {<ONNX node
+/// name>: {tile_rows: N}}`. Throws DiagError O-104 naming the file, line and key for an
+/// unreadable file, another key or a bad value (lowerOnnx: for a node name the model lacks).
 OnnxSchedule readOnnxSchedule(const std::string& path);
 
 /// The input matrices of the imported graph: each leaf's source (the model's initializers,

@@ -416,3 +416,30 @@ TEST_CASE("ONNX import: a SwiGLU MLP as builders/swiglu's layer (swiglu_stages)"
   CHECK(ref.elements.byRunning > 0);
   CHECK(rmsRelative(r.outputs.at("out_y"), fromNpy(out / "expected" / "out_y.npy")) < 1e-3);
 }
+
+TEST_CASE("ONNX import: a node's own tile rows in the schedule", "[onnx]") {
+  // mlp_block's first node, /norm/Pow, reads only x: its tiles of 32 rows (4 of its 128) reach
+  // every node after it, and the outputs stay the whole-tile import's bit for bit.
+  const std::string ex = kRoot + "/examples/pytorch/mlp_block";
+  const fs::path dir = fs::temp_directory_path() / "sg_onnx_node_tiles";
+  fs::create_directories(dir);
+  writeFile(dir / "pow.yaml", "nodes:\n  /norm/Pow: {tile_rows: 32}\n");
+  importOnnx(ex + "/model.onnx", (dir / "tiled").string(), ex + "/data", "", "", (dir / "pow.yaml").string());
+  importOnnx(ex + "/model.onnx", (dir / "whole").string(), ex + "/data");
+  const std::string yaml = readText(dir / "tiled" / "graph.yaml");
+  CHECK(yaml.find("tensor: x, tile: [32, 32], iter: [4], strides: [[1, 0]]") != std::string::npos);
+  CHECK(readOnnxSchedule((dir / "tiled" / "schedule.yaml").string()).nodeTileRows.at("/norm/Pow").tileRows == 32);
+  auto run = [&](const std::string& d) {
+    return runModelOnly(kRoot + "/arch/onnx.yaml", (dir / d / "graph.yaml").string(), (dir / d / "inputs").string(), 1);
+  };
+  CHECK(run("tiled").outputs.at("out_y").data == run("whole").outputs.at("out_y").data);
+  // /MatMul reads the normalised rows, a computed value in whole tiles: it cannot start others.
+  writeFile(dir / "matmul.yaml", "nodes:\n  /MatMul: {tile_rows: 16}\n");
+  std::string id;
+  try {
+    lowerOnnx(readOnnx(ex + "/model.onnx"), "", readOnnxSchedule((dir / "matmul.yaml").string()));
+  } catch (const DiagError& e) {
+    id = e.diags.at(0).id;
+  }
+  CHECK(id == "O-205");
+}
