@@ -2,34 +2,40 @@
 # docs/results/pytorch_blocks.csv: each PyTorch example (examples/pytorch) imported with
 # `stepgen import onnx`, verified in the model and Verilator (the dense and Llama blocks on
 # arch/onnx_small.yaml, the Qwen3-MoE block, whose MoE needs route-mode memory units and the
-# router's functions, on arch/onnx_moe.yaml; a block with a schedule.yaml, the MLP block, in
-# its row tiles, dims "-tile<rows>"), and compared with PyTorch's own outputs (verify --reference).
+# router's functions, on arch/onnx_moe.yaml; the MLP block with its schedule.yaml on
+# onnx_small, and with the schedule `import --arch arch/onnx_moe.yaml` chooses there, its
+# SwiGLU a stage), and compared with PyTorch's own outputs (verify --reference). The dims
+# column says how a block was scheduled: "-tile<rows>", "-swiglu" (docs/onnx.md#tiling).
 # usage: scripts/pytorch_blocks.sh <stepgen> <work dir> <csv>
 set -euo pipefail
 sg="$1"; work="$2"; csv="$3"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$work"
 rows=()
-for spec in dense_block:onnx_small llama_block:onnx_small qwen3_moe_block:onnx_moe mlp_block:onnx_small; do
-  block="${spec%%:*}"; arch="${spec##*:}"
+# <block>:<arch>:<how the import schedules it: plain | schedule (its schedule.yaml) | arch (--arch)>
+for spec in dense_block:onnx_small:plain llama_block:onnx_small:plain qwen3_moe_block:onnx_moe:plain \
+            mlp_block:onnx_small:schedule mlp_block:onnx_moe:arch; do
+  IFS=: read -r block arch how <<< "$spec"
   d="$root/examples/pytorch/$block"
-  schedule=()
-  [ ! -f "$d/schedule.yaml" ] || schedule=(--schedule "$d/schedule.yaml")
-  "$sg" import onnx "$d/model.onnx" -o "$work/$block/import" --data "$d/data" "${schedule[@]}"
-  "$sg" verify --arch "$root/arch/$arch.yaml" --graph "$work/$block/import/graph.yaml" \
-    --inputs "$work/$block/import/inputs" -o "$work/$block/verify" --reference "$work/$block/import/expected" \
+  w="$work/$block-$arch"
+  opts=()
+  [ "$how" != schedule ] || opts=(--schedule "$d/schedule.yaml")
+  [ "$how" != arch ] || opts=(--arch "$root/arch/$arch.yaml")
+  "$sg" import onnx "$d/model.onnx" -o "$w/import" --data "$d/data" "${opts[@]}"
+  "$sg" verify --arch "$root/arch/$arch.yaml" --graph "$w/import/graph.yaml" \
+    --inputs "$w/import/inputs" -o "$w/verify" --reference "$w/import/expected" \
     --build-cache "$work/cache" --max-cycle-error 5
-  rows+=("$(python3 - "$d" "$work/$block/verify" "$block" <<'PY'
+  rows+=("$(python3 - "$d" "$w" "$block" <<'PY'
 import json, sys
-d, v, block = sys.argv[1:4]
-r = json.load(open(v + "/report.json"))
+d, w, block = sys.argv[1:4]
+r = json.load(open(w + "/verify/report.json"))
 ref = r["reference"]
 dims = open(d + "/dims.txt").read().split()
-try:
-    tile = [l.split(":")[1].strip() for l in open(d + "/schedule.yaml") if l.startswith("tile_rows:")][0]
-    dims[0] += "-tile" + tile
-except FileNotFoundError:
-    pass
+sched = dict(l.split(":", 1) for l in open(w + "/import/schedule.yaml") if ":" in l and not l.startswith("#"))
+if int(sched.get("tile_rows", "0")) > 0:
+    dims[0] += "-tile" + sched["tile_rows"].strip()
+if sched.get("swiglu_stages", "").strip() == "true":
+    dims[0] += "-swiglu"
 print(",".join([block, dims[0], dims[1], str(r["sections"]["count"]), str(r["model"]["cycles"]), str(r["rtl"]["cycles"]),
                 f'{r["cycle_error_percent"]:.2f}', "yes" if r["outputs_equal"] else "no", f'{ref["max_rel_err"]:.3e}',
                 f'{ref["tolerance"]:.3e}']))
