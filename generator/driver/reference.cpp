@@ -35,7 +35,11 @@ void checkElements(const Matrix& got, const Matrix& want, double tolerance, cons
     const double a = bitsToFloat(got.data[i]), e = bitsToFloat(want.data[i]);
     if (a == e || (std::isnan(a) && std::isnan(e))) continue;
     const double err = std::fabs(a - e);
-    if (!(err > tolerance * std::max({std::fabs(e), 1e-3 * scale, 1e-30}))) continue;
+    if (std::isnan(err)) {  // NaN in one of them only, or infinities of opposite signs
+      c.outside++;
+      continue;
+    }
+    if (err <= tolerance * std::max({std::fabs(e), 1e-3 * scale, 1e-30})) continue;
     const auto& bounds = running();
     const double bound = bounds && bounds->count(tensor) ? bounds->at(tensor).at(i) : INFINITY;
     if (std::isfinite(bound) && err <= bound) {

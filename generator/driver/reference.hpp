@@ -32,7 +32,7 @@ using RunningBounds = std::function<const std::optional<std::map<std::string, st
 /// Checks output `tensor` element by element: within `tolerance` x max(|want|, 1e-3 x the
 /// largest |want|) (as maxRelError measures), or else within the running error bound, which
 /// sees cancellation the relative tolerance cannot (docs/onnx.md#conformance). NaN in both
-/// counts as equal; equal infinities too.
+/// counts as equal, equal infinities too; NaN in one only is outside.
 void checkElements(const Matrix& got, const Matrix& want, double tolerance, const std::string& tensor,
                    const RunningBounds& running, ElementCheck& c);
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "common/fp.hpp"
+#include "driver/reference.hpp"
 #include "onnx/onnx_error_bound.hpp"
 #include "studies/onnx_conformance.hpp"
 #include "support/files.hpp"
@@ -130,4 +131,18 @@ TEST_CASE("ONNX conformance: exp(x) - t x passes within the running bound, not t
   const std::string csv = readText(o.csvPath);
   CHECK(csv.find(",yes,yes,,") != std::string::npos);           // supported, model_ok
   CHECK(csv.find("within the running error bound") != std::string::npos);  // not by the static bound
+}
+
+TEST_CASE("reference check: NaN in one output only is outside, in both equal", "[onnx]") {
+  const Matrix want = row({1.0f, NAN, 2.0f});
+  const RunningBounds none = []() -> const std::optional<std::map<std::string, std::vector<double>>>& {
+    static const std::optional<std::map<std::string, std::vector<double>>> n;
+    return n;
+  };
+  ElementCheck c;
+  checkElements(row({NAN, NAN, 2.0f}), want, 1e-3, "y", none, c);
+  CHECK(c.outside == 1);  // element 0; element 1 is NaN in both
+  ElementCheck d;
+  checkElements(row({1.0005f, NAN, 2.0f}), want, 1e-3, "y", none, d);
+  CHECK(d.outside == 0);
 }
