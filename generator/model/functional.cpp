@@ -10,6 +10,7 @@
 #include "common/fp.hpp"
 #include "ir/stops.hpp"
 #include "ir/attrs.hpp"
+#include "ir/tile_walk.hpp"
 #include "model/functional_dynamic.hpp"
 #include "model/router.hpp"
 #include "model/routing_ops.hpp"
@@ -225,39 +226,25 @@ class Runner {
     }
   }
 
-  struct Walk {
-    std::vector<int64_t> tile, iter;
-    std::vector<std::vector<int64_t>> strides;
-    std::vector<int64_t> origin{0, 0};  // tile-row and tile-col of the first tile
+  struct Walk : TileWalk {
+    std::vector<int64_t> tile;
   };
 
   Walk walkOf(const Op& op) const {
-    std::vector<int64_t> tile;
+    Walk w{tileWalkOf(g_, op), {}};
     if (op.attrs.count("tile")) {
-      tile = attrIntList(g_, op, "tile");
+      w.tile = attrIntList(g_, op, "tile");
     } else {  // a store without `tile` writes tiles of its input's shape
       const ElemType& e = s_.types.at(op.inputs.at(0).v).elem;
-      tile = {evalDim(e.tile.at(0), g_.symbols), evalDim(e.tile.at(1), g_.symbols)};
+      w.tile = {evalDim(e.tile.at(0), g_.symbols), evalDim(e.tile.at(1), g_.symbols)};
     }
-    return {tile, attrIntList(g_, op, "iter"), attrIntMatrix(g_, op, "strides"),
-            op.attrs.count("origin") ? attrIntList(g_, op, "origin") : std::vector<int64_t>{0, 0}};
+    return w;
   }
 
   // Calls f(tileRow, tileCol, stop) for every element of the walk, in order.
   template <typename F>
   void forEachTile(const Walk& w, F f) const {
-    std::vector<int64_t> idx(w.iter.size(), 0);
-    int64_t total = 1;
-    for (int64_t n : w.iter) total *= n;
-    for (int64_t e = 0; e < total; ++e) {
-      int64_t tr = w.origin[0], tc = w.origin[1];
-      for (size_t l = 0; l < idx.size(); ++l) tr += idx[l] * w.strides[l][0], tc += idx[l] * w.strides[l][1];
-      f(tr, tc, walkStop(w.iter, idx));
-      for (int l = int(idx.size()) - 1; l >= 0; --l) {
-        if (++idx[l] < w.iter[l]) break;
-        idx[l] = 0;
-      }
-    }
+    stepgen::forEachTile(w, [&](int64_t tr, int64_t tc, const std::vector<int64_t>& idx) { f(tr, tc, walkStop(w.iter, idx)); });
   }
 
   void load(const Op& op) {

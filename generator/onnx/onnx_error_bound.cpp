@@ -5,6 +5,8 @@
 
 #include "common/fp.hpp"
 #include "ir/attrs.hpp"
+#include "ir/tile_walk.hpp"
+#include "passes/graph_order.hpp"
 #include "passes/shape_check.hpp"
 #include "support/diag.hpp"
 
@@ -180,31 +182,16 @@ Bounded accumulate(const std::vector<Bounded>& tiles, size_t from, size_t n, con
   return out;
 }
 
-/// The tile coordinates a LinearOffChipLoad / Store visits, in stream order
-/// (docs/graph_format.md: index (i_k..i_0) is tile (r0 + sum i dr, c0 + sum i dc)).
-std::vector<std::pair<int64_t, int64_t>> tileWalk(const StepGraph& g, const Op& op) {
-  const std::vector<int64_t> iter = attrIntList(g, op, "iter");
-  const std::vector<std::vector<int64_t>> strides = attrIntMatrix(g, op, "strides");
-  const std::vector<int64_t> origin = op.attrs.count("origin") ? attrIntList(g, op, "origin") : std::vector<int64_t>{0, 0};
-  std::vector<std::pair<int64_t, int64_t>> walk;
-  std::vector<int64_t> idx(iter.size(), 0);
-  int64_t total = 1;
-  for (int64_t n : iter) total *= n;
-  for (int64_t k = 0; k < total; ++k) {
-    int64_t r = origin.at(0), c = origin.at(1);
-    for (size_t d = 0; d < iter.size(); ++d) r += idx[d] * strides.at(d).at(0), c += idx[d] * strides.at(d).at(1);
-    walk.emplace_back(r, c);
-    for (size_t d = iter.size(); d-- > 0;) {  // the last index runs fastest
-      if (++idx[d] < iter[d]) break;
-      idx[d] = 0;
+/// Copies the [rows, cols] block at element (fr, fc) of `from` to (tr, tc) of `to`, values
+/// and bounds; false when either block leaves its matrix.
+bool copyBlock(const Bounded& from, int64_t fr, int64_t fc, Bounded& to, int64_t tr, int64_t tc, int64_t rows, int64_t cols) {
+  if (fr + rows > from.rows || fc + cols > from.cols || tr + rows > to.rows || tc + cols > to.cols) return false;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      to.v[size_t((tr + r) * to.cols + tc + c)] = from.v[size_t((fr + r) * from.cols + fc + c)];
+      to.e[size_t((tr + r) * to.cols + tc + c)] = from.e[size_t((fr + r) * from.cols + fc + c)];
     }
-  }
-  return walk;
-}
-
-std::string scalarAttr(const Op& op, const char* key) {
-  auto it = op.attrs.find(key);
-  return it == op.attrs.end() ? "" : it->second.scalar;
+  return true;
 }
 
 }  // namespace
@@ -224,12 +211,9 @@ FunctionErrors FunctionErrors::fp32Reference() {
 std::optional<std::map<std::string, std::vector<double>>> runningErrorBounds(const StepGraph& g,
                                                                             const std::map<std::string, Matrix>& inputs,
                                                                             const FunctionErrors& fe) {
-  // Tensors as the run leaves them: the inputs, then what the stores write (a load of a
-  // tensor some store writes waits for every such store: a stage's state tensors).
+  // Tensors as the run leaves them: the inputs, then what the stores write (orderOps puts a
+  // state tensor's loads after its stores: a stage's input and output).
   std::map<std::string, Bounded> tensors;
-  std::map<std::string, int> storesLeft;
-  for (const Op& op : g.ops)
-    if (op.kind == OpKind::LinearOffChipStore) ++storesLeft[scalarAttr(op, "tensor")];
   for (const Tensor& t : g.tensors) {
     const auto rows = t.shape.at(0).evaluate(g.symbols), cols = t.shape.at(1).evaluate(g.symbols);
     if (!rows || !cols) return std::nullopt;
@@ -237,110 +221,84 @@ std::optional<std::map<std::string, std::vector<double>>> runningErrorBounds(con
     if (auto it = inputs.find(t.name); it != inputs.end()) {
       if (int64_t(it->second.data.size()) != *rows * *cols) return std::nullopt;
       for (size_t i = 0; i < b.v.size(); ++i) b.v[i] = bitsToFloat(it->second.data[i]);
-    } else if (t.isInput() && !storesLeft.count(t.name)) {
+    } else if (t.isInput() && !t.isState) {
       return std::nullopt;  // an input the caller did not give
     }
     tensors[t.name] = std::move(b);
   }
+  const OpOrder order = orderOps(g);
+  if (order.order.size() != g.ops.size()) return std::nullopt;  // a cycle or an unproduced stream
   ShapeResult shapes;
   try {
     shapes = checkShapes(g);
   } catch (const DiagError&) {
     return std::nullopt;
   }
-  std::vector<std::optional<std::vector<Bounded>>> value(g.streams.size());
-  std::vector<bool> done(g.ops.size(), false);
-  for (size_t left = g.ops.size(); left > 0;) {
-    const size_t before = left;
-    for (size_t k = 0; k < g.ops.size(); ++k) {
-      const Op& op = g.ops[k];
-      if (done[k]) continue;
-      bool ready = true;
-      for (StreamId s : op.inputs) ready = ready && value[size_t(s.v)].has_value();
-      if (op.kind == OpKind::LinearOffChipLoad) ready = storesLeft[scalarAttr(op, "tensor")] == 0;
-      if (!ready) continue;
-      auto in = [&](size_t i) -> const std::vector<Bounded>& { return *value[size_t(op.inputs.at(i).v)]; };
-      switch (op.kind) {
-        case OpKind::LinearOffChipLoad: {
-          const Bounded& t = tensors.at(scalarAttr(op, "tensor"));
-          const std::vector<int64_t> tile = attrIntList(g, op, "tile");
-          std::vector<Bounded> tiles;
-          for (auto [tr, tc] : tileWalk(g, op)) {
-            Bounded b = sized(tile.at(0), tile.at(1));
-            for (int64_t r = 0; r < b.rows; ++r)
-              for (int64_t c = 0; c < b.cols; ++c) {
-                const int64_t R = tr * b.rows + r, C = tc * b.cols + c;
-                if (R >= t.rows || C >= t.cols) return std::nullopt;
-                b.v[size_t(r * b.cols + c)] = t.v[size_t(R * t.cols + C)];
-                b.e[size_t(r * b.cols + c)] = t.e[size_t(R * t.cols + C)];
-              }
-            tiles.push_back(std::move(b));
-          }
-          value[size_t(op.outputs.at(0).v)] = std::move(tiles);
-          break;
-        }
-        case OpKind::Zip: {
-          std::vector<Bounded> tiles(in(0).size());
-          for (size_t i = 0; i < tiles.size(); ++i)
-            for (size_t p = 0; p < op.inputs.size(); ++p) {
-              if (in(p).size() != tiles.size()) return std::nullopt;
-              tiles[i].parts.push_back(in(p)[i]);
-            }
-          value[size_t(op.outputs.at(0).v)] = std::move(tiles);
-          break;
-        }
-        case OpKind::Broadcast:
-          for (StreamId s : op.outputs) value[size_t(s.v)] = in(0);
-          break;
-        case OpKind::Map: {
-          std::vector<Bounded> tiles;
-          for (const Bounded& t : in(0)) {
-            std::optional<Bounded> r = applyFunction(scalarAttr(op, "fn"), t, fe);
-            if (!r) return std::nullopt;
-            tiles.push_back(std::move(*r));
-          }
-          value[size_t(op.outputs.at(0).v)] = std::move(tiles);
-          break;
-        }
-        case OpKind::Accum: {  // add over the innermost b dims of the input stream
-          if (scalarAttr(op, "fn") != "add") return std::nullopt;
-          const StreamType& st = shapes.types.at(size_t(op.inputs.at(0).v));
-          size_t group = 1;
-          for (int64_t d = 0; d < attrInt(g, op, "b"); ++d) {
-            const auto n = st.shape.at(st.shape.size() - 1 - size_t(d)).evaluate(g.symbols);
-            if (!n) return std::nullopt;
-            group *= size_t(*n);
-          }
-          std::vector<Bounded> tiles;
-          for (size_t i = 0; i + group <= in(0).size(); i += group) tiles.push_back(accumulate(in(0), i, group, fe));
-          value[size_t(op.outputs.at(0).v)] = std::move(tiles);
-          break;
-        }
-        case OpKind::LinearOffChipStore: {
-          const std::string name = scalarAttr(op, "tensor");
-          Bounded& t = tensors.at(name);
-          const auto walk = tileWalk(g, op);
-          if (walk.size() != in(0).size()) return std::nullopt;
-          for (size_t i = 0; i < walk.size(); ++i) {
-            const Bounded& b = in(0)[i];
-            for (int64_t r = 0; r < b.rows; ++r)
-              for (int64_t c = 0; c < b.cols; ++c) {
-                const int64_t R = walk[i].first * b.rows + r, C = walk[i].second * b.cols + c;
-                if (R >= t.rows || C >= t.cols) return std::nullopt;
-                t.v[size_t(R * t.cols + C)] = b.v[size_t(r * b.cols + c)];
-                t.e[size_t(R * t.cols + C)] = b.e[size_t(r * b.cols + c)];
-              }
-          }
-          --storesLeft[name];
-          break;
-        }
-        default:
-          return std::nullopt;
+  std::vector<std::vector<Bounded>> value(g.streams.size());
+  for (int k : order.order) {
+    const Op& op = g.ops[size_t(k)];
+    auto in = [&](size_t i) -> const std::vector<Bounded>& { return value[size_t(op.inputs.at(i).v)]; };
+    auto out = [&]() -> std::vector<Bounded>& { return value[size_t(op.outputs.at(0).v)]; };
+    switch (op.kind) {
+      case OpKind::LinearOffChipLoad: {
+        const Bounded& t = tensors.at(attrString(op, "tensor"));
+        const std::vector<int64_t> tile = attrIntList(g, op, "tile");
+        bool inside = true;
+        forEachTile(tileWalkOf(g, op), [&](int64_t tr, int64_t tc, const std::vector<int64_t>&) {
+          Bounded b = sized(tile.at(0), tile.at(1));
+          inside = inside && copyBlock(t, tr * b.rows, tc * b.cols, b, 0, 0, b.rows, b.cols);
+          out().push_back(std::move(b));
+        });
+        if (!inside) return std::nullopt;
+        break;
       }
-      done[k] = true;
-      --left;
+      case OpKind::Zip:
+        for (size_t i = 0; i < in(0).size(); ++i) {
+          Bounded z;
+          for (size_t p = 0; p < op.inputs.size(); ++p) {
+            if (in(p).size() != in(0).size()) return std::nullopt;
+            z.parts.push_back(in(p)[i]);
+          }
+          out().push_back(std::move(z));
+        }
+        break;
+      case OpKind::Broadcast:
+        for (StreamId s : op.outputs) value[size_t(s.v)] = in(0);
+        break;
+      case OpKind::Map:
+        for (const Bounded& t : in(0)) {
+          std::optional<Bounded> r = applyFunction(attrString(op, "fn"), t, fe);
+          if (!r) return std::nullopt;
+          out().push_back(std::move(*r));
+        }
+        break;
+      case OpKind::Accum: {  // add over the innermost b dims of the input stream
+        if (attrString(op, "fn") != "add") return std::nullopt;
+        const StreamType& st = shapes.types.at(size_t(op.inputs.at(0).v));
+        size_t group = 1;
+        for (int64_t d = 0; d < attrInt(g, op, "b"); ++d) {
+          const auto n = st.shape.at(st.shape.size() - 1 - size_t(d)).evaluate(g.symbols);
+          if (!n) return std::nullopt;
+          group *= size_t(*n);
+        }
+        for (size_t i = 0; i + group <= in(0).size(); i += group) out().push_back(accumulate(in(0), i, group, fe));
+        break;
+      }
+      case OpKind::LinearOffChipStore: {
+        Bounded& t = tensors.at(attrString(op, "tensor"));
+        size_t i = 0;
+        bool inside = true;
+        forEachTile(tileWalkOf(g, op), [&](int64_t tr, int64_t tc, const std::vector<int64_t>&) {
+          if (i >= in(0).size()) return void(inside = false);
+          const Bounded& b = in(0)[i++];
+          inside = inside && copyBlock(b, 0, 0, t, tr * b.rows, tc * b.cols, b.rows, b.cols);
+        });
+        if (!inside || i != in(0).size()) return std::nullopt;
+        break;
+      }
+      default:
+        return std::nullopt;
     }
-    if (left == before) return std::nullopt;  // a cycle or an unproduced stream
   }
   std::map<std::string, std::vector<double>> bounds;
   for (const Tensor& t : g.tensors)
