@@ -19,6 +19,7 @@
 #include "driver/rtl_run.hpp"
 #include "driver/staging.hpp"
 #include "support/files.hpp"
+#include "onnx/onnx_error_bound.hpp"
 
 namespace fs = std::filesystem;
 
@@ -281,10 +282,12 @@ VerifyReport verify(const VerifyOptions& o) {
 
   r.model = runModel(c.graph, c.shapes, c.mapping, c.arch, c.programLayout, c.image, inputs);
   for (const auto& [name, m] : r.model.outputs) toNpy(st.tmp / "model" / (name + ".npy"), m);
-  if (!o.referenceDir.empty())  // before the RTL build: a bad folder stops here
-    r.reference = compareWithReference(r.model.outputs, o.referenceDir,
-                                       c.arch.cu.format == NumberFormat::Fp32 ? "fp32" : "bf16_fp32", loadGraph(o.graphPath),
-                                       inputs);
+  if (!o.referenceDir.empty()) {  // before the RTL build: a bad folder stops here
+    const bool bf16 = c.arch.cu.format != NumberFormat::Fp32;
+    r.reference = compareWithReference(r.model.outputs, o.referenceDir, bf16 ? "bf16_fp32" : "fp32", onFirstCall([&] {
+      return referenceErrorBounds(loadGraph(o.graphPath), inputs, bf16);  // the graph as given, not as cut
+    }));
+  }
 
   if (!o.skipRtl) {
     const int64_t watchdog = std::max(o.watchdogCycles, 2 * r.model.timing.longestCompute);

@@ -72,7 +72,7 @@ std::string verdictText(const VerifyReport& r) {
     for (const auto& x : m.timing.stuck) s += "  " + x + "\n";
   }
   if (r.reference)
-    s += fmt::format("reference: max rel err {:.3e} vs tolerance {:.3e} over {} output(s): {}{}\n", r.reference->maxRelErr,
+    s += fmt::format("reference: max rel err {:.3e} vs tolerance {:.3e} over {} output(s): {}{}\n", r.reference->elements.maxRelErr,
                      r.reference->tolerance, r.reference->outputs, r.reference->ok() ? "within" : "OUTSIDE",
                      r.reference->elements.byRunning == 0
                          ? std::string()
@@ -174,7 +174,7 @@ void writeReportJson(const VerifyReport& r, const std::string& archName, const s
   j["first_mismatch"] = r.firstMismatch;
   j["cycle_error_percent"] = r.cycleErrorPercent;
   if (r.reference)
-    j["reference"] = {{"max_rel_err", r.reference->maxRelErr},
+    j["reference"] = {{"max_rel_err", r.reference->elements.maxRelErr},
                       {"tolerance", r.reference->tolerance},
                       {"outputs", r.reference->outputs},
                       {"within_running_bound_only", r.reference->elements.byRunning},

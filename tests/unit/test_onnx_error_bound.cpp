@@ -135,14 +135,14 @@ TEST_CASE("ONNX conformance: exp(x) - t x passes within the running bound, not t
 
 TEST_CASE("reference check: NaN in one output only is outside, in both equal", "[onnx]") {
   const Matrix want = row({1.0f, NAN, 2.0f});
-  const RunningBounds none = []() -> const std::optional<std::map<std::string, std::vector<double>>>& {
-    static const std::optional<std::map<std::string, std::vector<double>>> n;
-    return n;
-  };
+  const RunningBounds none = onFirstCall([] { return Bounds{}; });
   ElementCheck c;
   checkElements(row({NAN, NAN, 2.0f}), want, 1e-3, "y", none, c);
   CHECK(c.outside == 1);  // element 0; element 1 is NaN in both
+  CHECK(std::isinf(c.maxRelErr));
   ElementCheck d;
   checkElements(row({1.0005f, NAN, 2.0f}), want, 1e-3, "y", none, d);
   CHECK(d.outside == 0);
+  CHECK(std::fabs(d.maxAbsErr - (1.0005 - 1.0)) < 1e-6);  // 1.0005f is 1.00049996
+  CHECK(std::fabs(d.maxRelErr - d.maxAbsErr / 1.0) < 1e-12);
 }
