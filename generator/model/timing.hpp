@@ -46,7 +46,7 @@ struct TimingResult {
   bool mergeOrderRevised = false;
   /// The most cycles one unit computes one tile while no beat need move on any link (a
   /// matmul's passes x K, sg_cu.sv): an RTL run's watchdog must wait longer than this before
-  /// it calls a stall a deadlock (verify's effectiveWatchdog).
+  /// it calls a stall a deadlock (verify waits at least twice this).
   int64_t longestCompute = 0;
 };
 

@@ -69,7 +69,6 @@ OnnxImport Lowering::run() {
   node_ = nullptr;
   for (const auto& name : g_.outputs) storeOutput(name);
   imp_.matmulBufferWords = matmulWords_;
-  imp_.tileRows = sched_.tileRows;
   return finish();
 }
 
@@ -405,11 +404,10 @@ OnnxImport Lowering::finish() {
   const ComposedStages moe = composeStages(own, stages_);
   std::string y;
   y += "# Imported from an ONNX model by stepgen (`stepgen import onnx`, docs/onnx.md).\n";
+  const bool tiled = sched_.tileRows > 0 || !sched_.nodeTileRows.empty();
   y += fmt::format("# Source: {} (opset {}). {}{}.\n", g_.path, g_.opset,
-                   sched_.tileRows > 0 || !sched_.nodeTileRows.empty()
-                       ? "Rows in tiles where the graph allows (schedule.yaml, docs/onnx.md#tiling)"
-                                 : "One tile per ONNX value",
-                   stages_.empty() ? "" : "; each Mixture-of-Experts block is a stage (docs/onnx.md#moe)");
+                   tiled ? "Rows in tiles where the graph allows (schedule.yaml, docs/onnx.md#tiling)" : "One tile per ONNX value",
+                   stages_.empty() ? "" : "; each MoE block and SwiGLU MLP is a stage (docs/onnx.md#moe)");
   y += "stepgraph: onnx_import\n";
   if (!moe.symbols.empty()) y += "symbols: {" + moe.symbols + "}\n";
   if (!moe.schedule.empty()) y += "schedule: {" + moe.schedule + "}\n";

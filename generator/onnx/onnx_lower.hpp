@@ -61,7 +61,6 @@ struct OnnxImport {
   /// The most local memory one of its matmuls takes, words (ComputeUnitParams::matmulBufferWords
   /// of its row tile): what chooseOnnxSchedule compares with a compute unit's buffer.
   int64_t matmulBufferWords = 0;
-  int64_t tileRows = 0;  ///< the OnnxSchedule it was lowered with
 };
 
 /// How the importer schedules a model (docs/onnx.md#tiling): values whose operators work row
