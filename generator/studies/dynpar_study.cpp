@@ -238,11 +238,11 @@ int runDynparStudy(const DynparStudyOptions& o) {
                      : std::string();
   };
   std::string csv =
-      "batch_id,batch_size,stdev_label,strategy,regions,kv_tiles,busiest_region_tiles,model_cycles,rtl_cycles,error_pct,"
+      "batch_id,batch_size,stdev_label,strategy,regions,kv_scale,kv_tiles,busiest_region_tiles,model_cycles,rtl_cycles,error_pct,"
       "outputs_bit_exact,estimate_cycles,estimate_error_pct,offchip_bytes,differing_decisions,replay_error_pct\n";
   for (const DynparPoint& p : points)
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{}\n", p.batch, p.size, p.stdev, p.strategy, o.regions,
-                       p.tiles, p.busiest < 0 ? std::string() : std::to_string(p.busiest), modelCol(p), p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{}\n", p.batch, p.size, p.stdev, p.strategy, o.regions,
+                       o.kvScale, p.tiles, p.busiest < 0 ? std::string() : std::to_string(p.busiest), modelCol(p), p.rtl ? fmt::format("{}", p.v.rtl.cycles) : "",
                        p.rtl ? fmt::format("{:.2f}", p.v.cycleErrorPercent) : "",
                        p.rtl ? (p.v.outputsEqual ? "yes" : "no") : "", p.estimate, estErr(p),
                        p.modeled ? fmt::format("{}", p.v.model.offchipBytes) : "",
@@ -265,6 +265,8 @@ int runDynparStudy(const DynparStudyOptions& o) {
     for (const auto& [key, m] : byModel)
       md += fmt::format("| {} | {} | {} | {:.3f}x | {:.3f}x |\n", key.first, key.second, m.second, m.first,
                         byEstimate.at(key).first);
+    if (o.kvScale != 1)
+      md += fmt::format("\nEvery KV length divided by {} (--kv-scale {}, rounding up): a shorter run for RTL.\n", o.kvScale, o.kvScale);
     md += fmt::format("\nService model (one region of {}, model cycles): startup {:.0f}, per request {:.1f} + {:.1f} per KV "
                       "tile.\n\n", o.archPath, svc.startup, svc.alpha, svc.beta);
     md += "| batch | size | stdev | strategy | KV tiles | busiest region tiles | model cycles | RTL cycles | error | "
