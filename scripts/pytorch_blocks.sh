@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # docs/results/pytorch_blocks.csv: each PyTorch example (examples/pytorch) imported with
-# `stepgen import onnx`, verified in the model and Verilator (the dense and Llama blocks on
+# `stepgen import onnx`, verified in the model and Verilator (the dense, Llama and embedding blocks on
 # arch/onnx_small.yaml, the Qwen3-MoE block, whose MoE needs route-mode memory units and the
 # router's functions, on arch/onnx_moe.yaml; the MLP block with its schedule.yaml on
 # onnx_small, and with the schedule `import --arch arch/onnx_moe.yaml` chooses there, its
@@ -13,7 +13,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$work"
 rows=()
 # <block>:<arch>:<how the import schedules it: plain | schedule (its schedule.yaml) | arch (--arch)>
-for spec in dense_block:onnx_small:plain llama_block:onnx_small:plain qwen3_moe_block:onnx_moe:plain \
+for spec in dense_block:onnx_small:plain llama_block:onnx_small:plain embed_block:onnx_small:plain qwen3_moe_block:onnx_moe:plain \
             mlp_block:onnx_small:schedule mlp_block:onnx_moe:arch; do
   IFS=: read -r block arch how <<< "$spec"
   d="$root/examples/pytorch/$block"

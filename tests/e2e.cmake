@@ -25,6 +25,11 @@ stepgen_verify_test(e2e_repeat_default arch/default.yaml tests/data/graphs/repea
 set_tests_properties(e2e_repeat_default PROPERTIES FIXTURES_SETUP default_fabric)
 stepgen_verify_test(e2e_swiglu_default arch/default.yaml examples/swiglu/graph.yaml --inputs ${STEPGEN_ROOT}/examples/swiglu/inputs)
 stepgen_verify_test(e2e_buffer_default arch/default.yaml tests/data/graphs/buffer.yaml)
+# An index load (ONNX Gather's lowering): rows of a table by the meta rows' word 0, in a
+# [2, 4] walk whose stops the loaded tiles keep; the outputs against rows written by hand.
+stepgen_verify_test(e2e_index_load_default arch/default.yaml tests/data/graphs/index_load/graph.yaml
+                    --inputs ${STEPGEN_ROOT}/tests/data/graphs/index_load/inputs
+                    --reference ${STEPGEN_ROOT}/tests/data/graphs/index_load/expected)
 stepgen_verify_test(e2e_shapes_default arch/default.yaml tests/data/graphs/shapes.yaml)
 # A fabric whose compute units list no function that multiplies word by word (sg_cu MUL = 0,
 # the unit that fits an iCE40): a K-tiled matmul summed by Accum(add) runs bit-exact, the
@@ -303,8 +308,9 @@ set_tests_properties(e2e_deadlock_single_pass_fifo2 PROPERTIES TIMEOUT 900)
 # and Verilator on arch/onnx_small.yaml (one fabric for both), bit-exact, and the outputs within
 # the importer's tolerance of PyTorch's own (verify --reference exits 2 outside it). The dense
 # block: one head over a KV cache; the Llama block: 2 heads, RoPE, causal mask (both cut into
-# sections: docs/results/pytorch_blocks.csv).
-foreach(block dense_block llama_block)
+# sections: docs/results/pytorch_blocks.csv); the embedding block: a token lookup (ONNX
+# Gather: an index load) and a projection.
+foreach(block dense_block llama_block embed_block)
   add_test(NAME e2e_pytorch_${block}
            COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_${block}; rm -rf $d
              $<TARGET_FILE:stepgen> import onnx ${STEPGEN_ROOT}/examples/pytorch/${block}/model.onnx -o $d/import --data ${STEPGEN_ROOT}/examples/pytorch/${block}/data
@@ -313,7 +319,7 @@ foreach(block dense_block llama_block)
 endforeach()
 # One build of the fabric for both (as e2e_repeat_default's fixture does for arch/default.yaml).
 set_tests_properties(e2e_pytorch_dense_block PROPERTIES FIXTURES_SETUP onnx_small_fabric)
-set_tests_properties(e2e_pytorch_llama_block PROPERTIES FIXTURES_REQUIRED onnx_small_fabric)
+set_tests_properties(e2e_pytorch_llama_block e2e_pytorch_embed_block PROPERTIES FIXTURES_REQUIRED onnx_small_fabric)
 # The MLP block in row tiles (examples/pytorch/mlp_block/schedule.yaml: 8 tiles of 16 of its
 # 128 token rows; one tile does not fit the compute unit, M-302): bit-exact, within the
 # tolerance of PyTorch or, where its residual cancels, the running error bound.

@@ -157,6 +157,19 @@ class Qwen3MoeBlock(torch.nn.Module):
         return x + self.moe(self.norm2(x))
 
 
+class EmbedBlock(torch.nn.Module):
+    """A token embedding and the first projection after it: y = embed(ids) @ W. The lookup
+    exports as ONNX Gather, which stepgen lowers to an index load (docs/onnx.md#gather)."""
+
+    def __init__(self, vocab, dim):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, dim)
+        self.w = torch.nn.Parameter(dim ** -0.5 * torch.randn(dim, dim))
+
+    def forward(self, ids):
+        return self.embed(ids) @ self.w
+
+
 def write(block, name, inputs, dims):
     d = os.path.join(HERE, name)
     os.makedirs(os.path.join(d, "data"), exist_ok=True)
@@ -189,3 +202,6 @@ if __name__ == "__main__":
     # compute unit holds; `import onnx --arch` cuts the rows in tiles of 64.
     dim, ffn, tokens = 32, 64, 128
     write(MlpBlock(dim, ffn), "mlp_block", {"x": torch.randn(tokens, dim)}, f"D{dim}-F{ffn}-T{tokens}")
+    # Token ids are int64 in the model; data/ids.npy holds them as float32 whole numbers.
+    vocab, dim, tokens = 256, 64, 16
+    write(EmbedBlock(vocab, dim), "embed_block", {"ids": torch.randint(0, vocab, (tokens,))}, f"V{vocab}-D{dim}-T{tokens}")

@@ -168,7 +168,7 @@ std::map<std::string, OpId> metaTensors(const StepGraph& g) {
   std::map<std::string, OpId> out;
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& run = g.ops[i];
-    if (run.kind != OpKind::RandomOffChipLoad || !run.attrs.count("count")) continue;
+    if (run.kind != OpKind::RandomOffChipLoad || !(run.attrs.count("count") || run.attrs.count("index"))) continue;
     // Back from the meta input through the ops that pass meta rows on unchanged.
     StreamId s = run.inputs.at(0);
     for (;;) {

@@ -38,7 +38,8 @@ std::map<std::string, Matrix> loadInputs(const StepGraph& g, const std::string& 
 
 /// The input tensors whose values are the shape of a stream (the timing-only model reads
 /// them): those a LinearOffChipLoad reads whose stream reaches the meta input of a run load
-/// (RandomOffChipLoad with `count`: its rows hold each run's first tile and length) through
+/// or index load (RandomOffChipLoad with `count` or `index`: its rows hold each run's first
+/// tile and length, or the one tile's index) through
 /// Broadcast, Partition (data input), Flatten or Promote. By name, with the first run load
 /// that needs each.
 std::map<std::string, OpId> metaTensors(const StepGraph& g);

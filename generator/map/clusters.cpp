@@ -112,10 +112,11 @@ class ClusterFinder {
   }
 
   // AddrGen(selector) -> RandomOffChipLoad: the AG walks one expert's weight tiles per group.
-  // RandomOffChipLoad with `count` alone: the AG walks a run of tiles per address element.
+  // RandomOffChipLoad with `count` or `index` alone: the AG walks a run of tiles (one tile)
+  // per meta row.
   void weightLoad(int li) {
     const Op& l = g_.ops[size_t(li)];
-    if (l.attrs.count("count")) return add(li, ClusterKind::RunLoad, {}, l.inputs);
+    if (l.attrs.count("count") || l.attrs.count("index")) return add(li, ClusterKind::RunLoad, {}, l.inputs);
     const Op* ag = producer(l.inputs.at(0));
     if (!is(ag, OpKind::AddrGen)) return;
     add(li, ClusterKind::WeightLoad, {id(ag)}, ag->inputs);

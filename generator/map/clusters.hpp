@@ -14,7 +14,7 @@ enum class ClusterKind {
   Route,       ///< EagerMerge host: Partition -> Reshape|Promote -> retile -> EagerMerge (MU route mode)
   Combine,     ///< Reassemble host: Partition -> FlatMap -> Flatten -> Reassemble (MU combine mode)
   WeightLoad,  ///< RandomOffChipLoad host: AddrGen -> RandomOffChipLoad (AG random, per group)
-  RunLoad,     ///< RandomOffChipLoad with `count` alone: a run of tiles per meta row (AG random, count)
+  RunLoad,     ///< RandomOffChipLoad with `count` or `index` alone: a run of tiles (one tile) per meta row (AG random)
   RandomStore, ///< RandomOffChipStore with `index` alone: one tile per meta row (AG random store; ports data, addresses)
   Dispatch,    ///< Partition(b 0) alone: one CU per output (func partition), each reading data and selector
   Merge,       ///< EagerMerge(b 0) of two inputs alone, data output only: one CU (func merge, arrival order)

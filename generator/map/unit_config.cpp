@@ -197,8 +197,10 @@ class Configurer {
   }
 
   // RandomOffChipLoad with `count` (map/clusters.hpp RunLoad): per meta row on in0 the AG
-  // walks `count` tiles from tile `index` on, `step` tiles apart (sg_ag.sv count mode). Tile
-  // a must sit at base + a * idx_stride: tiles spanning whole tensor rows, or one row of tiles.
+  // walks `count` tiles from tile `index` on, `step` tiles apart (sg_ag.sv count mode); an
+  // index load (no `count`) walks tile `index` alone, a walk of rank 0 that adds no stop
+  // level (sg_ag.sv random mode, count = 0). Tile a must sit at base + a * idx_stride: tiles
+  // spanning whole tensor rows, or one row of tiles.
   void configRunLoad(const Op& o, const OpPlacement& p) {
     const Tensor& t = g_.tensors.at(*g_.findTensor(attrString(o, "tensor")));
     const int64_t rows = dimValue(g_, t.shape.at(0)), cols = dimValue(g_, t.shape.at(1));
@@ -224,7 +226,8 @@ class Configurer {
     const int64_t step = attrIntOr(g_, o, "step", 1);
     limit(o, "tile stride", stride, (int64_t(1) << a_.offchip.addressBits) - 1);
     limit(o, "step", step * stride, (int64_t(1) << a_.offchip.addressBits) - 1);
-    set(p, "rank", 1);
+    const bool run = o.attrs.count("count") > 0;
+    set(p, "rank", run ? 1 : 0);
     set(p, "base", uint64_t(t.baseAddress));
     for (int lv = 0; lv < 4; ++lv) set(p, fmt::format("n{}", lv), 1);  // n0: from each meta row
     set(p, "s0", uint64_t(step * stride));
@@ -234,8 +237,8 @@ class Configurer {
     set(p, "random", 1);
     set(p, "idx_word", uint64_t(attrIntOr(g_, o, "index", 0)));
     set(p, "idx_stride", uint64_t(stride));
-    set(p, "count", 1);
-    set(p, "cnt_word", uint64_t(attrInt(g_, o, "count")));
+    set(p, "count", run ? 1 : 0);
+    set(p, "cnt_word", run ? uint64_t(attrInt(g_, o, "count")) : 0);
   }
 
   // RandomOffChipStore with `index` (map/clusters.hpp RandomStore): per meta row on in1 the
@@ -274,7 +277,7 @@ class Configurer {
 
   void configAg(const Op& o, const OpPlacement& p) {
     if (o.kind == OpKind::RandomOffChipLoad)
-      return o.attrs.count("count") ? configRunLoad(o, p) : configWeightLoad(o, p);
+      return o.attrs.count("count") || o.attrs.count("index") ? configRunLoad(o, p) : configWeightLoad(o, p);
     if (o.kind == OpKind::RandomOffChipStore) return configRandomStore(o, p);
     bool store = o.kind == OpKind::LinearOffChipStore;
     if (!o.attrs.count("tensor"))

@@ -256,7 +256,16 @@ class DynamicOp {
     Matrix shape;
     const Matrix& m = loadSource(shape);
     TokenStream& out = output(0);
-    for (const Token& a : input(0)) out.push_back(a.kind == Kind::Data ? loadTile(tileAt(m, addressOf(a), tile), a.stop) : a);
+    // With `index` (an index load) the address is word `index` of a meta row (uint32).
+    const bool meta = op_.attrs.count("index") > 0;
+    for (const Token& a : input(0)) {
+      if (a.kind != Kind::Data) {
+        out.push_back(a);
+        continue;
+      }
+      if (meta && !a.hasValues()) fail("the meta rows have no values (an index load needs them, also in the timing-only model)");
+      out.push_back(loadTile(tileAt(m, meta ? metaWord(a, attrInt(g_, op_, "index")) : addressOf(a), tile), a.stop));
+    }
   }
 
   void randomStore() {

@@ -24,7 +24,8 @@ namespace stepgen::onnx_lowering {
 inline const char* const kSupported[] = {
     "Add",       "Sub",       "Mul",       "Div",       "Neg",       "Exp",       "Sigmoid",         "Sqrt",  "Reciprocal",
     "Pow",       "MatMul",    "Gemm",      "Softmax",   "ReduceSum", "ReduceMean", "ReduceMax",      "ReduceSumSquare",
-    "Transpose", "Reshape",   "Flatten",   "Squeeze",   "Unsqueeze", "Identity",  "Constant",        "Slice", "Concat"};
+    "Transpose", "Reshape",   "Flatten",   "Squeeze",   "Unsqueeze", "Identity",  "Constant",        "Slice", "Concat",
+    "Gather"};
 
 /// The product of s[from .. to) (1 when empty).
 inline int64_t product(const std::vector<int64_t>& s, size_t from = 0, size_t to = SIZE_MAX) {
@@ -197,6 +198,9 @@ class Lowering {
   /// A constant table of `fill` in every word, [rows, cols].
   Opnd fillTable(float fill, int64_t rows, int64_t cols);
 
+  /// The input tensor that holds leaf `t`'s data (one per distinct source, layout and view).
+  std::string leafTensor(OnnxLeafTensor t);
+
   /// A leaf's data broadcast to `target` and seen as [rows, cols].
   Opnd leafOperand(const Val& v, const std::vector<int64_t>& target, int64_t rows, int64_t cols);
 
@@ -314,6 +318,13 @@ class Lowering {
   /// Concat along the last axis (each part times a matrix placing its columns, summed) or
   /// the first (rows placed likewise).
   void concat(const OnnxNode& n);
+
+  /// Gather of an input or constant tensor (data [P.., N, R..], axis at N) by integer
+  /// indices (K of them, an input or constant): an index load (RandomOffChipLoad with
+  /// `index`, docs/step_semantics.md#randomoffchipload) of the data viewed [P N, R] by meta
+  /// rows [P K, 16] (IndexRows), the result [P K, R] in P K row tiles of one row. O-204 for
+  /// a computed data operand, O-103 for indices that are not integers.
+  void gather(const OnnxNode& n);
 
   /// A MoE block (onnx_moe.hpp) as builders/moe's layer with the router on the fabric
   /// (MoeParams::router, dynamic token tiles): h is stored to a state tensor <stage>_x, the

@@ -21,16 +21,30 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A .npy file (1-D or 2-D float32) as an ONNX value of `shape`: same element count.
-OnnxTensor tensorFromNpy(const fs::path& p, const std::vector<int64_t>& shape) {
+/// A .npy file (1-D or 2-D float32) as an ONNX value of `shape`: same element count. An
+/// `integer` value (an INT64 / INT32 input: a Gather's indices) is written as float32 whole
+/// numbers, exact up to 2^24; R-402 for a value that is not one.
+OnnxTensor tensorFromNpy(const fs::path& p, const std::vector<int64_t>& shape, bool integer) {
   const Matrix m = fromNpy(p);
   OnnxTensor t;
   t.shape = shape;
+  t.isFloat = !integer;
+  t.file = p.string();
   if (int64_t(m.data.size()) != t.count())
     throw DiagError("R-402", SourceLoc{p.string()},
                     fmt::format("{} values, the model's value has {} (shape [{}])", m.data.size(), t.count(),
                                 fmt::join(shape, ", ")));
-  for (uint32_t b : m.data) t.f.push_back(bitsToFloat(b));
+  for (uint32_t b : m.data) {
+    const float x = bitsToFloat(b);
+    if (!integer) {
+      t.f.push_back(x);
+    } else if (std::trunc(x) == x && std::fabs(x) <= float(1 << 24)) {
+      t.i.push_back(int64_t(x));
+    } else {
+      throw DiagError("R-402", SourceLoc{p.string()}, fmt::format("{} is not a whole number of at most 2^24: the model's "
+                                                                 "value is an integer tensor", x));
+    }
+  }
   return t;
 }
 
@@ -47,7 +61,9 @@ OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const On
     if (fs::exists(pb)) {
       into[key] = readTensorFile(pb.string());
     } else if (fs::exists(npy)) {
-      into[key] = tensorFromNpy(npy, g.shapes.count(name) ? g.shapes.at(name) : std::vector<int64_t>{});
+      auto type = g.elemTypes.find(name);
+      const bool integer = type != g.elemTypes.end() && (type->second == "INT64" || type->second == "INT32");
+      into[key] = tensorFromNpy(npy, g.shapes.count(name) ? g.shapes.at(name) : std::vector<int64_t>{}, integer);
     }
   };
   for (size_t k = 0; k < g.inputs.size(); ++k) read("input", k, g.inputs[k], d.given, g.inputs[k]);

@@ -78,7 +78,30 @@ void apply(const OnnxLayoutStep& s, std::vector<int64_t>& shape, std::vector<flo
     case OnnxLayoutStep::Kind::Scale:
       for (float& x : v) x *= s.scale;
       return;
+    case OnnxLayoutStep::Kind::IndexRows:
+      throw std::logic_error("internal error: IndexRows applied to float data");
   }
+}
+
+/// A Gather's meta rows (OnnxLayoutStep::IndexRows {P, N}) from integer indices `src`: for
+/// p < P and each index i (row-major), 16 words, word 0 = p N + i (i + N when negative).
+std::vector<uint32_t> indexRows(const OnnxTensor& src, const OnnxLeafTensor& t) {
+  const OnnxLayoutStep& s = t.steps.back();
+  for (size_t k = 0; k + 1 < t.steps.size(); ++k)
+    if (t.steps[k].kind != OnnxLayoutStep::Kind::Reshape)
+      throw DiagError("O-204", SourceLoc{}, fmt::format("the indices '{}' of a Gather are laid out by more than a reshape",
+                                                        t.source));
+  const int64_t parts = s.ints.at(0), n = s.ints.at(1);
+  std::vector<uint32_t> words(size_t(t.rows * t.cols), 0);
+  size_t row = 0;
+  for (int64_t p = 0; p < parts; ++p)
+    for (int64_t i : src.i) {
+      if (i < -n || i >= n)
+        throw DiagError("R-411", SourceLoc{src.file},
+                        fmt::format("index {} of '{}' is outside [-{}, {}) (Gather)", i, t.source, n, n));
+      words.at(row++ * size_t(t.cols)) = uint32_t(p * n + (i < 0 ? i + n : i));
+    }
+  return words;
 }
 
 }  // namespace
@@ -108,13 +131,17 @@ std::optional<std::vector<uint32_t>> leafWords(const OnnxLeafTensor& t, const On
     src = &gi->second;
     auto want = g.shapes.find(t.source);
     if (want != g.shapes.end() && want->second != src->shape)
-      throw DiagError("R-402", SourceLoc{},
+      throw DiagError("R-402", SourceLoc{src->file},
                       fmt::format("ONNX input '{}' has shape [{}], the model's is [{}]", t.source, fmt::join(src->shape, ", "),
                                   fmt::join(want->second, ", ")));
   } else if (requireInputs) {
     throw DiagError("R-401", SourceLoc{}, fmt::format("no value given for ONNX input '{}'", t.source));
   } else {
     return std::nullopt;
+  }
+  if (!t.steps.empty() && t.steps.back().kind == OnnxLayoutStep::Kind::IndexRows) {
+    if (src->isFloat) throw DiagError("O-103", SourceLoc{g.path}, fmt::format("the indices '{}' of a Gather are not integers", t.source));
+    return indexRows(*src, t);
   }
   if (!src->isFloat)
     throw DiagError("O-103", SourceLoc{g.path}, fmt::format("value '{}' is an integer tensor; the fabric computes in float32", t.source));

@@ -217,6 +217,17 @@ Opnd Lowering::fillTable(float fill, int64_t rows, int64_t cols) {
   return loadLeaf(tensor, rows, cols);
 }
 
+std::string Lowering::leafTensor(OnnxLeafTensor t) {
+  std::string key = fmt::format("{} {}x{}", t.source, t.rows, t.cols);
+  for (const OnnxLayoutStep& s : t.steps) key += fmt::format(" {}:{}:{:a}", int(s.kind), fmt::join(s.ints, ","), s.scale);
+  std::string& tensor = leafTensors_[key];
+  if (tensor.empty()) {
+    t.tensor = tensor = addTensor(t.source, t.rows, t.cols, "input");
+    imp_.leaves.push_back(t);
+  }
+  return tensor;
+}
+
 Opnd Lowering::leafOperand(const Val& v, const std::vector<int64_t>& target, int64_t rows, int64_t cols) {
   OnnxLeafTensor t;
   t.source = v.source;
@@ -224,14 +235,7 @@ Opnd Lowering::leafOperand(const Val& v, const std::vector<int64_t>& target, int
   if (v.shape != target) t.steps.push_back({OnnxLayoutStep::Kind::Broadcast, target});
   t.rows = rows;
   t.cols = cols;
-  std::string key = fmt::format("{} {}x{}", t.source, rows, cols);
-  for (const OnnxLayoutStep& s : t.steps) key += fmt::format(" {}:{}:{:a}", int(s.kind), fmt::join(s.ints, ","), s.scale);
-  std::string& tensor = leafTensors_[key];
-  if (tensor.empty()) {
-    t.tensor = tensor = addTensor(v.source, rows, cols, "input");
-    imp_.leaves.push_back(t);
-  }
-  return loadLeaf(tensor, rows, cols);
+  return loadLeaf(leafTensor(t), rows, cols);
 }
 
 Opnd Lowering::map(const std::string& fn, const Opnd& a, const Opnd* b, int64_t rows, int64_t cols) {

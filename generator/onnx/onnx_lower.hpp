@@ -20,8 +20,9 @@ namespace stepgen {
 
 /// One layout step applied to a source tensor's data, in order (numpy semantics).
 struct OnnxLayoutStep {
-  enum class Kind { Transpose, Reshape, Broadcast, Scale, Slice } kind;
-  /// Transpose: perm; Reshape / Broadcast: the new shape; Slice: axis, start, step, count
+  enum class Kind { Transpose, Reshape, Broadcast, Scale, Slice, IndexRows } kind;
+  /// Transpose: perm; Reshape / Broadcast: the new shape; Slice: axis, start, step, count;
+  /// IndexRows: P, N (an integer index tensor as a Gather's meta rows, onnxInputMatrices)
   std::vector<int64_t> ints;
   float scale = 1.0f;         ///< Scale: every value times this (Gemm's beta), in fp32
 };
@@ -120,9 +121,11 @@ OnnxSchedule readOnnxSchedule(const std::string& path);
 
 /// The input matrices of the imported graph: each leaf's source (the model's initializers,
 /// the import's constants, or `given` for graph inputs) through its layout steps, as fp32 bit
-/// patterns [rows, cols]. A graph input missing from `given` is skipped unless
-/// `requireInputs`, which throws DiagError R-401 for it; R-402 when its shape differs from
-/// the model's.
+/// patterns [rows, cols]. A Gather's indices (IndexRows: P, N) become its meta rows: for each
+/// p < P and index i, a row of uint32 words whose word 0 is p N + i (i + N for a negative
+/// i), the rest 0. A graph input missing from `given` is skipped unless `requireInputs`,
+/// which throws DiagError R-401 for it; R-402 when its shape differs from the model's; R-411
+/// for an index outside [-N, N).
 std::map<std::string, Matrix> onnxInputMatrices(const OnnxImport& imp, const OnnxGraph& g,
                                                 const std::map<std::string, OnnxTensor>& given,
                                                 bool requireInputs = true);

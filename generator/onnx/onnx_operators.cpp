@@ -21,6 +21,7 @@ void Lowering::lowerNode(const OnnxNode& n) {
   if (op == "Transpose" || op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze") return layout(n);
   if (op == "Slice") return slice(n);
   if (op == "Concat") return concat(n);
+  if (op == "Gather") return gather(n);
   fail("O-201", fmt::format("operator {} is not supported; supported: {}", op, onnxSupportedOps()));
 }
 
@@ -525,6 +526,42 @@ void Lowering::concat(const OnnxNode& n) {
     sum = i == 0 ? placed : map2("add", sum, placed);
   }
   define(n.outputs.at(0), sum, out);
+}
+
+void Lowering::gather(const OnnxNode& n) {
+  const Val& data = formed(n.inputs.at(0));
+  requireFloat(n.inputs.at(0));
+  if (!data.leaf)
+    fail("O-204", fmt::format("a Gather of computed value '{}': the fabric gathers rows of an input or constant tensor, "
+                              "which it reads from DRAM by index", n.inputs.at(0)));
+  const std::string& indices = n.inputs.at(1);
+  const Val& iv = val(indices);
+  auto type = g_.elemTypes.find(indices);
+  const OnnxTensor* c = constant(indices);
+  if (!iv.leaf || (c ? c->isFloat : type == g_.elemTypes.end() || (type->second != "INT64" && type->second != "INT32")))
+    fail("O-103", fmt::format("the indices '{}' of a Gather must be an integer input or constant", indices));
+  const size_t axis = axisOf(intAttr(n, "axis").value_or(0), data.shape.size());
+  const int64_t p = product(data.shape, 0, axis), rows = data.shape[axis], r = product(data.shape, axis + 1);
+  const int64_t k = product(iv.shape), meta = 16;  // one 64-byte DRAM piece per meta row
+  OnnxLeafTensor table;
+  table.source = data.source;
+  table.steps = data.steps;
+  table.steps.push_back({OnnxLayoutStep::Kind::Reshape, {p * rows, r}});
+  table.rows = p * rows;
+  table.cols = r;
+  OnnxLeafTensor idx;
+  idx.source = indices;
+  idx.steps = iv.steps;
+  idx.steps.push_back({OnnxLayoutStep::Kind::IndexRows, {p, rows}});
+  idx.rows = p * k;
+  idx.cols = meta;
+  const int m = newStream(), s = newStream();
+  ops_.push_back(fmt::format("  - {{name: {}, op: LinearOffChipLoad, tensor: {}, tile: [1, {}], iter: [{}], strides: [[1, 0]], "
+                             "out: s{}}}", opName("load"), leafTensor(idx), meta, p * k, m));
+  ops_.push_back(fmt::format("  - {{name: {}, op: RandomOffChipLoad, in: {}, tensor: {}, tile: [1, {}], index: 0, out: s{}}}",
+                             opName("gather"), take(m), leafTensor(table), r, s));
+  streamTiles_[size_t(s)] = p * k;
+  define(n.outputs.at(0), use(s, p * k, r), shapeOf(n.outputs.at(0)));
 }
 
 }  // namespace stepgen::onnx_lowering

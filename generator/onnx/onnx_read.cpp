@@ -158,7 +158,9 @@ OnnxTensor readTensorFile(const std::string& path, std::string* name) {
   onnx::TensorProto t;
   if (!t.ParseFromIstream(&in)) malformed(path, "the protobuf does not parse as an ONNX TensorProto");
   if (name) *name = t.name();
-  return tensorOf(t, path);
+  OnnxTensor v = tensorOf(t, path);
+  v.file = path;
+  return v;
 }
 
 }  // namespace stepgen

@@ -21,6 +21,7 @@ struct OnnxTensor {
   bool isFloat = true;
   std::vector<float> f;        ///< isFloat: product(shape) values, row-major
   std::vector<int64_t> i;      ///< !isFloat
+  std::string file;            ///< the file it was read from (a given input), for messages; may be empty
   int64_t count() const;       ///< product of shape (1 for a scalar)
 };
 

@@ -33,7 +33,7 @@
 //   S-245 Expand of a dim that is not 1
 //   S-246 Expand: data and reference ranks or outer dims differ
 //   S-247 RandomOffChipStore: address and data stream shapes differ
-//   S-248 RandomOffChipLoad with `count` (or RandomOffChipStore with `index`): address elements not meta rows [1, c], index/count
+//   S-248 RandomOffChipLoad with `count` or `index` (or RandomOffChipStore with `index`): address elements not meta rows [1, c], index/count
 //         not a word of them, or a negative step
 //   S-250 dimension not static (evalDim)
 //   S-251 Map(select): n, value or initial out of range, or value/initial on another fn

@@ -382,7 +382,12 @@ void Checker::inferRandomLoad(const Op& op) {
   if (!t || !tile || !in) return;
   const StreamType& addr = (*in)[0];
   if (op.attrs.count("count")) return inferRunLoad(op, *t, *tile, addr);
-  if (!checkSelector(op, op.inputs[0], addr, std::nullopt, "address")) return;
+  if (op.attrs.count("index")) {  // an index load: one tile per meta row, the row's shape kept
+    const int64_t index = intAttr(op, "index").value_or(-1);
+    if (!checkMetaRows(op, addr, "index", {{"index", index}})) return;
+  } else if (!checkSelector(op, op.inputs[0], addr, std::nullopt, "address")) {
+    return;
+  }
   checkTensorWalk(op, *t, *tile, WalkSpec{});
   setOutput(op, op.outputs[0], StreamType{addr.shape, tileElem(t->dtype, *tile)});
 }

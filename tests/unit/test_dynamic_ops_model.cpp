@@ -120,3 +120,34 @@ TEST_CASE("golden: Promote over the outermost dim makes one group, none for an e
   CHECK(xm[0].rows == 2);
   CHECK(xm[1].rows == 1);
 }
+
+// An index load (RandomOffChipLoad with `index`, no `count`): meta row r names tile
+// word[index] of w; the stream keeps the meta rows' shape and stops (no dim is added).
+TEST_CASE("golden: an index load reads the tile each meta row names, stops unchanged", "[model][golden][quick]") {
+  const std::string text =
+      "stepgraph: g\ntensors:\n  w: {shape: [12, 16], role: input}\n  m: {shape: [4, 16], role: input}\n"
+      "  y: {shape: [4, 16], role: output}\nops:\n"
+      "  - {name: lm, op: LinearOffChipLoad, tensor: m, tile: [1, 16], iter: [2, 2], strides: [[2, 0], [1, 0]], out: rows}\n"
+      "  - {name: lw, op: RandomOffChipLoad, in: rows, tensor: w, tile: [1, 16], index: 3, out: wt}\n"
+      "  - {name: st, op: LinearOffChipStore, in: wt, tensor: y, iter: [2, 2], strides: [[2, 0], [1, 0]]}\n";
+  fs::path dir = fs::temp_directory_path() / "stepgen_index_load_golden";
+  fs::create_directories(dir);
+  std::ofstream(dir / "g.yaml") << text;
+  DynRun x;
+  x.g = loadGraph((dir / "g.yaml").string());
+  fs::remove_all(dir);
+  const ShapeResult s = checkShapes(x.g);
+  CHECK(s.types.at(size_t(x.g.findStream("wt")->v)).shape.size() == 2);
+  Matrix w{12, 16, {}}, m{4, 16, std::vector<uint32_t>(64, 0)};
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 16; ++c) w.data.push_back(uint32_t(100 * r + c));
+  const uint32_t index[4] = {7, 0, 11, 7};
+  for (int r = 0; r < 4; ++r) m.data[size_t(r * 16 + 3)] = index[r];
+  ArchModel a;
+  x.r = runFunctional(x.g, s, a, {{"w", w}, {"m", m}});
+  // A [2, 2] walk: rows 1 and 3 end the inner dim (stop 1; the outer dim's end is Done).
+  CHECK(show(x.s("wt")) == "700:0 0:1 1100:0 700:1 D");
+  const Matrix& y = x.r.outputs.at("y");
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 16; ++c) CHECK(y.data[size_t(r * 16 + c)] == 100 * index[r] + uint32_t(c));
+}

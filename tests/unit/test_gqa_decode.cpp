@@ -221,6 +221,11 @@ TEST_CASE("gqa-decode: bad sizes and run loads give located errors", "[attention
         std::vector<std::string>{"S-248@11"});
   CHECK(errorsOf("  - {name: r, op: RandomOffChipLoad, in: a, tensor: x, tile: [4, 16], count: 1, out: xs}\n", "m2") ==
         std::vector<std::string>{"S-248@11"});
+  // An index load (no count): word 16 is past the rows; 2-row address tiles are no meta rows.
+  CHECK(errorsOf("  - {name: r, op: RandomOffChipLoad, in: a, tensor: x, tile: [4, 16], index: 16, out: xs}\n") ==
+        std::vector<std::string>{"S-248@11"});
+  CHECK(errorsOf("  - {name: r, op: RandomOffChipLoad, in: a, tensor: x, tile: [4, 16], index: 0, out: xs}\n", "m2") ==
+        std::vector<std::string>{"S-248@11"});
 }
 
 // The dynamic strategy as the model times it (arch/gqa_dynamic.yaml, mapped; the merge

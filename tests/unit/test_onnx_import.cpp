@@ -18,6 +18,7 @@
 #include "studies/onnx_conformance.hpp"
 #include "support/diag.hpp"
 #include "support/files.hpp"
+#include "compiled.hpp"
 #include "test_common.hpp"
 
 using namespace stepgen;
@@ -93,7 +94,9 @@ TEST_CASE("ONNX node tests: the imported graph matches ONNX's expected outputs",
                         "test_gemm_all_attributes", "test_gemm_transposeB", "test_softmax_example", "test_softmax_default_axis",
                         "test_softmax_large_number", "test_reduce_sum_square_keepdims_random", "test_reduce_mean_do_not_keepdims_random",
                         "test_reduce_max_keepdims_random", "test_reduce_sum_square_default_axes_keepdims_random",
-                        "test_transpose_all_permutations_3", "test_reshape_reordered_all_dims"}) {
+                        "test_transpose_all_permutations_3", "test_reshape_reordered_all_dims",
+                        // Gather along axes 0 and 1, 2-D and negative indices (index loads)
+                        "test_gather_0", "test_gather_1", "test_gather_2d_indices", "test_gather_negative_indices"}) {
     INFO(t);
     double tol = 0;
     const double err = nodeTestError(t, &tol);
@@ -221,6 +224,46 @@ TEST_CASE("ONNX import: Slice and Concat (RoPE's rotate-half) against a plain lo
     }
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 16; ++j) CHECK(f(z.data[size_t(i * 16 + j)]) == double(x.f[size_t((i + 1) * 32 + 8 + j)]));
+}
+
+TEST_CASE("ONNX import: Gather's meta rows, its bad indices and its refusals", "[onnx]") {
+  // test_gather_1: data [5, 4, 3, 2], axis 1, indices [3]: P = 5, N = 4, R = 6; meta row
+  // p * 3 + k holds p * 4 + i_k in word 0 (a negative index counts from N).
+  const OnnxGraph g = readOnnx(kNode + "test_gather_1/model.onnx");
+  const OnnxImport imp = lowerOnnx(g);
+  OnnxTensor data;
+  data.shape = {5, 4, 3, 2};
+  data.f.assign(120, 0.0f);
+  const std::string meta = imp.leaves.at(0).source == "indices" ? imp.leaves.at(0).tensor : imp.leaves.at(1).tensor;
+  const Matrix m = onnxInputMatrices(imp, g, {{"data", data}, {"indices", ints({2, -1, 0})}}).at(meta);
+  REQUIRE(m.rows == 15);
+  REQUIRE(m.cols == 16);
+  const int64_t want[3] = {2, 3, 0};
+  for (int64_t p = 0; p < 5; ++p)
+    for (int64_t k = 0; k < 3; ++k) {
+      CHECK(m.data[size_t((p * 3 + k) * 16)] == uint32_t(p * 4 + want[k]));
+      for (int w = 1; w < 16; ++w) CHECK(m.data[size_t((p * 3 + k) * 16 + w)] == 0);
+    }
+  // Indices outside [-4, 4): R-411 when the rows are written.
+  for (int64_t bad : {int64_t(4), int64_t(-5)})
+    CHECK(testing::diagId([&] { onnxInputMatrices(imp, g, {{"data", data}, {"indices", ints({0, bad, 1})}}); }) == "R-411");
+  // A Gather of a computed value (O-204), by float indices (O-103).
+  OnnxGraph c;
+  c.path = "in-memory";
+  c.opset = 14;
+  c.inputs = {"x", "i"};
+  c.outputs = {"y"};
+  c.nodes = {node("Exp", {"x"}, {"e"}, 0), node("Gather", {"e", "i"}, {"y"}, 1)};
+  c.shapes["x"] = c.shapes["e"] = {8, 16};
+  c.shapes["i"] = {2};
+  c.shapes["y"] = {2, 16};
+  for (const char* v : {"x", "e", "y"}) c.elemTypes[v] = "FLOAT";
+  c.elemTypes["i"] = "INT64";
+  CHECK(testing::diagId([&] { lowerOnnx(c); }) == "O-204");
+  c.nodes = {node("Gather", {"x", "i"}, {"y"}, 0)};
+  CHECK(testing::diagId([&] { lowerOnnx(c); }) == "none");
+  c.elemTypes["i"] = "FLOAT";
+  CHECK(testing::diagId([&] { lowerOnnx(c); }) == "O-103");
 }
 
 TEST_CASE("ONNX import: the PyTorch dense block in the model against PyTorch's own output", "[onnx]") {

@@ -78,7 +78,8 @@ void randomPieces(AgUnit& u, const Fields& f, const TokenStream& addr) {
   }
 }
 
-// A run load (sg_ag.sv count = 1): per meta row on in0, cnt_word's count of tiles from
+// A run load (sg_ag.sv count = 1): per meta row on in0, cnt_word's count of tiles (an index
+// load, count = 0: one tile) from
 // base + index * idx_stride, s0 apart; each out tile's group is the meta token that made it.
 // A STOP on in0 would be a STOP job, which AgRandomLoad's hold rule does not model.
 void runPieces(AgRandomLoad& u, const Fields& f, const TokenStream& meta) {
@@ -89,7 +90,7 @@ void runPieces(AgRandomLoad& u, const Fields& f, const TokenStream& meta) {
   for (size_t k = 0; k < meta.size(); ++k) {
     const Token& a = meta[k];
     if (a.kind == Kind::Stop) throw std::logic_error("internal error: the timing model has no STOP job of a run load");
-    const int64_t n = a.kind == Kind::Data ? int64_t(a.data->at(cw)) : 1;
+    const int64_t n = a.kind == Kind::Data && f("count") ? int64_t(a.data->at(cw)) : 1;
     for (int64_t j = 0; j < n; ++j) {
       const bool data = a.kind == Kind::Data;
       u.tileStart.push_back(data ? u.walk.base + int64_t(a.data->at(iw)) * stride + j * u.walk.s[0] : 0);
@@ -261,8 +262,7 @@ std::unique_ptr<Unit> unitFor(UnitKind kind, const Fields& f, const ArchModel& a
         x = std::make_unique<AgStore>();
       } else {
         std::unique_ptr<AgLoad> ld;
-        if (f("random") && (f("per_group") || f("count"))) ld = std::make_unique<AgRandomLoad>();
-        else if (f("random")) throw std::logic_error("internal error: the timing model has no random load without per_group or count");
+        if (f("random")) ld = std::make_unique<AgRandomLoad>();
         else ld = std::make_unique<AgLoad>();
         ld->outstanding = a.offchip.outstanding;
         x = std::move(ld);
@@ -453,7 +453,7 @@ TimingResult estimateSection(const StepGraph& g, const Mapping& mp, const ArchMo
       const Link& l = m.links[size_t(ag->out)];
       ag->pop.reset(ag->outstanding + 2);
       ag->firstIssue.assign(l.size(), 0), ag->lastPop.assign(l.size(), 0);
-      if (auto* rl = dynamic_cast<AgRandomLoad*>(u); rl && f("count")) {
+      if (auto* rl = dynamic_cast<AgRandomLoad*>(u); rl && !f("per_group")) {
         runPieces(*rl, f, streams.at(o.inputs[0].v));
       } else if (rl) {
         randomPieces(*rl, f, streams.at(o.inputs[0].v));
