@@ -47,7 +47,7 @@ tables=(
 "decoder_layer|default|$R/decoder_layer.csv $R/decoder_layer.md|$sg study decoder-layer -o $W/decoder_layer --csv $R/decoder_layer.csv --md $R/decoder_layer.md"
 "moe_tiling|default|$R/moe_tiling.csv $R/moe_tiling_table.md|$sg study tiling --rtl --arch arch/moe.yaml -o $W/tiling --csv $R/moe_tiling.csv --md $R/moe_tiling_table.md"
 "sections|default|$R/sections.csv $R/sections_table.md $R/sections.svg|$sg study sections --rtl -o $W/sections --csv $R/sections.csv --md $R/sections_table.md --svg $R/sections.svg"
-"timemux_regions|heavy|$R/timemux_regions.csv $R/timemux_regions_table.md $R/timemux_regions.svg|$sg study regions --rtl 4 8 16 -o $W/regions --csv $R/timemux_regions.csv --md $R/timemux_regions_table.md --svg $R/timemux_regions.svg"
+"timemux_regions|heavy|$R/timemux_regions.csv $R/timemux_regions_table.md $R/timemux_regions.svg|$sg study regions --rtl 32 --rtl-from $R/timemux_regions.csv -o $W/regions --csv $R/timemux_regions.csv --md $R/timemux_regions_table.md --svg $R/timemux_regions.svg"
 "timemux_regions_paper|default|$R/timemux_regions_paper.csv $R/timemux_regions_paper_table.md|$sg study regions --paper --arch arch/unbounded.yaml --compare $R/timemux_regions.csv -o $W/regions_paper --csv $R/timemux_regions_paper.csv --md $R/timemux_regions_paper_table.md"
 "validation_sweep|heavy|$R/validation_sweep.csv $R/validation_sweep.md|$sg sweep -o $W/sweep --csv $R/validation_sweep.csv"
 "dynpar|heavy|$R/dynpar.csv $R/dynpar_table.md|$sg study dynpar --rtl-max-batch 16 --rtl-strategies dynamic --rtl-from $R/dynpar.csv -o $W/dynpar --csv $R/dynpar.csv --md $R/dynpar_table.md"
