@@ -5,7 +5,7 @@
 # router's functions, on arch/onnx_moe.yaml; the MLP block with its schedule.yaml on
 # onnx_small, and with the schedule `import --arch arch/onnx_moe.yaml` chooses there, its
 # SwiGLU a stage), and compared with PyTorch's own outputs (verify --reference). The dims
-# column says how a block was scheduled: "-tile<rows>", "-swiglu" (docs/onnx.md#tiling).
+# column says how a block was scheduled: "-tile<rows>", "-swiglu", "-silu" (docs/onnx.md#tiling).
 # usage: scripts/pytorch_blocks.sh <stepgen> <work dir> <csv>
 set -euo pipefail
 sg="$1"; work="$2"; csv="$3"
@@ -36,6 +36,8 @@ if int(sched.get("tile_rows", "0")) > 0:
     dims[0] += "-tile" + sched["tile_rows"].strip()
 if sched.get("swiglu_stages", "").strip() == "true":
     dims[0] += "-swiglu"
+if sched.get("silu_function", "").strip() == "true":
+    dims[0] += "-silu"
 print(",".join([block, dims[0], dims[1], str(r["sections"]["count"]), str(r["model"]["cycles"]), str(r["rtl"]["cycles"]),
                 f'{r["cycle_error_percent"]:.2f}', "yes" if r["outputs_equal"] else "no", f'{ref["max_rel_err"]:.3e}',
                 f'{ref["tolerance"]:.3e}']))

@@ -369,6 +369,18 @@ add_test(NAME e2e_pytorch_mlp_block_swiglu_stage
            grep -q 'op: Map, fn: silu' $d/import/graph.yaml
            $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
 set_tests_properties(e2e_pytorch_mlp_block_swiglu_stage PROPERTIES TIMEOUT 1800)
+# The dense block with silu_function (docs/onnx.md#silu): its SiLU, x * sigmoid(x) outside a
+# SwiGLU stage, is one Map silu on arch/onnx_moe.yaml's compute unit (no Sigmoid's exp left):
+# bit-exact, within the tolerance or the running error bound of PyTorch. Heavy for the same
+# fabric; the default tier checks the fusion in the model (tests/unit/test_onnx_import.cpp).
+add_test(NAME e2e_pytorch_dense_block_silu
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_dense_block_silu; e=${STEPGEN_ROOT}/examples/pytorch/dense_block; rm -rf $d; mkdir -p $d
+           printf 'silu_function: true\\n' > $d/schedule.yaml
+           $<TARGET_FILE:stepgen> import onnx $e/model.onnx -o $d/import --data $e/data --schedule $d/schedule.yaml
+           test \"$(grep -c 'op: Map, fn: silu' $d/import/graph.yaml)\" = 1
+           test \"$(grep -c 'op: Map, fn: exp' $d/import/graph.yaml)\" = 1
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_pytorch_dense_block_silu PROPERTIES TIMEOUT 1800)
 # A Qwen3-30B-A3B-shaped model without its weights (scripts/qwen3_structure_onnx.py, 2 of its
 # 48 layers: 32 query heads, 128 experts top 8): both MoE blocks found and lowered to stages
 # that replay the real Qwen3 trace; the weights stay graph inputs (none written). The timing-only

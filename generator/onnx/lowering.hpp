@@ -121,6 +121,8 @@ class Lowering {
   std::vector<std::string> tensorOrder_;
   int nextOp_ = 0;
   std::set<std::string> sqrtDivisors_;  ///< outputs of Sqrt nodes fused into their Div (findSqrtDivisors)
+  std::map<int, std::string> siluOf_;   ///< Mul node index -> x of its x * Sigmoid(x) (findSilus)
+  std::set<int> siluSigmoids_;          ///< the Sigmoid nodes of those products
   std::vector<OnnxMoe> moes_;           ///< the MoE blocks (findOnnxMoes), lowered at their root node
   std::map<int, const OnnxMoe*> moeAt_; ///< node index -> its block in moes_
   std::map<int, std::string> moeMisses_;  ///< TopK node -> why it starts no MoE block
@@ -145,6 +147,10 @@ class Lowering {
   /// Sqrt nodes whose one consumer divides by them: x / sqrt(y) becomes x * rsqrt(y) (one
   /// function instead of rsqrt, recip and recip again: RMSNorm's normalisation).
   void findSqrtDivisors(const std::set<int>& live);
+
+  /// With OnnxSchedule::siluFunction: the Mul nodes x * Sigmoid(x) whose Sigmoid has no
+  /// other use (outside MoE blocks and SwiGLU stages), lowered as one Map silu.
+  void findSilus(const std::set<int>& live);
 
   std::set<int> liveNodes() const;
 
@@ -266,6 +272,9 @@ class Lowering {
   View viewFor(const std::vector<std::string>& ins, const std::vector<int64_t>& out);
 
   void unary(const OnnxNode& n);
+
+  /// SiLU product `n` = x * Sigmoid(x) as Map silu of `x` (findSilus).
+  void silu(const OnnxNode& n, const std::string& x);
 
   void power(const OnnxNode& n);
 

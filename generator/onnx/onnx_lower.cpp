@@ -52,6 +52,7 @@ OnnxImport Lowering::run() {
   for (const auto& in : g_.inputs) vals_[in] = leafOf(in);
   for (const auto& [name, t] : g_.initializers) vals_[name] = leafOf(name);
   findSqrtDivisors(live);
+  if (sched_.siluFunction) findSilus(live);
   for (const OnnxNode& n : g_.nodes) {
     if (!live.count(n.index)) continue;
     node_ = &n;
@@ -62,6 +63,11 @@ OnnxImport Lowering::run() {
     }
     if (auto sw = swigluAt_.find(n.index); sw != swigluAt_.end()) {
       if (sw->second->root == n.index) lowerSwiglu(*sw->second);
+      continue;
+    }
+    if (siluSigmoids_.count(n.index)) continue;  // lowered with its product, as Map silu
+    if (auto x = siluOf_.find(n.index); x != siluOf_.end()) {
+      silu(n, x->second);
       continue;
     }
     lowerNode(n);
@@ -108,6 +114,30 @@ void Lowering::findSqrtDivisors(const std::set<int>& live) {
     if (!live.count(n.index) || n.op != "Div") continue;
     auto p = producer.find(n.inputs.at(1));
     if (p != producer.end() && p->second->op == "Sqrt" && uses[n.inputs[1]] == 1) sqrtDivisors_.insert(n.inputs[1]);
+  }
+}
+
+void Lowering::findSilus(const std::set<int>& live) {
+  std::map<std::string, int> uses;
+  for (const auto& o : g_.outputs) ++uses[o];
+  std::map<std::string, const OnnxNode*> producer;
+  for (const OnnxNode& n : g_.nodes) {
+    if (!live.count(n.index)) continue;
+    for (const auto& i : n.inputs) ++uses[i];
+    for (const auto& o : n.outputs) producer[o] = &n;
+  }
+  for (const OnnxNode& n : g_.nodes) {
+    if (!live.count(n.index) || n.op != "Mul" || moeOf(n.index) || swigluAt_.count(n.index)) continue;
+    for (size_t k = 0; k < 2; ++k) {
+      auto p = producer.find(n.inputs.at(k));
+      const OnnxNode* s = p == producer.end() ? nullptr : p->second;
+      if (s && s->op == "Sigmoid" && s->inputs.at(0) == n.inputs.at(1 - k) && uses[n.inputs[k]] == 1 && !moeOf(s->index) &&
+          !swigluAt_.count(s->index)) {
+        siluOf_[n.index] = n.inputs[1 - k];
+        siluSigmoids_.insert(s->index);
+        break;
+      }
+    }
   }
 }
 
@@ -457,6 +487,7 @@ OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace, const 
 OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const std::string& routingTrace) {
   OnnxSchedule s;
   s.swigluStages = a.cu.has("matmul") && a.cu.has("silu") && a.cu.has("mul") && a.cu.has("accum");
+  s.siluFunction = a.cu.has("silu");
   const int64_t bufferWords = a.cu.bufferBytes / 4;
   if (lowerOnnx(g, routingTrace, s).matmulBufferWords <= bufferWords) return s;
   int64_t rows = 1;  // the most rows of any value: tile rows below it
@@ -464,7 +495,9 @@ OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const st
   for (int64_t r = int64_t(1) << 15; r >= 1; r /= 2) {
     if (r >= rows) continue;
     try {
-      if (lowerOnnx(g, routingTrace, {r, s.swigluStages}).matmulBufferWords <= bufferWords) return {r, s.swigluStages};
+      OnnxSchedule t = s;
+      t.tileRows = r;
+      if (lowerOnnx(g, routingTrace, t).matmulBufferWords <= bufferWords) return t;
     } catch (const DiagError& e) {
       if (e.diags.at(0).id != "O-205") throw;
     }
@@ -501,11 +534,11 @@ OnnxSchedule readOnnxSchedule(const std::string& path) {
   if (!y.IsMap()) throw DiagError("O-104", locOf(path, y), "a schedule is a map (tile_rows: N)");
   for (const auto& kv : y) {
     const std::string key = kv.first.as<std::string>();
-    if (key == "swiglu_stages") {
+    if (key == "swiglu_stages" || key == "silu_function") {
       try {
-        t.swigluStages = kv.second.as<bool>();
+        (key == "swiglu_stages" ? t.swigluStages : t.siluFunction) = kv.second.as<bool>();
       } catch (const YAML::Exception&) {
-        throw DiagError("O-104", locOf(path, kv.second), "swiglu_stages must be true or false");
+        throw DiagError("O-104", locOf(path, kv.second), key + " must be true or false");
       }
     } else if (key == "tile_rows") {
       t.tileRows = tileRowsOf(path, kv.second);
@@ -519,7 +552,7 @@ OnnxSchedule readOnnxSchedule(const std::string& path) {
       }
     } else {
       throw DiagError("O-104", locOf(path, kv.first),
-                      fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages, nodes)", key));
+                      fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages, silu_function, nodes)", key));
     }
   }
   return t;

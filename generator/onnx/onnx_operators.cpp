@@ -63,6 +63,13 @@ Lowering::View Lowering::viewFor(const std::vector<std::string>& ins, const std:
   return {r, c, out, false};
 }
 
+void Lowering::silu(const OnnxNode& n, const std::string& x) {
+  const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
+  if (val(x).shape != out) fail("O-202", "a SiLU product whose two operands differ in shape (broadcast)");
+  const View w = viewFor({x}, out);
+  define(n.outputs.at(0), map1("silu", operand(x, w.target, w.rows, w.cols)), out, w.repl);
+}
+
 void Lowering::unary(const OnnxNode& n) {
   const std::vector<int64_t> out = shapeOf(n.outputs.at(0));
   const View w = viewFor(n.inputs, out);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "builders/rmsnorm.hpp"
 #include "common/fp.hpp"
 #include "driver/inputs.hpp"
 #include "driver/pipeline.hpp"
@@ -264,6 +265,79 @@ TEST_CASE("ONNX import: Gather's meta rows, its bad indices and its refusals", "
   CHECK(testing::diagId([&] { lowerOnnx(c); }) == "none");
   c.elemTypes["i"] = "FLOAT";
   CHECK(testing::diagId([&] { lowerOnnx(c); }) == "O-103");
+}
+
+namespace {
+
+/// The Map functions of a graph's text, in order.
+std::vector<std::string> mapFunctions(const std::string& yaml) {
+  std::vector<std::string> fns;
+  for (size_t at = yaml.find("fn: "); at != std::string::npos; at = yaml.find("fn: ", at + 1))
+    fns.push_back(yaml.substr(at + 4, yaml.find_first_of(",}", at) - at - 4));
+  return fns;
+}
+
+}  // namespace
+
+TEST_CASE("ONNX import: an RMSNorm is builders/rmsnorm's construct, function for function", "[onnx]") {
+  // x / sqrt(mean(x^2) + eps) * w as PyTorch's RMSNorm exports it (examples/pytorch/export.py).
+  OnnxGraph g;
+  g.path = "in-memory";
+  g.opset = 14;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  OnnxTensor two, eps, w;
+  two.f = {2.0f};
+  eps.f = {1e-6f};
+  w.shape = {64};
+  w.f.assign(64, 1.5f);
+  g.initializers = {{"two", two}, {"eps", eps}, {"w", w}};
+  g.nodes = {node("Pow", {"x", "two"}, {"sq"}, 0), node("ReduceMean", {"sq"}, {"ms"}, 1), node("Add", {"ms", "eps"}, {"me"}, 2),
+             node("Sqrt", {"me"}, {"rms"}, 3), node("Div", {"x", "rms"}, {"n"}, 4), node("Mul", {"n", "w"}, {"y"}, 5)};
+  g.nodes[1].attrs["axes"].ints = {-1};
+  g.nodes[1].attrs["keepdims"].i = 1;
+  g.shapes["x"] = g.shapes["sq"] = g.shapes["n"] = g.shapes["y"] = {16, 64};
+  g.shapes["ms"] = g.shapes["me"] = g.shapes["rms"] = {16, 1};
+  g.shapes["two"] = g.shapes["eps"] = {};
+  g.shapes["w"] = {64};
+  for (const char* v : {"x", "sq", "ms", "me", "rms", "n", "y", "two", "eps", "w"}) g.elemTypes[v] = "FLOAT";
+  CHECK(mapFunctions(lowerOnnx(g).yaml) == mapFunctions(buildRmsNormGraph(RmsNormParams{16, 64, 1e-6f})));
+  CHECK(mapFunctions(lowerOnnx(g).yaml) == std::vector<std::string>{"mul", "rowsum", "mul", "add", "rsqrt", "mul", "mul"});
+}
+
+TEST_CASE("ONNX import: x * Sigmoid(x) as one Map silu (silu_function)", "[onnx]") {
+  OnnxGraph g;
+  g.path = "in-memory";
+  g.opset = 14;
+  g.inputs = {"x"};
+  g.outputs = {"y"};
+  g.nodes = {node("Sigmoid", {"x"}, {"s"}, 0), node("Mul", {"s", "x"}, {"y"}, 1)};
+  g.shapes["x"] = g.shapes["s"] = g.shapes["y"] = {4, 16};
+  for (const char* v : {"x", "s", "y"}) g.elemTypes[v] = "FLOAT";
+  auto maps = [](const OnnxImport& imp) { return mapFunctions(imp.yaml); };
+  OnnxSchedule silu;
+  silu.siluFunction = true;
+  const OnnxImport fused = lowerOnnx(g, "", silu);
+  CHECK(maps(fused) == std::vector<std::string>{"silu"});
+  CHECK(maps(lowerOnnx(g)) == std::vector<std::string>{"mul", "exp", "add", "recip", "mul"});
+  // The fabric's silu (sigmoid from a table within 2e-3) against x / (1 + e^-x) in double.
+  OnnxTensor x;
+  x.shape = {4, 16};
+  for (int k = 0; k < 64; ++k) x.f.push_back(float(k - 32) / 5.0f);
+  const fs::path dir = fs::temp_directory_path() / "sg_onnx_silu";
+  fs::remove_all(dir);
+  writeFile(dir / "graph.yaml", fused.yaml);
+  for (const auto& [name, m] : onnxInputMatrices(fused, g, {{"x", x}})) toNpy(dir / "inputs" / (name + ".npy"), m);
+  const ModelResult r = runModelOnly(kRoot + "/arch/onnx.yaml", (dir / "graph.yaml").string(), (dir / "inputs").string(), 1);
+  const Matrix& y = r.outputs.at(fused.outputs.at(0).tensor);
+  REQUIRE(y.data.size() == 64);
+  for (int k = 0; k < 64; ++k) {
+    const double v = x.f[size_t(k)], want = v / (1 + std::exp(-v));
+    CHECK(std::fabs(f(y.data[size_t(k)]) - want) <= 2e-3 * std::fabs(v) + 1e-6);
+  }
+  // A Sigmoid that is also an output stays a sigmoid: its value is needed on its own.
+  g.outputs = {"y", "s"};
+  CHECK(maps(lowerOnnx(g, "", silu)) == std::vector<std::string>{"mul", "exp", "add", "recip", "mul"});
 }
 
 TEST_CASE("ONNX import: the PyTorch dense block in the model against PyTorch's own output", "[onnx]") {
