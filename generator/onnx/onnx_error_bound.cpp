@@ -252,6 +252,21 @@ std::optional<std::map<std::string, std::vector<double>>> runningErrorBounds(con
         if (!inside) return std::nullopt;
         break;
       }
+      case OpKind::RandomOffChipLoad: {  // an index load (ONNX Gather): tile word[index] of each meta row
+        if (op.attrs.count("count") || !op.attrs.count("index")) return std::nullopt;
+        const Bounded& t = tensors.at(attrString(op, "tensor"));
+        const std::vector<int64_t> tile = attrIntList(g, op, "tile");
+        const size_t word = size_t(attrInt(g, op, "index"));
+        for (const Bounded& row : in(0)) {
+          if (word >= row.v.size() || tile.at(1) <= 0 || t.cols % tile[1] != 0) return std::nullopt;
+          // The word's uint32 bits, held as the float they spell (double keeps it exactly).
+          const int64_t a = int64_t(floatToBits(float(row.v[word]))), per = t.cols / tile[1];
+          Bounded b = sized(tile.at(0), tile[1]);
+          if (!copyBlock(t, a / per * b.rows, a % per * b.cols, b, 0, 0, b.rows, b.cols)) return std::nullopt;
+          out().push_back(std::move(b));
+        }
+        break;
+      }
       case OpKind::Zip:
         for (size_t i = 0; i < in(0).size(); ++i) {
           Bounded z;

@@ -146,3 +146,34 @@ TEST_CASE("reference check: NaN in one output only is outside, in both equal", "
   CHECK(std::fabs(d.maxAbsErr - (1.0005 - 1.0)) < 1e-6);  // 1.0005f is 1.00049996
   CHECK(std::fabs(d.maxRelErr - d.maxAbsErr / 1.0) < 1e-12);
 }
+
+// An index load (ONNX Gather) reads exact values: a gathered row times a weight column has
+// the bound of that product (K u |terms|), worked here with the rows the indices name.
+TEST_CASE("running error bound: an index load's rows, then a product", "[onnx]") {
+  const StepGraph g = graphOf(R"(stepgraph: t
+tensors:
+  emb: {shape: [8, 2], role: input}
+  ids: {shape: [3, 16], role: input}
+  w: {shape: [2, 1], role: input}
+  y: {shape: [3, 1], role: output}
+ops:
+  - {name: li, op: LinearOffChipLoad, tensor: ids, tile: [1, 16], iter: [3], strides: [[1, 0]], out: s0}
+  - {name: ga, op: RandomOffChipLoad, in: s0, tensor: emb, tile: [1, 2], index: 0, out: s1}
+  - {name: lw, op: LinearOffChipLoad, tensor: w, tile: [2, 1], iter: [3], strides: [[0, 0]], out: s2}
+  - {name: z, op: Zip, in: [s1, s2], out: s3}
+  - {name: m, op: Map, fn: matmul, in: s3, out: s4}
+  - {name: st, op: LinearOffChipStore, in: s4, tensor: y, iter: [3], strides: [[1, 0]]}
+)", "gather");
+  Matrix emb{8, 2, {}}, ids{3, 16, std::vector<uint32_t>(48, 0)};
+  for (int r = 0; r < 8; ++r) emb.data.push_back(floatToBits(float(r + 1))), emb.data.push_back(floatToBits(-2.0f * float(r)));
+  const uint32_t pick[3] = {6, 0, 3};
+  for (int k = 0; k < 3; ++k) ids.data[size_t(k * 16)] = pick[k];
+  const auto b = runningErrorBounds(g, {{"emb", emb}, {"ids", ids}, {"w", row({0.5f, 3.0f})}}, FunctionErrors::fabric(false));
+  REQUIRE(b);
+  const double u = std::ldexp(1.0, -24);
+  for (int k = 0; k < 3; ++k) {
+    const double r = double(pick[k]);
+    // Two terms: (r + 1) 0.5 and -2 r 3, each exact; the sum of 2 terms rounded: 2 u |terms|.
+    CHECK(std::fabs(b->at("y")[size_t(k)] - 2 * u * ((r + 1) * 0.5 + 6 * r)) < 1e-18);
+  }
+}
