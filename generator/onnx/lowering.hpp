@@ -144,6 +144,13 @@ class Lowering {
 
   Val leafOf(const std::string& name) const;
 
+  /// Per value, the live nodes and graph outputs that read it, and the live node that makes it.
+  struct Uses {
+    std::map<std::string, int> count;
+    std::map<std::string, const OnnxNode*> producer;
+  };
+  Uses usesOf(const std::set<int>& live) const;
+
   /// Sqrt nodes whose one consumer divides by them: x / sqrt(y) becomes x * rsqrt(y) (one
   /// function instead of rsqrt, recip and recip again: RMSNorm's normalisation).
   void findSqrtDivisors(const std::set<int>& live);

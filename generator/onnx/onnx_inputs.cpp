@@ -86,11 +86,7 @@ void apply(const OnnxLayoutStep& s, std::vector<int64_t>& shape, std::vector<flo
 /// A Gather's meta rows (OnnxLayoutStep::IndexRows {P, N}) from integer indices `src`: for
 /// p < P and each index i (row-major), 16 words, word 0 = p N + i (i + N when negative).
 std::vector<uint32_t> indexRows(const OnnxTensor& src, const OnnxLeafTensor& t) {
-  const OnnxLayoutStep& s = t.steps.back();
-  for (size_t k = 0; k + 1 < t.steps.size(); ++k)
-    if (t.steps[k].kind != OnnxLayoutStep::Kind::Reshape)
-      throw DiagError("O-204", SourceLoc{}, fmt::format("the indices '{}' of a Gather are laid out by more than a reshape",
-                                                        t.source));
+  const OnnxLayoutStep& s = t.steps.back();  // the steps before it are reshapes (Lowering::gather)
   const int64_t parts = s.ints.at(0), n = s.ints.at(1);
   std::vector<uint32_t> words(size_t(t.rows * t.cols), 0);
   size_t row = 0;

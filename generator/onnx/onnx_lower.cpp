@@ -101,37 +101,34 @@ Val Lowering::leafOf(const std::string& name) const {
   return v;
 }
 
-void Lowering::findSqrtDivisors(const std::set<int>& live) {
-  std::map<std::string, int> uses;
-  for (const auto& o : g_.outputs) ++uses[o];
-  std::map<std::string, const OnnxNode*> producer;
+Lowering::Uses Lowering::usesOf(const std::set<int>& live) const {
+  Uses u;
+  for (const auto& o : g_.outputs) ++u.count[o];
   for (const OnnxNode& n : g_.nodes) {
     if (!live.count(n.index)) continue;
-    for (const auto& i : n.inputs) ++uses[i];
-    for (const auto& o : n.outputs) producer[o] = &n;
+    for (const auto& i : n.inputs) ++u.count[i];
+    for (const auto& o : n.outputs) u.producer[o] = &n;
   }
+  return u;
+}
+
+void Lowering::findSqrtDivisors(const std::set<int>& live) {
+  Uses u = usesOf(live);
   for (const OnnxNode& n : g_.nodes) {
     if (!live.count(n.index) || n.op != "Div") continue;
-    auto p = producer.find(n.inputs.at(1));
-    if (p != producer.end() && p->second->op == "Sqrt" && uses[n.inputs[1]] == 1) sqrtDivisors_.insert(n.inputs[1]);
+    auto p = u.producer.find(n.inputs.at(1));
+    if (p != u.producer.end() && p->second->op == "Sqrt" && u.count[n.inputs[1]] == 1) sqrtDivisors_.insert(n.inputs[1]);
   }
 }
 
 void Lowering::findSilus(const std::set<int>& live) {
-  std::map<std::string, int> uses;
-  for (const auto& o : g_.outputs) ++uses[o];
-  std::map<std::string, const OnnxNode*> producer;
-  for (const OnnxNode& n : g_.nodes) {
-    if (!live.count(n.index)) continue;
-    for (const auto& i : n.inputs) ++uses[i];
-    for (const auto& o : n.outputs) producer[o] = &n;
-  }
+  Uses u = usesOf(live);
   for (const OnnxNode& n : g_.nodes) {
     if (!live.count(n.index) || n.op != "Mul" || moeOf(n.index) || swigluAt_.count(n.index)) continue;
     for (size_t k = 0; k < 2; ++k) {
-      auto p = producer.find(n.inputs.at(k));
-      const OnnxNode* s = p == producer.end() ? nullptr : p->second;
-      if (s && s->op == "Sigmoid" && s->inputs.at(0) == n.inputs.at(1 - k) && uses[n.inputs[k]] == 1 && !moeOf(s->index) &&
+      auto p = u.producer.find(n.inputs.at(k));
+      const OnnxNode* s = p == u.producer.end() ? nullptr : p->second;
+      if (s && s->op == "Sigmoid" && s->inputs.at(0) == n.inputs.at(1 - k) && u.count[n.inputs[k]] == 1 && !moeOf(s->index) &&
           !swigluAt_.count(s->index)) {
         siluOf_[n.index] = n.inputs[1 - k];
         siluSigmoids_.insert(s->index);

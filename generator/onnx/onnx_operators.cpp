@@ -547,6 +547,9 @@ void Lowering::gather(const OnnxNode& n) {
   const OnnxTensor* c = constant(indices);
   if (!iv.leaf || (c ? c->isFloat : type == g_.elemTypes.end() || (type->second != "INT64" && type->second != "INT32")))
     fail("O-103", fmt::format("the indices '{}' of a Gather must be an integer input or constant", indices));
+  for (const OnnxLayoutStep& s : iv.steps)
+    if (s.kind != OnnxLayoutStep::Kind::Reshape)
+      fail("O-204", fmt::format("the indices '{}' of a Gather are laid out by more than a reshape", indices));
   const size_t axis = axisOf(intAttr(n, "axis").value_or(0), data.shape.size());
   const int64_t p = product(data.shape, 0, axis), rows = data.shape[axis], r = product(data.shape, axis + 1);
   const int64_t k = product(iv.shape), meta = 16;  // one 64-byte DRAM piece per meta row
