@@ -4,8 +4,8 @@
 # arch/onnx_small.yaml, the Qwen3-MoE block, whose MoE needs route-mode memory units and the
 # router's functions, on arch/onnx_moe.yaml; the MLP block with its schedule.yaml on
 # onnx_small, and with the schedule `import --arch arch/onnx_moe.yaml` chooses there, its
-# SwiGLU a stage), and compared with PyTorch's own outputs (verify --reference). The dims
-# column says how a block was scheduled: "-tile<rows>", "-swiglu", "-silu" (docs/onnx.md#tiling).
+# SwiGLU a stage; the dense block with that schedule too, its attention a stage), and compared with PyTorch's own outputs (verify --reference). The dims
+# column says how a block was scheduled: "-tile<rows>", "-swiglu", "-silu", "-attn" (docs/onnx.md#tiling).
 # usage: scripts/pytorch_blocks.sh <stepgen> <work dir> <csv>
 set -euo pipefail
 sg="$1"; work="$2"; csv="$3"
@@ -14,7 +14,7 @@ mkdir -p "$work"
 rows=()
 # <block>:<arch>:<how the import schedules it: plain | schedule (its schedule.yaml) | arch (--arch)>
 for spec in dense_block:onnx_small:plain llama_block:onnx_small:plain embed_block:onnx_small:plain qwen3_moe_block:onnx_moe:plain \
-            mlp_block:onnx_small:schedule mlp_block:onnx_moe:arch; do
+            mlp_block:onnx_small:schedule mlp_block:onnx_moe:arch dense_block:onnx_moe:arch; do
   IFS=: read -r block arch how <<< "$spec"
   d="$root/examples/pytorch/$block"
   w="$work/$block-$arch"
@@ -38,6 +38,8 @@ if sched.get("swiglu_stages", "").strip() == "true":
     dims[0] += "-swiglu"
 if sched.get("silu_function", "").strip() == "true":
     dims[0] += "-silu"
+if sched.get("attention_stages", "").strip() == "true":
+    dims[0] += "-attn"
 print(",".join([block, dims[0], dims[1], str(r["sections"]["count"]), str(r["model"]["cycles"]), str(r["rtl"]["cycles"]),
                 f'{r["cycle_error_percent"]:.2f}', "yes" if r["outputs_equal"] else "no", f'{ref["max_rel_err"]:.3e}',
                 f'{ref["tolerance"]:.3e}']))

@@ -381,6 +381,17 @@ add_test(NAME e2e_pytorch_dense_block_silu
            test \"$(grep -c 'op: Map, fn: exp' $d/import/graph.yaml)\" = 1
            $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
 set_tests_properties(e2e_pytorch_dense_block_silu PROPERTIES TIMEOUT 1800)
+# The dense block with the schedule --arch arch/onnx_moe.yaml chooses: its attention over the
+# KV cache as builders/attention's single pass, its SwiGLU as a stage, no SiLU left outside
+# (docs/onnx.md#attention): bit-exact, within the tolerance of PyTorch. Heavy for the same
+# fabric; the default tier checks the attention stage against double in the model.
+add_test(NAME e2e_pytorch_dense_block_stages
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_dense_block_stages; e=${STEPGEN_ROOT}/examples/pytorch/dense_block; rm -rf $d
+           $<TARGET_FILE:stepgen> import onnx $e/model.onnx -o $d/import --data $e/data --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml
+           grep -q '# stage attn' $d/import/graph.yaml
+           grep -q '# stage mlp' $d/import/graph.yaml
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_pytorch_dense_block_stages PROPERTIES TIMEOUT 1800)
 # A Qwen3-30B-A3B-shaped model without its weights (scripts/qwen3_structure_onnx.py, 2 of its
 # 48 layers: 32 query heads, 128 experts top 8): both MoE blocks found and lowered to stages
 # that replay the real Qwen3 trace; the weights stay graph inputs (none written). The timing-only

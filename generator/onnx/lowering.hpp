@@ -98,6 +98,8 @@ class Lowering {
   const OnnxSchedule sched_;
   std::vector<OnnxSwiglu> swiglus_;            ///< the SwiGLU MLPs lowered as stages (findOnnxSwiglus)
   std::map<int, const OnnxSwiglu*> swigluAt_;  ///< node index -> its MLP in swiglus_
+  std::vector<OnnxAttention> attentions_;      ///< the attentions lowered as stages (findOnnxAttentions)
+  std::map<int, const OnnxAttention*> attentionAt_;  ///< node index -> its attention in attentions_
   std::vector<int64_t> streamTiles_;  ///< per stream: its row tiles
   /// A leaf load whose tiling map() has not written yet, by its stream.
   struct LeafLoad {
@@ -358,11 +360,17 @@ class Lowering {
   /// ([D, F], [D, F], [F, D]). O-202 when the layer's sizes are out of range (G-120).
   void lowerSwiglu(const OnnxSwiglu& s);
 
+  /// A softmax attention (onnx_moe.hpp OnnxAttention) as builders/attention's single pass
+  /// (buildSinglePassAttention) in a stage, as lowerSwiglu does: q stored for it, K and V the
+  /// stage's k and v, KV tiles of the largest divisor of L up to 32. O-202 when its sizes
+  /// have no STeP layer.
+  void lowerAttention(const OnnxAttention& a);
+
   /// The stage that replaces a [rows, cols] value: stores operand `x` to state <prefix>_x,
-  /// appends stage `text` (its x and `outTensor` shared with states <prefix>_x, <prefix>_y)
-  /// and returns the load of <prefix>_y.
-  Opnd stageAround(const std::string& prefix, const std::string& text, const Opnd& x, int64_t rows, int64_t cols,
-                   const std::string& outTensor);
+  /// appends stage `text` (its `inTensor` and `outTensor` shared with states <prefix>_x,
+  /// <prefix>_y) and returns the load of <prefix>_y.
+  Opnd stageAround(const std::string& prefix, const std::string& text, const std::string& inTensor, const Opnd& x,
+                   int64_t rows, int64_t cols, const std::string& outTensor);
 
   void storeOutput(const std::string& name);
 

@@ -32,6 +32,14 @@ OnnxImport Lowering::run() {
     for (const OnnxSwiglu& sw : swiglus_)
       for (int n : sw.nodes) swigluAt_[n] = &sw;
   }
+  if (sched_.attentionStages) {
+    std::set<int> taken;
+    for (const auto& [n, m] : moeAt_) taken.insert(n);
+    for (const auto& [n, s] : swigluAt_) taken.insert(n);
+    attentions_ = findOnnxAttentions(g_, live, taken);
+    for (const OnnxAttention& a : attentions_)
+      for (int n : a.nodes) attentionAt_[n] = &a;
+  }
   for (const OnnxNode& n : g_.nodes)  // the operator is the first thing a user needs to know
     if (live.count(n.index) && !moeOf(n.index) &&
         std::find(std::begin(kSupported), std::end(kSupported), n.op) == std::end(kSupported)) {
@@ -63,6 +71,10 @@ OnnxImport Lowering::run() {
     }
     if (auto sw = swigluAt_.find(n.index); sw != swigluAt_.end()) {
       if (sw->second->root == n.index) lowerSwiglu(*sw->second);
+      continue;
+    }
+    if (auto at = attentionAt_.find(n.index); at != attentionAt_.end()) {
+      if (at->second->root == n.index) lowerAttention(*at->second);
       continue;
     }
     if (siluSigmoids_.count(n.index)) continue;  // lowered with its product, as Map silu
@@ -438,7 +450,7 @@ OnnxImport Lowering::finish() {
   const bool tiled = sched_.tileRows > 0 || !sched_.nodeTileRows.empty();
   y += fmt::format("# Source: {} (opset {}). {}{}.\n", g_.path, g_.opset,
                    tiled ? "Rows in tiles where the graph allows (schedule.yaml, docs/onnx.md#tiling)" : "One tile per ONNX value",
-                   stages_.empty() ? "" : "; each MoE block and SwiGLU MLP is a stage (docs/onnx.md#moe)");
+                   stages_.empty() ? "" : "; each MoE block, SwiGLU MLP and attention is a stage (docs/onnx.md#moe)");
   y += "stepgraph: onnx_import\n";
   if (!moe.symbols.empty()) y += "symbols: {" + moe.symbols + "}\n";
   if (!moe.schedule.empty()) y += "schedule: {" + moe.schedule + "}\n";
@@ -485,6 +497,10 @@ OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const st
   OnnxSchedule s;
   s.swigluStages = a.cu.has("matmul") && a.cu.has("silu") && a.cu.has("mul") && a.cu.has("accum");
   s.siluFunction = a.cu.has("silu");
+  s.attentionStages = true;
+  for (const char* f : {"matmul", "matmul_t", "rowmax", "rowsum", "scan_max", "scan_max_exclusive", "accum_rescale", "rowscale",
+                        "sub", "exp", "recip"})
+    s.attentionStages = s.attentionStages && a.cu.has(f);
   const int64_t bufferWords = a.cu.bufferBytes / 4;
   if (lowerOnnx(g, routingTrace, s).matmulBufferWords <= bufferWords) return s;
   int64_t rows = 1;  // the most rows of any value: tile rows below it
@@ -531,9 +547,9 @@ OnnxSchedule readOnnxSchedule(const std::string& path) {
   if (!y.IsMap()) throw DiagError("O-104", locOf(path, y), "a schedule is a map (tile_rows: N)");
   for (const auto& kv : y) {
     const std::string key = kv.first.as<std::string>();
-    if (key == "swiglu_stages" || key == "silu_function") {
+    if (key == "swiglu_stages" || key == "silu_function" || key == "attention_stages") {
       try {
-        (key == "swiglu_stages" ? t.swigluStages : t.siluFunction) = kv.second.as<bool>();
+        (key == "swiglu_stages" ? t.swigluStages : key == "silu_function" ? t.siluFunction : t.attentionStages) = kv.second.as<bool>();
       } catch (const YAML::Exception&) {
         throw DiagError("O-104", locOf(path, kv.second), key + " must be true or false");
       }
@@ -549,7 +565,7 @@ OnnxSchedule readOnnxSchedule(const std::string& path) {
       }
     } else {
       throw DiagError("O-104", locOf(path, kv.first),
-                      fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages, silu_function, nodes)", key));
+                      fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages, silu_function, attention_stages, nodes)", key));
     }
   }
   return t;

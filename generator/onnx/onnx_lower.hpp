@@ -72,10 +72,16 @@ struct OnnxImport {
 /// SiLU the fabric's Map silu. With `siluFunction`, every other SiLU (x * Sigmoid(x), the
 /// Sigmoid used by that product only) is one Map silu instead of sigmoid's exp, add, recip
 /// and the product (docs/onnx.md#silu).
+///
+/// With `attentionStages`, each softmax attention over a KV cache held in weights
+/// (Softmax(q @ Transpose(K)) @ V, onnx_moe.hpp OnnxAttention) is builders/attention's single
+/// pass over KV tiles as a stage (docs/onnx.md#attention): the scores are never one whole
+/// [queries, L] tile.
 struct OnnxSchedule {
   int64_t tileRows = 0;
   bool swigluStages = false;
   bool siluFunction = false;
+  bool attentionStages = false;
   /// One node's tile rows, where its schedule entry is (for O-104 and O-205).
   struct NodeTiles {
     int64_t tileRows = 0;
@@ -109,7 +115,9 @@ std::string onnxSupportedOps();
 OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace = "", const OnnxSchedule& schedule = {});
 
 /// The schedule for fabric `a`: SwiGLU stages when its compute unit has matmul, silu, mul and
-/// accum; SiLU as Map silu when it has silu; whole tiles when every other matmul fits the unit's local memory
+/// accum; SiLU as Map silu when it has silu; attention stages when it has the single-pass
+/// attention's functions (matmul_t, rowmax, rowsum, scan_max, scan_max_exclusive,
+/// accum_rescale, rowscale, sub, exp, recip); whole tiles when every other matmul fits the unit's local memory
 /// (OnnxImport::matmulBufferWords), else the largest power-of-two tile rows (below the
 /// whole) with which every matmul fits and the graph lowers; whole tiles when none does
 /// (mapping then reports M-302 for the product too big). Lowers `g` once per candidate (at
@@ -118,7 +126,7 @@ OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const st
 
 /// Reads an import schedule (docs/onnx.md#tiling): a YAML map with `tile_rows: N` (N >= 0;
 /// 0 or the key left out: whole tiles), `swiglu_stages: true|false`, `silu_function:
-/// true|false` and `nodes: {<ONNX node
+/// true|false`, `attention_stages: true|false` and `nodes: {<ONNX node
 /// name>: {tile_rows: N}}`. Throws DiagError O-104 naming the file, line and key for an
 /// unreadable file, another key or a bad value (lowerOnnx: for a node name the model lacks).
 OnnxSchedule readOnnxSchedule(const std::string& path);

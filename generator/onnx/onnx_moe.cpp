@@ -128,6 +128,29 @@ class MoeMatcher {
     return s;
   }
 
+  /// The attention that MatMul `pv` ends (OnnxAttention).
+  OnnxAttention attention(const OnnxNode& pv) {
+    const char* what = "not Softmax(q @ Transpose(K)) @ V with K and V weights";
+    const OnnxNode* sm = producer(pv.inputs.at(0));
+    if (!sm || sm->op != "Softmax" || !softmaxLast(*sm) || consumers(sm->outputs.at(0)).size() != 1) miss(what);
+    const OnnxNode* qk = producer(sm->inputs.at(0));
+    if (!qk || qk->op != "MatMul" || consumers(qk->outputs.at(0)).size() != 1) miss(what);
+    const OnnxNode* tr = producer(qk->inputs.at(1));
+    if (!tr || tr->op != "Transpose" || consumers(tr->outputs.at(0)).size() != 1) miss(what);
+    auto perm = tr->attrs.find("perm");
+    if (perm != tr->attrs.end() && perm->second.ints != std::vector<int64_t>{1, 0}) miss(what);
+    OnnxAttention a;
+    a.input = qk->inputs.at(0), a.keys = tr->inputs.at(0), a.values = pv.inputs.at(1), a.output = pv.outputs.at(0);
+    const auto q = shape(a.input), k = shape(a.keys);
+    if (q.size() != 2 || k.size() != 2 || q[1] != k[1] || shape(a.values) != k || shape(a.output) != q || !weight(a.keys) ||
+        !weight(a.values))
+      miss(what);
+    a.queries = q[0], a.kv = k[0], a.headDim = k[1], a.root = pv.index;
+    a.nodes = {tr->index, qk->index, sm->index, pv.index};
+    sealed(a.nodes, a.output);
+    return a;
+  }
+
  private:
   /// Misses unless nothing inside `nodes` but `output` is read outside them or is a graph output.
   void sealed(const std::set<int>& nodes, const std::string& output) const {
@@ -280,6 +303,20 @@ class MoeMatcher {
 };
 
 }  // namespace
+
+std::vector<OnnxAttention> findOnnxAttentions(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken) {
+  MoeMatcher m(g, live);
+  std::vector<OnnxAttention> found;
+  for (const OnnxNode& n : g.nodes) {
+    if (!live.count(n.index) || n.op != "MatMul" || taken.count(n.index)) continue;
+    try {
+      OnnxAttention a = m.attention(n);
+      if (std::none_of(a.nodes.begin(), a.nodes.end(), [&](int x) { return taken.count(x) > 0; })) found.push_back(std::move(a));
+    } catch (const Miss&) {
+    }
+  }
+  return found;
+}
 
 std::vector<OnnxSwiglu> findOnnxSwiglus(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken) {
   MoeMatcher m(g, live);

@@ -46,6 +46,21 @@ struct OnnxSwiglu {
   std::set<int> nodes;        ///< the pattern's six nodes
 };
 
+/// Softmax attention of one head over a KV cache held in weights (graph inputs or
+/// initializers): y = Softmax(q @ Transpose(K)) @ V over the last axis, q [G, D] (already
+/// scaled), K and V [L, D], no value inside read outside.
+struct OnnxAttention {
+  std::string input, output;  ///< q [G, D] and y [G, D]
+  std::string keys, values;   ///< K, V [L, D]
+  int64_t queries = 0, kv = 0, headDim = 0;
+  int root = -1;              ///< index of the node that produces `output` (the MatMul by V)
+  std::set<int> nodes;        ///< the pattern's four nodes
+};
+
+/// The attentions among the live nodes not in `taken`, one per MatMul that ends the pattern.
+/// Raises nothing.
+std::vector<OnnxAttention> findOnnxAttentions(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken);
+
 /// The SwiGLU MLPs among the live nodes that are not in `taken` (the MoE blocks' nodes), one
 /// per MatMul that ends the pattern. Raises nothing.
 std::vector<OnnxSwiglu> findOnnxSwiglus(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "builders/attention.hpp"
 #include "builders/moe.hpp"
 #include "builders/swiglu.hpp"
 #include "common/fp.hpp"
@@ -70,7 +71,7 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     wr.source = m.router, wr.steps = {transpose};
     imp_.leaves.push_back(wr);
   }
-  const Opnd y = stageAround(pre, text, x, t, d, "y");
+  const Opnd y = stageAround(pre, text, "x", x, t, d, "y");
   // The bound of y from h's (errorFor, step by step along the stage's Map operators).
   for (int bf = 0; bf < 2; ++bf) {
     const double ex = errorIn(x.id, bf), u = std::ldexp(1.0, -24);
@@ -86,8 +87,8 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
   define(m.output, y, shapeOf(m.output));
 }
 
-Opnd Lowering::stageAround(const std::string& prefix, const std::string& text, const Opnd& x, int64_t rows, int64_t cols,
-                           const std::string& outTensor) {
+Opnd Lowering::stageAround(const std::string& prefix, const std::string& text, const std::string& inTensor, const Opnd& x,
+                           int64_t rows, int64_t cols, const std::string& outTensor) {
   auto state = [&](const std::string& base) {  // zeros before the graph runs
     OnnxLeafTensor z;
     z.fill = 0.0f, z.rows = rows, z.cols = cols;
@@ -98,7 +99,7 @@ Opnd Lowering::stageAround(const std::string& prefix, const std::string& text, c
   const std::string xs = state(prefix + "_x"), ys = state(prefix + "_y");
   tileLoad(x, 1, false);
   ops_.push_back(storeLine(x, xs));
-  stages_.push_back(GraphStage{prefix, text, {{"x", xs}, {outTensor, ys}}});
+  stages_.push_back(GraphStage{prefix, text, {{inTensor, xs}, {outTensor, ys}}});
   return loadLeaf(ys, rows, cols);
 }
 
@@ -123,7 +124,7 @@ void Lowering::lowerSwiglu(const OnnxSwiglu& sw) {
     l.tensor = pre + "_" + w, l.source = source, l.rows = rows, l.cols = cols;
     imp_.leaves.push_back(l);
   }
-  const Opnd y = stageAround(pre, text, x, t, d, "out");
+  const Opnd y = stageAround(pre, text, "x", x, t, d, "out");
   // The static bound of y from h's, along the layer's Map operators (the down projection's
   // F terms split over F / tf tiles and their Accum: F roundings in all).
   for (int bf = 0; bf < 2; ++bf) {
@@ -132,6 +133,48 @@ void Lowering::lowerSwiglu(const OnnxSwiglu& sw) {
     err_[bf][y.id] = errorFor("matmul", errorFor("mul", errorFor("silu", g, 0, 0, bf), g, 0, bf), 0, f, bf);
   }
   define(sw.output, y, shapeOf(sw.output));
+}
+
+void Lowering::lowerAttention(const OnnxAttention& a) {
+  const std::string pre = fmt::format("attn{}", stages_.size());
+  AttentionParams p;
+  p.kv = a.kv, p.headDim = a.headDim, p.queries = a.queries, p.kvTile = ffnTile(a.kv), p.singlePass = true;
+  std::string text;
+  try {
+    text = buildSinglePassAttention(p);
+  } catch (const DiagError& x) {
+    fail("O-202", fmt::format("the attention ({} queries over {} KV rows of {}) has no STeP layer: {}", a.queries, a.kv,
+                              a.headDim, x.what()));
+  }
+  // Its products, q K_j^T ([G, D] x [D, T]) and p_j V_j ([G, T] x [T, D]), count toward the fit.
+  matmulWords_ = std::max({matmulWords_, ComputeUnitParams::matmulBufferWords(p.queries, p.headDim, p.kvTile),
+                           ComputeUnitParams::matmulBufferWords(p.queries, p.kvTile, p.headDim)});
+  const Opnd q = matrixOperand(a.input, {a.queries, a.headDim});
+  for (const auto& [t, source] : {std::pair{"k", a.keys}, std::pair{"v", a.values}}) {
+    OnnxLeafTensor l;
+    l.tensor = pre + "_" + t, l.source = source, l.rows = a.kv, l.cols = a.headDim;
+    imp_.leaves.push_back(l);
+  }
+  if (p.kvTile != p.headDim) {  // the widening table of the rescale (builders/attention.hpp)
+    const Matrix ones = attentionOnes(p);
+    OnnxLeafTensor l;
+    l.tensor = l.source = pre + "_ones", l.rows = ones.rows, l.cols = ones.cols;
+    OnnxTensor& c = imp_.constants[l.tensor];
+    c.shape = {ones.rows, ones.cols};
+    for (uint32_t w : ones.data) c.f.push_back(bitsToFloat(w));
+    imp_.leaves.push_back(l);
+  }
+  const Opnd y = stageAround(pre, text, "q", q, a.queries, a.headDim, "out");
+  // The static bound of y from q's, along the single pass's Map operators: scores (D terms),
+  // s - m and its exp, the rescale alpha = exp(m' - m) likewise, the L terms of l and of o
+  // each carrying p's and alpha's errors, then o / l.
+  for (int bf = 0; bf < 2; ++bf) {
+    const double s = errorFor("matmul_t", errorIn(q.id, bf), 0, a.headDim, bf);
+    const double e = errorFor("exp", errorFor("sub", s, s, 0, bf), 0, 0, bf);
+    const double l = errorFor("rowsum", 2 * e, 0, a.kv, bf), o = errorFor("matmul", 2 * e, 0, a.kv, bf);
+    err_[bf][y.id] = errorFor("mul", o, errorFor("recip", l, 0, 0, bf), 0, bf);
+  }
+  define(a.output, y, shapeOf(a.output));
 }
 
 }  // namespace stepgen::onnx_lowering

@@ -305,6 +305,65 @@ TEST_CASE("ONNX import: an RMSNorm is builders/rmsnorm's construct, function for
   CHECK(mapFunctions(lowerOnnx(g).yaml) == std::vector<std::string>{"mul", "rowsum", "mul", "add", "rsqrt", "mul", "mul"});
 }
 
+TEST_CASE("ONNX import: softmax attention over a KV cache as the single pass (attention_stages)", "[onnx]") {
+  // y = Softmax(q @ Transpose(K)) @ V, q [2, 16], K and V [256, 16] initializers.
+  const int64_t G = 2, L = 256, D = 16;
+  OnnxGraph g;
+  g.path = "in-memory";
+  g.opset = 14;
+  g.inputs = {"q"};
+  g.outputs = {"y"};
+  OnnxTensor k, v, q;
+  k.shape = v.shape = {L, D};
+  q.shape = {G, D};
+  for (int64_t i = 0; i < L * D; ++i) {
+    k.f.push_back(float((i * 7) % 19) / 19.0f - 0.5f);
+    v.f.push_back(float((i * 5) % 23) / 11.0f - 1.0f);
+  }
+  for (int64_t i = 0; i < G * D; ++i) q.f.push_back(float((i * 3) % 13) / 6.0f - 1.0f);
+  g.initializers = {{"k", k}, {"v", v}};
+  g.nodes = {node("Transpose", {"k"}, {"kt"}, 0), node("MatMul", {"q", "kt"}, {"s"}, 1), node("Softmax", {"s"}, {"p"}, 2),
+             node("MatMul", {"p", "v"}, {"y"}, 3)};
+  g.nodes[0].attrs["perm"].ints = {1, 0};
+  g.shapes = {{"q", {G, D}}, {"k", {L, D}}, {"v", {L, D}}, {"kt", {D, L}}, {"s", {G, L}}, {"p", {G, L}}, {"y", {G, D}}};
+  for (const auto& [name, s] : g.shapes) g.elemTypes[name] = "FLOAT";
+  OnnxSchedule stages;
+  stages.attentionStages = true;
+  const OnnxImport whole = lowerOnnx(g), staged = lowerOnnx(g, "", stages);
+  CHECK(whole.yaml.find("stage attn0") == std::string::npos);
+  CHECK(staged.yaml.find("stage attn0") != std::string::npos);
+  // The scores in KV tiles of 32: the products take [2, 16] x [16, 32] and [2, 32] x [32, 16],
+  // not [2, 16] x [16, 256] and [2, 256] x [256, 16].
+  CHECK(staged.matmulBufferWords == ComputeUnitParams::matmulBufferWords(G, 32, D));
+  CHECK(whole.matmulBufferWords == ComputeUnitParams::matmulBufferWords(G, L, D));
+  const fs::path dir = fs::temp_directory_path() / "sg_onnx_attention";
+  fs::remove_all(dir);
+  writeFile(dir / "graph.yaml", staged.yaml);
+  for (const auto& [name, m] : onnxInputMatrices(staged, g, {{"q", q}})) toNpy(dir / "inputs" / (name + ".npy"), m);
+  const ModelResult r = runModelOnly(kRoot + "/arch/onnx_moe.yaml", (dir / "graph.yaml").string(), (dir / "inputs").string(), 1);
+  const Matrix& y = r.outputs.at(staged.outputs.at(0).tensor);
+  REQUIRE(y.data.size() == size_t(G * D));
+  const double tol = onnxTolerance(staged, false);
+  CHECK(tol < 0.1);
+  for (int64_t i = 0; i < G; ++i) {  // softmax attention in double
+    std::vector<double> s(static_cast<size_t>(L), 0.0);
+    double m = -1e300, sum = 0;
+    for (int64_t j = 0; j < L; ++j) {
+      for (int64_t d = 0; d < D; ++d) s[size_t(j)] += double(q.f[size_t(i * D + d)]) * k.f[size_t(j * D + d)];
+      m = std::max(m, s[size_t(j)]);
+    }
+    for (double& x : s) sum += (x = std::exp(x - m));
+    for (int64_t d = 0; d < D; ++d) {
+      double want = 0, mag = 0;
+      for (int64_t j = 0; j < L; ++j) want += s[size_t(j)] / sum * v.f[size_t(j * D + d)], mag += s[size_t(j)] / sum * std::fabs(v.f[size_t(j * D + d)]);
+      CHECK(std::fabs(f(y.data[size_t(i * D + d)]) - want) <= tol * mag);
+    }
+  }
+  // The scores also a graph output: the pattern's inside is read outside, no stage.
+  g.outputs = {"y", "s"};
+  CHECK(lowerOnnx(g, "", stages).yaml.find("stage attn0") == std::string::npos);
+}
+
 TEST_CASE("ONNX import: x * Sigmoid(x) as one Map silu (silu_function)", "[onnx]") {
   OnnxGraph g;
   g.path = "in-memory";
