@@ -5,7 +5,8 @@
 # router's functions, on arch/onnx_moe.yaml; the MLP block with its schedule.yaml on
 # onnx_small, and with the schedule `import --arch arch/onnx_moe.yaml` chooses there, its
 # SwiGLU a stage; the dense block with that schedule too, its attention a stage), and compared with PyTorch's own outputs (verify --reference). The dims
-# column says how a block was scheduled: "-tile<rows>", "-swiglu", "-silu", "-attn" (docs/onnx.md#tiling).
+# column says how a block was scheduled: "-tile<rows>", and what the import made a stage or a
+# function: "-swiglu", "-attn", "-silu" (docs/onnx.md#tiling).
 # usage: scripts/pytorch_blocks.sh <stepgen> <work dir> <csv>
 set -euo pipefail
 sg="$1"; work="$2"; csv="$3"
@@ -34,11 +35,13 @@ dims = open(d + "/dims.txt").read().split()
 sched = dict(l.split(":", 1) for l in open(w + "/import/schedule.yaml") if ":" in l and not l.startswith("#"))
 if int(sched.get("tile_rows", "0")) > 0:
     dims[0] += "-tile" + sched["tile_rows"].strip()
-if sched.get("swiglu_stages", "").strip() == "true":
+# What the imported graph holds: SwiGLU and attention stages, a SiLU as Map silu outside them.
+graph = open(w + "/import/graph.yaml").read()
+if "# stage mlp" in graph:
     dims[0] += "-swiglu"
-if sched.get("silu_function", "").strip() == "true":
+if any("fn: silu" in l and "name: mlp" not in l for l in graph.splitlines()):
     dims[0] += "-silu"
-if sched.get("attention_stages", "").strip() == "true":
+if "# stage attn" in graph:
     dims[0] += "-attn"
 print(",".join([block, dims[0], dims[1], str(r["sections"]["count"]), str(r["model"]["cycles"]), str(r["rtl"]["cycles"]),
                 f'{r["cycle_error_percent"]:.2f}', "yes" if r["outputs_equal"] else "no", f'{ref["max_rel_err"]:.3e}',
