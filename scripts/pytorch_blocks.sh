@@ -27,7 +27,7 @@ for spec in dense_block:onnx_small:plain llama_block:onnx_small:plain embed_bloc
     --inputs "$w/import/inputs" -o "$w/verify" --reference "$w/import/expected" \
     --build-cache "$work/cache" --max-cycle-error 5
   rows+=("$(python3 - "$d" "$w" "$block" <<'PY'
-import json, sys
+import json, re, sys
 d, w, block = sys.argv[1:4]
 r = json.load(open(w + "/verify/report.json"))
 ref = r["reference"]
@@ -39,7 +39,7 @@ if int(sched.get("tile_rows", "0")) > 0:
 graph = open(w + "/import/graph.yaml").read()
 if "# stage mlp" in graph:
     dims[0] += "-swiglu"
-if any("fn: silu" in l and "name: mlp" not in l for l in graph.splitlines()):
+if any("fn: silu" in l and not re.search(r"name: (mlp|moe|attn)[0-9]+_", l) for l in graph.splitlines()):
     dims[0] += "-silu"
 if "# stage attn" in graph:
     dims[0] += "-attn"
