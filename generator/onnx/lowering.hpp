@@ -366,6 +366,9 @@ class Lowering {
   /// have no STeP layer.
   void lowerAttention(const OnnxAttention& a);
 
+  /// A stage's input tensor `tensor` holding the import's own `data` (an import constant).
+  void constantLeaf(const std::string& tensor, const Matrix& data);
+
   /// The stage that replaces a [rows, cols] value: stores operand `x` to state <prefix>_x,
   /// appends stage `text` (its `inTensor` and `outTensor` shared with states <prefix>_x,
   /// <prefix>_y) and returns the load of <prefix>_y.

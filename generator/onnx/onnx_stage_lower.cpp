@@ -52,20 +52,13 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     }
     imp_.leaves.push_back(s);
   }
-  auto table = [&](const std::string& tensor, const Matrix& data) {  // a leaf of the import's own data
-    OnnxLeafTensor l = leaf(tensor, data.rows, data.cols);
-    OnnxTensor& c = imp_.constants[l.tensor];
-    c.shape = {data.rows, data.cols};
-    for (uint32_t w : data.data) c.f.push_back(bitsToFloat(w));
-    l.source = l.tensor;
-    imp_.leaves.push_back(l);
-  };
   // The stage's routing tensors as builders/moe writes them: rw (zeros the router fills, or
   // the replayed routing's weights) and spread or the routing rows.
   std::mt19937 rng(1);
   const std::map<std::string, Matrix> in = moeRoutingInputs(p, experts, rng);
-  table("rw", in.at("rw"));
-  table(p.router ? "spread" : "routing", in.at(p.router ? "spread" : "routing"));
+  constantLeaf(pre + "_rw", in.at("rw"));
+  const std::string routing = p.router ? "spread" : "routing";
+  constantLeaf(pre + "_" + routing, in.at(routing));
   if (p.router) {
     OnnxLeafTensor wr = leaf("wr", e, d);  // gate logits x Wr^T (matmul_t): Wr^T's rows
     wr.source = m.router, wr.steps = {transpose};
@@ -85,6 +78,15 @@ void Lowering::lowerMoe(const OnnxMoe& m) {
     err_[bf][y.id] = errorFor("mul", o, weight, 0, bf) + double(m.k) * u;
   }
   define(m.output, y, shapeOf(m.output));
+}
+
+void Lowering::constantLeaf(const std::string& tensor, const Matrix& data) {
+  OnnxLeafTensor l;
+  l.tensor = l.source = tensor, l.rows = data.rows, l.cols = data.cols;
+  OnnxTensor& c = imp_.constants[tensor];
+  c.shape = {data.rows, data.cols};
+  for (uint32_t w : data.data) c.f.push_back(bitsToFloat(w));
+  imp_.leaves.push_back(l);
 }
 
 Opnd Lowering::stageAround(const std::string& prefix, const std::string& text, const std::string& inTensor, const Opnd& x,
@@ -155,15 +157,7 @@ void Lowering::lowerAttention(const OnnxAttention& a) {
     l.tensor = pre + "_" + t, l.source = source, l.rows = a.kv, l.cols = a.headDim;
     imp_.leaves.push_back(l);
   }
-  if (p.kvTile != p.headDim) {  // the widening table of the rescale (builders/attention.hpp)
-    const Matrix ones = attentionOnes(p);
-    OnnxLeafTensor l;
-    l.tensor = l.source = pre + "_ones", l.rows = ones.rows, l.cols = ones.cols;
-    OnnxTensor& c = imp_.constants[l.tensor];
-    c.shape = {ones.rows, ones.cols};
-    for (uint32_t w : ones.data) c.f.push_back(bitsToFloat(w));
-    imp_.leaves.push_back(l);
-  }
+  if (p.kvTile != p.headDim) constantLeaf(pre + "_ones", attentionOnes(p));  // the rescale's widening table
   const Opnd y = stageAround(pre, text, "q", q, a.queries, a.headDim, "out");
   // The static bound of y from q's, along the single pass's Map operators: scores (D terms),
   // s - m and its exp, the rescale alpha = exp(m' - m) likewise, the L terms of l and of o
