@@ -304,32 +304,33 @@ class MoeMatcher {
 
 }  // namespace
 
-std::vector<OnnxAttention> findOnnxAttentions(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken) {
+namespace {
+
+/// The patterns `match` finds ending at a live MatMul, none of whose nodes is in `taken`.
+template <class Pattern>
+std::vector<Pattern> endingAtMatMuls(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken,
+                                     Pattern (MoeMatcher::*match)(const OnnxNode&)) {
   MoeMatcher m(g, live);
-  std::vector<OnnxAttention> found;
+  std::vector<Pattern> found;
   for (const OnnxNode& n : g.nodes) {
     if (!live.count(n.index) || n.op != "MatMul" || taken.count(n.index)) continue;
     try {
-      OnnxAttention a = m.attention(n);
-      if (std::none_of(a.nodes.begin(), a.nodes.end(), [&](int x) { return taken.count(x) > 0; })) found.push_back(std::move(a));
+      Pattern p = (m.*match)(n);
+      if (std::none_of(p.nodes.begin(), p.nodes.end(), [&](int x) { return taken.count(x) > 0; })) found.push_back(std::move(p));
     } catch (const Miss&) {
     }
   }
   return found;
 }
 
+}  // namespace
+
+std::vector<OnnxAttention> findOnnxAttentions(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken) {
+  return endingAtMatMuls(g, live, taken, &MoeMatcher::attention);
+}
+
 std::vector<OnnxSwiglu> findOnnxSwiglus(const OnnxGraph& g, const std::set<int>& live, const std::set<int>& taken) {
-  MoeMatcher m(g, live);
-  std::vector<OnnxSwiglu> found;
-  for (const OnnxNode& n : g.nodes) {
-    if (!live.count(n.index) || n.op != "MatMul" || taken.count(n.index)) continue;
-    try {
-      OnnxSwiglu s = m.swiglu(n);
-      if (std::none_of(s.nodes.begin(), s.nodes.end(), [&](int x) { return taken.count(x) > 0; })) found.push_back(std::move(s));
-    } catch (const Miss&) {
-    }
-  }
-  return found;
+  return endingAtMatMuls(g, live, taken, &MoeMatcher::swiglu);
 }
 
 std::vector<OnnxMoe> findOnnxMoes(const OnnxGraph& g, const std::set<int>& live, std::map<int, std::string>* misses) {
