@@ -533,6 +533,13 @@ int64_t tileRowsOf(const std::string& path, const YAML::Node& n) {
   return v;
 }
 
+/// Node `name`'s tile rows in `t`; O-104 when the schedule names it twice.
+void scheduleNode(OnnxSchedule& t, const std::string& path, const YAML::Node& name, int64_t rows) {
+  const std::string n = name.as<std::string>();
+  if (t.nodeTileRows.count(n)) throw DiagError("O-104", locOf(path, name), fmt::format("node '{}' is scheduled twice", n));
+  t.nodeTileRows[n] = {rows, locOf(path, name)};
+}
+
 }  // namespace
 
 OnnxSchedule readOnnxSchedule(const std::string& path) {
@@ -561,11 +568,20 @@ OnnxSchedule readOnnxSchedule(const std::string& path) {
         const YAML::Node rows = node.second.IsMap() ? node.second["tile_rows"] : YAML::Node();
         if (!rows || node.second.size() != 1)
           throw DiagError("O-104", locOf(path, node.second), "a node's schedule is {tile_rows: N}");
-        t.nodeTileRows[node.first.as<std::string>()] = {tileRowsOf(path, rows), locOf(path, node.first)};
+        scheduleNode(t, path, node.first, tileRowsOf(path, rows));
+      }
+    } else if (key == "regions") {  // nodes that share their tile rows, listed together
+      const char* form = "regions is a list of {nodes: [<ONNX node name>, ...], tile_rows: N}";
+      if (!kv.second.IsSequence()) throw DiagError("O-104", locOf(path, kv.second), form);
+      for (const auto& region : kv.second) {
+        const YAML::Node nodes = region.IsMap() ? region["nodes"] : YAML::Node(), rows = region.IsMap() ? region["tile_rows"] : YAML::Node();
+        if (!nodes || !rows || !nodes.IsSequence() || region.size() != 2) throw DiagError("O-104", locOf(path, region), form);
+        const int64_t r = tileRowsOf(path, rows);
+        for (const auto& node : nodes) scheduleNode(t, path, node, r);
       }
     } else {
       throw DiagError("O-104", locOf(path, kv.first),
-                      fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages, silu_function, attention_stages, nodes)", key));
+                      fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages, silu_function, attention_stages, nodes, regions)", key));
     }
   }
   return t;

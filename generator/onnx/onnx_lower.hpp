@@ -126,9 +126,11 @@ OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const st
 
 /// Reads an import schedule (docs/onnx.md#tiling): a YAML map with `tile_rows: N` (N >= 0;
 /// 0 or the key left out: whole tiles), `swiglu_stages: true|false`, `silu_function:
-/// true|false`, `attention_stages: true|false` and `nodes: {<ONNX node
+/// true|false`, `attention_stages: true|false`, `regions: [{nodes: [<ONNX node name>, ...],
+/// tile_rows: N}]` (the same tile rows for several nodes) and `nodes: {<ONNX node
 /// name>: {tile_rows: N}}`. Throws DiagError O-104 naming the file, line and key for an
-/// unreadable file, another key or a bad value (lowerOnnx: for a node name the model lacks).
+/// unreadable file, another key, a bad value or a node scheduled twice (lowerOnnx: for a
+/// node name the model lacks).
 OnnxSchedule readOnnxSchedule(const std::string& path);
 
 /// The input matrices of the imported graph: each leaf's source (the model's initializers,

@@ -622,4 +622,10 @@ TEST_CASE("ONNX import: a node's own tile rows in the schedule", "[onnx]") {
     id = e.diags.at(0).id;
   }
   CHECK(id == "O-205");
+  // A region: the same tile rows for the nodes it lists.
+  writeFile(dir / "region.yaml", "regions:\n  - {nodes: [/norm/Pow, /MatMul], tile_rows: 8}\n");
+  const OnnxSchedule r = readOnnxSchedule((dir / "region.yaml").string());
+  REQUIRE(r.nodeTileRows.size() == 2);
+  CHECK(r.nodeTileRows.at("/norm/Pow").tileRows == 8);
+  CHECK(r.nodeTileRows.at("/MatMul").tileRows == 8);
 }
