@@ -4,7 +4,8 @@
 # arch/onnx_small.yaml, the Qwen3-MoE block, whose MoE needs route-mode memory units and the
 # router's functions, on arch/onnx_moe.yaml; the MLP block with its schedule.yaml on
 # onnx_small, and with the schedule `import --arch arch/onnx_moe.yaml` chooses there, its
-# SwiGLU a stage; the dense block with that schedule too, its attention a stage), and compared with PyTorch's own outputs (verify --reference). The dims
+# SwiGLU a stage; the dense and Qwen3-MoE blocks with that schedule too, their attention a
+# stage), and compared with PyTorch's own outputs (verify --reference). The dims
 # column says how a block was scheduled: "-tile<rows>", and what the import made a stage or a
 # function: "-swiglu", "-attn", "-silu" (docs/onnx.md#tiling).
 # usage: scripts/pytorch_blocks.sh <stepgen> <work dir> <csv>
@@ -15,7 +16,7 @@ mkdir -p "$work"
 rows=()
 # <block>:<arch>:<how the import schedules it: plain | schedule (its schedule.yaml) | arch (--arch)>
 for spec in dense_block:onnx_small:plain llama_block:onnx_small:plain embed_block:onnx_small:plain qwen3_moe_block:onnx_moe:plain \
-            mlp_block:onnx_small:schedule mlp_block:onnx_moe:arch dense_block:onnx_moe:arch; do
+            mlp_block:onnx_small:schedule mlp_block:onnx_moe:arch dense_block:onnx_moe:arch qwen3_moe_block:onnx_moe:arch; do
   IFS=: read -r block arch how <<< "$spec"
   d="$root/examples/pytorch/$block"
   w="$work/$block-$arch"
