@@ -61,9 +61,7 @@ OnnxDataSet readOnnxDataSet(const std::string& dir, const OnnxGraph& g, const On
     if (fs::exists(pb)) {
       into[key] = readTensorFile(pb.string());
     } else if (fs::exists(npy)) {
-      auto type = g.elemTypes.find(name);
-      const bool integer = type != g.elemTypes.end() && (type->second == "INT64" || type->second == "INT32");
-      into[key] = tensorFromNpy(npy, g.shapes.count(name) ? g.shapes.at(name) : std::vector<int64_t>{}, integer);
+      into[key] = tensorFromNpy(npy, g.shapes.count(name) ? g.shapes.at(name) : std::vector<int64_t>{}, g.isInteger(name));
     }
   };
   for (size_t k = 0; k < g.inputs.size(); ++k) read("input", k, g.inputs[k], d.given, g.inputs[k]);

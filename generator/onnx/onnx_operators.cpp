@@ -543,9 +543,8 @@ void Lowering::gather(const OnnxNode& n) {
                               "which it reads from DRAM by index", n.inputs.at(0)));
   const std::string& indices = n.inputs.at(1);
   const Val& iv = val(indices);
-  auto type = g_.elemTypes.find(indices);
   const OnnxTensor* c = constant(indices);
-  if (!iv.leaf || (c ? c->isFloat : type == g_.elemTypes.end() || (type->second != "INT64" && type->second != "INT32")))
+  if (!iv.leaf || (c ? c->isFloat : !g_.isInteger(indices)))
     fail("O-103", fmt::format("the indices '{}' of a Gather must be an integer input or constant", indices));
   for (const OnnxLayoutStep& s : iv.steps)
     if (s.kind != OnnxLayoutStep::Kind::Reshape)

@@ -55,6 +55,11 @@ struct OnnxGraph {
   std::map<std::string, std::vector<int64_t>> shapes;
   /// ONNX's name of each typed value's element type (FLOAT, INT64, UINT8, ...).
   std::map<std::string, std::string> elemTypes;
+  /// True if value `v` is typed INT64 or INT32 (indices, shapes, axes).
+  bool isInteger(const std::string& v) const {
+    auto it = elemTypes.find(v);
+    return it != elemTypes.end() && (it->second == "INT64" || it->second == "INT32");
+  }
 };
 
 /// Reads `path` and runs ONNX's shape inference on it (any opset and domain: lowerOnnx
