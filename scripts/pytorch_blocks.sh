@@ -7,7 +7,8 @@
 # SwiGLU a stage; the dense and Qwen3-MoE blocks with that schedule too, their attention a
 # stage), and compared with PyTorch's own outputs (verify --reference). The dims
 # column says how a block was scheduled: "-tile<rows>", and what the import made a stage or a
-# function: "-swiglu", "-attn", "-silu" (docs/onnx.md#tiling).
+# function: "-swiglu", "-attn", "-silu", "-linear" (docs/onnx.md#tiling). The wide MLP block's
+# weights exceed a compute unit: `--arch` makes its products linear stages (docs/onnx.md#linear).
 # usage: scripts/pytorch_blocks.sh <stepgen> <work dir> <csv>
 set -euo pipefail
 sg="$1"; work="$2"; csv="$3"
@@ -16,7 +17,8 @@ mkdir -p "$work"
 rows=()
 # <block>:<arch>:<how the import schedules it: plain | schedule (its schedule.yaml) | arch (--arch)>
 for spec in dense_block:onnx_small:plain llama_block:onnx_small:plain embed_block:onnx_small:plain qwen3_moe_block:onnx_moe:plain \
-            mlp_block:onnx_small:schedule mlp_block:onnx_moe:arch dense_block:onnx_moe:arch qwen3_moe_block:onnx_moe:arch; do
+            mlp_block:onnx_small:schedule mlp_block:onnx_moe:arch dense_block:onnx_moe:arch qwen3_moe_block:onnx_moe:arch \
+            wide_mlp_block:onnx_moe:arch; do
   IFS=: read -r block arch how <<< "$spec"
   d="$root/examples/pytorch/$block"
   w="$work/$block-$arch"
@@ -44,6 +46,8 @@ if any("fn: silu" in l and not re.search(r"name: (mlp|moe|attn)[0-9]+_", l) for 
     dims[0] += "-silu"
 if "# stage attn" in graph:
     dims[0] += "-attn"
+if "# stage lin" in graph:
+    dims[0] += "-linear"
 print(",".join([block, dims[0], dims[1], str(r["sections"]["count"]), str(r["model"]["cycles"]), str(r["rtl"]["cycles"]),
                 f'{r["cycle_error_percent"]:.2f}', "yes" if r["outputs_equal"] else "no", f'{ref["max_rel_err"]:.3e}',
                 f'{ref["tolerance"]:.3e}']))

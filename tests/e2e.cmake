@@ -392,6 +392,16 @@ add_test(NAME e2e_pytorch_dense_block_stages
            grep -q '# stage mlp' $d/import/graph.yaml
            $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
 set_tests_properties(e2e_pytorch_dense_block_stages PROPERTIES TIMEOUT 1800)
+# The wide MLP block (two 128 KB weights, twice arch/onnx_moe.yaml's compute unit) with the
+# schedule --arch chooses: each product a linear stage over K and output column tiles
+# (docs/onnx.md#linear): bit-exact, within the running error bound of PyTorch. Heavy for the
+# same fabric and a 67,761-cycle run; the default tier checks the stages in the model.
+add_test(NAME e2e_pytorch_wide_mlp_block
+         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/pytorch_wide_mlp_block; e=${STEPGEN_ROOT}/examples/pytorch/wide_mlp_block; rm -rf $d
+           $<TARGET_FILE:stepgen> import onnx $e/model.onnx -o $d/import --data $e/data --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml
+           test \"$(grep -c '# stage lin' $d/import/graph.yaml)\" = 2
+           $<TARGET_FILE:stepgen> verify --arch ${STEPGEN_ROOT}/arch/onnx_moe.yaml --graph $d/import/graph.yaml --inputs $d/import/inputs -o $d/v --reference $d/import/expected --build-cache ${E2E_CACHE} --max-cycle-error 5")
+set_tests_properties(e2e_pytorch_wide_mlp_block PROPERTIES TIMEOUT 2400)
 # A Qwen3-30B-A3B-shaped model without its weights (scripts/qwen3_structure_onnx.py, 2 of its
 # 48 layers: 32 query heads, 128 experts top 8): both MoE blocks found and lowered to stages
 # that replay the real Qwen3 trace; the weights stay graph inputs (none written). The timing-only

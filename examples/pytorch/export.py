@@ -170,6 +170,22 @@ class EmbedBlock(torch.nn.Module):
         return self.embed(ids) @ self.w
 
 
+class WideMlpBlock(torch.nn.Module):
+    """A two-layer MLP with SiLU and a residual whose weights are each larger than a compute
+    unit's local memory: y = x + silu(x W1^T + b1) W2. The first projection is nn.Linear
+    (ONNX Gemm, transB), the second a MatMul by a [F, D] weight; stepgen makes each a linear
+    stage tiled over K and the output columns (docs/onnx.md#linear)."""
+
+    def __init__(self, dim, ffn):
+        super().__init__()
+        self.up = torch.nn.Linear(dim, ffn)
+        self.down = torch.nn.Parameter(ffn ** -0.5 * torch.randn(ffn, dim))
+
+    def forward(self, x):
+        h = self.up(x)
+        return x + (h * torch.sigmoid(h)) @ self.down
+
+
 def write(block, name, inputs, dims):
     d = os.path.join(HERE, name)
     os.makedirs(os.path.join(d, "data"), exist_ok=True)
@@ -205,3 +221,7 @@ if __name__ == "__main__":
     # Token ids are int64 in the model; data/ids.npy holds them as float32 whole numbers.
     vocab, dim, tokens = 256, 64, 16
     write(EmbedBlock(vocab, dim), "embed_block", {"ids": torch.randint(0, vocab, (tokens,))}, f"V{vocab}-D{dim}-T{tokens}")
+    # Each weight is 128 KB, twice a compute unit's 64 KB of arch/onnx_moe.yaml: `import onnx
+    # --arch` tiles both products (linear stages).
+    dim, ffn, tokens = 128, 256, 16
+    write(WideMlpBlock(dim, ffn), "wide_mlp_block", {"x": torch.randn(tokens, dim)}, f"D{dim}-F{ffn}-T{tokens}")

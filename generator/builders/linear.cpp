@@ -27,7 +27,7 @@ std::string buildLinearGraph(const LinearParams& p) {
     line(fmt::format("  x{}: {{shape: {}, role: input}}", i, p.kAlongRows ? "[KT*B, TK]" : "[B, KT*TK]"));
   line("  w: {shape: [J*C, N*KT*TK], role: input}");
   if (p.residual) line("  res: {shape: [B, C], role: input}");
-  line("  out: {shape: [J*B, C], role: output}");
+  line(fmt::format("  out: {{shape: {}, role: output}}", p.outColumns ? "[B, J*C]" : "[J*B, C]"));
   line("ops:");
   const char* xStrides = p.kAlongRows ? "[[0, 0], [1, 0]]" : "[[0, 0], [0, 1]]";
   std::string sum;
@@ -54,7 +54,7 @@ std::string buildLinearGraph(const LinearParams& p) {
     sum = "o";
   }
   line(fmt::format("  - {{name: store_out, op: LinearOffChipStore, in: {}, tensor: out, tile: [B, C], iter: [J], "
-                   "strides: [[1, 0]]}}", sum));
+                   "strides: [[{}]]}}", sum, p.outColumns ? "0, 1" : "1, 0"));
   return y;
 }
 

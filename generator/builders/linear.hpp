@@ -23,14 +23,17 @@ struct LinearParams {
   /// weight tensor where this linear's block starts (a KV head's slice of Wq).
   int64_t wRowTile = 0, wColTile = 0;
   bool residual = false;  ///< add `res` [B, J*C]
+  /// true: out is [B, J*C] row-major, output tile j at column tile j (an imported projection,
+  /// whose consumers read whole rows); false: head-major [J*B, C] as above.
+  bool outColumns = false;
 };
 
 /// Graph YAML text. Tensors: x0 .. x{n-1} (inputs, shapes as kAlongRows says), w [J*C,
 /// n*KT*TK] (input; a larger tensor when mapped by composeGraph, with the origin above), res
-/// (with residual), out [J*B, C] (output). Per output tile j and input i: x_i's K tiles [B,
-/// TK] zipped with W's [C, TK] tiles, Map(matmul_t), Accum(add) over the K tiles; the
-/// inputs' sums added in order (Zip, Map add), then res; tile j stored at row tile j.
-/// Deterministic. Throws DiagError G-120 when a
+/// (with residual), out [J*B, C] (output; [B, J*C] with outColumns). Per output tile j and
+/// input i: x_i's K tiles [B, TK] zipped with W's [C, TK] tiles, Map(matmul_t), Accum(add)
+/// over the K tiles; the inputs' sums added in order (Zip, Map add), then res; tile j stored
+/// at row tile j (column tile j with outColumns). Deterministic. Throws DiagError G-120 when a
 /// size is < 1, an origin < 0, or residual with J > 1.
 std::string buildLinearGraph(const LinearParams& p);
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -366,14 +367,22 @@ class Lowering {
   /// have no STeP layer.
   void lowerAttention(const OnnxAttention& a);
 
+  /// The product x W of x [m, k] by a weight leaf `w` ([k, n]; [n, k] when `stored`, as
+  /// Gemm's transB keeps it) as builders/linear's layer in a stage (outColumns), where the
+  /// schedule has linear stages (OnnxSchedule::linearStageWords) and W does not fit them for
+  /// one row; nullopt otherwise. Tiles: the K tile TK and output tile C, multiples of 16
+  /// dividing k and n, of the largest TK x C whose [m, TK] x [TK, C] product fits. O-202
+  /// when none does.
+  std::optional<Opnd> linearStage(const Opnd& x, const Val& w, bool stored, int64_t n);
+
   /// A stage's input tensor `tensor` holding the import's own `data` (an import constant).
   void constantLeaf(const std::string& tensor, const Matrix& data);
 
   /// The stage that replaces a [rows, cols] value: stores operand `x` to state <prefix>_x,
   /// appends stage `text` (its `inTensor` and `outTensor` shared with states <prefix>_x,
-  /// <prefix>_y) and returns the load of <prefix>_y.
+  /// <prefix>_y) and returns the load of <prefix>_y, [rows, outCols] (outCols 0: cols).
   Opnd stageAround(const std::string& prefix, const std::string& text, const std::string& inTensor, const Opnd& x,
-                   int64_t rows, int64_t cols, const std::string& outTensor);
+                   int64_t rows, int64_t cols, const std::string& outTensor, int64_t outCols = 0);
 
   void storeOutput(const std::string& name);
 

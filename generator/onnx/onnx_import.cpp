@@ -88,12 +88,12 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
     writeFile(tmp / "graph.yaml", imp.yaml);
     // The schedule the graph was lowered with, to read back with --schedule (or edit).
     std::string sched = fmt::format("# stepgen import onnx schedule (docs/onnx.md#tiling){}\ntile_rows: {}\nswiglu_stages: {}\n"
-                                    "silu_function: {}\nattention_stages: {}\n",
+                                    "silu_function: {}\nattention_stages: {}\nlinear_stage_words: {}\n",
                                     !schedulePath.empty() ? ", from " + schedulePath
                                     : !archPath.empty()   ? ", chosen for " + archPath
                                                           : "",
                                     schedule.tileRows, schedule.swigluStages, schedule.siluFunction,
-                                    schedule.attentionStages);
+                                    schedule.attentionStages, schedule.linearStageWords);
     if (!schedule.nodeTileRows.empty()) sched += "nodes:\n";
     for (const auto& [name, t] : schedule.nodeTileRows) sched += fmt::format("  \"{}\": {{tile_rows: {}}}\n", name, t.tileRows);
     writeFile(tmp / "schedule.yaml", sched);
@@ -124,9 +124,12 @@ std::string importOnnx(const std::string& modelPath, const std::string& outDir, 
                      imp.ops.size(), imp.leaves.size() + imp.outputs.size(), inputs.size(),
                      expected.empty() ? "" : fmt::format(", {}/expected/", outDir),
                      missing.empty() ? "" : fmt::format("; graph inputs not written (give --data): {}", missing),
-                     fmt::format("{}{}{}{}", schedule.tileRows > 0 ? fmt::format("rows in tiles of {}", schedule.tileRows) : "one tile per value",
+                     fmt::format("{}{}{}{}{}", schedule.tileRows > 0 ? fmt::format("rows in tiles of {}", schedule.tileRows) : "one tile per value",
                                  schedule.swigluStages ? ", SwiGLU MLPs as stages" : "", schedule.siluFunction ? ", SiLU as Map silu" : "",
-                                 schedule.attentionStages ? ", attention as stages" : ""));
+                                 schedule.attentionStages ? ", attention as stages" : "",
+                                 schedule.linearStageWords > 0
+                                     ? fmt::format(", products by weights over {} words as linear stages", schedule.linearStageWords)
+                                     : ""));
 }
 
 }  // namespace stepgen

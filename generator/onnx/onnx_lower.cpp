@@ -450,7 +450,7 @@ OnnxImport Lowering::finish() {
   const bool tiled = sched_.tileRows > 0 || !sched_.nodeTileRows.empty();
   y += fmt::format("# Source: {} (opset {}). {}{}.\n", g_.path, g_.opset,
                    tiled ? "Rows in tiles where the graph allows (schedule.yaml, docs/onnx.md#tiling)" : "One tile per ONNX value",
-                   stages_.empty() ? "" : "; each MoE block, SwiGLU MLP and attention is a stage (docs/onnx.md#moe)");
+                   stages_.empty() ? "" : "; each MoE block, SwiGLU MLP, attention and product by a large weight is a stage (docs/onnx.md#moe)");
   y += "stepgraph: onnx_import\n";
   if (!moe.symbols.empty()) y += "symbols: {" + moe.symbols + "}\n";
   if (!moe.schedule.empty()) y += "schedule: {" + moe.schedule + "}\n";
@@ -497,6 +497,7 @@ OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const st
   OnnxSchedule s;
   s.swigluStages = a.cu.has("matmul") && a.cu.has("silu") && a.cu.has("mul") && a.cu.has("accum");
   s.siluFunction = a.cu.has("silu");
+  if (a.cu.has("matmul_t") && a.cu.has("accum")) s.linearStageWords = a.cu.bufferBytes / 4;
   s.attentionStages = true;
   for (const char* f : {"matmul", "matmul_t", "rowmax", "rowsum", "scan_max", "scan_max_exclusive", "accum_rescale", "rowscale",
                         "sub", "exp", "recip"})
@@ -562,6 +563,14 @@ OnnxSchedule readOnnxSchedule(const std::string& path) {
       }
     } else if (key == "tile_rows") {
       t.tileRows = tileRowsOf(path, kv.second);
+    } else if (key == "linear_stage_words") {
+      t.linearStageWords = -1;
+      try {
+        t.linearStageWords = kv.second.as<int64_t>();
+      } catch (const YAML::Exception&) {
+      }
+      if (t.linearStageWords < 0)
+        throw DiagError("O-104", locOf(path, kv.second), "linear_stage_words must be a non-negative integer (0: no linear stages)");
     } else if (key == "nodes") {
       if (!kv.second.IsMap()) throw DiagError("O-104", locOf(path, kv.second), "nodes is a map: <ONNX node name>: {tile_rows: N}");
       for (const auto& node : kv.second) {
@@ -581,7 +590,7 @@ OnnxSchedule readOnnxSchedule(const std::string& path) {
       }
     } else {
       throw DiagError("O-104", locOf(path, kv.first),
-                      fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages, silu_function, attention_stages, nodes, regions)", key));
+                      fmt::format("unknown schedule key '{}' (known: tile_rows, swiglu_stages, silu_function, attention_stages, linear_stage_words, nodes, regions)", key));
     }
   }
   return t;

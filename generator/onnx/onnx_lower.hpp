@@ -77,11 +77,18 @@ struct OnnxImport {
 /// (Softmax(q @ Transpose(K)) @ V, onnx_moe.hpp OnnxAttention) is builders/attention's single
 /// pass over KV tiles as a stage (docs/onnx.md#attention): the scores are never one whole
 /// [queries, L] tile.
+///
+/// With `linearStageWords` > 0, each product of a value by a weight (MatMul or Gemm whose
+/// second operand is an input or constant, [K, N]) that does not fit that many words of a
+/// compute unit even for one row (ComputeUnitParams::matmulBufferWords(1, K, N)) is
+/// builders/linear's layer as a stage (docs/onnx.md#linear): K tiles accumulated and output
+/// column tiles, multiples of 16 columns, the largest whose product fits.
 struct OnnxSchedule {
   int64_t tileRows = 0;
   bool swigluStages = false;
   bool siluFunction = false;
   bool attentionStages = false;
+  int64_t linearStageWords = 0;  ///< words (a compute unit's buffer); 0: no linear stages
   /// One node's tile rows, where its schedule entry is (for O-104 and O-205).
   struct NodeTiles {
     int64_t tileRows = 0;
@@ -115,9 +122,10 @@ std::string onnxSupportedOps();
 OnnxImport lowerOnnx(const OnnxGraph& g, const std::string& routingTrace = "", const OnnxSchedule& schedule = {});
 
 /// The schedule for fabric `a`: SwiGLU stages when its compute unit has matmul, silu, mul and
-/// accum; SiLU as Map silu when it has silu; attention stages when it has the single-pass
-/// attention's functions (matmul_t, rowmax, rowsum, scan_max, scan_max_exclusive,
-/// accum_rescale, rowscale, sub, exp, recip); whole tiles when every other matmul fits the unit's local memory
+/// accum; linear stages above its buffer's words when it has matmul_t and accum; SiLU as Map
+/// silu when it has silu; attention stages when it has the single-pass attention's functions
+/// (matmul_t, rowmax, rowsum, scan_max, scan_max_exclusive, accum_rescale, rowscale, sub, exp,
+/// recip); whole tiles when every other matmul fits the unit's local memory
 /// (OnnxImport::matmulBufferWords), else the largest power-of-two tile rows (below the
 /// whole) with which every matmul fits and the graph lowers; whole tiles when none does
 /// (mapping then reports M-302 for the product too big). Lowers `g` once per candidate (at
@@ -126,8 +134,8 @@ OnnxSchedule chooseOnnxSchedule(const OnnxGraph& g, const ArchModel& a, const st
 
 /// Reads an import schedule (docs/onnx.md#tiling): a YAML map with `tile_rows: N` (N >= 0;
 /// 0 or the key left out: whole tiles), `swiglu_stages: true|false`, `silu_function:
-/// true|false`, `attention_stages: true|false`, `regions: [{nodes: [<ONNX node name>, ...],
-/// tile_rows: N}]` (the same tile rows for several nodes) and `nodes: {<ONNX node
+/// true|false`, `attention_stages: true|false`, `linear_stage_words: N` (N >= 0), `regions:
+/// [{nodes: [<ONNX node name>, ...], tile_rows: N}]` (the same tile rows for several nodes) and `nodes: {<ONNX node
 /// name>: {tile_rows: N}}`. Throws DiagError O-104 naming the file, line and key for an
 /// unreadable file, another key, a bad value or a node scheduled twice (lowerOnnx: for a
 /// node name the model lacks).

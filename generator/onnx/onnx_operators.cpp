@@ -136,6 +136,8 @@ void Lowering::matmul(const OnnxNode& n) {
   if (b.size() == 2) {
     const int64_t m = product(a, 0, a.size() - 1), k = a.back();
     const Opnd x = matrixOperand(n.inputs.at(0), {m, k});
+    if (const std::optional<Opnd> y = bv.leaf ? linearStage(x, bv, false, b[1]) : std::nullopt)
+      return define(n.outputs.at(0), *y, out);
     const Opnd w = bv.tlast ? use(bv.stream, bv.rows, bv.cols) : matrixOperand(n.inputs.at(1), b);
     define(n.outputs.at(0), map(fn, x, &w, m, b[1]), out);
     return;
@@ -192,17 +194,16 @@ void Lowering::gemm(const OnnxNode& n) {
     return leafOperand(w, w.shape, w.shape[0], w.shape[1]);
   };
   const Opnd x = transposed(n.inputs.at(0), av, transA);
-  Opnd y;
-  std::string fn = "matmul";
-  if (transB && !bv.leaf) {
-    y = matrixOperand(n.inputs.at(1), bv.shape);  // [N, K]: matmul_t takes B as PyTorch stores weights
-    fn = "matmul_t";
-  } else {
-    y = transposed(n.inputs.at(1), bv, transB);
-  }
   const int64_t rows = out.at(0), cols = out.at(1);
-  Opnd r = map(fn, x, &y, rows, cols);
-  if (alpha != 1.0f) r = map2("mul", r, fillTable(alpha, rows, cols));
+  std::optional<Opnd> r = bv.leaf ? linearStage(x, bv, transB, cols) : std::nullopt;
+  if (!r && transB && !bv.leaf) {
+    const Opnd y = matrixOperand(n.inputs.at(1), bv.shape);  // [N, K]: matmul_t takes B as PyTorch stores weights
+    r = map("matmul_t", x, &y, rows, cols);
+  } else if (!r) {
+    const Opnd y = transposed(n.inputs.at(1), bv, transB);
+    r = map("matmul", x, &y, rows, cols);
+  }
+  if (alpha != 1.0f) r = map2("mul", *r, fillTable(alpha, rows, cols));
   if (n.inputs.size() > 2 && !n.inputs[2].empty() && beta != 0.0f) {
     const Val& cv = val(n.inputs[2]);
     Opnd c;
@@ -214,9 +215,9 @@ void Lowering::gemm(const OnnxNode& n) {
       c = operand(n.inputs[2], out, rows, cols);
       if (beta != 1.0f) c = map2("mul", c, fillTable(beta, rows, cols));
     }
-    r = map2("add", r, c);
+    r = map2("add", *r, c);
   }
-  define(n.outputs.at(0), r, out);
+  define(n.outputs.at(0), *r, out);
 }
 
 Opnd Lowering::rowOperand(const std::string& name, const std::vector<size_t>& reduced) {

@@ -1,10 +1,12 @@
-// Lowering::lowerMoe and lowerSwiglu (lowering.hpp): a matched MoE block or SwiGLU MLP
-// (onnx_moe.hpp) becomes a stage with builders/moe's router layer or builders/swiglu's layer;
+// Lowering::lowerMoe, lowerSwiglu, lowerAttention and linearStage (lowering.hpp): a matched
+// MoE block, SwiGLU MLP, attention (onnx_moe.hpp) or an oversized product by a weight becomes
+// a stage with a builder's layer (builders/moe, swiglu, attention, linear);
 // the imported graph stores h for it and loads its output.
 #include <cmath>
 #include <tuple>
 
 #include "builders/attention.hpp"
+#include "builders/linear.hpp"
 #include "builders/moe.hpp"
 #include "builders/swiglu.hpp"
 #include "common/fp.hpp"
@@ -90,19 +92,47 @@ void Lowering::constantLeaf(const std::string& tensor, const Matrix& data) {
 }
 
 Opnd Lowering::stageAround(const std::string& prefix, const std::string& text, const std::string& inTensor, const Opnd& x,
-                           int64_t rows, int64_t cols, const std::string& outTensor) {
-  auto state = [&](const std::string& base) {  // zeros before the graph runs
+                           int64_t rows, int64_t cols, const std::string& outTensor, int64_t outCols) {
+  if (outCols == 0) outCols = cols;
+  auto state = [&](const std::string& base, int64_t c) {  // zeros before the graph runs
     OnnxLeafTensor z;
-    z.fill = 0.0f, z.rows = rows, z.cols = cols;
-    z.tensor = addTensor(base, rows, cols, "state");
+    z.fill = 0.0f, z.rows = rows, z.cols = c;
+    z.tensor = addTensor(base, rows, c, "state");
     imp_.leaves.push_back(z);
     return z.tensor;
   };
-  const std::string xs = state(prefix + "_x"), ys = state(prefix + "_y");
+  const std::string xs = state(prefix + "_x", cols), ys = state(prefix + "_y", outCols);
   tileLoad(x, 1, false);
   ops_.push_back(storeLine(x, xs));
   stages_.push_back(GraphStage{prefix, text, {{inTensor, xs}, {outTensor, ys}}});
-  return loadLeaf(ys, rows, cols);
+  return loadLeaf(ys, rows, outCols);
+}
+
+std::optional<Opnd> Lowering::linearStage(const Opnd& x, const Val& w, bool stored, int64_t n) {
+  const int64_t m = x.rows, k = x.cols, limit = sched_.linearStageWords;
+  if (limit <= 0 || ComputeUnitParams::matmulBufferWords(1, k, n) <= limit) return std::nullopt;
+  // Multiples of 16 columns: x's and W's tile rows are then whole 64-byte DRAM pieces.
+  int64_t tk = 0, c = 0;
+  for (int64_t a = 16; a <= k; a += 16)
+    for (int64_t b = 16; b <= n; b += 16)
+      if (k % a == 0 && n % b == 0 && a * b > tk * c && ComputeUnitParams::matmulBufferWords(m, a, b) <= limit) tk = a, c = b;
+  if (tk == 0)
+    fail("O-202", fmt::format("the product [{}, {}] x [{}, {}] does not fit a compute unit ({} words) whole, and no tiles "
+                              "of K and N in multiples of 16 columns fit it either",
+                              m, k, k, n, limit));
+  const std::string pre = fmt::format("lin{}", stages_.size());
+  LinearParams p;
+  p.rows = m, p.kTiles = k / tk, p.kTile = tk, p.outTiles = n / c, p.outTile = c, p.outColumns = true;
+  const std::string text = buildLinearGraph(p);
+  matmulWords_ = std::max(matmulWords_, ComputeUnitParams::matmulBufferWords(m, tk, c));
+  OnnxLeafTensor l;  // the layer's w: [n, k], as PyTorch stores a Linear's weight
+  l.tensor = pre + "_w", l.source = w.source, l.steps = w.steps, l.rows = n, l.cols = k;
+  if (!stored) l.steps.push_back({OnnxLayoutStep::Kind::Transpose, {1, 0}});
+  imp_.leaves.push_back(l);
+  const Opnd y = stageAround(pre, text, "x0", x, m, k, "out", n);
+  // k terms, in K tiles of TK summed by the Accum: k roundings as in one product.
+  for (int bf = 0; bf < 2; ++bf) err_[bf][y.id] = errorFor("matmul_t", errorIn(x.id, bf), 0, k, bf == 1);
+  return y;
 }
 
 void Lowering::lowerSwiglu(const OnnxSwiglu& sw) {

@@ -629,3 +629,47 @@ TEST_CASE("ONNX import: a node's own tile rows in the schedule", "[onnx]") {
   CHECK(r.nodeTileRows.at("/norm/Pow").tileRows == 8);
   CHECK(r.nodeTileRows.at("/MatMul").tileRows == 8);
 }
+
+TEST_CASE("ONNX import: products by weights too big for a compute unit as builders/linear's layer", "[onnx]") {
+  // wide_mlp_block: x [16, 128], W1 [256, 128] (Gemm, transB) and W2 [256, 128] (MatMul), each
+  // 128 KB; arch/onnx_moe.yaml's unit holds 16,384 words. Each product becomes a stage of K
+  // tiles accumulated and output column tiles: the largest TK x C (multiples of 16) with
+  // 2 (16 TK + TK C + 16 C) <= 16,384 words is 4,096, first reached at TK 32, C 128.
+  const std::string ex = kRoot + "/examples/pytorch/wide_mlp_block";
+  const OnnxGraph g = readOnnx(ex + "/model.onnx");
+  const OnnxSchedule s = chooseOnnxSchedule(g, loadArch(kRoot + "/arch/onnx_moe.yaml"));
+  CHECK(s.linearStageWords == 16384);
+  CHECK(chooseOnnxSchedule(g, loadArch(kRoot + "/arch/onnx_small.yaml")).linearStageWords == 0);  // no accum
+  const OnnxImport imp = lowerOnnx(g, "", s);
+  CHECK(imp.yaml.find("symbols: {lin0_B: 16, lin0_J: 2, lin0_C: 128, lin0_KT: 4, lin0_TK: 32, lin0_N: 1, lin1_B: 16, "
+                      "lin1_J: 1, lin1_C: 128, lin1_KT: 8, lin1_TK: 32") != std::string::npos);
+  CHECK(imp.matmulBufferWords == 2 * (16 * 32 + 32 * 128 + 16 * 128));
+  CHECK(lowerOnnx(g).yaml.find("# stage lin") == std::string::npos);  // off unless scheduled
+  // mlp_block's weights fit: no stage for them.
+  CHECK(lowerOnnx(readOnnx(kRoot + "/examples/pytorch/mlp_block/model.onnx"), "", s).yaml.find("# stage lin") ==
+        std::string::npos);
+  // No tiles of multiples of 16 fit 1,000 words: O-202.
+  OnnxSchedule tiny = s;
+  tiny.linearStageWords = 1000;
+  std::string id;
+  try {
+    lowerOnnx(g, "", tiny);
+  } catch (const DiagError& e) {
+    id = e.diags.at(0).id;
+  }
+  CHECK(id == "O-202");
+  // In the model against PyTorch's output (the fabric's silu table, as the SwiGLU stage).
+  const fs::path dir = fs::temp_directory_path() / "sg_onnx_wide_mlp";
+  fs::create_directories(dir);
+  writeFile(dir / "schedule.yaml", "linear_stage_words: 16384\nsilu_function: true\n");
+  CHECK(readOnnxSchedule((dir / "schedule.yaml").string()).linearStageWords == 16384);
+  importOnnx(ex + "/model.onnx", (dir / "import").string(), ex + "/data", "", "", (dir / "schedule.yaml").string());
+  const ModelResult r =
+      runModelOnly(kRoot + "/arch/onnx_moe.yaml", (dir / "import" / "graph.yaml").string(), (dir / "import" / "inputs").string(), 1);
+  const StepGraph sg = loadGraph((dir / "import" / "graph.yaml").string());
+  const ReferenceCheck ref = compareWithReference(r.outputs, dir / "import" / "expected", "fp32", onFirstCall([&] {
+    return referenceErrorBounds(sg, loadInputs(sg, (dir / "import" / "inputs").string(), 1), false);
+  }));
+  CHECK(ref.ok());
+  CHECK(rmsRelative(r.outputs.at("out_y"), fromNpy(dir / "import" / "expected" / "out_y.npy")) < 1e-3);
+}
