@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Verilator simulation of a fabric top `sg_top` together with the stepgen harness.
 #
-# usage: flows/verilator_build.sh <out_dir> <top.sv> [--trace] [--axi] [--hier] [extra .sv files...]
+# usage: flows/verilator_build.sh <out_dir> <top.sv> [--trace] [--axi] [--hier] [--profile] [extra .sv files...]
 #
 #   <out_dir>   build folder; the binary is <out_dir>/obj_dir/Vfabric, the verilator/make
 #               log is <out_dir>/verilator_build.log
@@ -17,6 +17,10 @@
 #               gqa_dynamic fabric: 2.7 M lines of C++, 15 to 50 minutes to compile on 2
 #               cores), so this is for big fabrics; it runs several times slower. sg_ag and
 #               sg_mu as hier blocks too built no faster and ran slower.
+#   --profile   Verilator --prof-cfuncs: each generated function holds one Verilog block
+#               and is named after its module and line (..__PROF__<module>__l<line>), so a
+#               sampling profiler attributes the time to them (scripts/profile_rtl.sh, perf).
+#               Slower; never in a build cache.
 #   extra files further .sv/.v files; *_pkg.sv files are put first (Verilator needs packages
 #               before their users). The folder of every file and rtl_templates/ are include
 #               directories.
@@ -27,7 +31,7 @@
 # synthesis bodies, below).
 set -euo pipefail
 
-usage() { echo "usage: $0 <out_dir> <top.sv> [--trace] [--axi] [--hier] [extra .sv files...]" >&2; exit 2; }
+usage() { echo "usage: $0 <out_dir> <top.sv> [--trace] [--axi] [--hier] [--profile] [extra .sv files...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,6 +41,7 @@ top="$1"; shift
 trace=0
 axi=0
 hier=0
+profile=0
 pkgs=()
 others=()
 for a in "$@"; do
@@ -44,6 +49,7 @@ for a in "$@"; do
     --trace) trace=1 ;;
     --axi) axi=1 ;;
     --hier) hier=1 ;;
+    --profile) profile=1 ;;
     -*) echo "verilator_build.sh: unknown option $a" >&2; usage ;;
     *_pkg.sv) pkgs+=("$(realpath "$a")") ;;
     *) others+=("$(realpath "$a")") ;;
@@ -85,6 +91,9 @@ if [ "$axi" = 1 ]; then
 fi
 vflags=()
 if [ "$hier" = 1 ]; then vflags+=(--hierarchical); fi
+# Without gprof's -pg, which --prof-cfuncs turns on (VM_PROFC): its mcount calls would take
+# most of a sampled run.
+if [ "$profile" = 1 ]; then vflags+=(--prof-cfuncs); makeflags="$makeflags VM_PROFC=0"; fi
 if [ "$trace" = 1 ]; then
   vflags+=(--trace-fst)
   cflags="$cflags -DSTEPGEN_TRACE"
