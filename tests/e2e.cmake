@@ -209,16 +209,9 @@ set_tests_properties(e2e_rope_dyn_ops e2e_rmsnorm_dyn_ops e2e_scan_max_dyn_ops e
 # Lint (-Wall, no waivers beyond the commented ones in the files) and the fast Yosys check
 # (flows/synth_fabric.sh --check: whole small fabrics elaborated, units synthesized).
 add_test(NAME rtl_lint_generated COMMAND bash ${STEPGEN_ROOT}/tests/rtl/lint_generated.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/lint default)
-# scripts/profile_rtl.sh on the shipped SwiGLU example: the fabric verilated with
-# --prof-cfuncs (flows/verilator_build.sh --profile) and sampled by perf; the compute unit's
-# MAC array must take a share (its blocks are named after sg_cu_mac), and the profiled run
-# must reach the plain run's cycle count. Heavy: a second Verilator build.
-add_test(NAME e2e_rtl_profile_default
-         COMMAND bash -c "set -euo pipefail; d=${E2E_DIR}/profile_default; rm -rf $d
-           bash ${STEPGEN_ROOT}/scripts/profile_rtl.sh $<TARGET_FILE:stepgen> arch/default.yaml examples/swiglu/graph.yaml $d/w $d/profile.md
-           grep -q '^| sg_cu_mac | [0-9]' $d/profile.md
-           grep -q 'the profiled run: ok: 9921 cycles' $d/profile.md"
-         WORKING_DIRECTORY ${STEPGEN_ROOT})
+# scripts/profile_rtl.sh on the shipped SwiGLU example (tests/rtl/profile.sh). Heavy: a
+# second Verilator build and perf.
+add_test(NAME e2e_rtl_profile_default COMMAND bash ${STEPGEN_ROOT}/tests/rtl/profile.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/profile_default)
 set_tests_properties(e2e_rtl_profile_default PROPERTIES TIMEOUT 900)
 add_test(NAME rtl_lint_generated_heavy COMMAND bash ${STEPGEN_ROOT}/tests/rtl/lint_generated.sh $<TARGET_FILE:stepgen> ${E2E_DIR}/lint_heavy heavy)
 set_tests_properties(rtl_lint_generated rtl_lint_generated_heavy PROPERTIES TIMEOUT 600)
