@@ -100,7 +100,9 @@ for t in "${tables[@]}"; do
   elif [ "$tier" != all ] && [ "$ti" != "$tier" ]; then
     continue
   fi
-  if [ "$jobs" -gt 0 ] && [[ "$cmd" == "$sg study "* || "$cmd" == "$sg sweep"* ]]; then
+  # The studies that write job lists (`--plan`); onnx-conformance and decoder-layer run as one
+  # process.
+  if [ "$jobs" -gt 0 ] && [[ "$cmd" =~ ^"$sg "(study\ (tiling|tiling-full|sections|random|dynpar|regions)|sweep)\  ]]; then
     plan="$W/plans/$n"
     cmd="rm -rf $plan && $cmd --plan $plan && $sg jobs run $plan -j $jobs && $sg jobs merge $plan"
   fi
