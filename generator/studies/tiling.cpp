@@ -53,11 +53,14 @@ StudyPoint runPoint(const TilingStudyOptions& o, const std::vector<std::string>&
   if (o.rtl) {
     VerifyOptions v;
     v.archPath = o.archPath, v.graphPath = dir + "/graph.yaml", v.inputsDir = dir + "/inputs";
-    v.outDir = dir + "/verify", v.buildCache = (fs::path(o.workDir) / "fabric-cache").string(), v.seed = o.seed;
+    // verify's folders beside the example's, not in it: `jobs merge` runs the study again,
+    // whose writeMoeExample replaces the example's folder before the merge reads the model's
+    // outputs from them (in it, every "outputs = dynamic" became NO).
+    v.outDir = dir + "_verify", v.buildCache = (fs::path(o.workDir) / "fabric-cache").string(), v.seed = o.seed;
     r.v = studyVerify(v);
     r.model = r.v.model;
     for (const std::string& arch : depthArchs) {
-      v.archPath = arch, v.outDir = dir + "/verify_" + fs::path(arch).stem().string();
+      v.archPath = arch, v.outDir = dir + "_verify_" + fs::path(arch).stem().string();
       r.depths.push_back(studyVerify(v));
     }
   } else {
