@@ -11,6 +11,10 @@ add_test(NAME jobs_rtl_points
 add_test(NAME jobs_timing_points
          COMMAND bash ${STEPGEN_ROOT}/tests/jobs/timing_points.sh $<TARGET_FILE:stepgen> ${CMAKE_BINARY_DIR}/jobs/timing_points)
 set_tests_properties(jobs_kill_resume jobs_rtl_points jobs_timing_points PROPERTIES WORKING_DIRECTORY ${STEPGEN_ROOT} TIMEOUT 900)
+# The tiling study's 30 RTL points (arch/moe.yaml at 3 FIFO depths) merged equal to the serial
+# study (tests/jobs/tiling_rtl.sh; heavy: the serial study and the jobs, a few minutes each).
+add_test(NAME jobs_tiling_rtl COMMAND bash ${STEPGEN_ROOT}/tests/jobs/tiling_rtl.sh $<TARGET_FILE:stepgen> ${CMAKE_BINARY_DIR}/jobs/tiling_rtl)
+set_tests_properties(jobs_tiling_rtl PROPERTIES WORKING_DIRECTORY ${STEPGEN_ROOT} TIMEOUT 2400)
 # The Slurm backend on a real single-node Slurm (scripts/slurm_local.sh, Debian's packages):
 # 6 RTL points and 2 builds as job arrays, one build cancelled while it runs, resumed, merged
 # equal to the serial study (about 70 s; heavy: it starts daemons on fixed ports, alone).
