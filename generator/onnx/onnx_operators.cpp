@@ -196,12 +196,10 @@ void Lowering::gemm(const OnnxNode& n) {
   const Opnd x = transposed(n.inputs.at(0), av, transA);
   const int64_t rows = out.at(0), cols = out.at(1);
   std::optional<Opnd> r = bv.leaf ? linearStage(x, bv, transB, cols) : std::nullopt;
-  if (!r && transB && !bv.leaf) {
-    const Opnd y = matrixOperand(n.inputs.at(1), bv.shape);  // [N, K]: matmul_t takes B as PyTorch stores weights
-    r = map("matmul_t", x, &y, rows, cols);
-  } else if (!r) {
-    const Opnd y = transposed(n.inputs.at(1), bv, transB);
-    r = map("matmul", x, &y, rows, cols);
+  if (!r) {
+    const bool bt = transB && !bv.leaf;  // a computed [N, K]: matmul_t takes B as PyTorch stores weights
+    const Opnd y = bt ? matrixOperand(n.inputs.at(1), bv.shape) : transposed(n.inputs.at(1), bv, transB);
+    r = map(bt ? "matmul_t" : "matmul", x, &y, rows, cols);
   }
   if (alpha != 1.0f) r = map2("mul", *r, fillTable(alpha, rows, cols));
   if (n.inputs.size() > 2 && !n.inputs[2].empty() && beta != 0.0f) {
