@@ -75,10 +75,10 @@ done
 [ -d "$root/rtl_templates" ] && incs+=("-I$root/rtl_templates")
 
 # STEPGEN_VERILATOR_OPT: optimisation of the verilated model's per-cycle code (OPT_FAST,
-# default -O1); in a split build (below) its construction code (OPT_SLOW) runs once and
-# builds at -O0. Measured on arch/moe.yaml (2 cores, no ccache, split): -O2 / -Os builds in
-# 67 s and runs 77.6 k cycles/s, -O1 / -O0 in 47 s at 81.9 k cycles/s; -O0 for both builds
-# in 39 s but runs 15x slower.
+# default -O1); its construction code (OPT_SLOW) runs once and builds at -O0. Measured on
+# arch/moe.yaml (2 cores, no ccache, split): -O2 / -Os builds in 67 s and runs 77.6 k
+# cycles/s, -O1 / -O0 in 47 s at 81.9 k cycles/s; -O0 for both builds in 39 s but runs 15x
+# slower.
 makeflags="OPT_FAST=${STEPGEN_VERILATOR_OPT:--O1} OPT_SLOW=-O0"
 command -v ccache >/dev/null 2>&1 && makeflags="$makeflags OBJCACHE=ccache"
 cflags="-std=c++17 -I$root/sim"
@@ -122,10 +122,12 @@ vcmd=("$VERILATOR" --cc --exe
      ${pkgs[@]+"${pkgs[@]}"} "$top" ${others[@]+"${others[@]}"}
      "${harness[@]}" "$root/sim/common/dram.cpp" "$root/sim/common/npy.cpp" "$root/sim/common/run_desc.cpp")
 
-# One translation unit or one per generated file (Verilator's VM_PARALLEL_BUILDS). Every
+# Two translation units or one per generated file (Verilator's VM_PARALLEL_BUILDS). Every
 # split file parses the model's headers again: the default fabric (179 k lines of C++) took
-# 107 CPU-s split (57 s on 2 cores) and 47 CPU-s as one unit (38 s), at the same speed.
-# Past ~400 k lines the split build's parallelism wins on 2 cores. A hierarchical build
+# 107 CPU-s split (57 s on 2 cores) and 47 CPU-s as one unit (38 s), at the same speed; as
+# two units (per-cycle code at OPT_FAST, construction code at OPT_SLOW, side by side) 27 s
+# instead of 34 s, at the same speed (2026-12-06; the per-cycle code cut in two more ran
+# 8 % slower). Past ~400 k lines the split build's parallelism wins on 2 cores. A hierarchical build
 # verilates its blocks inside make, so Verilator's own --build drives it, and the top's C++
 # is not counted before; its size follows the Verilog's: tests/data/arch_grid16.yaml's 58 k
 # lines of .sv (a 51 k-line sg_top) gave 1.2 M lines of C++, built in 1,068 s as one unit
@@ -142,12 +144,32 @@ build() {
     return
   fi
   "${vcmd[@]}" || return 1
-  local lines par=0
+  local lines
   lines=$(cat "$out"/obj_dir/Vfabric*.cpp | wc -l)
-  [ "$lines" -le "$max_one_unit" ] || par=1
-  echo "verilator_build.sh: $lines lines of C++, VM_PARALLEL_BUILDS=$par"
+  if [ "$lines" -gt "$max_one_unit" ]; then
+    echo "verilator_build.sh: $lines lines of C++, VM_PARALLEL_BUILDS=1"
+    # shellcheck disable=SC2086  # makeflags holds several VAR=value words
+    make -C "$out/obj_dir" -f Vfabric.mk -j "$jobs" VM_PARALLEL_BUILDS=1 $makeflags
+    return
+  fi
+  # Two units, compiled side by side: the per-cycle code (Verilator's fast classes) at
+  # OPT_FAST, the construction code (slow classes, run once) at OPT_SLOW. Make's command-line
+  # variables replace the class lists Vfabric_classes.mk appends to.
+  local d="$out/obj_dir" kind list
+  for kind in FAST SLOW; do
+    list=$(printf 'p:\n\t@echo $(VM_CLASSES_%s) $(VM_SUPPORT_%s)\n' "$kind" "$kind" |
+           make -s -C "$d" -f Vfabric_classes.mk -f - p)
+    { echo "// flows/verilator_build.sh: the model's $kind classes as one translation unit"
+      echo "#define VL_INCLUDE_OPT include"
+      for c in $list; do echo "#include \"$c.cpp\""; done; } > "$d/Vfabric__Unit$kind.cpp"
+  done
+  echo "verilator_build.sh: $lines lines of C++ in two units (per-cycle code, construction code)"
+  # The per-cycle unit, the longest job, is the first goal: the harness and the rest build
+  # beside it.
   # shellcheck disable=SC2086  # makeflags holds several VAR=value words
-  make -C "$out/obj_dir" -f Vfabric.mk -j "$jobs" VM_PARALLEL_BUILDS=$par $makeflags
+  make -C "$d" -f Vfabric.mk -j "$jobs" VM_PARALLEL_BUILDS=1 $makeflags \
+    VM_CLASSES_FAST=Vfabric__UnitFAST VM_SUPPORT_FAST= VM_CLASSES_SLOW=Vfabric__UnitSLOW VM_SUPPORT_SLOW= \
+    Vfabric__UnitFAST.o default
 }
 if ! build >"$log" 2>&1; then
   cat "$log" >&2
