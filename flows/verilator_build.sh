@@ -127,12 +127,12 @@ vcmd=("$VERILATOR" --cc --exe
 # 107 CPU-s split (57 s on 2 cores) and 47 CPU-s as one unit (38 s), at the same speed; as
 # two units (per-cycle code at OPT_FAST, construction code at OPT_SLOW, side by side) 27 s
 # instead of 34 s, at the same speed (2026-12-06; the per-cycle code cut in two more ran
-# 8 % slower). Past ~400 k lines the split build's parallelism wins on 2 cores. A hierarchical build
-# verilates its blocks inside make, so Verilator's own --build drives it, and the top's C++
-# is not counted before; its size follows the Verilog's: tests/data/arch_grid16.yaml's 58 k
-# lines of .sv (a 51 k-line sg_top) gave 1.2 M lines of C++, built in 1,068 s as one unit
-# (4 GB, one core) and in 454 s split; gqa_dynamic's 29 k lines (671 k of C++) built in 168 s
-# as one unit.
+# 8 % slower). Past ~400 k lines the split build's parallelism wins on 2 cores. A
+# hierarchical build verilates its blocks inside make, so Verilator's own --build drives
+# it, and the top's C++ is not counted before; its size follows the Verilog's:
+# tests/data/arch_grid16.yaml's 58 k lines of .sv (a 51 k-line sg_top) gave 1.2 M lines of
+# C++, built in 1,068 s as one unit (4 GB, one core) and in 454 s split; gqa_dynamic's 29 k
+# lines (671 k of C++) built in 168 s as one unit.
 max_one_unit=400000
 max_one_unit_sv=40000
 build() {
@@ -158,7 +158,7 @@ build() {
   local d="$out/obj_dir" kind list
   for kind in FAST SLOW; do
     list=$(printf 'p:\n\t@echo $(VM_CLASSES_%s) $(VM_SUPPORT_%s)\n' "$kind" "$kind" |
-           make -s -C "$d" -f Vfabric_classes.mk -f - p)
+           make -s --no-print-directory -C "$d" -f Vfabric_classes.mk -f - p)
     { echo "// flows/verilator_build.sh: the model's $kind classes as one translation unit"
       echo "#define VL_INCLUDE_OPT include"
       for c in $list; do echo "#include \"$c.cpp\""; done; } > "$d/Vfabric__Unit$kind.cpp"
