@@ -2,7 +2,10 @@
 #include "model/timing/engine.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <queue>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 #include "common/dram.hpp"
@@ -229,7 +232,7 @@ void TimingModel::computeChains() {
 // channel slot while other loads that the RTL interleaves with it wait: requests go in
 // cycle order instead. Stopping at a finished tile lets the loads that tile unblocks join
 // before later requests are placed.
-bool TimingModel::issueDeferred() {
+bool TimingModel::issueDeferred(std::vector<int>& issued) {
   // A unit's pending request depends on its own state and the links' known times, which
   // only step() and resolve() change: within this loop only the unit that issued moves, so
   // a heap of the units' next requests stays exact. Order: cycle, then fabric unit, then
@@ -248,6 +251,7 @@ bool TimingModel::issueDeferred() {
     any = true;
     // A unit whose next request is still the earliest issues on without a heap round trip.
     for (;;) {
+      issued.push_back(int(u));
       if (units[u]->issuePending(*this, t)) return true;
       t = units[u]->pendingRequest(*this);
       if (t == kUnknown) break;
@@ -261,12 +265,63 @@ bool TimingModel::issueDeferred() {
 }
 
 void TimingModel::run() {
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (auto& u : units) progress |= u->step(*this);
-    for (auto& l : links) progress |= resolve(l);
-    if (!progress) progress = issueDeferred();
-    for (size_t k = 0; !progress && k < units.size(); ++k) progress = units[k]->unstall(*this);
+  // Sweeps step the units, then resolve the links, in index order, until nothing moves; then
+  // a deferred DRAM read is issued (or a unit unstalled) and the sweeps go on. A shallow FIFO
+  // or a feedback cycle needs tens of thousands of sweeps, in each of which few units can
+  // move: a sweep calls only the units and links next to a link that moved since their last
+  // call (`near`), and those next to a unit that issued or unstalled; the rest would return
+  // false. STEPGEN_TIMING_CHECK=1 checks that with a sweep of everything wherever nothing
+  // near moved (a logic_error if anything does).
+  std::vector<std::vector<int>> unitsNear(links.size()), linksNear(links.size());
+  for (size_t li = 0; li < links.size(); ++li) {
+    const Link& l = links[li];
+    unitsNear[li] = l.cons;
+    if (l.producer >= 0) unitsNear[li].push_back(l.producer);
+    linksNear[li].push_back(int(li));
+    for (int c : l.cons)  // the consumer's output ends after its inputs (Unit::endFor)
+      if (units[size_t(c)]->out >= 0) linksNear[li].push_back(units[size_t(c)]->out);
+    if (l.producer >= 0)  // the producer takes its inputs as its output moves (Unit::beatTaken)
+      for (const auto& [in, slot] : units[size_t(l.producer)]->in)
+        if (in >= 0) linksNear[li].push_back(in);
+  }
+  std::vector<char> unitDue(units.size(), 1), linkDue(links.size(), 1);
+  auto moved = [&](int li) {
+    for (int u : unitsNear[size_t(li)]) unitDue[size_t(u)] = 1;
+    for (int k : linksNear[size_t(li)]) linkDue[size_t(k)] = 1;
+  };
+  auto unitMoved = [&](size_t u) {
+    unitDue[u] = 1;
+    for (const auto& [in, slot] : units[u]->in)
+      if (in >= 0) moved(in);  // (-1: a port the configuration leaves unconnected)
+    if (units[u]->out >= 0) moved(units[u]->out);
+  };
+  auto sweep = [&](bool all) {
+    bool progress = false;
+    for (size_t u = 0; u < units.size(); ++u) {
+      if (!all && !unitDue[u]) continue;
+      unitDue[u] = 0;
+      if (units[u]->step(*this)) progress = true, unitMoved(u);
+    }
+    for (size_t li = 0; li < links.size(); ++li) {
+      if (!all && !linkDue[li]) continue;
+      linkDue[li] = 0;
+      if (resolve(links[li])) progress = true, moved(int(li));
+    }
+    return progress;
+  };
+  const char* check = std::getenv("STEPGEN_TIMING_CHECK");
+  const bool checking = check && std::string(check) == "1";
+  std::vector<int> issued;
+  for (;;) {
+    while (sweep(false)) {
+    }
+    if (checking && sweep(true)) throw std::logic_error("timing: a unit or link moved with nothing near it moving");
+    issued.clear();
+    bool progress = issueDeferred(issued);
+    for (int u : issued) unitMoved(size_t(u));
+    for (size_t k = 0; !progress && k < units.size(); ++k)
+      if (units[k]->unstall(*this)) progress = true, unitMoved(k);
+    if (!progress) break;
   }
   for (auto& u : units) {
     if (u->out < 0) continue;

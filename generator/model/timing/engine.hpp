@@ -205,8 +205,8 @@ class TimingModel {
   int64_t chainOf(size_t link, size_t c, int depthLeft);
   /// Issues deferred DRAM reads, earliest request first (ties: lower unit index, as the
   /// harness calls DramModel::request in AG order), until one makes something known.
-  /// False if none was pending.
-  bool issueDeferred();
+  /// False if none was pending. Appends every unit that issued to `issued`.
+  bool issueDeferred(std::vector<int>& issued);
 };
 
 }  // namespace stepgen::timing
