@@ -101,9 +101,15 @@ for t in "${tables[@]}"; do
   elif [ "$tier" != all ] && [ "$ti" != "$tier" ]; then
     continue
   fi
-  # The studies that write job lists (`--plan`); onnx-conformance and decoder-layer run as one
-  # process.
-  if [ "$jobs" -gt 0 ] && [[ "$cmd" =~ ^"$sg "(study\ (tiling|tiling-full|sections|random|dynpar|regions)|sweep)\  ]]; then
+  # As a job list where the command takes `--plan` (its --help says; onnx-conformance and
+  # decoder-layer do not): the CLI is where that is decided.
+  sub=()
+  if [[ "$cmd" == "$sg "* ]]; then
+    read -r -a words <<< "${cmd#"$sg "}"
+    sub=("${words[0]}")
+    [ "${words[0]}" != study ] || sub+=("${words[1]}")
+  fi
+  if [ "$jobs" -gt 0 ] && [ ${#sub[@]} -gt 0 ] && [[ "$("$sg" "${sub[@]}" --help)" == *--plan* ]]; then
     plan="$W/plans/$n"
     cmd="rm -rf $plan && $cmd --plan $plan && $sg jobs run $plan -j $jobs && $sg jobs merge $plan"
   fi
