@@ -58,7 +58,6 @@ tables=(
 "rtl_grid16|heavy|$R/rtl_grid16_mlp20.txt|$sg graph mlp --layers 20 --batch 16 --hidden 64 --ffn 128 --tile-b 8 --tile-f 32 -o $W/grid16/mlp20.yaml && $sg verify --arch tests/data/arch_grid16.yaml --graph $W/grid16/mlp20.yaml -o $W/grid16/verify --watchdog 200000 && cp $W/grid16/verify/report.txt $R/rtl_grid16_mlp20.txt"
 "bench_jobs|default|$R/bench_jobs.md|$sg bench --only jobs -o $W/bench_jobs --report $R/bench_jobs.md"
 "bench_large|default|$R/bench_large.md|$sg bench --only large -o $W/bench_large --report $R/bench_large.md"
-"bench_dynamic|default|$R/bench_dynamic.md|$sg bench --only dynamic -o $W/bench_dynamic --report $R/bench_dynamic.md"
 "bench|heavy|$R/bench.md|$sg bench -o $W/bench --report $R/bench.md"
 "verilator_profile|heavy|$R/verilator_profile_default.md $R/verilator_profile_step_validation.md|mkdir -p $W/profile && $sg graph swiglu --batch 64 --hidden 128 --ffn 512 --tile-b 16 --tile-f 32 -o $W/profile/swiglu_default.yaml && $sg graph swiglu --batch 64 --hidden 256 --ffn 512 --tile-b 32 --tile-f 64 -o $W/profile/swiglu_step_validation.yaml && bash scripts/profile_rtl.sh $sg arch/default.yaml $W/profile/swiglu_default.yaml $W/profile/default $R/verilator_profile_default.md && bash scripts/profile_rtl.sh $sg arch/step_validation.yaml $W/profile/swiglu_step_validation.yaml $W/profile/step_validation $R/verilator_profile_step_validation.md"
 "fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $sg $W/fpga $R/fpga.csv"
@@ -84,9 +83,13 @@ commit="$(git rev-parse --short=12 HEAD)"
 mkdir -p "$W"
 
 record() {  # record <file> <command> <seconds>: replaces the file's row in provenance.csv
-  local f="$1" cmd="$2" s="$3" tmp
+  local f="$1" cmd="$2" s="$3" tmp row
   tmp="$(mktemp)"
-  awk -F, -v f="$f" 'NR == 1 || $1 != f' "$prov" > "$tmp"
+  # (rows of files no longer in the repository go too)
+  head -n 1 "$prov" > "$tmp"
+  while IFS= read -r row; do
+    if [ "${row%%,*}" != "$f" ] && [ -e "${row%%,*}" ]; then echo "$row" >> "$tmp"; fi
+  done < <(tail -n +2 "$prov")
   # the command is quoted (it has no double quotes); the date is UTC
   printf '%s,%s,"%s",%s,%s\n' "$f" "$commit" "$cmd" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$s" >> "$tmp"
   { head -n 1 "$tmp"; tail -n +2 "$tmp" | sort -t, -k1,1; } > "$prov"
