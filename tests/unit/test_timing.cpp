@@ -4,14 +4,18 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "arch/config_layout.hpp"
 #include "builders/swiglu.hpp"
 #include "driver/pipeline.hpp"
 #include "model/model.hpp"
+#include "model/timing/engine.hpp"
 #include "test_common.hpp"
 
 using namespace stepgen;
@@ -149,4 +153,31 @@ TEST_CASE("timing: a row reduction whose Broadcast partner waits for it deadlock
   CHECK(t.stuck.front().rfind("s (scores -> row_max) (scores -> shift) at tile 0 of 3: offered, not taken by row_max, shift", 0) == 0);
   const TimingRun good = compileOn("arch/attention.yaml", "tests/data/graphs/attention_single_pass.yaml");
   CHECK_FALSE(timingOf(good, good.c.image).deadlock);
+}
+
+namespace {
+// A unit that moves on its second step whatever its links do: the sweeps that step only
+// what is near a change never call it again, so only STEPGEN_TIMING_CHECK's full sweep sees it.
+struct MovesUnprompted : timing::Unit {
+  int calls = 0;
+  bool step(timing::TimingModel&) override { return ++calls == 2; }
+  int64_t endFor(timing::TimingModel&, size_t, int64_t) override { return timing::kUnknown; }
+};
+}  // namespace
+
+TEST_CASE("timing: STEPGEN_TIMING_CHECK catches a unit that moves with nothing near it moving", "[model][timing]") {
+  const ArchModel a = loadArch(root() + "/arch/default.yaml");
+  const char* was = std::getenv("STEPGEN_TIMING_CHECK");
+  const std::string before = was ? was : "";
+  auto calls = [&](const char* check) {
+    ::setenv("STEPGEN_TIMING_CHECK", check, 1);
+    timing::TimingModel m(a);
+    m.units.push_back(std::make_unique<MovesUnprompted>());
+    m.run();
+    return static_cast<const MovesUnprompted&>(*m.units[0]).calls;
+  };
+  CHECK(calls("0") == 1);  // unchecked: stepped once, never again
+  CHECK_THROWS_AS(calls("1"), std::logic_error);
+  if (was) ::setenv("STEPGEN_TIMING_CHECK", before.c_str(), 1);
+  else ::unsetenv("STEPGEN_TIMING_CHECK");
 }

@@ -249,9 +249,9 @@ bool TimingModel::issueDeferred(std::vector<int>& issued) {
     auto [t, fu, u] = heap.top();
     heap.pop();
     any = true;
+    issued.push_back(int(u));
     // A unit whose next request is still the earliest issues on without a heap round trip.
     for (;;) {
-      issued.push_back(int(u));
       if (units[u]->issuePending(*this, t)) return true;
       t = units[u]->pendingRequest(*this);
       if (t == kUnknown) break;
