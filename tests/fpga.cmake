@@ -39,7 +39,7 @@ add_test(NAME fpga_synth_default_report
 add_test(NAME fpga_ltp_lutram
          COMMAND bash ${STEPGEN_ROOT}/tests/rtl/ltp_lutram.sh ${STEPGEN_ROOT} ${CMAKE_BINARY_DIR}/fpga_ltp_lutram)
 set_tests_properties(fpga_ltp_lutram PROPERTIES LABELS "fpga;quick")
-# Bad input: an unknown target and --reuse without --only are argument errors; the memory
+# Bad input: an unknown target is an argument error; the memory
 # unit of the small test architecture (512 words of a 16-word beat: 33 SB_RAM40_4K on iCE40,
 # measured) overflows an UP5K's 30 block RAMs: exit 3 naming the part. (The two address
 # generators overflow its LUTs too, but take three times as long to synthesize.)
@@ -47,9 +47,6 @@ add_test(NAME fpga_synth_bad_input
          COMMAND bash -c "set -euo pipefail
            if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc9 -o fpga_bad 2> err1.txt; then exit 1; fi
            grep -q 'xc9' err1.txt
-           if $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target xc7 \
-                --reuse ${STEPGEN_ROOT}/docs/results/fpga.csv -o fpga_bad 2> err3.txt; then exit 1; fi
-           grep -q 'needs --only' err3.txt
            rc=0; $<TARGET_FILE:stepgen> synth --arch ${STEPGEN_ROOT}/tests/data/arch_small.yaml --target ice40 --part up5k --only mu \
              -o fpga_bad --timeout 600 > out2.txt 2> err2.txt || rc=\$?
            cat err2.txt; [ \$rc -eq 3 ] || { echo expected exit 3, got \$rc; exit 1; }
@@ -114,3 +111,9 @@ set_tests_properties(fpga_synth_default_xc7 PROPERTIES TIMEOUT 3600 LABELS "fpga
                      FIXTURES_SETUP fpga_default)
 set_tests_properties(fpga_synth_default_report PROPERTIES LABELS "fpga;slow" FIXTURES_REQUIRED fpga_default)
 set_tests_properties(fpga_synth_bad_options PROPERTIES LABELS "fpga;cli")
+# The synthesis cache (stepgen synth --cache): a second run takes the job, the same CSV;
+# the key ignores the simulation bodies and nothing else (tests/rtl/synth_cache.sh).
+add_test(NAME fpga_synth_cache
+         COMMAND bash ${STEPGEN_ROOT}/tests/rtl/synth_cache.sh $<TARGET_FILE:stepgen> ${STEPGEN_ROOT}
+                 ${CMAKE_BINARY_DIR}/fpga_synth_cache)
+set_tests_properties(fpga_synth_cache PROPERTIES LABELS "fpga;quick" TIMEOUT 300)

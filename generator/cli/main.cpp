@@ -538,10 +538,10 @@ int main(int argc, char** argv) {
                        "override a unit parameter, KIND.NAME=VALUE (e.g. cu.LANES=4), to synthesize units out of context "
                        "at parameters the arch cannot express; the fabric row is then not summed")
       ->delimiter(',');
-  synthCmd->add_option("--reuse", syo.reuseCsv,
-                       "an earlier --csv file: rows --only leaves out are taken from it where it has the same arch, "
-                       "target, part, unit and parameters (status reused), so that the fabric row sums runs made apart")
-      ->check(CLI::ExistingFile);
+  synthCmd->add_option("--cache", syo.cacheDir,
+                       "a folder of finished Yosys jobs, shared by runs (and processes at once): an identical job "
+                       "(same Yosys, arguments, flow scripts and preprocessed RTL) takes its result from it; jobs "
+                       "that finish are added (so that runs made apart, e.g. --only cu first, sum to one fabric)");
   synthCmd->add_flag("--cu-parts", syo.cuParts,
                      "also synthesize the compute unit's parts (cu.mem, cu.addr, cu.mac, cu.word, cu.rowred) out of "
                      "context, a row each beside the unit's (not in the fabric sum)");

@@ -14,11 +14,11 @@
 #include <regex>
 #include <stdexcept>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "arch/config_layout.hpp"
 #include "arch/unit_catalogue.hpp"
 #include "emit/verilog_top.hpp"
-#include "support/csv.hpp"
 #include "support/files.hpp"
 
 namespace fs = std::filesystem;
@@ -98,12 +98,51 @@ bool cuParamIs(const SynthRow& row, const std::string& name, const std::string& 
 // and without -fast.
 std::string shareMode(const SynthRow& row) { return cuParamIs(row, "ATTN", "1") ? "off" : "full"; }
 
-// Runs one Yosys job; fills the row's counts, seconds and status.
+// Fills the row's counts from a finished job's <prefix>.stat.json and .ltp.txt; false when
+// the statistics are missing or not Yosys's.
+bool readJob(const std::string& prefix, SynthRow& row) {
+  const nlohmann::json stat = nlohmann::json::parse(readText(prefix + ".stat.json"), nullptr, false);
+  if (stat.is_discarded() || !stat.contains("design")) return false;
+  row.c = SynthCounts();
+  classify(stat["design"].value("num_cells_by_type", nlohmann::json::object()), row.c);
+  const std::string ltp = readText(prefix + ".ltp.txt");
+  row.c.logicLevels = pathLength(ltp);
+  row.c.lutLevels = pathLutLevels(ltp);
+  return true;
+}
+
+// The job's key in the synthesis cache (flows/fpga_synth_key.sh); "" when it cannot be made.
+std::string jobKey(const std::string& env, const fs::path& rtl, const std::string& blackboxes, const SynthOptions& o,
+                   const SynthRow& row, const std::string& prefix) {
+  const std::string cmd = fmt::format("{} bash '{}/flows/fpga_synth_key.sh' '{}' {} {} '{}' '{}' > '{}.key'", env,
+                                      stepgenRoot(), rtl.string(), row.module, o.target, row.params, blackboxes, prefix);
+  if (std::system(cmd.c_str()) != 0) return "";
+  std::string key = readText(prefix + ".key");
+  key = key.substr(0, key.find('\n'));
+  return key.size() == 64 ? key : "";
+}
+
+// Runs one Yosys job, or takes an identical job's result from o.cacheDir; fills the row's
+// counts, seconds (Yosys's, also for a cached result) and status.
 void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptions& o, SynthRow& row) {
-  const fs::path prefix = fs::path(o.outDir) / row.unit;
-  const std::string cmd = fmt::format("SG_SHARE={} bash '{}/flows/fpga_synth_one.sh' '{}' {} {} '{}' '{}' '{}' {} {}",
-                                      shareMode(row), stepgenRoot(), rtl.string(), row.module, o.target, row.params,
-                                      blackboxes, prefix.string(), o.timeoutSeconds, o.memLimitKb);
+  const std::string prefix = (fs::path(o.outDir) / row.unit).string();
+  const std::string env = "SG_SHARE=" + shareMode(row);
+  const std::string key = o.cacheDir.empty() ? "" : jobKey(env, rtl, blackboxes, o, row, prefix);
+  const fs::path entry = key.empty() ? fs::path() : fs::path(o.cacheDir) / key;
+  if (!key.empty() && fs::exists(entry / "seconds")) {
+    fs::copy_file(entry / "stat.json", prefix + ".stat.json", fs::copy_options::overwrite_existing);
+    fs::copy_file(entry / "ltp.txt", prefix + ".ltp.txt", fs::copy_options::overwrite_existing);
+    writeFile(prefix + ".log", fmt::format("stepgen synth: the result of an identical job, cache entry {}\n", entry.string()));
+    if (readJob(prefix, row)) {
+      row.seconds = std::stod(readText(entry / "seconds"));
+      row.status = "ok";
+      row.cached = true;
+      return;
+    }
+  }
+  const std::string cmd = fmt::format("{} bash '{}/flows/fpga_synth_one.sh' '{}' {} {} '{}' '{}' '{}' {} {}", env,
+                                      stepgenRoot(), rtl.string(), row.module, o.target, row.params, blackboxes, prefix,
+                                      o.timeoutSeconds, o.memLimitKb);
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = std::system(cmd.c_str());
   row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -112,16 +151,23 @@ void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptio
     row.status = status == 124 ? "timeout" : "failed";
     return;
   }
-  const nlohmann::json stat = nlohmann::json::parse(readText(prefix.string() + ".stat.json"), nullptr, false);
-  if (stat.is_discarded() || !stat.contains("design")) {
+  if (!readJob(prefix, row)) {
     row.status = "failed";
     return;
   }
-  classify(stat["design"].value("num_cells_by_type", nlohmann::json::object()), row.c);
-  const std::string ltp = readText(prefix.string() + ".ltp.txt");
-  row.c.logicLevels = pathLength(ltp);
-  row.c.lutLevels = pathLutLevels(ltp);
   row.status = "ok";
+  if (key.empty()) return;
+  // Published by one rename, so that another process sharing the cache sees a whole entry
+  // or none; only a finished job is kept (a timeout depends on the limits, not the design).
+  const fs::path work = entry.string() + fmt::format(".tmp-{}", getpid());
+  fs::remove_all(work);
+  fs::create_directories(work);
+  fs::copy_file(prefix + ".stat.json", work / "stat.json");
+  fs::copy_file(prefix + ".ltp.txt", work / "ltp.txt");
+  writeFile(work / "seconds", fmt::format("{:.1f}\n", row.seconds));
+  std::error_code ec;
+  fs::rename(work, entry, ec);
+  if (ec) fs::remove_all(work);  // another process published it first
 }
 
 SynthRow newRow(const std::string& unit, const std::string& module, const std::string& params,
@@ -228,54 +274,10 @@ int64_t pathLutLevels(const std::string& ltpText) {
   return std::distance(std::sregex_iterator(ltpText.begin(), ltpText.end(), re), std::sregex_iterator());
 }
 
-// synthCsv's columns, which readSynthCsv checks.
+// synthCsv's columns.
 constexpr const char* kCsvHeader =
     "arch,target,unit,luts,ffs,carries,dsps,brams,lutrams,logic_levels,fmax_mhz,synth_seconds,"
     "count,module,params,status,part,pnr_status,pnr_lcs,pnr_rams,pnr_seconds,lut_levels";
-
-std::vector<SynthCsvRow> readSynthCsv(const std::string& text, const std::string& file) {
-  std::vector<SynthCsvRow> rows;
-  size_t pos = 0;
-  for (int line = 1; line == 1 || pos < text.size(); ++line) {
-    const size_t end = std::min(text.find('\n', pos), text.size());
-    const std::vector<CsvField> f = splitCsvLine(text.substr(pos, end - pos));
-    pos = end + 1;
-    auto bad = [&](int col, const std::string& what) {
-      return std::invalid_argument(fmt::format("{}:{}:{}: {}", file, line, col, what));
-    };
-    if (line == 1) {
-      std::string header;
-      for (const CsvField& x : f) header += (header.empty() ? "" : ",") + x.text;
-      if (header != kCsvHeader)
-        throw bad(1, fmt::format("not a `stepgen synth --csv` file: the header must be {}", kCsvHeader));
-      continue;
-    }
-    if (f.size() == 1 && f[0].text.empty()) continue;
-    if (f.size() != 22) throw bad(1, fmt::format("{} fields, the header has 22", f.size()));
-    auto whole = [&](int i) -> int64_t {
-      if (f[size_t(i)].text.empty()) return 0;
-      const std::optional<int64_t> v = parseWholeNumber(f[size_t(i)].text);
-      if (!v) throw bad(f[size_t(i)].col, fmt::format("field {}: '{}' is not a whole number", i + 1, f[size_t(i)].text));
-      return *v;
-    };
-    auto real = [&](int i) -> double {
-      const std::string& t = f[size_t(i)].text;
-      if (t.empty()) return 0;
-      char* stop = nullptr;
-      const double v = std::strtod(t.c_str(), &stop);
-      if (stop != t.c_str() + t.size()) throw bad(f[size_t(i)].col, fmt::format("field {}: '{}' is not a number", i + 1, t));
-      return v;
-    };
-    SynthCsvRow r{f[0].text, f[1].text, f[16].text, newRow(f[2].text, f[13].text, f[14].text, f[15].text)};
-    SynthCounts& c = r.row.c;
-    c.luts = whole(3), c.ffs = whole(4), c.carries = whole(5), c.dsps = whole(6), c.brams = real(7);
-    c.lutrams = whole(8), c.logicLevels = whole(9), c.lutLevels = whole(21);
-    r.row.fmaxMhz = real(10), r.row.seconds = real(11), r.row.count = int(whole(12));
-    r.row.pnrStatus = f[17].text, r.row.pnrLcs = whole(18), r.row.pnrRams = whole(19), r.row.pnrSeconds = real(20);
-    rows.push_back(r);
-  }
-  return rows;
-}
 
 SynthRow fabricRow(const std::vector<SynthRow>& rows, bool overridden) {
   SynthRow fabric = newRow("fabric", "", "", overridden ? "overridden" : "ok");
@@ -291,7 +293,7 @@ SynthRow fabricRow(const std::vector<SynthRow>& rows, bool overridden) {
     t.lutLevels = std::max(t.lutLevels, row.c.lutLevels);
     if (row.status == "skipped" || row.status == "flat-memory") {
       if (fabric.status == "ok") fabric.status = "partial";
-    } else if (row.status != "ok" && row.status != "reused") {
+    } else if (row.status != "ok") {
       fabric.status = "incomplete";
     }
   }
@@ -307,10 +309,6 @@ SynthReport runSynth(const SynthOptions& o) {
   const Part& part = partFor(o.target, o.part);
   if (o.pnr && o.target != "ice40")
     throw std::invalid_argument(fmt::format("--pnr: place and route runs for ice40 only (nextpnr-ice40), not {}", o.target));
-  if (!o.reuseCsv.empty() && o.only.empty())
-    throw std::invalid_argument("--reuse: takes the rows --only leaves out, so it needs --only (e.g. --only cu)");
-  const std::vector<SynthCsvRow> prior =
-      o.reuseCsv.empty() ? std::vector<SynthCsvRow>() : readSynthCsv(readText(o.reuseCsv), o.reuseCsv);
   const ArchModel a = loadArch(o.archPath);
   if (a.unbounded)
     throw DiagError("A-112", a.loc, fmt::format("architecture '{}' is unbounded (grid: unbounded): it has no RTL to "
@@ -362,14 +360,7 @@ SynthReport runSynth(const SynthOptions& o) {
   writeFile(rtl / "filelist.f", filelist);
   for (SynthRow& row : r.rows) {
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), row.unit) == o.only.end()) {
-      auto it = std::find_if(prior.begin(), prior.end(), [&](const SynthCsvRow& p) {
-        return p.arch == r.arch && p.target == r.target && p.part == r.part && p.row.unit == row.unit &&
-               p.row.module == row.module && p.row.params == row.params &&
-               (p.row.status == "ok" || p.row.status == "reused");
-      });
-      const int count = row.count;
-      if (it != prior.end()) row = it->row, row.count = count, row.status = "reused";
-      else row.status = "skipped";
+      row.status = "skipped";
       continue;
     }
     // A flat compute-unit memory (BANKED = 0: the arch's, or --set's) has 2W + 2 LANES read
@@ -393,11 +384,11 @@ std::string synthTable(const SynthReport& r) {
   s += fmt::format("{:<9} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7} {:>8} {:>6} {:>4} {:>9}  {}\n", "unit", "count", "LUT",
                    "FF", "carry", "DSP", "BRAM", "LUT-RAM", "levels", "LUTs", "yosys s", "status / parameters");
   for (const SynthRow& row : r.rows) {
-    const bool ok = row.status == "ok" || row.status == "reused" || row.unit == "fabric";
+    const bool ok = row.status == "ok" || row.unit == "fabric";
     s += fmt::format("{:<9} {:>5} {:>9} {:>9} {:>7} {:>5} {:>7.1f} {:>8} {:>6} {:>4} {:>9.1f}  {}{}\n", row.unit,
                      row.count, ok ? std::to_string(row.c.luts) : "-", ok ? std::to_string(row.c.ffs) : "-",
                      row.c.carries, row.c.dsps, row.c.brams, row.c.lutrams, row.c.logicLevels, row.c.lutLevels,
-                     row.seconds, row.status, row.params.empty() ? "" : " " + row.params);
+                     row.seconds, row.cached ? "ok (cached)" : row.status, row.params.empty() ? "" : " " + row.params);
     if (row.status == "flat-memory")
       s += fmt::format("{:<9} not synthesized: compute_unit.memory is flat (2W + 2 lanes read ports; "
                        "`memory: banked` needs lanes <= W)\n", "");
@@ -426,7 +417,7 @@ std::string synthCsv(const SynthReport& r, bool header) {
   std::string s = header ? std::string(kCsvHeader) + "\n" : "";
   for (const SynthRow& row : r.rows) {
     // a partial fabric: the rows counted
-    const bool ok = row.status == "ok" || row.status == "reused" || row.status == "partial";
+    const bool ok = row.status == "ok" || row.status == "partial";
     auto n = [&](auto v) { return ok ? fmt::format("{}", v) : std::string(); };
     const bool placed = row.pnrStatus == "placed";
     auto p = [&](auto v) { return placed ? fmt::format("{}", v) : std::string(); };
@@ -452,6 +443,7 @@ std::string synthJson(const SynthReport& r) {
                          {"params", row.params},
                          {"count", row.count},
                          {"status", row.status},
+                         {"cached", row.cached},
                          {"luts", row.c.luts},
                          {"ffs", row.c.ffs},
                          {"carries", row.c.carries},

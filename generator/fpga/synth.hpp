@@ -30,12 +30,11 @@ struct SynthOptions {
   /// Also synthesize the compute unit's parts out of context (cuPartRows), each a row of its
   /// own beside the unit's, not in the fabric sum: where the unit's LUTs and levels are.
   bool cuParts = false;
-  /// An earlier `--csv` file (synthCsv's columns). Each row that --only leaves out is taken
-  /// from it when it holds a synthesized row (status ok or reused) of the same arch, target,
-  /// part, unit, module and parameters; that row's status becomes "reused" and the fabric
-  /// row counts it, so units synthesized in separate runs sum to one fabric. The file is
-  /// trusted to come from the same RTL: a row measured before an RTL change is stale.
-  std::string reuseCsv;
+  /// A folder of finished Yosys jobs (may be shared by processes running at once): a job
+  /// whose key (flows/fpga_synth_key.sh: Yosys's version, the job's arguments, the flow
+  /// scripts and the preprocessed RTL) is there takes its result from it instead of running;
+  /// a job that finishes ok is added. "" = no cache.
+  std::string cacheDir;
 };
 
 /// Resources of one synthesized module (cell counts of the mapped netlist).
@@ -64,9 +63,12 @@ struct SynthRow {
   SynthCounts c;        ///< per instance (the fabric row: totals)
   double seconds = 0;   ///< Yosys wall seconds (the fabric row: their sum)
   /// ok, timeout, failed, skipped, flat-memory (a compute unit with `memory: flat`, which no
-  /// FPGA memory can hold: not synthesized), reused (taken from --reuse's file) (the fabric
+  /// FPGA memory can hold: not synthesized) (the fabric
   /// row: ok, partial, incomplete or overridden)
   std::string status;
+  /// Status ok taken from SynthOptions::cacheDir (an identical job's result; seconds are
+  /// that job's Yosys seconds).
+  bool cached = false;
   /// Place and route (--pnr): "" not asked, placed, too-big (the synthesized counts exceed
   /// the part), does-not-fit (nextpnr ran out of cells: the wrapper's registers count too),
   /// timeout or failed; then nextpnr's achieved Fmax (MHz, the slowest clock),
@@ -93,22 +95,11 @@ int64_t pathLutLevels(const std::string& ltpText);
 /// BANKED, BF16, ATTN, SILU, MUL or NEAR_FAR.
 std::vector<SynthRow> cuPartRows(const SynthRow& cu);
 
-/// One row of a synthCsv file with the columns that name its run.
-struct SynthCsvRow {
-  std::string arch, target, part;
-  SynthRow row;  ///< counts empty in the file read as 0
-};
-
-/// The rows of a synthCsv file (header first). Errors: std::invalid_argument naming `file`,
-/// the line and the column for another header, a line with another number of fields or a
-/// count that is not a number.
-std::vector<SynthCsvRow> readSynthCsv(const std::string& text, const std::string& file);
-
 /// The fabric row of unit, top and wrapper rows: the top's counts plus count x each unit's
 /// (the AXI wrapper and the compute unit's part rows "cu.*" are not part of the sum), the
 /// largest logic_levels and lut_levels, the sum of the Yosys seconds of those rows. Status: overridden (units at --set parameters: only the seconds
 /// are summed), incomplete (a row timed out or failed), partial (a row skipped or flat-memory),
-/// else ok; reused rows count as synthesized.
+/// else ok.
 SynthRow fabricRow(const std::vector<SynthRow>& rows, bool overridden);
 
 /// What `stepgen synth` measured.
@@ -123,8 +114,7 @@ struct SynthReport {
 
 /// Emits the arch's fabric into `o.outDir`/rtl and synthesizes it. Errors: DiagError for a
 /// bad arch file; std::invalid_argument for an unknown target, part, row name or override,
-/// --pnr with a target other than ice40, --reuse without --only, or a --reuse file that cannot
-/// be read (readSynthCsv);
+/// or --pnr with a target other than ice40;
 /// a Yosys or nextpnr job that fails or times out is reported in its row (status, pnrStatus),
 /// not thrown.
 SynthReport runSynth(const SynthOptions& o);

@@ -55,7 +55,7 @@ TEST_CASE("synth: the fabric row sums count x unit and the top, not the wrapper"
   // 6 x 100 + 2 x 50 + 7 x 1000 + 500 LUTs; the wrapper's 9,999 are not part of the fabric,
   // nor are the compute unit's parts (cu.mac: in cu's 1000 already).
   std::vector<stepgen::SynthRow> rows = {row("ag", 6, 100, 20, "ok"), row("mu", 2, 50, 9, "ok"),
-                                         row("cu", 7, 1000, 46, "reused"), row("top", 1, 500, 12, "ok"),
+                                         row("cu", 7, 1000, 46, "ok"), row("top", 1, 500, 12, "ok"),
                                          row("axi", 1, 9999, 99, "ok"), row("cu.mac", 7, 777, 88, "ok")};
   stepgen::SynthRow f = stepgen::fabricRow(rows, false);
   CHECK(f.status == "ok");
@@ -72,51 +72,6 @@ TEST_CASE("synth: the fabric row sums count x unit and the top, not the wrapper"
   f = stepgen::fabricRow(rows, true);
   CHECK(f.status == "overridden");
   CHECK(f.c.luts == 0);
-}
-
-TEST_CASE("synth: a --csv file reads back for --reuse", "[fpga]") {
-  stepgen::SynthReport r;
-  r.arch = "default", r.target = "xc7", r.part = "xc7a100t";
-  r.rows = {row("ag", 6, 4075, 21, "ok"), row("cu", 7, 62125, 46, "timeout")};
-  r.rows[0].params = "W=16 P=1", r.rows[0].c.carries = 85, r.rows[0].c.dsps = 3, r.rows[0].c.lutrams = 182;
-  const std::vector<stepgen::SynthCsvRow> back = stepgen::readSynthCsv(stepgen::synthCsv(r, true), "a.csv");
-  REQUIRE(back.size() == 2);
-  CHECK(back[0].arch == "default");
-  CHECK(back[0].target == "xc7");
-  CHECK(back[0].part == "xc7a100t");
-  const stepgen::SynthRow& a = back[0].row;
-  CHECK(a.unit == "ag");
-  CHECK(a.module == "sg_ag");
-  CHECK(a.params == "W=16 P=1");
-  CHECK(a.status == "ok");
-  CHECK(a.count == 6);
-  CHECK(a.c.luts == 4075);
-  CHECK(a.c.ffs == 8150);
-  CHECK(a.c.carries == 85);
-  CHECK(a.c.dsps == 3);
-  CHECK(a.c.brams == 0.5);
-  CHECK(a.c.lutrams == 182);
-  CHECK(a.c.logicLevels == 21);
-  CHECK(a.c.lutLevels == 10);
-  CHECK(a.seconds == 10.5);
-  // A row that did not synthesize is written without counts and reads back as zeros.
-  CHECK(back[1].row.status == "timeout");
-  CHECK(back[1].row.c.luts == 0);
-}
-
-TEST_CASE("synth: --reuse names the file, line and column of a bad CSV", "[fpga]") {
-  using Catch::Matchers::Contains;
-  CHECK_THROWS_WITH(stepgen::readSynthCsv("", "r.csv"), Contains("r.csv:1:1: not a `stepgen synth --csv` file"));
-  CHECK_THROWS_WITH(stepgen::readSynthCsv("arch,target\n", "r.csv"), Contains("r.csv:1:1"));
-  stepgen::SynthReport r;
-  r.arch = "default", r.target = "xc7", r.part = "xc7a100t";
-  r.rows = {row("ag", 6, 4075, 21, "ok")};
-  const std::string good = stepgen::synthCsv(r, true);
-  CHECK_THROWS_WITH(stepgen::readSynthCsv(good + "default,xc7,ag\n", "r.csv"),
-                    Contains("r.csv:3:1: 3 fields, the header has 22"));
-  std::string bad = good;
-  bad.replace(bad.find(",4075,"), 6, ",40x5,");
-  CHECK_THROWS_WITH(stepgen::readSynthCsv(bad, "r.csv"), Contains("r.csv:2:16: field 4: '40x5' is not a whole number"));
 }
 
 namespace {
