@@ -27,7 +27,10 @@ run() {  # run <tag> <synth args...>: one stepgen synth run in the background; e
   while [ "$(jobs -rp | wc -l)" -ge "$max" ]; do wait -n || true; done
 }
 for a in default small moe_small moe attention gqa gqa_dynamic step_validation; do
-  run "xc7_$a" --arch "$root/arch/$a.yaml" --target xc7 --timeout 7200 --mem-limit-gb 20
+  # The tops of the GQA fabrics (112 and 121 units, 4.7 and 5 times attention's 24-unit top,
+  # 834 s) would be hours each on this machine: their fabric rows stay partial.
+  only=(); case $a in gqa*) only=(--only ag,cu,mu,axi) ;; esac
+  run "xc7_$a" --arch "$root/arch/$a.yaml" --target xc7 --timeout 7200 --mem-limit-gb 20 "${only[@]}"
 done
 run ice40_small --arch "$root/tests/data/arch_small.yaml" --target ice40 --part hx8k --timeout 3600
 run ice40_small_pnr_mu --arch "$root/tests/data/arch_small.yaml" --target ice40 --part hx8k --only mu \
