@@ -129,12 +129,15 @@ void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptio
   const std::string env = "SG_SHARE=" + shareMode(row);
   const std::string key = o.cacheDir.empty() ? "" : jobKey(env, rtl, blackboxes, o, row, prefix);
   const fs::path entry = key.empty() ? fs::path() : fs::path(o.cacheDir) / key;
-  if (!key.empty() && fs::exists(entry / "seconds")) {
-    fs::copy_file(entry / "stat.json", prefix + ".stat.json", fs::copy_options::overwrite_existing);
-    fs::copy_file(entry / "ltp.txt", prefix + ".ltp.txt", fs::copy_options::overwrite_existing);
+  const std::string cachedSeconds = key.empty() ? "" : readText(entry / "seconds");
+  const double seconds = std::strtod(cachedSeconds.c_str(), nullptr);
+  if (seconds > 0) {  // (an entry that cannot be read is run again)
+    std::error_code ec1, ec2;
+    fs::copy_file(entry / "stat.json", prefix + ".stat.json", fs::copy_options::overwrite_existing, ec1);
+    fs::copy_file(entry / "ltp.txt", prefix + ".ltp.txt", fs::copy_options::overwrite_existing, ec2);
     writeFile(prefix + ".log", fmt::format("stepgen synth: the result of an identical job, cache entry {}\n", entry.string()));
-    if (readJob(prefix, row)) {
-      row.seconds = std::stod(readText(entry / "seconds"));
+    if (!ec1 && !ec2 && readJob(prefix, row)) {
+      row.seconds = seconds;
       row.status = "ok";
       row.cached = true;
       return;
@@ -166,6 +169,7 @@ void runJob(const fs::path& rtl, const std::string& blackboxes, const SynthOptio
   fs::copy_file(prefix + ".ltp.txt", work / "ltp.txt");
   writeFile(work / "seconds", fmt::format("{:.1f}\n", row.seconds));
   std::error_code ec;
+  if (!cachedSeconds.empty()) fs::remove_all(entry, ec);  // the broken entry above
   fs::rename(work, entry, ec);
   if (ec) fs::remove_all(work);  // another process published it first
 }

@@ -2,7 +2,7 @@
 # Test fpga_synth_cache: `stepgen synth --cache` (docs/fpga.md).
 # 1. Two runs of the small arch's memory unit on iCE40 with one cache: the first runs Yosys
 #    and adds its job, the second takes it (table "ok (cached)", synth.json cached) and
-#    writes the same CSV byte for byte, Yosys's seconds included.
+#    writes the same CSV byte for byte, Yosys's seconds included; a broken entry runs again.
 # 2. The key (flows/fpga_synth_key.sh): the same files in another folder give the same key,
 #    a line added inside `ifdef SG_SIM_BODY (the simulation body Yosys never reads) keeps
 #    it, the same line in the synthesis body changes it, and so do other parameters.
@@ -24,6 +24,12 @@ grep -qE '^mu .* ok \(cached\) W=' "$work/b.txt" || { echo "second run: the memo
 python3 -c "import json,sys; r=[x for x in json.load(open(sys.argv[1]))['rows'] if x['unit']=='mu'][0]; sys.exit(0 if r['cached'] else 1)" "$work/b/synth.json"
 cmp "$work/a.csv" "$work/b.csv"
 [ "$(ls "$work/cache" | wc -l)" -eq 1 ] || { echo "expected one cache entry"; ls "$work/cache"; exit 1; }
+# an entry that cannot be read is run again (and written anew)
+echo garbage > "$work/cache/$(ls "$work/cache")/seconds"
+run c
+grep -qE '^mu .* ok W=' "$work/c.txt" || { echo "a broken cache entry was taken"; cat "$work/c.txt"; exit 1; }
+run d
+grep -qE '^mu .* ok \(cached\) W=' "$work/d.txt" || { echo "the broken cache entry was not written anew"; exit 1; }
 
 key() { bash "$root/flows/fpga_synth_key.sh" "$1" sg_mu ice40 "${2:-W=16 WORDS=512}" ""; }
 cp -r "$work/a/rtl" "$work/rtl2"
