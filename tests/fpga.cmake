@@ -111,9 +111,9 @@ set_tests_properties(fpga_synth_default_xc7 PROPERTIES TIMEOUT 3600 LABELS "fpga
                      FIXTURES_SETUP fpga_default)
 set_tests_properties(fpga_synth_default_report PROPERTIES LABELS "fpga;slow" FIXTURES_REQUIRED fpga_default)
 set_tests_properties(fpga_synth_bad_options PROPERTIES LABELS "fpga;cli")
-# The synthesis cache (stepgen synth --cache): a second run takes the job, the same CSV;
+# The synthesis cache (stepgen synth --cache) and --jobs: a second run takes the jobs, the same CSV;
 # the key ignores the simulation bodies and nothing else (tests/rtl/synth_cache.sh).
 add_test(NAME fpga_synth_cache
          COMMAND bash ${STEPGEN_ROOT}/tests/rtl/synth_cache.sh $<TARGET_FILE:stepgen> ${STEPGEN_ROOT}
                  ${CMAKE_BINARY_DIR}/fpga_synth_cache)
-set_tests_properties(fpga_synth_cache PROPERTIES LABELS "fpga;quick" TIMEOUT 300)
+set_tests_properties(fpga_synth_cache PROPERTIES LABELS "fpga" TIMEOUT 600)

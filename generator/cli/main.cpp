@@ -538,6 +538,8 @@ int main(int argc, char** argv) {
                        "override a unit parameter, KIND.NAME=VALUE (e.g. cu.LANES=4), to synthesize units out of context "
                        "at parameters the arch cannot express; the fabric row is then not summed")
       ->delimiter(',');
+  synthCmd->add_option("-j,--jobs", syo.jobs, "Yosys jobs at once (each within --timeout and --mem-limit-gb)")
+      ->check(CLI::Range(1, 64));
   synthCmd->add_option("--cache", syo.cacheDir,
                        "a folder of finished Yosys jobs, shared by runs (and processes at once): an identical job "
                        "(same Yosys, arguments, flow scripts and preprocessed RTL) takes its result from it; jobs "

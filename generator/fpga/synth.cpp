@@ -5,6 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <iostream>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -362,7 +367,9 @@ SynthReport runSynth(const SynthOptions& o) {
     filelist += f.name + "\n";
   }
   writeFile(rtl / "filelist.f", filelist);
-  for (SynthRow& row : r.rows) {
+  std::vector<size_t> todo;  // the rows Yosys runs, in row order
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    SynthRow& row = r.rows[i];
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), row.unit) == o.only.end()) {
       row.status = "skipped";
       continue;
@@ -374,10 +381,37 @@ SynthReport runSynth(const SynthOptions& o) {
       row.status = "flat-memory";
       continue;
     }
-    runJob(rtl, row.unit == "top" ? blackboxes : row.unit == "axi" ? "sg_top" : "", o, row);
-    if (o.pnr && row.status == "ok" && row.unit != "top" && row.unit != "axi" && row.unit.rfind("cu.", 0) != 0)
-      runPnr(rtl, o, part, row);
+    todo.push_back(i);
   }
+  // o.jobs workers take the next row each; every job writes files of its own row only.
+  std::atomic<size_t> next{0};
+  std::mutex lock;
+  std::exception_ptr failure;
+  auto say = [&](const std::string& line) {
+    const std::lock_guard<std::mutex> g(lock);
+    std::cerr << line << std::flush;
+  };
+  auto worker = [&] {
+    try {
+      for (size_t k; (k = next++) < todo.size();) {
+        SynthRow& row = r.rows[todo[k]];
+        say(fmt::format("stepgen synth: {} ({}) started, job {} of {}\n", row.unit, row.module, k + 1, todo.size()));
+        runJob(rtl, row.unit == "top" ? blackboxes : row.unit == "axi" ? "sg_top" : "", o, row);
+        if (o.pnr && row.status == "ok" && row.unit != "top" && row.unit != "axi" && row.unit.rfind("cu.", 0) != 0)
+          runPnr(rtl, o, part, row);
+        say(fmt::format("stepgen synth: {} {}, {:.1f} s of Yosys\n", row.unit, row.cached ? "ok (cached)" : row.status,
+                        row.seconds));
+      }
+    } catch (...) {
+      const std::lock_guard<std::mutex> g(lock);
+      if (!failure) failure = std::current_exception();
+      next = todo.size();  // the other workers stop after their job
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int j = 0; j < std::max(1, o.jobs); ++j) workers.emplace_back(worker);
+  for (std::thread& t : workers) t.join();
+  if (failure) std::rethrow_exception(failure);
   // With --set the units are not the arch's: the fabric row keeps only the seconds.
   r.rows.push_back(fabricRow(r.rows, !o.sets.empty()));
   return r;

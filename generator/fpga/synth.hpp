@@ -35,6 +35,8 @@ struct SynthOptions {
   /// scripts and the preprocessed RTL) is there takes its result from it instead of running;
   /// a job that finishes ok is added. "" = no cache.
   std::string cacheDir;
+  /// Yosys (and nextpnr) jobs run at once, each with the time and memory limits above.
+  int jobs = 1;
 };
 
 /// Resources of one synthesized module (cell counts of the mapped netlist).
