@@ -27,8 +27,9 @@ run() {  # run <tag> <synth args...>: one stepgen synth run in the background; e
   while [ "$(jobs -rp | wc -l)" -ge "$max" ]; do wait -n || true; done
 }
 for a in default small moe_small moe attention gqa gqa_dynamic step_validation; do
-  # The tops of the GQA fabrics (112 and 121 units, 4.7 and 5 times attention's 24-unit top,
-  # 834 s) would be hours each on this machine: their fabric rows stay partial.
+  # The tops of the GQA fabrics (112 and 121 units, 4.7 and 5 times arch/attention.yaml's
+  # 24-unit top, 356 to 834 s of Yosys in docs/results/fpga.md) have never been synthesized:
+  # their fabric rows stay partial.
   only=(); case $a in gqa*) only=(--only ag,cu,mu,axi) ;; esac
   run "xc7_$a" --arch "$root/arch/$a.yaml" --target xc7 --timeout 7200 --mem-limit-gb 20 "${only[@]}"
 done
