@@ -11,7 +11,10 @@
 #   NAME ...        only these tables (names as --list prints them), whatever their tier.
 #   --jobs N        run each study (`stepgen study`, `stepgen sweep`) as a job list, N jobs at a
 #                   time on this machine: --plan, `stepgen jobs run -j N`, `stepgen jobs merge`
-#                   (docs/cluster.md); the same tables, the wall seconds per job aside.
+#                   (docs/cluster.md); the same tables, the wall seconds per job aside. A job
+#                   list an interrupted run left, made by the same code (all but docs/) for the
+#                   same command, is resumed (`jobs run --resume`) instead of made anew (the
+#                   seconds recorded then count this sitting only).
 #   --list          print the tables, their tier, files and command, and exit.
 # Needs a build (cmake --build build). Exits non-zero at the first command that fails; the
 # tables it had rewritten by then stay, and their provenance rows say so. Run it on a clean
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
     --build) build="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --list) list=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     -*) echo "results.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) only+=("$1"); shift ;;
   esac
@@ -79,6 +82,8 @@ done
 
 commit="$(git rev-parse --short=12 HEAD)"
 [ -z "$(git status --porcelain --untracked-files=no)" ] || commit="$commit+dirty"
+# The code's identity: every tracked file but docs/ as committed, and the diff of a dirty tree.
+code="$({ git ls-tree -r HEAD | grep -v $'\tdocs/'; git diff HEAD -- . ':!docs'; } | sha256sum | cut -c1-16)"
 [ -f "$prov" ] || echo "file,commit,command,date,seconds" > "$prov"
 mkdir -p "$W"
 
@@ -107,6 +112,7 @@ for t in "${tables[@]}"; do
   # As a job list where the command takes `--plan` (its --help says; onnx-conformance and
   # decoder-layer do not): the CLI is where that is decided.
   sub=()
+  run=""  # what runs, when not the recorded command itself
   if [[ "$cmd" == "$sg "* ]]; then
     read -r -a words <<< "${cmd#"$sg "}"
     sub=("${words[0]}")
@@ -114,11 +120,20 @@ for t in "${tables[@]}"; do
   fi
   if [ "$jobs" -gt 0 ] && [ ${#sub[@]} -gt 0 ] && [[ "$("$sg" "${sub[@]}" --help)" == *--plan* ]]; then
     plan="$W/plans/$n"
-    cmd="rm -rf $plan && $cmd --plan $plan && $sg jobs run $plan -j $jobs && $sg jobs merge $plan"
+    # A job list made by the same code (the tree but docs/, see `code` above) for the same
+    # command is resumed: its finished jobs stand, so a long study can span sittings.
+    stamp="$(printf '%s\n%s\n' "$code" "$cmd" | sha256sum | cut -c1-16)"
+    make="rm -rf $plan $plan.stamp && $cmd --plan $plan"
+    cmd="$make && $sg jobs run $plan -j $jobs && $sg jobs merge $plan"  # (as recorded)
+    run="$make && echo $stamp > $plan.stamp && $sg jobs run $plan -j $jobs && $sg jobs merge $plan"
+    if [ "$(cat "$plan.stamp" 2>/dev/null)" = "$stamp" ]; then
+      echo "== $n: resuming the job list $plan"
+      run="$sg jobs run $plan -j $jobs --resume && $sg jobs merge $plan"
+    fi
   fi
   echo "== $n ($ti): $cmd"
   t0=$(date +%s)
-  bash -c "$cmd"
+  bash -c "${run:-$cmd}"
   s=$(( $(date +%s) - t0 ))
   for f in $files; do
     [ -s "$f" ] || { echo "results.sh: $n did not write $f" >&2; exit 1; }
