@@ -7,10 +7,12 @@
 # key). Conservative: any other byte that changes (a comment, another arch's top) changes it.
 #
 # usage: flows/fpga_synth_key.sh <rtl_dir> <top> <target> <params> <blackboxes>
-# Prints the key (64 hex digits). Exit 1 when Yosys cannot preprocess a file.
+# Prints the key (64 hex digits). Exit 1 when the folder has no filelist.f or Yosys cannot preprocess a file.
 set -euo pipefail
 [ $# -eq 5 ] || { echo "usage: $0 <rtl_dir> <top> <target> <params> <blackboxes>" >&2; exit 2; }
 dir="$1"; flows="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# (without the file list the key would not cover the RTL at all)
+[ -s "$dir/filelist.f" ] || { echo "fpga_synth_key.sh: no $dir/filelist.f" >&2; exit 1; }
 {
   yosys -V
   printf 'top=%s target=%s params=%s boxes=%s share=%s\n' "$2" "$3" "$4" "$5" "${SG_SHARE:-full}"
