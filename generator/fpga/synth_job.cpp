@@ -127,7 +127,7 @@ void runSynthJob(const fs::path& rtl, const std::string& blackboxes, const Synth
   fs::create_directories(work);
   fs::copy_file(prefix + ".stat.json", work / "stat.json");
   fs::copy_file(prefix + ".ltp.txt", work / "ltp.txt");
-  writeFile(work / "seconds", fmt::format("{:.1f}\n", row.seconds));
+  writeFile(work / "seconds", fmt::format("{}\n", row.seconds));  // exact: a run from the cache sums the same
   std::error_code ec;
   if (!cachedSeconds.empty()) fs::remove_all(entry, ec);  // the broken entry above
   fs::rename(work, entry, ec);
