@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdlib>
 
-#include <unistd.h>
 
 #include "arch/unit_catalogue.hpp"
 #include "common/run_desc.hpp"
@@ -112,8 +111,7 @@ std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& arch
     // Built in a folder of this process's own and published by one rename, so that two
     // processes sharing the cache never see or clobber a half-built fabric: the second to
     // finish finds the folder taken and keeps the first one's build.
-    const fs::path work = dir.string() + fmt::format(".build-{}", getpid());
-    fs::remove_all(work);
+    const fs::path work = privateFolderFor(dir);
     std::string args;
     std::string top;
     const std::string topFile = axiMasters > 0 ? "sg_axi_top.sv" : "sg_top.sv";
@@ -138,12 +136,8 @@ std::string buildFabric(const std::vector<RtlFile>& rtl, const std::string& arch
       throw std::runtime_error("Verilator build of the fabric failed:\n" + log);
     }
     if (fs::exists(dir) && !fs::exists(bin)) fs::remove_all(dir);  // a failed build of an older stepgen
-    std::error_code ec;
-    fs::rename(work, dir, ec);
-    if (ec) {
-      fs::remove_all(work);
-      if (!fs::exists(bin)) throw std::runtime_error("fabric build cache: cannot publish " + dir.string() + ": " + ec.message());
-    }
+    if (!publishFolder(work, dir) && !fs::exists(bin))
+      throw std::runtime_error("fabric build cache: cannot publish " + dir.string());
   }
   if (seconds) *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return bin.string();

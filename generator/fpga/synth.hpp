@@ -65,8 +65,8 @@ struct SynthRow {
   SynthCounts c;        ///< per instance (the fabric row: totals)
   double seconds = 0;   ///< Yosys wall seconds (the fabric row: their sum)
   /// ok, timeout, failed, skipped, flat-memory (a compute unit with `memory: flat`, which no
-  /// FPGA memory can hold: not synthesized) (the fabric
-  /// row: ok, partial, incomplete or overridden)
+  /// FPGA memory can hold: not synthesized); the fabric row: ok, partial, incomplete or
+  /// overridden
   std::string status;
   /// Status ok taken from SynthOptions::cacheDir (an identical job's result; seconds are
   /// that job's Yosys seconds).

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "support/files.hpp"
 
@@ -73,6 +72,33 @@ std::string jobKey(const std::string& env, const fs::path& rtl, const std::strin
   return key.size() == 64 ? key : "";
 }
 
+// Fills `row` from cache entry `entry` (copying its files to `prefix`.*); false when there
+// is no entry or it cannot be read (the job then runs and addCached replaces it).
+bool takeCached(const fs::path& entry, const std::string& prefix, SynthRow& row) {
+  const double seconds = std::strtod(readText(entry / "seconds").c_str(), nullptr);
+  if (seconds <= 0) return false;
+  std::error_code ec1, ec2;
+  fs::copy_file(entry / "stat.json", prefix + ".stat.json", fs::copy_options::overwrite_existing, ec1);
+  fs::copy_file(entry / "ltp.txt", prefix + ".ltp.txt", fs::copy_options::overwrite_existing, ec2);
+  if (ec1 || ec2 || !readJob(prefix, row)) return false;
+  writeFile(prefix + ".log", fmt::format("stepgen synth: the result of an identical job, cache entry {}\n", entry.string()));
+  row.seconds = seconds, row.status = "ok", row.cached = true;
+  return true;
+}
+
+// Adds the finished job at `prefix` to the cache as `entry`, replacing an entry that could
+// not be read; published by one rename (publishFolder), so another process sharing the
+// cache sees a whole entry or none.
+void addCached(const fs::path& entry, const std::string& prefix, const SynthRow& row) {
+  const fs::path work = privateFolderFor(entry);
+  fs::copy_file(prefix + ".stat.json", work / "stat.json");
+  fs::copy_file(prefix + ".ltp.txt", work / "ltp.txt");
+  writeFile(work / "seconds", fmt::format("{}\n", row.seconds));  // exact: a run from the cache sums the same
+  std::error_code ec;
+  if (fs::exists(entry)) fs::remove_all(entry, ec);  // (only an unreadable entry gets here)
+  publishFolder(work, entry);  // false: another process published it first
+}
+
 }  // namespace
 
 bool cuParamIs(const SynthRow& row, const std::string& name, const std::string& value) {
@@ -89,20 +115,7 @@ void runSynthJob(const fs::path& rtl, const std::string& blackboxes, const Synth
   const std::string env = "SG_SHARE=" + shareMode(row);
   const std::string key = o.cacheDir.empty() ? "" : jobKey(env, rtl, blackboxes, o, row, prefix);
   const fs::path entry = key.empty() ? fs::path() : fs::path(o.cacheDir) / key;
-  const std::string cachedSeconds = key.empty() ? "" : readText(entry / "seconds");
-  const double seconds = std::strtod(cachedSeconds.c_str(), nullptr);
-  if (seconds > 0) {  // (an entry that cannot be read is run again)
-    std::error_code ec1, ec2;
-    fs::copy_file(entry / "stat.json", prefix + ".stat.json", fs::copy_options::overwrite_existing, ec1);
-    fs::copy_file(entry / "ltp.txt", prefix + ".ltp.txt", fs::copy_options::overwrite_existing, ec2);
-    writeFile(prefix + ".log", fmt::format("stepgen synth: the result of an identical job, cache entry {}\n", entry.string()));
-    if (!ec1 && !ec2 && readJob(prefix, row)) {
-      row.seconds = seconds;
-      row.status = "ok";
-      row.cached = true;
-      return;
-    }
-  }
+  if (!key.empty() && takeCached(entry, prefix, row)) return;
   const std::string cmd = fmt::format("{} bash '{}/flows/fpga_synth_one.sh' '{}' {} {} '{}' '{}' '{}' {} {}", env,
                                       stepgenRoot(), rtl.string(), row.module, o.target, row.params, blackboxes, prefix,
                                       o.timeoutSeconds, o.memLimitKb);
@@ -110,28 +123,9 @@ void runSynthJob(const fs::path& rtl, const std::string& blackboxes, const Synth
   const int rc = std::system(cmd.c_str());
   row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const int status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  if (status != 0) {
-    row.status = status == 124 ? "timeout" : "failed";
-    return;
-  }
-  if (!readJob(prefix, row)) {
-    row.status = "failed";
-    return;
-  }
-  row.status = "ok";
-  if (key.empty()) return;
-  // Published by one rename, so that another process sharing the cache sees a whole entry
-  // or none; only a finished job is kept (a timeout depends on the limits, not the design).
-  const fs::path work = entry.string() + fmt::format(".tmp-{}", getpid());
-  fs::remove_all(work);
-  fs::create_directories(work);
-  fs::copy_file(prefix + ".stat.json", work / "stat.json");
-  fs::copy_file(prefix + ".ltp.txt", work / "ltp.txt");
-  writeFile(work / "seconds", fmt::format("{}\n", row.seconds));  // exact: a run from the cache sums the same
-  std::error_code ec;
-  if (!cachedSeconds.empty()) fs::remove_all(entry, ec);  // the broken entry above
-  fs::rename(work, entry, ec);
-  if (ec) fs::remove_all(work);  // another process published it first
+  row.status = status == 0 && readJob(prefix, row) ? "ok" : status == 124 ? "timeout" : "failed";
+  // Only a finished job is kept: a timeout depends on the limits, not the design.
+  if (!key.empty() && row.status == "ok") addCached(entry, prefix, row);
 }
 
 void runPnrJob(const fs::path& rtl, const SynthOptions& o, const Part& part, SynthRow& row) {

@@ -19,7 +19,6 @@ struct Part {
   int64_t dsps;
 };
 
-
 /// Whether compute-unit row (or part row "cu.*") `row` was given parameter `name` = `value`
 /// (its params are "NAME=VALUE ..."; whole words are compared).
 bool cuParamIs(const SynthRow& row, const std::string& name, const std::string& value);

@@ -37,6 +37,20 @@ void writeFileAtomically(const std::filesystem::path& file, const std::string& t
   }
 }
 
+std::filesystem::path privateFolderFor(const std::filesystem::path& dest) {
+  const std::filesystem::path work = dest.string() + fmt::format(".tmp-{}", getpid());
+  std::filesystem::remove_all(work);
+  std::filesystem::create_directories(work);
+  return work;
+}
+
+bool publishFolder(const std::filesystem::path& work, const std::filesystem::path& dest) {
+  std::error_code ec, ignored;
+  std::filesystem::rename(work, dest, ec);
+  if (ec) std::filesystem::remove_all(work, ignored);
+  return !ec;
+}
+
 std::string readText(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;

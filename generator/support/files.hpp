@@ -11,6 +11,14 @@ void writeFile(const std::filesystem::path& p, const std::string& text);
 /// a reader (another process) sees the whole file or none. Throws std::runtime_error if it
 /// cannot.
 void writeFileAtomically(const std::filesystem::path& file, const std::string& text);
+/// A folder of this process's own beside `dest` (`dest`.tmp-<pid>, emptied and created) in
+/// which to build what publishFolder then moves to `dest`. Throws
+/// std::filesystem::filesystem_error if it cannot be made.
+std::filesystem::path privateFolderFor(const std::filesystem::path& dest);
+/// Moves folder `work` to `dest` by one rename, so that another process sharing the parent
+/// (a build or synthesis cache) sees the whole folder or none. False, with `work` removed,
+/// when `dest` could not be taken (another process published it first).
+bool publishFolder(const std::filesystem::path& work, const std::filesystem::path& dest);
 /// The whole file as text ("" if it cannot be read).
 std::string readText(const std::filesystem::path& p);
 /// The project root (templates, flows, harness sources): $STEPGEN_ROOT if set, else the
