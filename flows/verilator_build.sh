@@ -128,8 +128,8 @@ vcmd=("$VERILATOR" --cc --exe
 # two units (per-cycle code at OPT_FAST, construction code at OPT_SLOW, side by side) 27 s
 # instead of 34 s, at the same speed (2026-12-06; the per-cycle code cut in two more ran
 # 8 % slower). Past ~400 k lines the split build's parallelism wins on 2 cores. A
-# hierarchical build verilates its blocks inside make, so Verilator's own --build drives
-# it, and the top's C++ is not counted before; its size follows the Verilog's:
+# hierarchical build verilates its blocks and its top inside make (Vfabric_hier.mk), so the
+# top's C++ cannot be counted before; its size follows the Verilog's:
 # tests/data/arch_grid16.yaml's 58 k lines of .sv (a 51 k-line sg_top) gave 1.2 M lines of
 # C++, built in 1,068 s as one unit (4 GB, one core) and in 454 s split; gqa_dynamic's 29 k
 # lines (671 k of C++) built in 168 s as one unit.
@@ -140,7 +140,17 @@ build() {
     local par=0
     [ "$(cat "$top" ${others[@]+"${others[@]}"} | wc -l)" -le "$max_one_unit_sv" ] || par=1
     echo "verilator_build.sh: hierarchical, VM_PARALLEL_BUILDS=$par"
-    "${vcmd[@]}" --build -j "$jobs" -MAKEFLAGS "VM_PARALLEL_BUILDS=$par $makeflags"
+    "${vcmd[@]}" || return 1
+    # Verilator 5.006's Vfabric_hier.mk makes a block's .sv and .mk by one rule with two
+    # targets, so `make -j 2` ran that block's Verilator twice at once (every hierarchical
+    # build; two runs writing one folder, and now and then a torn .mk: "No targets"). The
+    # verilations one at a time (Verilator 5.006 runs hier_verilation itself when not given
+    # --build; the explicit goal keeps the order for one that does not), then the C++ side
+    # by side.
+    # shellcheck disable=SC2086  # makeflags holds several VAR=value words
+    make -C "$out/obj_dir" -f Vfabric_hier.mk -j 1 VM_PARALLEL_BUILDS=$par $makeflags hier_verilation || return 1
+    # shellcheck disable=SC2086
+    make -C "$out/obj_dir" -f Vfabric_hier.mk -j "$jobs" VM_PARALLEL_BUILDS=$par $makeflags hier_build
     return
   fi
   "${vcmd[@]}" || return 1
