@@ -140,16 +140,14 @@ build() {
     local par=0
     [ "$(cat "$top" ${others[@]+"${others[@]}"} | wc -l)" -le "$max_one_unit_sv" ] || par=1
     echo "verilator_build.sh: hierarchical, VM_PARALLEL_BUILDS=$par"
-    "${vcmd[@]}" || return 1
     # Verilator 5.006's Vfabric_hier.mk makes a block's .sv and .mk by one rule with two
-    # targets, so `make -j 2` ran that block's Verilator twice at once (every hierarchical
-    # build; two runs writing one folder, and now and then a torn .mk: "No targets"). The
-    # verilations one at a time (Verilator 5.006 runs hier_verilation itself when not given
-    # --build; the explicit goal keeps the order for one that does not), then the C++ side
-    # by side.
+    # targets, so its `--build -j 2` (hier_build, which needs both) ran that block's
+    # Verilator twice at once (every hierarchical build; now and then a torn .mk: "No
+    # targets"). Without --build, Verilator verilates the blocks and the top itself
+    # (hier_verilation needs one target of each pair); make then only compiles, side by side.
+    # tests/rtl/hier_same.sh fails when a block is verilated twice.
+    "${vcmd[@]}" || return 1
     # shellcheck disable=SC2086  # makeflags holds several VAR=value words
-    make -C "$out/obj_dir" -f Vfabric_hier.mk -j 1 VM_PARALLEL_BUILDS=$par $makeflags hier_verilation || return 1
-    # shellcheck disable=SC2086
     make -C "$out/obj_dir" -f Vfabric_hier.mk -j "$jobs" VM_PARALLEL_BUILDS=$par $makeflags hier_build
     return
   fi

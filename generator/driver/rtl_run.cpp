@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdlib>
 
-
 #include "arch/unit_catalogue.hpp"
 #include "common/run_desc.hpp"
 #include "passes/shape_check.hpp"
