@@ -43,6 +43,36 @@ prov=$R/provenance.csv
 # name | tier | files written (space-separated) | command (run with bash -c from the root).
 # `stepgen synth` exits 3 when the fabric row does not fit its part, `study onnx-conformance` 2
 # when a supported test misses its tolerance: results, not failures.
+# fpga.csv is the rows of these `stepgen synth` runs, each a table of its own under
+# $R/fpga_runs/ (so that the many hours of Yosys can be spread over sittings: a run is one
+# table, and the fpga entry only puts their rows in this order under one header). They share
+# one Yosys cache ($W/fpga/cache, `stepgen synth --cache`). The tops of the GQA fabrics (112
+# and 121 units, 4.7 and 5 times arch/attention.yaml's 24-unit top) are left out: their
+# fabric rows stay partial.
+xc7="--target xc7 --timeout 7200 --mem-limit-gb 20"
+small=tests/data/arch_small.yaml
+fpga_runs=(
+"xc7_default|--arch arch/default.yaml $xc7"
+"xc7_small|--arch arch/small.yaml $xc7"
+"xc7_moe_small|--arch arch/moe_small.yaml $xc7"
+"xc7_moe|--arch arch/moe.yaml $xc7"
+"xc7_attention|--arch arch/attention.yaml $xc7"
+"xc7_gqa|--arch arch/gqa.yaml $xc7 --only ag,cu,mu,axi"
+"xc7_gqa_dynamic|--arch arch/gqa_dynamic.yaml $xc7 --only ag,cu,mu,axi"
+"xc7_step_validation|--arch arch/step_validation.yaml $xc7"
+"ice40_small|--arch $small --target ice40 --part hx8k --timeout 3600"
+"ice40_small_pnr_mu|--arch $small --target ice40 --part hx8k --only mu --set mu.W=4,mu.WORDS=256 --pnr"
+"ice40_small_pnr_ag|--arch $small --target ice40 --part hx8k --only ag --pnr"
+"ice40_nomul|--arch tests/data/arch_small_nomul.yaml --target ice40 --part hx8k --timeout 3600"
+"ice40_nomul_pnr|--arch tests/data/arch_small_nomul.yaml --target ice40 --part hx8k --only ag,mu,cu --set ag.W=4,mu.W=4,mu.WORDS=256,cu.W=2,cu.LANES=1,cu.BUF_WORDS=128 --pnr"
+)
+fpga_tables=(); fpga_csvs=()
+for r in "${fpga_runs[@]}"; do
+  tag="${r%%|*}"; args="${r#*|}"
+  fpga_csvs+=("$R/fpga_runs/$tag.csv")
+  fpga_tables+=("fpga_$tag|heavy|$R/fpga_runs/$tag.csv|mkdir -p $R/fpga_runs && $sg synth $args --cache $W/fpga/cache -o $W/fpga/$tag --csv $R/fpga_runs/$tag.csv || [ \$? -eq 3 ]")
+done
+
 tables=(
 "moe_tiling_full|default|$R/moe_tiling_full.csv $R/moe_tiling_full_table.md|$sg study tiling-full -o $W/tiling_full --csv $R/moe_tiling_full.csv --md $R/moe_tiling_full_table.md"
 "onnx_conformance|default|$R/onnx_conformance.csv $R/onnx_conformance.md|$sg study onnx-conformance -o $W/onnx_conformance --build-cache $W/onnx_conformance_cache --csv $R/onnx_conformance.csv --md $R/onnx_conformance.md || [ \$? -eq 2 ]"
@@ -63,7 +93,8 @@ tables=(
 "bench_large|default|$R/bench_large.md|$sg bench --only large -o $W/bench_large --report $R/bench_large.md"
 "bench|heavy|$R/bench.md|$sg bench -o $W/bench --report $R/bench.md"
 "verilator_profile|heavy|$R/verilator_profile_default.md $R/verilator_profile_step_validation.md|mkdir -p $W/profile && $sg graph swiglu --batch 64 --hidden 128 --ffn 512 --tile-b 16 --tile-f 32 -o $W/profile/swiglu_default.yaml && $sg graph swiglu --batch 64 --hidden 256 --ffn 512 --tile-b 32 --tile-f 64 -o $W/profile/swiglu_step_validation.yaml && bash scripts/profile_rtl.sh $sg arch/default.yaml $W/profile/swiglu_default.yaml $W/profile/default $R/verilator_profile_default.md && bash scripts/profile_rtl.sh $sg arch/step_validation.yaml $W/profile/swiglu_step_validation.yaml $W/profile/step_validation $R/verilator_profile_step_validation.md"
-"fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $sg $W/fpga $R/fpga.csv"
+"${fpga_tables[@]}"
+"fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $R/fpga.csv ${fpga_csvs[*]}"
 "fpga_cu_parts|heavy|$R/fpga_cu_parts.csv|$sg synth --arch arch/default.yaml --target xc7 --only cu,cu.mem,cu.addr,cu.mac,cu.word,cu.rowred --cu-parts --cache $W/fpga/cache --timeout 7200 --mem-limit-gb 20 -o $W/fpga_cu_parts --csv $R/fpga_cu_parts.csv || [ \$? -eq 3 ]"
 "fpga_lane|heavy|$R/fpga_lane.csv|bash flows/fpga_lane.sh $W/fpga_lane > $W/fpga_lane.csv && mv $W/fpga_lane.csv $R/fpga_lane.csv"
 "yosys_fabric|heavy|$R/yosys_fabric.md|bash flows/synth_fabric.sh $sg $W/yosys_fabric"
@@ -88,17 +119,22 @@ code="$({ git ls-tree -r HEAD | grep -v $'\tdocs/'; git diff HEAD -- . ':!docs';
 mkdir -p "$W"
 
 record() {  # record <file> <command> <seconds>: replaces the file's row in provenance.csv
-  local f="$1" cmd="$2" s="$3" tmp row
-  tmp="$(mktemp)"
-  # (rows of files no longer in the repository go too)
-  head -n 1 "$prov" > "$tmp"
-  while IFS= read -r row; do
-    if [ "${row%%,*}" != "$f" ] && [ -e "${row%%,*}" ]; then echo "$row" >> "$tmp"; fi
-  done < <(tail -n +2 "$prov")
-  # the command is quoted (it has no double quotes); the date is UTC
-  printf '%s,%s,"%s",%s,%s\n' "$f" "$commit" "$cmd" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$s" >> "$tmp"
-  { head -n 1 "$tmp"; tail -n +2 "$tmp" | sort -t, -k1,1; } > "$prov"
-  rm -f "$tmp"
+  # (under a lock: two results.sh runs at once, e.g. the Yosys tables beside the studies,
+  # would otherwise each write back the rows it read)
+  (
+    flock 9
+    local f="$1" cmd="$2" s="$3" tmp row
+    tmp="$(mktemp)"
+    # (rows of files no longer in the repository go too)
+    head -n 1 "$prov" > "$tmp"
+    while IFS= read -r row; do
+      if [ "${row%%,*}" != "$f" ] && [ -e "${row%%,*}" ]; then echo "$row" >> "$tmp"; fi
+    done < <(tail -n +2 "$prov")
+    # the command is quoted (it has no double quotes); the date is UTC
+    printf '%s,%s,"%s",%s,%s\n' "$f" "$commit" "$cmd" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$s" >> "$tmp"
+    { head -n 1 "$tmp"; tail -n +2 "$tmp" | sort -t, -k1,1; } > "$prov"
+    rm -f "$tmp"
+  ) 9> "$W/provenance.lock"
 }
 
 ran=0

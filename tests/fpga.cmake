@@ -117,3 +117,6 @@ add_test(NAME fpga_synth_cache
          COMMAND bash ${STEPGEN_ROOT}/tests/rtl/synth_cache.sh $<TARGET_FILE:stepgen> ${STEPGEN_ROOT}
                  ${CMAKE_BINARY_DIR}/fpga_synth_cache)
 set_tests_properties(fpga_synth_cache PROPERTIES LABELS "fpga" TIMEOUT 600)
+
+# docs/results/fpga.csv is the rows of the fpga_* runs' CSVs, merged by scripts/fpga_results.sh.
+add_test(NAME cli_fpga_results_merge COMMAND bash ${STEPGEN_ROOT}/tests/fpga_results_merge.sh ${CMAKE_BINARY_DIR}/fpga_results_merge)
