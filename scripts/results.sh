@@ -44,11 +44,14 @@ prov=$R/provenance.csv
 # `stepgen synth` exits 3 when the fabric row does not fit its part, `study onnx-conformance` 2
 # when a supported test misses its tolerance: results, not failures.
 # fpga.csv is the rows of these `stepgen synth` runs, each a table of its own under
-# $R/fpga_runs/ (so that the many hours of Yosys can be spread over sittings: a run is one
-# table, and the fpga entry only puts their rows in this order under one header). They share
-# one Yosys cache ($W/fpga/cache, `stepgen synth --cache`). The tops of the GQA fabrics (112
-# and 121 units, 4.7 and 5 times arch/attention.yaml's 24-unit top) are left out: their
-# fabric rows stay partial.
+# $R/fpga_runs/ (a run is one table; the fpga entry only puts their rows in this order under
+# one header). Their Yosys cache (`stepgen synth --cache`: a job's result is taken only for a
+# job with the same key, a SHA-256 of Yosys's version, the module, target, parameters and
+# flow scripts, and the RTL as Yosys reads it) is committed beside the tables, $R/fpga_cache/
+# (a few KB per job), so that the many hours of Yosys can be spread over sittings on
+# machines that keep nothing, and a run on unchanged RTL takes minutes. Delete the folder to
+# run every job again. The tops of the GQA fabrics (112 and 121 units, 4.7 and 5 times
+# arch/attention.yaml's 24-unit top) are left out: their fabric rows stay partial.
 xc7="--target xc7 --timeout 7200 --mem-limit-gb 20"
 small=tests/data/arch_small.yaml
 fpga_runs=(
@@ -70,7 +73,7 @@ fpga_tables=(); fpga_csvs=()
 for r in "${fpga_runs[@]}"; do
   tag="${r%%|*}"; args="${r#*|}"
   fpga_csvs+=("$R/fpga_runs/$tag.csv")
-  fpga_tables+=("fpga_$tag|heavy|$R/fpga_runs/$tag.csv|mkdir -p $R/fpga_runs && $sg synth $args --cache $W/fpga/cache -o $W/fpga/$tag --csv $R/fpga_runs/$tag.csv || [ \$? -eq 3 ]")
+  fpga_tables+=("fpga_$tag|heavy|$R/fpga_runs/$tag.csv|mkdir -p $R/fpga_runs && $sg synth $args --cache $R/fpga_cache -o $W/fpga/$tag --csv $R/fpga_runs/$tag.csv || [ \$? -eq 3 ]")
 done
 
 tables=(
@@ -95,7 +98,7 @@ tables=(
 "verilator_profile|heavy|$R/verilator_profile_default.md $R/verilator_profile_step_validation.md|mkdir -p $W/profile && $sg graph swiglu --batch 64 --hidden 128 --ffn 512 --tile-b 16 --tile-f 32 -o $W/profile/swiglu_default.yaml && $sg graph swiglu --batch 64 --hidden 256 --ffn 512 --tile-b 32 --tile-f 64 -o $W/profile/swiglu_step_validation.yaml && bash scripts/profile_rtl.sh $sg arch/default.yaml $W/profile/swiglu_default.yaml $W/profile/default $R/verilator_profile_default.md && bash scripts/profile_rtl.sh $sg arch/step_validation.yaml $W/profile/swiglu_step_validation.yaml $W/profile/step_validation $R/verilator_profile_step_validation.md"
 "${fpga_tables[@]}"
 "fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $R/fpga.csv ${fpga_csvs[*]}"
-"fpga_cu_parts|heavy|$R/fpga_cu_parts.csv|$sg synth --arch arch/default.yaml --target xc7 --only cu,cu.mem,cu.addr,cu.mac,cu.word,cu.rowred --cu-parts --cache $W/fpga/cache --timeout 7200 --mem-limit-gb 20 -o $W/fpga_cu_parts --csv $R/fpga_cu_parts.csv || [ \$? -eq 3 ]"
+"fpga_cu_parts|heavy|$R/fpga_cu_parts.csv|$sg synth --arch arch/default.yaml --target xc7 --only cu,cu.mem,cu.addr,cu.mac,cu.word,cu.rowred --cu-parts --cache $R/fpga_cache --timeout 7200 --mem-limit-gb 20 -o $W/fpga_cu_parts --csv $R/fpga_cu_parts.csv || [ \$? -eq 3 ]"
 "fpga_lane|heavy|$R/fpga_lane.csv|bash flows/fpga_lane.sh $W/fpga_lane > $W/fpga_lane.csv && mv $W/fpga_lane.csv $R/fpga_lane.csv"
 "yosys_fabric|heavy|$R/yosys_fabric.md|bash flows/synth_fabric.sh $sg $W/yosys_fabric"
 "test_tiers_default|default|$R/test_tiers_default.md|bash scripts/tier_times.sh --work $W/tiers_default"
