@@ -183,37 +183,46 @@ void addrStatic() {
   std::mt19937 rng(5);
   AddrIn in;
   for (int c = 0; c < 1000; ++c) {
-    // Odd cases change one input of the last case's only (a held address must follow it).
-    const int only = (c % 2) ? int(rng() % 11) : -1;
-    if (only < 0 || only == 0) in.k = 1 + rng() % 12;
-    if (only < 0 || only == 1) in.log2n = rng() % 4;
-    if (only < 0 || only == 2) in.abase0 = 4 * (rng() % 64);
-    if (only < 0 || only == 3) in.abase1 = 4 * (rng() % 64);
-    if (only < 0 || only == 4) in.bbase0 = rng() % 256;
-    if (only < 0 || only == 5) in.bbase1 = rng() % 256;
-    if (only < 0 || only == 6) in.sel = rng() % 2;
-    if (only < 0 || only == 7) in.step = rng() % 4 != 0;
-    if (only < 0 || only == 8) in.pbaseQ = kLanes * (rng() % 8);
-    if (only < 0 || only == 9) in.pbaseD = kLanes * (rng() % 8);
-    if (only < 0 || only == 10) in.mn = rng() % 40;
-    in.kD = (only < 0 || only == 0 || rng() % 2) ? rng() % in.k : in.kD % in.k;
+    // Odd cases change one input of the last case's only (a held address must follow it);
+    // k_d stays below K.
+    const int only = (c % 2) ? int(rng() % 12) : -1;
+    const auto pick = [&](int i) { return only < 0 || only == i; };
+    if (pick(0)) in.k = 1 + rng() % 12;
+    if (pick(1)) in.log2n = rng() % 4;
+    if (pick(2)) in.abase0 = 4 * (rng() % 64);
+    if (pick(3)) in.abase1 = 4 * (rng() % 64);
+    if (pick(4)) in.bbase0 = rng() % 256;
+    if (pick(5)) in.bbase1 = rng() % 256;
+    if (pick(6)) in.sel = rng() % 2;
+    if (pick(7)) in.step = rng() % 4 != 0;
+    if (pick(8)) in.pbaseQ = kLanes * (rng() % 8);
+    if (pick(9)) in.pbaseD = kLanes * (rng() % 8);
+    if (pick(10)) in.mn = rng() % 40;
+    in.kD = pick(11) ? rng() % in.k : in.kD % in.k;
     setAddr(t, in);
     t.eval();
     const unsigned nMask = (1u << in.log2n) - 1;
-    for (int edge = 0; edge < 2; ++edge, clockEdge(t), t.eval())  // edge 1: the same inputs again
-    for (int l = 0; l < kLanes; ++l) {
-      INFO("case " << c << " edge " << edge << " lane " << l << " K " << in.k << " log2n " << in.log2n << " pbase_d " << in.pbaseD);
-      const unsigned o = in.pbaseD + unsigned(l), i = o >> in.log2n, j = o & nMask;
-      CHECK(bool(t.act >> l & 1u) == (in.step && in.pbaseQ + unsigned(l) < in.mn));
-      CHECK(aAddr(t, l) == ((in.sel ? in.abase1 : in.abase0) + i * in.k + in.kD) % 256);
-      CHECK(aRot(t, l) == i % kW);
-      // A_COPIES = 2: word k of row i is read from copy 1 while it shares the beat row i - 1 began.
-      const unsigned head = (i * in.k) % kW;
-      CHECK(bool(t.a_copy >> l & 1u) == (head != 0 && head + in.kD < unsigned(kW)));
-      CHECK(bAddr(t, l) == ((in.sel ? in.bbase1 : in.bbase0) + (in.kD << in.log2n) + j) % 256);
-      CHECK(bRot(t, l) == 0);
-      CHECK((t.b_copy >> l & 1u) == 0);
+    // Checked twice: as evaluated, and after a clock edge with the same inputs (held, with HOLD).
+    for (int edge = 0; edge < 2; ++edge) {
+      if (edge == 1) {
+        clockEdge(t);
+        t.eval();
+      }
+      for (int l = 0; l < kLanes; ++l) {
+        INFO("case " << c << " edge " << edge << " lane " << l << " K " << in.k << " log2n " << in.log2n << " pbase_d " << in.pbaseD);
+        const unsigned o = in.pbaseD + unsigned(l), i = o >> in.log2n, j = o & nMask;
+        CHECK(bool(t.act >> l & 1u) == (in.step && in.pbaseQ + unsigned(l) < in.mn));
+        CHECK(aAddr(t, l) == ((in.sel ? in.abase1 : in.abase0) + i * in.k + in.kD) % 256);
+        CHECK(aRot(t, l) == i % kW);
+        // A_COPIES = 2: word k of row i is read from copy 1 while it shares the beat row i - 1 began.
+        const unsigned head = (i * in.k) % kW;
+        CHECK(bool(t.a_copy >> l & 1u) == (head != 0 && head + in.kD < unsigned(kW)));
+        CHECK(bAddr(t, l) == ((in.sel ? in.bbase1 : in.bbase0) + (in.kD << in.log2n) + j) % 256);
+        CHECK(bRot(t, l) == 0);
+        CHECK((t.b_copy >> l & 1u) == 0);
+      }
     }
+    clockEdge(t);
   }
   // Outside a matmul every output is 0.
   t.mm = 0;
