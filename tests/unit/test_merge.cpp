@@ -60,6 +60,10 @@ TEST_CASE("EagerMerge on a compute unit merges in arrival order", "[model][merge
   CHECK(r.timing.mergeOrders.at(merge) == std::vector<int>{1, 1, 1, 1, 0, 0, 0, 0});
   const FunctionalResult first = runFunctional(c.graph, c.shapes, c.arch, in);
   CHECK(first.outputs.at("out").data != out.data);
+  // Rounds: under a guess that takes a first, b's rows after the first wait in their FIFO
+  // behind a's and arrive late in that timing, so each round moves one more b row ahead
+  // (10000111, 11000011, 11100001, 11110000) and a fifth confirms the order.
+  CHECK(r.mergeRounds == 5);
 }
 
 // A Partition feeding both inputs (tests/data/graphs/partition_merge.yaml): the first round's
