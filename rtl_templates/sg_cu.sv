@@ -802,7 +802,8 @@ module sg_cu #(
   /* verilator lint_off UNUSEDSIGNAL */
   logic [31:0] rd_base_d, acc_base_d;  // next cycle's drain and accum addresses (wrap to MI bits)
   /* verilator lint_on UNUSEDSIGNAL */
-  sg_cu_addr #(.W(W), .LANES(LANES), .BUF_WORDS(BUF_WORDS), .DYN(DYN), .A_COPIES(A_COPIES)) u_addr (
+  sg_cu_addr #(.W(W), .LANES(LANES), .BUF_WORDS(BUF_WORDS), .DYN(DYN), .A_COPIES(A_COPIES),
+               .HOLD(MEM_BANKED == 0 ? 1 : 0)) u_addr (
     .clk, .rst_n, .run, .mm(is_mm), .bt(cf_bt), .n(cf_n), .k(cf_k), .log2n(cf_log2n),
     .abase0(cf_abase0), .abase1(cf_abase1), .bbase0(cf_bbase0), .bbase1(cf_bbase1),
     .step(mm_go && mm_data), .klast, .plast, .p_q, .p_d, .pbase_q, .pbase_d, .k_d, .sel_d(cp_sel_d), .mn(cur_mn),

@@ -27,6 +27,7 @@ module sg_cu_addr #(
   parameter int BUF_WORDS = 4096,
   parameter int DYN = 1,
   parameter int A_COPIES = 1,
+  parameter int HOLD = 0,               // hold the addresses while their inputs stay (below)
   localparam int MI = (BUF_WORDS > 1) ? $clog2(BUF_WORDS) : 1,
   localparam int RB = (W > 1) ? $clog2(W) : 1,
   localparam int BA = sg_cfg_pkg::BUF_ADDR_BITS
@@ -125,55 +126,90 @@ module sg_cu_addr #(
       end
   end
 
-  logic [31:0] mo, mn_o, ai;    // lane output index (now, next), a row
+  // This cycle's working lanes.
+  always_comb begin
+    act = '0;
+    if (mm && step)
+      for (int l = 0; l < LANES; l++) act[l] = pbase_q + 32'(l) < mn;
+  end
+
+  // Next cycle's operand addresses, a function of `key` alone. With HOLD = 1 the unit keeps
+  // last cycle's key and addresses and, while the key is the same (the MAC waits for a tile,
+  // or the context is no matmul), holds the addresses instead of working them out for every
+  // lane again: in the 2,048-lane units of arch/step_validation.yaml that was half of the
+  // fabric's simulation time. sg_cu sets HOLD for its flat memory only, which no FPGA flow
+  // synthesizes (sg_cu_mem header); a synthesized unit has no such registers.
+  logic [31:0] abase_d, bbase_d, nmask;
+  assign abase_d = sel_d ? 32'(abase1) : 32'(abase0);
+  assign bbase_d = sel_d ? 32'(bbase1) : 32'(bbase0);
+  assign nmask = (32'd1 << log2n) - 32'd1;
+  localparam int OUT_W = 2 * MI * LANES + 2 * RB * LANES + 2 * LANES;
+  logic hold;
+  logic [OUT_W-1:0] held;
+  if (HOLD != 0) begin : g_hold
+    // (the lanes' (i, j) only with DYN: without, they are constant zeros, and a key of
+    // 2 x 16 x LANES more bits costs its compare in every cycle)
+    localparam int KEY_W = 2 + 16 + 5 + 32 + 32 + 32 + 16 + ((DYN != 0) ? 32 * LANES : 0);
+    logic [KEY_W-1:0] key, key_q;
+    if (DYN != 0) begin : g_key_bt
+      assign key = {mm, bt, k, log2n, abase_d, bbase_d, pbase_d, k_d, li_cn, lj_cn};
+    end else begin : g_key
+      assign key = {mm, bt, k, log2n, abase_d, bbase_d, pbase_d, k_d};
+    end
+    logic held_ok;              // key_q and held are from last cycle (not the first after reset)
+    always_ff @(posedge clk) begin
+      key_q <= key;
+      if (!hold) held <= {a_addr, b_addr, a_rot, b_rot, a_copy, b_copy};
+      held_ok <= rst_n;
+    end
+    assign hold = held_ok && key == key_q;
+  end else begin : g_no_hold
+    assign hold = 1'b0;
+    assign held = '0;
+  end
+
+  logic [31:0] mn_o, ai;        // lane output index (next cycle), a row
   logic [31:0] arow;            // lane's a row start, relative to the a bank (i K)
   logic [RB:0] ahead;           // ... its offset in its first beat (0: the row starts a beat)
-  logic [31:0] abase_d, bbase_d, nmask;
   always_comb begin
-    mo = 32'd0;
+    {a_addr, b_addr, a_rot, b_rot, a_copy, b_copy} = held;
     mn_o = 32'd0;
     ai = 32'd0;
-    abase_d = sel_d ? 32'(abase1) : 32'(abase0);
-    bbase_d = sel_d ? 32'(bbase1) : 32'(bbase0);
-    nmask = (32'd1 << log2n) - 32'd1;
-    act = '0;
-    b_copy = '0;
-    a_copy = '0;
     arow = 32'd0;
     ahead = '0;
-    if (!mm) begin
-      for (int l = 0; l < LANES; l++) begin  // per lane: a '0 of MI*LANES bits trips WIDTHCONCAT
-        a_addr[MI*l +: MI] = '0;
-        b_addr[MI*l +: MI] = '0;
-        a_rot[RB*l +: RB] = '0;
-        b_rot[RB*l +: RB] = '0;
-      end
-    end else begin
-      for (int l = 0; l < LANES; l++) begin
-        mo = pbase_q + 32'(l);
-        act[l] = step && (mo < mn);
-      end
-      // Next cycle's operands (whether or not the MAC works then: a read costs nothing).
-      // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
-      // them into a cell that feeds its own select.
-      for (int l = 0; l < LANES; l++) begin
-        mn_o = pbase_d + 32'(l);
-        ai = bt ? 32'(li_cn[16*l +: 16]) : (mn_o >> log2n);
-        arow = ai * 32'(k);
-        a_addr[MI*l +: MI] = MI'(abase_d + arow + 32'(k_d));
-        // A_COPIES = 2: word k of row i is in the row's head while it shares the beat that
-        // row i - 1 began (the a bank's base is whole beats)
-        ahead = {1'b0, arow[RB-1:0]};
-        a_copy[l] = A_COPIES > 1 && ahead != '0 && 32'(ahead) + 32'(k_d) < 32'(W);
-        a_rot[RB*l +: RB] = RB'(ai);
-      end
-      for (int l = 0; l < LANES; l++) begin
-        mn_o = pbase_d + 32'(l);
-        b_addr[MI*l +: MI] = MI'(bt ? (bbase_d + 32'(lj_cn[16*l +: 16]) * 32'(k) + 32'(k_d)) :
-                                      (bbase_d + (32'(k_d) << log2n) + (mn_o & nmask)));
-        b_rot[RB*l +: RB] = bt ? RB'(lj_cn[16*l +: 16]) : RB'(0);
-        // bt: j values below lane 0's have wrapped past N (the pass's second run of rows)
-        b_copy[l] = bt && (lj_cn[16*l +: 16] < lj_cn[15:0]);
+    if (!hold) begin
+      b_copy = '0;
+      a_copy = '0;
+      if (!mm) begin
+        for (int l = 0; l < LANES; l++) begin  // per lane: a '0 of MI*LANES bits trips WIDTHCONCAT
+          a_addr[MI*l +: MI] = '0;
+          b_addr[MI*l +: MI] = '0;
+          a_rot[RB*l +: RB] = '0;
+          b_rot[RB*l +: RB] = '0;
+        end
+      end else begin
+        // Next cycle's operands (whether or not the MAC works then: a read costs nothing).
+        // One address per operand (muxed): two exclusive reads would let Yosys `share` merge
+        // them into a cell that feeds its own select.
+        for (int l = 0; l < LANES; l++) begin
+          mn_o = pbase_d + 32'(l);
+          ai = bt ? 32'(li_cn[16*l +: 16]) : (mn_o >> log2n);
+          arow = ai * 32'(k);
+          a_addr[MI*l +: MI] = MI'(abase_d + arow + 32'(k_d));
+          // A_COPIES = 2: word k of row i is in the row's head while it shares the beat that
+          // row i - 1 began (the a bank's base is whole beats)
+          ahead = {1'b0, arow[RB-1:0]};
+          a_copy[l] = A_COPIES > 1 && ahead != '0 && 32'(ahead) + 32'(k_d) < 32'(W);
+          a_rot[RB*l +: RB] = RB'(ai);
+        end
+        for (int l = 0; l < LANES; l++) begin
+          mn_o = pbase_d + 32'(l);
+          b_addr[MI*l +: MI] = MI'(bt ? (bbase_d + 32'(lj_cn[16*l +: 16]) * 32'(k) + 32'(k_d)) :
+                                        (bbase_d + (32'(k_d) << log2n) + (mn_o & nmask)));
+          b_rot[RB*l +: RB] = bt ? RB'(lj_cn[16*l +: 16]) : RB'(0);
+          // bt: j values below lane 0's have wrapped past N (the pass's second run of rows)
+          b_copy[l] = bt && (lj_cn[16*l +: 16] < lj_cn[15:0]);
+        end
       end
     end
   end

@@ -27,28 +27,50 @@ module sg_cu_mac #(
   output logic [LANES-1:0] sum_act,     // ... on these lanes
   output logic [32*LANES-1:0] sum
 );
-  logic [32*LANES-1:0] acc, mpr_n, mpr_q;
   logic kfirst_q;
-  always_comb begin
-    mpr_n = mpr_q;
-    if (go)
-      for (int l = 0; l < LANES; l++)
-        if (act[l])
-          mpr_n[32*l +: 32] = (BF16 != 0) ? sg_fp_pkg::bf16_mul(a[32*l +: 32], b[32*l +: 32])
-                                          : sg_fp_pkg::fp32_mul(a[32*l +: 32], b[32*l +: 32]);
-  end
-  always_comb begin
-    sum = acc;
-    if (sum_v)
-      for (int l = 0; l < LANES; l++)
-        if (sum_act[l])
-          sum[32*l +: 32] = sg_fp_pkg::fp32_add_by(NEAR_FAR, kfirst_q ? 32'h0 : acc[32*l +: 32], mpr_q[32*l +: 32]);
-  end
   always_ff @(posedge clk) begin
-    mpr_q <= mpr_n;
-    if (sum_v) acc <= sum;
     sum_v <= rst_n && go;
     sum_act <= act;
     kfirst_q <= kfirst;
+  end
+  // Two codings of the same lanes, chosen by LANES for the simulator's sake (Yosys reads
+  // either as the same logic): up to 64 lanes, one block per lane on 32-bit words, whose
+  // slices of the wide ports are constants (the default unit's MAC array runs a quarter
+  // faster in Verilator so); above, one loop over the lanes, which keeps the verilated code
+  // of the 2,048-lane unit one loop body instead of 2,048 copies of the fp32 arithmetic.
+  if (LANES <= 64) begin : g_lanes
+    for (genvar l = 0; l < LANES; l++) begin : g_lane
+      logic [31:0] mpr_q, acc, s;
+      always_ff @(posedge clk)
+        if (go && act[l])
+          mpr_q <= (BF16 != 0) ? sg_fp_pkg::bf16_mul(a[32*l +: 32], b[32*l +: 32])
+                               : sg_fp_pkg::fp32_mul(a[32*l +: 32], b[32*l +: 32]);
+      // (s = acc, then the sum under the condition: written as if / else, Verilator turns
+      // it into a select and computes the sum in every cycle)
+      always_comb begin
+        s = acc;
+        if (sum_v && sum_act[l]) s = sg_fp_pkg::fp32_add_by(NEAR_FAR, kfirst_q ? 32'h0 : acc, mpr_q);
+      end
+      assign sum[32*l +: 32] = s;
+      always_ff @(posedge clk)
+        if (sum_v && sum_act[l]) acc <= s;
+    end
+  end else begin : g_loop
+    logic [32*LANES-1:0] acc, mpr_q;
+    always_ff @(posedge clk)
+      if (go)
+        for (int l = 0; l < LANES; l++)
+          if (act[l])
+            mpr_q[32*l +: 32] <= (BF16 != 0) ? sg_fp_pkg::bf16_mul(a[32*l +: 32], b[32*l +: 32])
+                                             : sg_fp_pkg::fp32_mul(a[32*l +: 32], b[32*l +: 32]);
+    always_comb begin
+      sum = acc;
+      if (sum_v)
+        for (int l = 0; l < LANES; l++)
+          if (sum_act[l])
+            sum[32*l +: 32] = sg_fp_pkg::fp32_add_by(NEAR_FAR, kfirst_q ? 32'h0 : acc[32*l +: 32], mpr_q[32*l +: 32]);
+    end
+    always_ff @(posedge clk)
+      if (sum_v) acc <= sum;
   end
 endmodule

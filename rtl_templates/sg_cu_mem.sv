@@ -200,31 +200,18 @@ module sg_cu_mem #(
       /* verilator lint_on UNUSEDSIGNAL */
 
       for (genvar b = 0; b < NB; b++) begin : g_bank
-        // Write side: the word of each port that lands in this bank.
-        logic [RB-1:0] bw, ow;       // beat word / lane index
-        logic [DR-1:0] b_wr, o_wr;
-        logic o_we;
-        logic [31:0] o_wd;
-        always_comb begin
-          bw = RB'(b) - b_wbase[RB-1:0] - b_wrot;
-          b_wr = row_of(b_wbase, bw);
-          if (om_we) begin
-            ow = RB'(b) - om_wbase[RB-1:0];
-            o_we = (32'(ow) < LANES) && om_wmask[32'(ow) % LANES];
-            o_wr = row_of(om_wbase, ow);
-            o_wd = om_wdata[32*(32'(ow) % LANES) +: 32];
-          end else begin
-            ow = RB'(b);
-            o_we = oc_we;
-            o_wr = DR'(oc_wbase >> RB);
-            o_wd = oc_wdata[32*b +: 32];
-          end
-        end
+        // Write side: the word of each port that lands in this bank, worked out under the
+        // port's enable (a simulator then skips it in the cycles without a write).
+        logic [RB-1:0] ow;           // the MAC lane whose result lands here
+        assign ow = RB'(b) - om_wbase[RB-1:0];
         // One block RAM per memory, copy and bank: a registered read address, write-first.
         logic [31:0] mo [0:D-1];
         logic [DR-1:0] od_ra, oc_ra;
         always_ff @(posedge clk) begin
-          if (o_we) mo[o_wr] <= o_wd;
+          if (om_we) begin
+            if (32'(ow) < LANES && om_wmask[32'(ow) % LANES])
+              mo[row_of(om_wbase, ow)] <= om_wdata[32*(32'(ow) % LANES) +: 32];
+          end else if (oc_we) mo[DR'(oc_wbase >> RB)] <= oc_wdata[32*b +: 32];
           od_ra <= od_row[DR*b +: DR];
           oc_ra <= oc_row[DR*b +: DR];
         end
@@ -241,11 +228,13 @@ module sg_cu_mem #(
           assign a_q[32*(NB*c + b) +: 32] = ma[a_ra];
         end
         assign oc_q[32*b +: 32] = mo[oc_ra];
+        logic [RB-1:0] bw;           // the b beat's word that lands here
+        assign bw = RB'(b) - b_wbase[RB-1:0] - b_wrot;
         for (genvar c = 0; c < NC; c++) begin : g_bcopy
           logic [31:0] mb [0:D-1];
           logic [DR-1:0] b_ra;
           always_ff @(posedge clk) begin
-            if (b_we) mb[b_wr] <= b_wdata[32*32'(bw) +: 32];
+            if (b_we) mb[row_of(b_wbase, bw)] <= b_wdata[32*32'(bw) +: 32];
             b_ra <= b_row[DR*(NB*c + b) +: DR];
           end
           assign b_q[32*(NB*c + b) +: 32] = mb[b_ra];

@@ -125,10 +125,11 @@ module sg_cu_word #(
   /* verilator lint_on UNUSEDSIGNAL */
   if (SILU != 0) begin : g_silu
     // Packed: an unpacked array on these ports made Yosys 0.23 re-derive sg_cu and abort.
+    // One assignment per word (constant slices: a loop indexes the wide vectors by a variable).
     logic [2*NSIG*SIW-1:0] sig_idx;
-    always_comb
-      for (int w = 0; w < 2 * NSIG; w++)
-        sig_idx[SIW*w +: SIW] = sg_fp_pkg::sigmoid_index(x_next[32*((w < W) ? w : W - 1) +: 32]);
+    for (genvar w = 0; w < 2 * NSIG; w++) begin : g_idx
+      assign sig_idx[SIW*w +: SIW] = sg_fp_pkg::sigmoid_index(x_next[32*((w < W) ? w : W - 1) +: 32]);
+    end
     for (genvar c = 0; c < NSIG; c++) begin : g_sig
       sg_sigmoid_rom u_rom (.clk(clk), .i0(sig_idx[SIW*2*c +: SIW]), .i1(sig_idx[SIW*(2*c+1) +: SIW]),
                             .q0(sig_q[64*c +: 32]), .q1(sig_q[64*c+32 +: 32]));

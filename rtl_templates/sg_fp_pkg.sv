@@ -226,22 +226,118 @@ package sg_fp_pkg;
     else fp32_add_sp = fp32_round_pack(x[31], e, n[25:3], n[2], |n[1:0]);
   endfunction
 
+  // a + b, the simulation body of the adders (fp32_add_by and, through it, every adder of the
+  // compute unit under SG_SIM_BODY): the function of fp32_add_sp written for a simulator that
+  // evaluates every statement it reaches: the special operands first, so the normal path runs
+  // only for two normal numbers, no helper calls, and rounding as one add into the packed
+  // exponent and fraction (a carry out of the fraction bumps the exponent, 254 -> 255 gives
+  // the infinity). Yosys proves it equal to fp32_add and fp32_add_sp (tests/formal/equiv_prims.sh).
+  function automatic logic [31:0] fp32_add_sim(input logic [31:0] a, input logic [31:0] b);
+    logic [31:0] x, y;
+    logic [7:0] d;
+    logic [49:0] yw;
+    logic [26:0] xm, ym;
+    logic [27:0] s;
+    logic [9:0] e;             // the leading 1's biased exponent + 32 (7 .. 287: never below 0)
+    logic [22:0] f;
+    logic g, t;
+    logic [30:0] r;
+    if (a[30:23] == 8'hFF || b[30:23] == 8'hFF) begin
+      if ((a[30:23] == 8'hFF && a[22:0] != 23'd0) || (b[30:23] == 8'hFF && b[22:0] != 23'd0) ||
+          (a[30:0] == b[30:0] && a[31] != b[31])) fp32_add_sim = FP32_QNAN;
+      else fp32_add_sim = (a[30:23] == 8'hFF) ? a : b;
+    end else if (a[30:23] == 8'd0) fp32_add_sim = (b[30:23] == 8'd0) ? {a[31] & b[31], 31'd0} : b;
+    else if (b[30:23] == 8'd0) fp32_add_sim = a;
+    else begin
+      if (b[30:0] > a[30:0]) begin x = b; y = a; end
+      else begin x = a; y = b; end
+      d = x[30:23] - y[30:23];
+      yw = {1'b1, y[22:0], 26'd0} >> ((d > 8'd26) ? 8'd26 : d);
+      ym = {yw[49:24], yw[23:0] != 24'd0};
+      xm = {1'b1, x[22:0], 3'b000};
+      s = (x[31] != y[31]) ? {1'b0, xm} - {1'b0, ym} : {1'b0, xm} + {1'b0, ym};
+      e = {2'b00, x[30:23]} + 10'd32;
+      if (s[27]) begin f = s[26:4]; g = s[3]; t = s[2:0] != 3'd0; e = e + 10'd1; end
+      else begin
+        if (s[26:11] == 16'd0) begin s = s << 16; e = e - 10'd16; end
+        if (s[26:19] == 8'd0) begin s = s << 8; e = e - 10'd8; end
+        if (s[26:23] == 4'd0) begin s = s << 4; e = e - 10'd4; end
+        if (s[26:25] == 2'd0) begin s = s << 2; e = e - 10'd2; end
+        if (!s[26]) begin s = s << 1; e = e - 10'd1; end
+        f = s[25:3]; g = s[2]; t = s[1:0] != 2'd0;
+      end
+      r = {8'(e - 10'd32), f} + {30'd0, g & (t | f[0])};
+      if (s == 28'd0) fp32_add_sim = 32'd0;                    // exact cancellation: +0
+      else if (e >= 10'd287 || (e >= 10'd32 && r[30:23] == 8'hFF)) fp32_add_sim = {x[31], 8'hFF, 23'd0};
+      else if (e < 10'd32 || (e == 10'd32 && r[30:23] == 8'd0)) fp32_add_sim = {x[31], 31'd0};
+      else fp32_add_sim = {x[31], r};
+    end
+  endfunction
+
   // a + b by the adder a compute unit's NEAR_FAR parameter chooses (the two give the same bit
   // patterns; sg_cu.sv header). The simulation body (SG_SIM_BODY, flows/verilator_build.sh)
-  // always takes the single path: Verilator evaluates both of fp32_add's paths, and Yosys
-  // proves the two adders equal (tests/formal/equiv_prims.sh).
+  // is fp32_add_sim whatever NEAR_FAR says: Verilator evaluates both of fp32_add's paths,
+  // and Yosys proves all three adders equal (tests/formal/equiv_prims.sh).
   /* verilator lint_off UNUSEDSIGNAL */  // near_far: not read by the simulation body
   function automatic logic [31:0] fp32_add_by(input int near_far, input logic [31:0] a, input logic [31:0] b);
   /* verilator lint_on UNUSEDSIGNAL */
 `ifdef SG_SIM_BODY
-    fp32_add_by = fp32_add_sp(a, b);
+    fp32_add_by = fp32_add_sim(a, b);
 `else
     fp32_add_by = (near_far != 0) ? fp32_add(a, b) : fp32_add_sp(a, b);
 `endif
   endfunction
 
+  // a * b, the simulation bodies of fp32_mul and bf16_mul (SG_SIM_BODY), written as
+  // fp32_add_sim is: special operands first, no helper calls, rounding as one add into the
+  // packed exponent and fraction. e is the product's biased exponent + 128 (3 .. 511). The
+  // significand product is the same expression as fp32_mul's, so that Yosys, proving the two
+  // equal (tests/formal/equiv_prims.sh), finds one multiplier on both sides.
+  function automatic logic [31:0] fp32_mul_sim(input logic [31:0] a, input logic [31:0] b);
+    logic [47:0] p;
+    logic [9:0] e;
+    logic [22:0] f;
+    logic g, t;
+    logic [30:0] r;
+    if (a[30:23] == 8'hFF || b[30:23] == 8'hFF)  // an infinity times zero, or a NaN: NaN
+      fp32_mul_sim = ((a[30:23] == 8'hFF && a[22:0] != 23'd0) || (b[30:23] == 8'hFF && b[22:0] != 23'd0) ||
+                      a[30:23] == 8'd0 || b[30:23] == 8'd0) ? FP32_QNAN : {a[31] ^ b[31], 8'hFF, 23'd0};
+    else if (a[30:23] == 8'd0 || b[30:23] == 8'd0) fp32_mul_sim = {a[31] ^ b[31], 31'd0};
+    else begin
+      p = {24'd0, 1'b1, a[22:0]} * {24'd0, 1'b1, b[22:0]};
+      e = {2'b00, a[30:23]} + {2'b00, b[30:23]} + 10'd1;
+      if (p[47]) begin f = p[46:24]; g = p[23]; t = p[22:0] != 23'd0; e = e + 10'd1; end
+      else begin f = p[45:23]; g = p[22]; t = p[21:0] != 22'd0; end
+      r = {8'(e - 10'd128), f} + {30'd0, g & (t | f[0])};
+      if (e >= 10'd383 || (e >= 10'd128 && r[30:23] == 8'hFF)) fp32_mul_sim = {a[31] ^ b[31], 8'hFF, 23'd0};
+      else if (e < 10'd128 || (e == 10'd128 && r[30:23] == 8'd0)) fp32_mul_sim = {a[31] ^ b[31], 31'd0};
+      else fp32_mul_sim = {a[31] ^ b[31], r};
+    end
+  endfunction
+  // bf16 operands: the 8 x 8-bit significand product is exact, so nothing rounds.
+  /* verilator lint_off UNUSEDSIGNAL */  // the low 16 bits of each operand: not read (bf16)
+  function automatic logic [31:0] bf16_mul_sim(input logic [31:0] a, input logic [31:0] b);
+  /* verilator lint_on UNUSEDSIGNAL */
+    logic [15:0] p;
+    logic [9:0] e;
+    if (a[30:23] == 8'hFF || b[30:23] == 8'hFF)
+      bf16_mul_sim = ((a[30:23] == 8'hFF && a[22:16] != 7'd0) || (b[30:23] == 8'hFF && b[22:16] != 7'd0) ||
+                      a[30:23] == 8'd0 || b[30:23] == 8'd0) ? FP32_QNAN : {a[31] ^ b[31], 8'hFF, 23'd0};
+    else if (a[30:23] == 8'd0 || b[30:23] == 8'd0) bf16_mul_sim = {a[31] ^ b[31], 31'd0};
+    else begin
+      p = {8'd0, 1'b1, a[22:16]} * {8'd0, 1'b1, b[22:16]};
+      e = {2'b00, a[30:23]} + {2'b00, b[30:23]} + 10'd1 + {9'd0, p[15]};
+      if (e >= 10'd383) bf16_mul_sim = {a[31] ^ b[31], 8'hFF, 23'd0};
+      else if (e <= 10'd128) bf16_mul_sim = {a[31] ^ b[31], 31'd0};
+      else bf16_mul_sim = {a[31] ^ b[31], 8'(e - 10'd128), p[15] ? {p[14:0], 8'd0} : {p[13:0], 9'd0}};
+    end
+  endfunction
+
   // a * b (binary32 bit patterns in and out).
   function automatic logic [31:0] fp32_mul(input logic [31:0] a, input logic [31:0] b);
+`ifdef SG_SIM_BODY
+    fp32_mul = fp32_mul_sim(a, b);
+`else
     logic a_zero, b_zero, a_inf, b_inf, a_nan, b_nan, sgn;
     logic [47:0] p;
     logic signed [9:0] e;
@@ -255,6 +351,7 @@ package sg_fp_pkg;
     else if (a_zero || b_zero) fp32_mul = {sgn, 31'd0};
     else if (p[47]) fp32_mul = fp32_round_pack(sgn, e + 10'sd1, p[46:24], p[23], |p[22:0]);
     else fp32_mul = fp32_round_pack(sgn, e, p[45:23], p[22], |p[21:0]);
+`endif
   endfunction
 
   // The low 16 bits of bf16_mul's operands and the low 17 bits of sigmoid_index's argument
@@ -265,7 +362,11 @@ package sg_fp_pkg;
   // bfloat16 product: both operands keep only their upper 16 bits, then fp32_mul (the
   // 8-bit x 8-bit significand product is exact; only range over/underflow rounds).
   function automatic logic [31:0] bf16_mul(input logic [31:0] a, input logic [31:0] b);
+`ifdef SG_SIM_BODY
+    bf16_mul = bf16_mul_sim(a, b);
+`else
     bf16_mul = fp32_mul({a[31:16], 16'd0}, {b[31:16], 16'd0});
+`endif
   endfunction
 
   // Index of x in the sigmoid table (layout at SIG_* above); the value is

@@ -28,14 +28,20 @@ module sg_prim_bank_arb #(
 `ifdef SG_SIM_BODY
   // (the lanes' fields read straight from the ports: packing them into a row vector first
   // cost the default fabric 12 % of its simulation speed)
-  logic [DR-1:0] r [NB*NCOPY];
-  always_comb begin
+  // Off (the usual case, outside a matmul): one assignment, not the array's (a function's
+  // array: a temporary, not a latch).
+  function automatic logic [DR*NB*NCOPY-1:0] rows(input logic [MI*LANES-1:0] ad, input logic [RB*LANES-1:0] ro,
+                                                  input logic [LANES-1:0] cp);
+    logic [DR-1:0] r [NB*NCOPY];
     for (int i = 0; i < NB * NCOPY; i++) r[i] = '0;
-    if (en)
-      for (int l = LANES - 1; l >= 0; l--)
-        if (NCOPY > 1 || !copy[l])
-          r[NB * 32'(copy[l]) + 32'(RB'(addr[MI*l +: RB] + rot[RB*l +: RB]))] = addr[MI*l + RB +: DR];
-    for (int i = 0; i < NB * NCOPY; i++) bank_row[DR*i +: DR] = r[i];
+    for (int l = LANES - 1; l >= 0; l--)
+      if (NCOPY > 1 || !cp[l])
+        r[NB * 32'(cp[l]) + 32'(RB'(ad[MI*l +: RB] + ro[RB*l +: RB]))] = ad[MI*l + RB +: DR];
+    for (int i = 0; i < NB * NCOPY; i++) rows[DR*i +: DR] = r[i];
+  endfunction
+  always_comb begin
+    bank_row = '0;
+    if (en) bank_row = rows(addr, rot, copy);
   end
 `else
   // Constant slices only: a slice picked by `copy` would be a dynamic write into bank_row for

@@ -11,10 +11,11 @@ out="$1"; shift
 for f in "$@"; do
   [ -s "$f" ] || { echo "fpga_results.sh: $f is missing (run scripts/results.sh fpga_$(basename "$f" .csv) first)" >&2; exit 1; }
 done
-tmp="$out.tmp"
+tmp="$(mktemp "$out.XXXXXX")"
+trap 'rm -f "$tmp"' EXIT
 head -n 1 "$1" > "$tmp"
 for f in "$@"; do
-  [ "$(head -n 1 "$f")" = "$(head -n 1 "$tmp")" ] || { rm -f "$tmp"; echo "fpga_results.sh: $f has another header" >&2; exit 1; }
+  [ "$(head -n 1 "$f")" = "$(head -n 1 "$tmp")" ] || { echo "fpga_results.sh: $f has another header" >&2; exit 1; }
   tail -n +2 "$f" >> "$tmp"
 done
 mv "$tmp" "$out"

@@ -44,16 +44,14 @@ prov=$R/provenance.csv
 # `stepgen synth` exits 3 when the fabric row does not fit its part, `study onnx-conformance` 2
 # when a supported test misses its tolerance: results, not failures.
 # fpga.csv is the rows of these `stepgen synth` runs, each a table of its own under
-# $R/fpga_runs/ (a run is one table; the fpga entry only puts their rows in this order under
-# one header). Their Yosys cache (`stepgen synth --cache`: a job's result is taken only for a
-# job with the same key, a SHA-256 of Yosys's version, the module, target, parameters and
-# flow scripts, and the RTL as Yosys reads it) is committed beside the tables, $R/fpga_cache/
-# (a few KB per job), so that the many hours of Yosys can be spread over sittings on
-# machines that keep nothing, and a run on unchanged RTL takes minutes. Delete the folder to
-# run every job again. The tops of the GQA fabrics (112 and 121 units, 4.7 and 5 times
-# arch/attention.yaml's 24-unit top) are left out: their fabric rows stay partial.
+# $R/fpga_runs/ (the fpga entry only puts their rows in this order under one header). Their
+# Yosys cache, $R/fpga_cache/, is committed beside the tables so that the hours of Yosys can
+# be spread over sittings; a run on unchanged RTL takes minutes (the key: docs/fpga.md,
+# "--cache"). Delete the folder to run every job again. The tops of the GQA fabrics (112 and
+# 121 units) are left out: their fabric rows stay partial.
 xc7="--target xc7 --timeout 7200 --mem-limit-gb 20"
 small=tests/data/arch_small.yaml
+nomul=tests/data/arch_small_nomul.yaml
 fpga_runs=(
 "xc7_default|--arch arch/default.yaml $xc7"
 "xc7_small|--arch arch/small.yaml $xc7"
@@ -66,14 +64,14 @@ fpga_runs=(
 "ice40_small|--arch $small --target ice40 --part hx8k --timeout 3600"
 "ice40_small_pnr_mu|--arch $small --target ice40 --part hx8k --only mu --set mu.W=4,mu.WORDS=256 --pnr"
 "ice40_small_pnr_ag|--arch $small --target ice40 --part hx8k --only ag --pnr"
-"ice40_nomul|--arch tests/data/arch_small_nomul.yaml --target ice40 --part hx8k --timeout 3600"
-"ice40_nomul_pnr|--arch tests/data/arch_small_nomul.yaml --target ice40 --part hx8k --only ag,mu,cu --set ag.W=4,mu.W=4,mu.WORDS=256,cu.W=2,cu.LANES=1,cu.BUF_WORDS=128 --pnr"
+"ice40_nomul|--arch $nomul --target ice40 --part hx8k --timeout 3600"
+"ice40_nomul_pnr|--arch $nomul --target ice40 --part hx8k --only ag,mu,cu --set ag.W=4,mu.W=4,mu.WORDS=256,cu.W=2,cu.LANES=1,cu.BUF_WORDS=128 --pnr"
 )
 fpga_tables=(); fpga_csvs=()
 for r in "${fpga_runs[@]}"; do
   tag="${r%%|*}"; args="${r#*|}"
   fpga_csvs+=("$R/fpga_runs/$tag.csv")
-  fpga_tables+=("fpga_$tag|heavy|$R/fpga_runs/$tag.csv|mkdir -p $R/fpga_runs && $sg synth $args --cache $R/fpga_cache -o $W/fpga/$tag --csv $R/fpga_runs/$tag.csv || [ \$? -eq 3 ]")
+  fpga_tables+=("fpga_$tag|heavy|$R/fpga_runs/$tag.csv|$sg synth $args --cache $R/fpga_cache -o $W/fpga/$tag --csv $R/fpga_runs/$tag.csv || [ \$? -eq 3 ]")
 done
 
 tables=(

@@ -15,7 +15,8 @@ for bad in "$w/c.csv" "$w/missing.csv"; do
   if bash "$root/scripts/fpga_results.sh" "$w/out2.csv" "$w/a.csv" "$bad" 2> "$w/err"; then
     echo "FAIL: merged with $bad"; exit 1
   fi
-  [ ! -e "$w/out2.csv" ] && [ ! -e "$w/out2.csv.tmp" ] || { echo "FAIL: a table was left behind for $bad"; exit 1; }
+  left=("$w"/out2.csv*)
+  [ ! -e "${left[0]}" ] || { echo "FAIL: a table was left behind for $bad: ${left[*]}"; exit 1; }
   cat "$w/err"
 done
 echo PASS

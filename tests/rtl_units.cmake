@@ -71,6 +71,8 @@ sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_mac_bf16 sg_cu_mac "-GLANES=4 -GBF16=1 
                 ${SG_FP_DEPS} ${SG_RTL}/sg_cu_mac.sv)
 sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_addr sg_cu_addr "-GW=4 -GLANES=4 -GBUF_WORDS=256 -GDYN=1 -GA_COPIES=2"
                 ${SG_UNITS_PKG} ${SG_RTL}/sg_cu_addr.sv)
+sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_addr_hold sg_cu_addr "-GW=4 -GLANES=4 -GBUF_WORDS=256 -GDYN=1 -GA_COPIES=2 -GHOLD=1"
+                ${SG_UNITS_PKG} ${SG_RTL}/sg_cu_addr.sv)
 sg_rtl_verilate(test_rtl_cu_parts Vsg_cu_word sg_cu_word "-GW=4 -GDYN=1 -GATTN=1 -GSILU=1 -GMUL=1 -GTOPK=1"
                 ${SG_UNITS_PKG} ${SG_FP_DEPS} ${SG_RTL}/sg_cu_word.sv)
 # (alone, the tree reads few of sg_beat_pkg's constants: -Wno-UNUSEDPARAM)

@@ -104,6 +104,8 @@ void addBuildJobs(JobList& l) {
 
 }  // namespace
 
+PointMode pointMode() { return state().mode; }
+
 void setPointMode(PointMode m, const std::string& dir, const std::vector<std::string>& studyArgs) {
   State& s = state();
   s = State{};

@@ -22,6 +22,9 @@ enum class PointMode { Serial, Plan, Merge };
 /// `dir` (readJobList's errors). Serial: `dir` and `studyArgs` unused.
 void setPointMode(PointMode m, const std::string& dir, const std::vector<std::string>& studyArgs);
 
+/// The mode setPointMode set (Serial until it is called).
+PointMode pointMode();
+
 /// One study point. Serial: verify(vo). Plan: the point becomes the next job, and an empty
 /// report (model only, 0 cycles, rtl.status "") stands in for it. Merge: the job's report;
 /// a job's DiagError is thrown again; a planned point without a result gives a report with

@@ -160,6 +160,7 @@ ModelResult runModel(const StepGraph& g, const ShapeResult& s, const Mapping& m,
     r.timing = estimateTiming(g, m, a, layout, img, f.streams, orders);
     // A deadlock is the verdict unless the timing contradicts the order it was given.
     const bool revised = r.timing.deadlock && r.timing.mergeOrderRevised;
+    r.mergeRounds = round + 1;
     if (r.timing.deadlock ? !revised : r.timing.mergeOrders == orders) break;
     if (round == 0 && !revised)
       for (const auto& [op, order] : r.timing.mergeOrders) rounds = std::max(rounds, int64_t(order.size()) + 1);

@@ -18,6 +18,9 @@ struct ModelResult {
   int64_t offchipBytes = 0;     ///< bytes moved by loads and stores, counted per tile (docs/step_semantics.md#offchip-bytes)
   double rooflineCycles = 0;    ///< max(off-chip bytes / off-chip B/cycle, max over CUs FLOPs / CU FLOPs/cycle)
   double wallSeconds = 0;       ///< time the model took
+  /// Functional + timing runs runModel took to settle the EagerMerge arrival orders (1
+  /// without an EagerMerge on a compute unit; each round times the whole graph again).
+  int64_t mergeRounds = 1;
 };
 
 /// Adds the cost-model figures (docs/step_semantics.md#cost-model) of a graph to `r` from its functional streams `st`:

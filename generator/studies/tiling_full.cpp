@@ -56,8 +56,11 @@ int runTilingFullStudy(const TilingFullOptions& o) {
               *std::max_element(perExpert.begin(), perExpert.end()),
               int64_t(std::count_if(perExpert.begin(), perExpert.end(), [](int n) { return n > 0; }))};
         ok = ok && !r.r.timing.deadlock;
-        std::cerr << fmt::format("{} batch {} tile {}: {} cycles, {:.2f} s\n", m.name, batch, tileName(tb), r.r.timing.cycles,
-                                 r.r.wallSeconds);
+        if (pointMode() == PointMode::Plan)
+          std::cerr << fmt::format("{} batch {} tile {}: planned\n", m.name, batch, tileName(tb));
+        else
+          std::cerr << fmt::format("{} batch {} tile {}: {} cycles, {:.2f} s\n", m.name, batch, tileName(tb),
+                                   r.r.timing.cycles, r.r.wallSeconds);
         rows.push_back(std::move(r));
       }
 

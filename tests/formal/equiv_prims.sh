@@ -6,8 +6,9 @@
 # combinational, so this covers every input (docs/hardware.md section 6, "Two bodies").
 #
 #   sg_prim_bank_arb  at several (LANES, NB, NCOPY, MI), lanes below, at and above the banks
-#   sg_fp_pkg         fp32_add (near/far, synthesis) = fp32_add_sp (single path, what
-#                     fp32_add_by, the compute unit's adder, takes in simulation)
+#   sg_fp_pkg         the adders fp32_add (near/far) and fp32_add_sp (single path), the
+#                     synthesis bodies of fp32_add_by, each = fp32_add_sim (its simulation
+#                     body); fp32_mul = fp32_mul_sim; bf16_mul = bf16_mul_sim
 #
 # usage: tests/formal/equiv_prims.sh [work_dir]; exit 0 when every proof holds, 1 otherwise.
 # Environment: YOSYS (default yosys).
@@ -48,21 +49,28 @@ for p in "4 4 1 5" "4 4 2 5" "3 4 2 4" "8 4 2 4" "2 8 2 6"; do
     sat -verify -prove trigger 0 miter" || fails=$((fails + 1))
 done
 
-cat >"$work/fadd.sv" <<'SV'
-module fadd_syn(input logic [31:0] a, input logic [31:0] b, output logic [31:0] y);
-  assign y = sg_fp_pkg::fp32_add(a, b);
+# prove_fn <name> <synthesis expression> <simulation expression>: y = f(a, b) for 32-bit a, b.
+prove_fn() {
+  cat >"$work/$1.sv" <<SV
+module f_syn(input logic [31:0] a, input logic [31:0] b, output logic [31:0] y);
+  assign y = $2;
 endmodule
-module fadd_sim(input logic [31:0] a, input logic [31:0] b, output logic [31:0] y);
-  assign y = sg_fp_pkg::fp32_add_sp(a, b);
+module f_sim(input logic [31:0] a, input logic [31:0] b, output logic [31:0] y);
+  assign y = $3;
 endmodule
 SV
-prove fp32_add "
-  read_verilog -sv $rtl/sg_fp_pkg.sv $work/fadd.sv
-  proc; opt_clean
-  miter -equiv -flatten -make_outputs fadd_syn fadd_sim miter
-  hierarchy -top miter
-  opt -fast
-  sat -verify -prove trigger 0 miter" || fails=$((fails + 1))
+  prove "$1" "
+    read_verilog -sv $rtl/sg_fp_pkg.sv $work/$1.sv
+    proc; opt_clean
+    miter -equiv -flatten -make_outputs f_syn f_sim miter
+    hierarchy -top miter
+    opt -fast
+    sat -verify -prove trigger 0 miter" || fails=$((fails + 1))
+}
+prove_fn fp32_add_near_far "sg_fp_pkg::fp32_add(a, b)" "sg_fp_pkg::fp32_add_sim(a, b)"
+prove_fn fp32_add_single_path "sg_fp_pkg::fp32_add_sp(a, b)" "sg_fp_pkg::fp32_add_sim(a, b)"
+prove_fn bf16_mul "sg_fp_pkg::bf16_mul(a, b)" "sg_fp_pkg::bf16_mul_sim(a, b)"
+prove_fn fp32_mul "sg_fp_pkg::fp32_mul(a, b)" "sg_fp_pkg::fp32_mul_sim(a, b)"
 
 if [ "$fails" != 0 ]; then
   echo "equiv_prims: $fails proof(s) failed" >&2

@@ -4,6 +4,8 @@
 // a rising clock edge appear after that edge. Per lane:
 //   add_o  = fp32_add(a, b)      mul_o  = fp32_mul(a, b)      bf16_o = bf16_mul(a, b)
 //   addsp_o = fp32_add_sp(a, b)  (the single-path adder: the same function)
+//   addsim_o, mulsim_o, bf16sim_o = fp32_add_sim, fp32_mul_sim, bf16_mul_sim (the simulation
+//            bodies fabrics are verilated with, SG_SIM_BODY; the others are the synthesis ones)
 //   silu_o = fp32_mul(a, sg_sigmoid_lut(sigmoid_index(a)))    sidx_o = sigmoid_index(a)
 //   sig_o  = sg_sigmoid_lut(sigmoid_index(a))    sigc_o = sigmoid_lut_case(sigmoid_index(a))
 //   rcp_o  = recip(a) as sg_cu composes it: the seed r0 (sg_attn_lut::recip_seed), p = y * r0
@@ -25,6 +27,9 @@ module sg_fp_check #(
     input  logic [             LANES*32-1:0]      b,
     output logic [             LANES*32-1:0]      add_o,
     output logic [             LANES*32-1:0]      addsp_o,
+    output logic [             LANES*32-1:0]      addsim_o,
+    output logic [             LANES*32-1:0]      mulsim_o,
+    output logic [             LANES*32-1:0]      bf16sim_o,
     output logic [             LANES*32-1:0]      mul_o,
     output logic [             LANES*32-1:0]      bf16_o,
     output logic [             LANES*32-1:0]      silu_o,
@@ -57,7 +62,10 @@ module sg_fp_check #(
     for (int i = 0; i < LANES; i++) begin
       add_o[i*32+:32]  <= sg_fp_pkg::fp32_add(a[i*32+:32], b[i*32+:32]);
       addsp_o[i*32+:32] <= sg_fp_pkg::fp32_add_sp(a[i*32+:32], b[i*32+:32]);
+      addsim_o[i*32+:32] <= sg_fp_pkg::fp32_add_sim(a[i*32+:32], b[i*32+:32]);
       mul_o[i*32+:32]  <= sg_fp_pkg::fp32_mul(a[i*32+:32], b[i*32+:32]);
+      mulsim_o[i*32+:32] <= sg_fp_pkg::fp32_mul_sim(a[i*32+:32], b[i*32+:32]);
+      bf16sim_o[i*32+:32] <= sg_fp_pkg::bf16_mul_sim(a[i*32+:32], b[i*32+:32]);
       bf16_o[i*32+:32] <= sg_fp_pkg::bf16_mul(a[i*32+:32], b[i*32+:32]);
       silu_o[i*32+:32] <= sg_fp_pkg::fp32_mul(
           a[i*32+:32], sg_sigmoid_lut::sigmoid_lut(sg_fp_pkg::sigmoid_index(a[i*32+:32])));

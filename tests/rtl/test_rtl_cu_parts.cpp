@@ -5,7 +5,9 @@
 //     stage 2 one cycle after stage 1, each lane's sum = fp32Add(k == 0 ? +0 : sum, a * b).
 //   * sg_cu_addr: the static operand addresses (i = o >> log2n, j = o & (N - 1)), the banked
 //     rotations and a's copy for ragged rows, the active lanes, and with bt the divider setup
-//     (bt_rdy after $clog2(LANES + 1) cycles) and every pass's (i, j) = (o / N, o % N).
+//     (bt_rdy after $clog2(LANES + 1) cycles) and every pass's (i, j) = (o / N, o % N); built
+//     twice, without and with HOLD (the addresses held while their inputs stay), each case
+//     checked again after a clock edge with the same inputs.
 //   * sg_cu_word: add, sub, mul, silu, exp, recip, rsqrt (the last four read a cycle ahead),
 //     rowscale, accum, accum max, scan max exclusive and accum rescale (two stages).
 //   * sg_cu_rowred: the tree (rowReduce's pairwise order), its RP = 2 stages in lockstep
@@ -17,6 +19,7 @@
 #include <random>
 
 #include "Vsg_cu_addr.h"
+#include "Vsg_cu_addr_hold.h"
 #include "Vsg_cu_mac_bf16.h"
 #include "Vsg_cu_mac_fp32.h"
 #include "Vsg_cu_rowred.h"
@@ -140,7 +143,8 @@ struct AddrIn {
   unsigned pbaseQ = 0, pbaseD = 0, kD = 0, mn = 0;
 };
 
-void setAddr(Vsg_cu_addr& t, const AddrIn& in) {
+template <class V>
+void setAddr(V& t, const AddrIn& in) {
   t.k = uint16_t(in.k);
   t.log2n = uint8_t(in.log2n);
   t.n = uint16_t(in.n);
@@ -154,50 +158,71 @@ void setAddr(Vsg_cu_addr& t, const AddrIn& in) {
 }
 
 // Lane l's fields of the outputs (MI = 8 address bits: BUF_WORDS = 256; RB = 2 rotation bits).
-unsigned aAddr(const Vsg_cu_addr& t, int l) { return unsigned(getBits(t.a_addr, unsigned(8 * l), 8)); }
-unsigned bAddr(const Vsg_cu_addr& t, int l) { return unsigned(getBits(t.b_addr, unsigned(8 * l), 8)); }
-unsigned aRot(const Vsg_cu_addr& t, int l) { return unsigned(getBits(t.a_rot, unsigned(2 * l), 2)); }
-unsigned bRot(const Vsg_cu_addr& t, int l) { return unsigned(getBits(t.b_rot, unsigned(2 * l), 2)); }
+template <class V>
+unsigned aAddr(const V& t, int l) { return unsigned(getBits(t.a_addr, unsigned(8 * l), 8)); }
+template <class V>
+unsigned bAddr(const V& t, int l) { return unsigned(getBits(t.b_addr, unsigned(8 * l), 8)); }
+template <class V>
+unsigned aRot(const V& t, int l) { return unsigned(getBits(t.a_rot, unsigned(2 * l), 2)); }
+template <class V>
+unsigned bRot(const V& t, int l) { return unsigned(getBits(t.b_rot, unsigned(2 * l), 2)); }
 
 }  // namespace
 
-TEST_CASE("sg_cu_addr: static operand addresses, rotations, ragged rows, active lanes", "[rtl][cu][cu_parts]") {
-  Model<Vsg_cu_addr> model;
-  Vsg_cu_addr& t = *model.top;
+namespace {
+
+template <class V>
+void addrStatic() {
+  Model<V> model;
+  V& t = *model.top;
   t.rst_n = 1;
   t.run = 1;
   t.mm = 1;
   t.bt = 0;
   t.klast = 0, t.plast = 0, t.p_q = 0, t.p_d = 0;
   std::mt19937 rng(5);
-  for (int c = 0; c < 500; ++c) {
-    AddrIn in;
-    in.k = 1 + rng() % 12;
-    in.log2n = rng() % 4;
-    in.abase0 = 4 * (rng() % 64), in.abase1 = 4 * (rng() % 64);
-    in.bbase0 = rng() % 256, in.bbase1 = rng() % 256;
-    in.sel = rng() % 2;
-    in.step = rng() % 4 != 0;
-    in.pbaseQ = kLanes * (rng() % 8);
-    in.pbaseD = kLanes * (rng() % 8);
-    in.kD = rng() % in.k;
-    in.mn = rng() % 40;
+  AddrIn in;
+  for (int c = 0; c < 1000; ++c) {
+    // Odd cases change one input of the last case's only (a held address must follow it);
+    // k_d stays below K.
+    const int only = (c % 2) ? int(rng() % 12) : -1;
+    const auto pick = [&](int i) { return only < 0 || only == i; };
+    if (pick(0)) in.k = 1 + rng() % 12;
+    if (pick(1)) in.log2n = rng() % 4;
+    if (pick(2)) in.abase0 = 4 * (rng() % 64);
+    if (pick(3)) in.abase1 = 4 * (rng() % 64);
+    if (pick(4)) in.bbase0 = rng() % 256;
+    if (pick(5)) in.bbase1 = rng() % 256;
+    if (pick(6)) in.sel = rng() % 2;
+    if (pick(7)) in.step = rng() % 4 != 0;
+    if (pick(8)) in.pbaseQ = kLanes * (rng() % 8);
+    if (pick(9)) in.pbaseD = kLanes * (rng() % 8);
+    if (pick(10)) in.mn = rng() % 40;
+    in.kD = pick(11) ? rng() % in.k : in.kD % in.k;
     setAddr(t, in);
     t.eval();
     const unsigned nMask = (1u << in.log2n) - 1;
-    for (int l = 0; l < kLanes; ++l) {
-      INFO("case " << c << " lane " << l << " K " << in.k << " log2n " << in.log2n << " pbase_d " << in.pbaseD);
-      const unsigned o = in.pbaseD + unsigned(l), i = o >> in.log2n, j = o & nMask;
-      CHECK(bool(t.act >> l & 1u) == (in.step && in.pbaseQ + unsigned(l) < in.mn));
-      CHECK(aAddr(t, l) == ((in.sel ? in.abase1 : in.abase0) + i * in.k + in.kD) % 256);
-      CHECK(aRot(t, l) == i % kW);
-      // A_COPIES = 2: word k of row i is read from copy 1 while it shares the beat row i - 1 began.
-      const unsigned head = (i * in.k) % kW;
-      CHECK(bool(t.a_copy >> l & 1u) == (head != 0 && head + in.kD < unsigned(kW)));
-      CHECK(bAddr(t, l) == ((in.sel ? in.bbase1 : in.bbase0) + (in.kD << in.log2n) + j) % 256);
-      CHECK(bRot(t, l) == 0);
-      CHECK((t.b_copy >> l & 1u) == 0);
+    // Checked twice: as evaluated, and after a clock edge with the same inputs (held, with HOLD).
+    for (int edge = 0; edge < 2; ++edge) {
+      if (edge == 1) {
+        clockEdge(t);
+        t.eval();
+      }
+      for (int l = 0; l < kLanes; ++l) {
+        INFO("case " << c << " edge " << edge << " lane " << l << " K " << in.k << " log2n " << in.log2n << " pbase_d " << in.pbaseD);
+        const unsigned o = in.pbaseD + unsigned(l), i = o >> in.log2n, j = o & nMask;
+        CHECK(bool(t.act >> l & 1u) == (in.step && in.pbaseQ + unsigned(l) < in.mn));
+        CHECK(aAddr(t, l) == ((in.sel ? in.abase1 : in.abase0) + i * in.k + in.kD) % 256);
+        CHECK(aRot(t, l) == i % kW);
+        // A_COPIES = 2: word k of row i is read from copy 1 while it shares the beat row i - 1 began.
+        const unsigned head = (i * in.k) % kW;
+        CHECK(bool(t.a_copy >> l & 1u) == (head != 0 && head + in.kD < unsigned(kW)));
+        CHECK(bAddr(t, l) == ((in.sel ? in.bbase1 : in.bbase0) + (in.kD << in.log2n) + j) % 256);
+        CHECK(bRot(t, l) == 0);
+        CHECK((t.b_copy >> l & 1u) == 0);
+      }
     }
+    clockEdge(t);
   }
   // Outside a matmul every output is 0.
   t.mm = 0;
@@ -208,11 +233,12 @@ TEST_CASE("sg_cu_addr: static operand addresses, rotations, ragged rows, active 
   CHECK(t.a_copy == 0);
 }
 
-TEST_CASE("sg_cu_addr: bt divider setup and every pass's (i, j)", "[rtl][cu][cu_parts]") {
+template <class V>
+void addrBt() {
   for (unsigned n : {1u, 3u, 4u, 5u, 7u}) {
     DYNAMIC_SECTION("N = " << n) {
-      Model<Vsg_cu_addr> model;
-  Vsg_cu_addr& t = *model.top;
+      Model<V> model;
+      V& t = *model.top;
       AddrIn in;
       in.k = 6, in.n = n, in.abase0 = 16, in.bbase0 = 100, in.kD = 2;
       setAddr(t, in);
@@ -260,6 +286,18 @@ TEST_CASE("sg_cu_addr: bt divider setup and every pass's (i, j)", "[rtl][cu][cu_
       }
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("sg_cu_addr: static operand addresses, rotations, ragged rows, active lanes", "[rtl][cu][cu_parts]") {
+  SECTION("computed every cycle") { addrStatic<Vsg_cu_addr>(); }
+  SECTION("held while the inputs stay (HOLD = 1)") { addrStatic<Vsg_cu_addr_hold>(); }
+}
+
+TEST_CASE("sg_cu_addr: bt divider setup and every pass's (i, j)", "[rtl][cu][cu_parts]") {
+  SECTION("computed every cycle") { addrBt<Vsg_cu_addr>(); }
+  SECTION("held while the inputs stay (HOLD = 1)") { addrBt<Vsg_cu_addr_hold>(); }
 }
 
 namespace {

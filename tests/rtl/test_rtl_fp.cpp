@@ -68,8 +68,11 @@ class Harness {
         const uint32_t xa = v[i + l].a, xb = v[i + l].b;
         compare("fp32_add", xa, xb, lane32(top_->add_o, l), fp32Add(xa, xb));
         compare("fp32_add_sp", xa, xb, lane32(top_->addsp_o, l), fp32Add(xa, xb));
+        compare("fp32_add_sim", xa, xb, lane32(top_->addsim_o, l), fp32Add(xa, xb));
         compare("fp32_mul", xa, xb, lane32(top_->mul_o, l), fp32Mul(xa, xb));
+        compare("fp32_mul_sim", xa, xb, lane32(top_->mulsim_o, l), fp32Mul(xa, xb));
         compare("bf16_mul", xa, xb, lane32(top_->bf16_o, l), bf16Mul(xa, xb));
+        compare("bf16_mul_sim", xa, xb, lane32(top_->bf16sim_o, l), bf16Mul(xa, xb));
         compare("silu", xa, 0, lane32(top_->silu_o, l), silu(xa));
         const uint32_t idx = static_cast<uint32_t>(top_->sidx_o >> (kIdxBits * l)) & ((1u << kIdxBits) - 1);
         compare("sigmoid_index", xa, 0, idx, static_cast<uint32_t>(sigmoidIndex(xa)));

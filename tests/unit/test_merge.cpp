@@ -4,6 +4,7 @@
 // operand bound; and the first round (input order) is not what the timing says.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/fp.hpp"
@@ -60,6 +61,12 @@ TEST_CASE("EagerMerge on a compute unit merges in arrival order", "[model][merge
   CHECK(r.timing.mergeOrders.at(merge) == std::vector<int>{1, 1, 1, 1, 0, 0, 0, 0});
   const FunctionalResult first = runFunctional(c.graph, c.shapes, c.arch, in);
   CHECK(first.outputs.at("out").data != out.data);
+  // Rounds: a b tile is more beats than its input FIFO holds, so under a guess that takes a
+  // tile of a before b's k-th, b's next tile cannot start before that and arrives late in
+  // that round's timing: each round moves exactly one more b tile ahead, and one more round
+  // confirms the order. So one round per b tile, plus one.
+  const auto& settled = r.timing.mergeOrders.at(merge);
+  CHECK(r.mergeRounds == std::count(settled.begin(), settled.end(), 1) + 1);
 }
 
 // A Partition feeding both inputs (tests/data/graphs/partition_merge.yaml): the first round's
