@@ -105,9 +105,11 @@ std::vector<SynthRow> cuPartRows(const SynthRow& cu) {
     return s;
   };
   const std::string bCopies = pick({"DYN"}) == "DYN=0" ? "1" : "2";
+  // (sg_cu holds the addresses in flat-memory units only: sg_cu.sv's u_addr)
+  const std::string hold = pick({"BANKED"}) == "BANKED=0" ? "1" : "0";
   std::vector<SynthRow> rows = {
       newRow("cu.mem", "sg_cu_mem", pick({"W", "LANES", "BUF_WORDS", "BANKED"}) + " B_COPIES=" + bCopies + " " + pick({"A_COPIES"}), ""),
-      newRow("cu.addr", "sg_cu_addr", pick({"W", "LANES", "BUF_WORDS", "DYN", "A_COPIES"}), ""),
+      newRow("cu.addr", "sg_cu_addr", pick({"W", "LANES", "BUF_WORDS", "DYN", "A_COPIES"}) + " HOLD=" + hold, ""),
       newRow("cu.mac", "sg_cu_mac", pick({"LANES", "BF16", "NEAR_FAR"}), ""),
       newRow("cu.word", "sg_cu_word", pick({"W", "DYN", "ATTN", "SILU", "MUL", "NEAR_FAR", "TOPK"}), ""),
       newRow("cu.rowred", "sg_cu_rowred", pick({"W", "ATTN", "NEAR_FAR"}), "")};

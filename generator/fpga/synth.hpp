@@ -89,10 +89,11 @@ int64_t pathLutLevels(const std::string& ltpText);
 
 /// The rows of a compute unit's parts (rtl_templates/sg_cu.sv implementation note: sg_cu_mem,
 /// sg_cu_addr, sg_cu_mac, sg_cu_word, sg_cu_rowred), each with the parameters sg_cu gives it
-/// (derived from the unit row's `params`; sg_cu_mem's B_COPIES = 2 with DYN = 1, else 1), its
-/// count the unit's, its status empty. The unit's own control (configuration, handshakes,
-/// loaders, drain, output register) has no row (out of context the parts are larger than
-/// inside the unit, so it is not the unit's figures less the parts').
+/// (derived from the unit row's `params`; sg_cu_mem's B_COPIES = 2 with DYN = 1, else 1;
+/// sg_cu_addr's HOLD = 1 with BANKED = 0, else 0), its count the unit's, its status empty.
+/// The unit's own control (configuration, handshakes, loaders, drain, output register) has
+/// no row (out of context the parts are larger than inside the unit, so it is not the
+/// unit's figures less the parts').
 /// Errors: std::invalid_argument for a unit row without W, LANES, BUF_WORDS, DYN, A_COPIES,
 /// BANKED, BF16, ATTN, SILU, MUL or NEAR_FAR.
 std::vector<SynthRow> cuPartRows(const SynthRow& cu);

@@ -102,7 +102,7 @@ TEST_CASE("synth: the compute unit's parts get the parameters sg_cu gives them",
   REQUIRE(parts.size() == 5);
   const std::vector<std::pair<std::string, std::string>> want = {
       {"sg_cu_mem", "W=16 LANES=8 BUF_WORDS=16384 BANKED=1 B_COPIES=1 A_COPIES=2"},
-      {"sg_cu_addr", "W=16 LANES=8 BUF_WORDS=16384 DYN=0 A_COPIES=2"},
+      {"sg_cu_addr", "W=16 LANES=8 BUF_WORDS=16384 DYN=0 A_COPIES=2 HOLD=0"},
       {"sg_cu_mac", "LANES=8 BF16=1 NEAR_FAR=0"},
       {"sg_cu_word", "W=16 DYN=0 ATTN=1 SILU=1 MUL=1 NEAR_FAR=0 TOPK=0"},
       {"sg_cu_rowred", "W=16 ATTN=1 NEAR_FAR=0"}};
@@ -117,6 +117,9 @@ TEST_CASE("synth: the compute unit's parts get the parameters sg_cu gives them",
   }
   cu.params = "W=16 LANES=8 BUF_WORDS=16384 BF16=1 DYN=1 ATTN=1 SILU=1 MUL=1 BANKED=1 A_COPIES=2 NEAR_FAR=0 TOPK=0";
   CHECK(stepgen::cuPartRows(cu)[0].params == "W=16 LANES=8 BUF_WORDS=16384 BANKED=1 B_COPIES=2 A_COPIES=2");
+  // a flat-memory unit holds its addresses (sg_cu.sv: HOLD = !MEM_BANKED)
+  cu.params = "W=16 LANES=8 BUF_WORDS=16384 BF16=1 DYN=1 ATTN=1 SILU=1 MUL=1 BANKED=0 A_COPIES=2 NEAR_FAR=0 TOPK=0";
+  CHECK(stepgen::cuPartRows(cu)[1].params == "W=16 LANES=8 BUF_WORDS=16384 DYN=1 A_COPIES=2 HOLD=1");
   cu.params = "W=16 LANES=8";
   CHECK_THROWS_AS(stepgen::cuPartRows(cu), std::invalid_argument);
 }
