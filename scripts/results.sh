@@ -93,6 +93,7 @@ tables=(
 "bench_jobs|default|$R/bench_jobs.md|$sg bench --only jobs -o $W/bench_jobs --report $R/bench_jobs.md"
 "bench_large|default|$R/bench_large.md|$sg bench --only large -o $W/bench_large --report $R/bench_large.md"
 "bench|heavy|$R/bench.md|$sg bench -o $W/bench --report $R/bench.md"
+"verilator_idle|heavy|$R/verilator_idle_units.md|bash scripts/idle_units.sh $sg $W/idle_units $R/verilator_idle_units.md"
 "verilator_profile|heavy|$R/verilator_profile_default.md $R/verilator_profile_step_validation.md|mkdir -p $W/profile && $sg graph swiglu --batch 64 --hidden 128 --ffn 512 --tile-b 16 --tile-f 32 -o $W/profile/swiglu_default.yaml && $sg graph swiglu --batch 64 --hidden 256 --ffn 512 --tile-b 32 --tile-f 64 -o $W/profile/swiglu_step_validation.yaml && bash scripts/profile_rtl.sh $sg arch/default.yaml $W/profile/swiglu_default.yaml $W/profile/default $R/verilator_profile_default.md && bash scripts/profile_rtl.sh $sg arch/step_validation.yaml $W/profile/swiglu_step_validation.yaml $W/profile/step_validation $R/verilator_profile_step_validation.md"
 "${fpga_tables[@]}"
 "fpga|heavy|$R/fpga.csv|bash scripts/fpga_results.sh $R/fpga.csv ${fpga_csvs[*]}"
