@@ -3,7 +3,7 @@
 # F 512, tiles 16 x 32, the graph of docs/results/verilator_profile_default.md) on
 # arch/default.yaml and on the same fabric with one and two more rows of compute units,
 # which the mapping leaves idle (the placement is the same). Each fabric is verilated flat
-# (`stepgen verify --flat`, a build cache per run folder) and run three times; the table
+# (`stepgen verify --flat`, a build cache per run folder) and run five times; the table
 # gives the median cycles/s and the microseconds per simulated cycle, and the note under it
 # the microseconds an idle unit adds per cycle (the slope over the rows) against what a
 # unit of the default fabric costs on average (docs/hardware.md, "Where the time goes").
@@ -26,23 +26,37 @@ arch_with_rows() {
   echo "$f"
 }
 
-rows_md=""
-declare -a us_per_cycle cus idle units
+# Builds from an empty cache, ccache bypassed (as `stepgen bench`); then five rounds of one
+# run per fabric, interleaved, so that a slow phase of the machine touches every fabric alike.
+export CCACHE_DISABLE=1
+archs=()
+declare -a build rates
 for extra in 0 1 2; do
   arch="$root/arch/default.yaml"
   [ "$extra" = 0 ] || arch=$(arch_with_rows "$extra")
-  v="$work/v$extra"
-  echo "idle_units.sh: $(basename "$arch"): build and run 1 of 3" >&2
-  "$sg" verify --arch "$arch" --graph "$work/swiglu.yaml" -o "$v" --flat --build-cache "$work/cache$extra" > "$work/verify$extra.log"
-  build=$(python3 -c "import json,sys; print('%.1f' % json.load(open(sys.argv[1]))['rtl']['build_seconds'])" "$v/report.json")
-  rates=()
-  for k in 1 2 3; do
-    [ "$k" = 1 ] || { echo "idle_units.sh: $(basename "$arch"): run $k of 3" >&2
-      "$sg" verify --arch "$arch" --graph "$work/swiglu.yaml" -o "$v" --flat --build-cache "$work/cache$extra" > "$work/verify$extra.log"; }
-    rates+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rtl']['cycles_per_second'])" "$v/report.json")")
+  archs+=("$arch")
+  echo "idle_units.sh: $(basename "$arch"): build" >&2
+  "$sg" verify --arch "$arch" --graph "$work/swiglu.yaml" -o "$work/v$extra" --flat --build-cache "$work/cache$extra" > "$work/verify$extra.log"
+  grep -q '^verdict: PASS' "$work/v$extra/report.txt" || { echo "idle_units.sh: verify of $arch did not pass ($work/v$extra/report.txt)" >&2; exit 1; }
+  build[extra]=$(python3 -c "import json,sys; print('%.1f' % json.load(open(sys.argv[1]))['rtl']['build_seconds'])" "$work/v$extra/report.json")
+done
+for extra in 1 2; do
+  diff <(grep '^op ' "$work/v0/mapping.txt") <(grep '^op ' "$work/v$extra/mapping.txt") > /dev/null ||
+    { echo "idle_units.sh: the placement on ${archs[extra]} is not default.yaml's" >&2; exit 1; }
+done
+for k in 1 2 3 4 5; do
+  echo "idle_units.sh: runs, round $k of 5" >&2
+  for extra in 0 1 2; do
+    "$sg" verify --arch "${archs[extra]}" --graph "$work/swiglu.yaml" -o "$work/v$extra" --flat --build-cache "$work/cache$extra" > "$work/verify$extra.log"
+    rates[extra]+="$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rtl']['cycles_per_second'])" "$work/v$extra/report.json") "
   done
-  grep -q '^verdict: PASS' "$v/report.txt" || { echo "idle_units.sh: verify of $arch did not pass ($v/report.txt)" >&2; exit 1; }
-  rate=$(printf '%s\n' "${rates[@]}" | sort -g | sed -n 2p)
+done
+rows_md=""
+declare -a us_per_cycle cus idle units
+for extra in 0 1 2; do
+  arch="${archs[extra]}"; v="$work/v$extra"
+  # shellcheck disable=SC2086  # five numbers
+  rate=$(printf '%s\n' ${rates[extra]} | sort -g | sed -n 3p)
   cycles=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rtl']['cycles'])" "$v/report.json")
   ncu=$(grep '^  - \[' "$arch" | grep -oE '\bcu\b' | wc -l)
   nunits=$(grep '^  - \[' "$arch" | grep -oE '\b(ag|cu|mu)\b' | wc -l)
@@ -50,7 +64,7 @@ for extra in 0 1 2; do
   us=$(awk -v r="$rate" 'BEGIN { printf "%.2f", 1e6 / r }')
   us_per_cycle[extra]=$us; cus[extra]=$ncu; idle[extra]=$((ncu - used)); units[extra]=$nunits
   rows_md+=$(printf '| %-22s | %5d | %3d | %4d | %4d | %7s | %9d | %9.0f | %6s |' \
-    "$(basename "$arch")" "$nunits" "$ncu" "$used" "$((ncu - used))" "$build" "$cycles" "$rate" "$us")$'\n'
+    "$(basename "$arch")" "$nunits" "$ncu" "$used" "$((ncu - used))" "${build[extra]}" "$cycles" "$rate" "$us")$'\n'
 done
 slope=$(awk -v a="${us_per_cycle[0]}" -v b="${us_per_cycle[2]}" -v n="$((cus[2] - cus[0]))" 'BEGIN { printf "%.2f", (b - a) / n }')
 per_unit=$(awk -v a="${us_per_cycle[0]}" -v n="${units[0]}" 'BEGIN { printf "%.2f", a / n }')
@@ -62,7 +76,8 @@ tmp="$out.tmp"
   echo "Written by \`scripts/idle_units.sh\` at $commit on $(date -u +%Y-%m-%d): the SwiGLU layer"
   echo "(B 64, D 128, F 512, tiles 16 x 32) on arch/default.yaml and on the same fabric with one and"
   echo "two more rows of compute units, which the mapping leaves idle; each verilated flat (\`stepgen"
-  echo "verify --flat\`), RTL cycles/s the median of 3 runs, outputs bit-exact with the model in each."
+  echo "verify --flat\`; build from an empty cache, ccache bypassed), RTL cycles/s the median of 5 runs"
+  echo "(one run of each fabric in turn), outputs bit-exact with the model in each."
   echo
   echo "| arch                   | units | CUs | used | idle | build s |    cycles |  RTL cyc/s | us/cyc |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
