@@ -6,7 +6,7 @@
 # (`stepgen verify --flat`, a build cache per run folder) and run five times; the table
 # gives the median cycles/s and the microseconds per simulated cycle, and the note under it
 # the microseconds an idle unit adds per cycle (the slope over the rows) against what a
-# unit of the default fabric costs on average (docs/hardware.md, "Where the time goes").
+# unit of the default fabric costs on average (docs/hardware.md section 6, "Idle units").
 # usage: scripts/idle_units.sh <stepgen> <work_dir> <out.md>
 set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 <stepgen> <work_dir> <out.md>" >&2; exit 2; }
