@@ -26,6 +26,9 @@ arch_with_rows() {
   echo "$f"
 }
 
+# rtl_field <report.json> <key>: one figure of the report's RTL run.
+rtl_field() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rtl"][sys.argv[2]])' "$1" "$2"; }
+
 # Builds from an empty cache, ccache bypassed (as `stepgen bench`); then five rounds of one
 # run per fabric, interleaved, so that a slow phase of the machine touches every fabric alike.
 export CCACHE_DISABLE=1
@@ -38,7 +41,7 @@ for extra in 0 1 2; do
   echo "idle_units.sh: $(basename "$arch"): build" >&2
   "$sg" verify --arch "$arch" --graph "$work/swiglu.yaml" -o "$work/v$extra" --flat --build-cache "$work/cache$extra" > "$work/verify$extra.log"
   grep -q '^verdict: PASS' "$work/v$extra/report.txt" || { echo "idle_units.sh: verify of $arch did not pass ($work/v$extra/report.txt)" >&2; exit 1; }
-  build[extra]=$(python3 -c "import json,sys; print('%.1f' % json.load(open(sys.argv[1]))['rtl']['build_seconds'])" "$work/v$extra/report.json")
+  build[extra]=$(printf '%.1f' "$(rtl_field "$work/v$extra/report.json" build_seconds)")
 done
 for extra in 1 2; do
   diff <(grep '^op ' "$work/v0/mapping.txt") <(grep '^op ' "$work/v$extra/mapping.txt") > /dev/null ||
@@ -48,7 +51,7 @@ for k in 1 2 3 4 5; do
   echo "idle_units.sh: runs, round $k of 5" >&2
   for extra in 0 1 2; do
     "$sg" verify --arch "${archs[extra]}" --graph "$work/swiglu.yaml" -o "$work/v$extra" --flat --build-cache "$work/cache$extra" > "$work/verify$extra.log"
-    rates[extra]+="$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rtl']['cycles_per_second'])" "$work/v$extra/report.json") "
+    rates[extra]+="$(rtl_field "$work/v$extra/report.json" cycles_per_second) "
   done
 done
 rows_md=""
@@ -57,7 +60,7 @@ for extra in 0 1 2; do
   arch="${archs[extra]}"; v="$work/v$extra"
   # shellcheck disable=SC2086  # five numbers
   rate=$(printf '%s\n' ${rates[extra]} | sort -g | sed -n 3p)
-  cycles=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rtl']['cycles'])" "$v/report.json")
+  cycles=$(rtl_field "$v/report.json" cycles)
   ncu=$(grep '^  - \[' "$arch" | grep -oE '\bcu\b' | wc -l)
   nunits=$(grep '^  - \[' "$arch" | grep -oE '\b(ag|cu|mu)\b' | wc -l)
   used=$(grep -oE -- '-> u_cu_x[0-9]+_y[0-9]+' "$v/mapping.txt" | sort -u | wc -l)
